@@ -1,0 +1,195 @@
+"""A small declarative schema for event files, gathering every problem at once.
+
+Each field is described by a :class:`Field`. :func:`check` walks a parsed JSON value against
+a field and returns the cleaned value (defaults filled in) plus a list of problems of the form
+``"units[0].axles[1].track: a number > 0 (got -1.2)"``. Nothing is half-loaded: the caller
+raises if the list is not empty.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+_MISSING = object()
+
+
+@dataclass
+class Field:
+    """One field of the schema.
+
+    kind: "number", "int", "bool", "str", "object", "list", "table" (list of [x, y] rows
+    with strictly increasing x), "vector3", "grid" (list of rows of numbers).
+    lo/hi: inclusive bounds, or exclusive when lo_open/hi_open.
+    default: used when the field is absent (``_MISSING`` means required).
+    """
+
+    kind: str
+    lo: Optional[float] = None
+    hi: Optional[float] = None
+    lo_open: bool = False
+    hi_open: bool = False
+    default: Any = _MISSING
+    choices: Optional[tuple] = None
+    fields: Optional[dict] = None          # for "object"
+    item: Optional["Field"] = None         # for "list"
+    min_items: int = 0
+    max_items: Optional[int] = None
+    doc: str = ""
+    extra_check: Optional[Callable[[Any], Optional[str]]] = field(default=None, repr=False)
+
+    def accepts(self) -> str:
+        """Human description of what the field accepts."""
+        if self.kind == "number" or self.kind == "int":
+            what = "an integer" if self.kind == "int" else "a number"
+            parts = []
+            if self.lo is not None:
+                parts.append(("> " if self.lo_open else ">= ") + _fmt(self.lo))
+            if self.hi is not None:
+                parts.append(("< " if self.hi_open else "<= ") + _fmt(self.hi))
+            return what + (" " + " and ".join(parts) if parts else "")
+        if self.kind == "str":
+            if self.choices:
+                return "one of " + ", ".join(repr(c) for c in self.choices)
+            return "a non-empty string"
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "object":
+            return "an object"
+        if self.kind == "list":
+            n = f"{self.min_items}" + (f"..{self.max_items}" if self.max_items else " or more")
+            return f"a list of {n} items"
+        if self.kind == "table":
+            return ("a list of [x, y] rows with strictly increasing x"
+                    + (f", y {self.item.accepts()}" if self.item else ""))
+        if self.kind == "vector3":
+            return "a list of 3 numbers"
+        if self.kind == "grid":
+            return "a list of rows of numbers"
+        return self.kind
+
+
+def _fmt(x):
+    return repr(int(x)) if float(x).is_integer() else repr(x)
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _check_number(f: Field, v, path, problems, integer=False):
+    if not _is_number(v) or (integer and not float(v).is_integer()):
+        problems.append(f"{path}: {f.accepts()} (got {v!r})")
+        return None
+    v = int(v) if integer else float(v)
+    if not math.isfinite(v):
+        problems.append(f"{path}: {f.accepts()} (got {v!r})")
+        return None
+    bad = False
+    if f.lo is not None and (v <= f.lo if f.lo_open else v < f.lo):
+        bad = True
+    if f.hi is not None and (v >= f.hi if f.hi_open else v > f.hi):
+        bad = True
+    if bad:
+        problems.append(f"{path}: {f.accepts()} (got {v!r})")
+        return None
+    return v
+
+
+def check(f: Field, v, path: str, problems: list):
+    """Check value ``v`` against field ``f``; append problems; return the cleaned value."""
+    k = f.kind
+    out = None
+    if k in ("number", "int"):
+        out = _check_number(f, v, path, problems, integer=(k == "int"))
+    elif k == "bool":
+        if isinstance(v, bool):
+            out = v
+        else:
+            problems.append(f"{path}: true or false (got {v!r})")
+    elif k == "str":
+        if not isinstance(v, str) or not v:
+            problems.append(f"{path}: {f.accepts()} (got {v!r})")
+        elif f.choices and v not in f.choices:
+            problems.append(f"{path}: {f.accepts()} (got {v!r})")
+        else:
+            out = v
+    elif k == "vector3":
+        if not isinstance(v, list) or len(v) != 3 or not all(_is_number(x) and math.isfinite(x) for x in v):
+            problems.append(f"{path}: a list of 3 numbers (got {v!r})")
+        else:
+            out = [float(x) for x in v]
+    elif k == "table":
+        out = _check_table(f, v, path, problems)
+    elif k == "grid":
+        out = _check_grid(f, v, path, problems)
+    elif k == "list":
+        if not isinstance(v, list):
+            problems.append(f"{path}: {f.accepts()} (got {type(v).__name__})")
+        elif len(v) < f.min_items or (f.max_items is not None and len(v) > f.max_items):
+            problems.append(f"{path}: {f.accepts()} (got {len(v)})")
+        else:
+            out = [check(f.item, x, f"{path}[{i}]", problems) for i, x in enumerate(v)]
+    elif k == "object":
+        out = check_object(f.fields, v, path, problems)
+    else:  # pragma: no cover - schema author error
+        raise ValueError(f"unknown field kind {k}")
+    if out is not None and f.extra_check is not None:
+        msg = f.extra_check(out)
+        if msg:
+            problems.append(f"{path}: {msg}")
+    return out
+
+
+def check_object(fields: dict, v, path: str, problems: list):
+    """Check a JSON object against a dict of fields; unknown keys are problems too."""
+    if not isinstance(v, dict):
+        problems.append(f"{path or 'event'}: an object (got {type(v).__name__})")
+        return None
+    out = {}
+    for key, fld in fields.items():
+        p = f"{path}.{key}" if path else key
+        if key not in v:
+            if fld.default is _MISSING:
+                problems.append(f"{p}: missing; {fld.accepts()}" + (f" ({fld.doc})" if fld.doc else ""))
+                continue
+            d = fld.default
+            out[key] = d() if callable(d) else d
+            continue
+        out[key] = check(fld, v[key], p, problems)
+    for key in v:
+        if key not in fields:
+            p = f"{path}.{key}" if path else key
+            problems.append(f"{p}: unknown field; accepted fields are " + ", ".join(fields))
+    return out
+
+
+def _check_table(f, v, path, problems):
+    ok = isinstance(v, list) and len(v) >= 1 and all(
+        isinstance(r, list) and len(r) == 2 and all(_is_number(x) and math.isfinite(x) for x in r) for r in v)
+    if not ok:
+        problems.append(f"{path}: {f.accepts()} (got {v!r})")
+        return None
+    xs = [float(r[0]) for r in v]
+    if any(b <= a for a, b in zip(xs, xs[1:])):
+        problems.append(f"{path}: {f.accepts()} (x not strictly increasing: {xs})")
+        return None
+    rows = [[float(r[0]), float(r[1])] for r in v]
+    if f.item is not None:
+        for i, r in enumerate(rows):
+            check(f.item, r[1], f"{path}[{i}][1]", problems)
+    return rows
+
+
+def _check_grid(f, v, path, problems):
+    ok = isinstance(v, list) and len(v) >= 1 and all(
+        isinstance(r, list) and len(r) >= 1 and all(_is_number(x) and math.isfinite(x) for x in r) for r in v)
+    if not ok:
+        problems.append(f"{path}: {f.accepts()} (got {v!r})")
+        return None
+    rows = [[float(x) for x in r] for r in v]
+    if f.item is not None:
+        for i, r in enumerate(rows):
+            for j, x in enumerate(r):
+                check(f.item, x, f"{path}[{i}][{j}]", problems)
+    return rows

@@ -1,0 +1,72 @@
+"""Names of the engine's per-unit, per-wheel and per-tire input and output fields.
+
+These tuples are the single source of the field names. The FMU catalogue in
+``model_description/`` composes full variable names from them
+(``<unit>.<field>``, ``<unit>.axle<k>.<side>.<field>``, and for dual tires
+``<unit>.axle<k>.<side>.<inner|outer>.<field>``). The engine's input and output arrays
+are laid out in the same order, so ``UNIT_OUTPUTS.index("yaw")`` is the column of
+``Simulation.y_unit`` that holds the yaw angle.
+
+Frames and units (SI, SAE J670: x forward, y right, z down):
+
+unit inputs
+    steeringWheelAngle  rad, positive steers right (positive rotation about z down)
+    throttle            1, fraction of wide-open throttle, 0..1
+    brakePedalForce     N, >= 0
+    gear                1 (integer valued), -1 reverse, 0 neutral, 1..n forward
+wheel inputs
+    brakePressureFactor 1, 0..1, multiplies the wheel's brake pressure (for an ABS)
+    frictionMultiplier  1, >= 0, multiplies road friction under this wheel's tires
+environment inputs
+    windSpeed           m/s, >= 0
+    windDirection       rad, direction the wind comes from, measured from earth X
+unit outputs
+    X, Y, Z             m, earth-fixed position of the sprung-mass CG
+    roll, pitch, yaw    rad, Euler angles (yaw, pitch, roll order)
+    u, v, w             m/s, CG velocity in the vehicle-fixed frame
+    p, q, r             rad/s, angular velocity in the vehicle-fixed frame
+    ax, ay, az          m/s^2, CG acceleration in the vehicle-fixed frame, gravity excluded
+    speed               m/s, magnitude of the CG velocity
+    sideslip            rad, atan2(v, u)
+wheel outputs
+    steer               rad, road-wheel steer angle relative to the vehicle (positive right)
+    spin                rad/s, wheel spin velocity (positive rolling forward)
+    jounce              m, suspension compression from static equilibrium (wheel up +)
+    brakePressure       Pa, pressure at the wheel cylinder after proportioning and ABS factor
+    brakeTorque         N m, brake torque acting on the wheel (opposing spin, so <= 0 while
+                        rolling forward)
+    driveTorque         N m, drivetrain torque delivered to the wheel
+tire outputs
+    Fx, Fy              N, ground force on the tire in the tire frame (x' forward, y' right)
+    Fz                  N, radial (normal) tire load, >= 0
+    slip                1, longitudinal slip: braking positive (Eq. 94), driving negative
+    slipAngle           rad, tire slip angle, positive when the contact patch moves to the right
+    inclination         rad, inclination of the wheel plane to the ground normal
+    deflection          m, tire radial deflection
+    skid                1/0, skid flag (Eq. 113)
+"""
+
+UNIT_INPUTS = ("steeringWheelAngle", "throttle", "brakePedalForce", "gear")
+WHEEL_INPUTS = ("brakePressureFactor", "frictionMultiplier")
+ENV_INPUTS = ("windSpeed", "windDirection")
+
+UNIT_OUTPUTS = (
+    "X", "Y", "Z", "roll", "pitch", "yaw",
+    "u", "v", "w", "p", "q", "r",
+    "ax", "ay", "az", "speed", "sideslip",
+)
+WHEEL_OUTPUTS = ("steer", "spin", "jounce", "brakePressure", "brakeTorque", "driveTorque")
+TIRE_OUTPUTS = ("Fx", "Fy", "Fz", "slip", "slipAngle", "inclination", "deflection", "skid")
+
+#: (min, max, start) accepted for each input field; None means unbounded.
+#: ``gear`` max depends on the vehicle's transmission and is checked against it.
+INPUT_LIMITS = {
+    "steeringWheelAngle": (-20.0, 20.0, 0.0),
+    "throttle": (0.0, 1.0, 0.0),
+    "brakePedalForce": (0.0, 5000.0, 0.0),
+    "gear": (-1, None, 0),
+    "brakePressureFactor": (0.0, 1.0, 1.0),
+    "frictionMultiplier": (0.0, 5.0, 1.0),
+    "windSpeed": (0.0, 100.0, 0.0),
+    "windDirection": (-1.0e3, 1.0e3, 0.0),
+}
