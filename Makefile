@@ -1,0 +1,35 @@
+# `make demo` and `make test` are all a newcomer needs; both create .venv first.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+FMU := out/SimonCar.fmu
+SOURCES := $(shell find engine model_description simon_fmu -name '*.py' -o -name '*.json' 2>/dev/null)
+
+.PHONY: .venv fmu demo test bench clean
+
+# The environment is re-created only when pyproject.toml changes.
+.venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+$(FMU): $(STAMP) $(SOURCES)
+	$(PY) -m simon_fmu build -o $@
+
+fmu: $(FMU)
+
+demo: $(FMU)
+	$(PY) examples/lane_change.py
+
+test: $(STAMP)
+	$(PY) -m pytest -q -m "not slow"
+
+bench: $(FMU)
+	$(PY) benchmarks/speed.py --fmu $(FMU)
+
+clean:
+	rm -rf out build *.egg-info

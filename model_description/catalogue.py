@@ -1,0 +1,301 @@
+"""The catalogue of FMU variables: the single source of truth for names, units and bindings.
+
+:func:`build_catalogue` derives the list of variables from an :class:`engine.Event` (unit
+names, axles, dual tires) and the field tuples of :mod:`engine.signals`. The slave registers
+its variables from it, :mod:`model_description.writer` turns it into modelDescription.xml
+and :mod:`model_description.markdown` into the README's table, so a name, a unit or a
+description is written once, here, in :data:`FIELDS` and :data:`PARAMETERS`.
+
+Value references are assigned in catalogue order, from 0: environment and global parameters
+first, then, unit by unit in event order, its parameters, inputs and outputs, and wheel by
+wheel (axles from the front, left before right) its inputs and outputs. The same event always
+gives the same numbering.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, NamedTuple, Optional, Union
+
+import engine
+
+Number = Union[float, int, bool]
+
+
+class Field(NamedTuple):
+    """What one engine field means to a user of the FMU."""
+
+    unit: Optional[str]          # SI unit (None: dimensionless, or not a Real)
+    display_unit: Optional[str]  # a friendlier unit for people, defined in writer.UNITS
+    description: str
+    type: str = "Real"           # "Real", "Integer" or "Boolean"
+
+
+#: Every per-unit, per-wheel, per-tire and environment field of :mod:`engine.signals`.
+#: Frames follow SAE J670: x forward, y right, z down.
+FIELDS: dict[str, Field] = {
+    # unit inputs
+    "steeringWheelAngle": Field("rad", "deg", "Steering-wheel angle; positive steers right "
+                                "(a positive rotation about z down, giving a positive yaw rate)"),
+    "throttle": Field(None, None, "Throttle position, fraction of wide-open throttle (0..1)"),
+    "brakePedalForce": Field("N", None, "Force on the brake pedal"),
+    "gear": Field(None, None, "Selected gear: -1 reverse, 0 neutral, 1..n forward", "Integer"),
+    # wheel inputs
+    "brakePressureFactor": Field(None, None, "Factor on this wheel's brake pressure, "
+                                 "for an external ABS controller (0..1)"),
+    "frictionMultiplier": Field(None, None, "Multiplier on the road friction under this "
+                                "wheel's tires"),
+    # environment inputs
+    "windSpeed": Field("m/s", "km/h", "Wind speed"),
+    "windDirection": Field("rad", "deg", "Direction the wind comes from, measured from earth X"),
+    # unit outputs
+    "X": Field("m", None, "Earth-fixed X position of the sprung-mass CG"),
+    "Y": Field("m", None, "Earth-fixed Y position of the sprung-mass CG"),
+    "Z": Field("m", None, "Earth-fixed Z position of the sprung-mass CG (z down)"),
+    "roll": Field("rad", "deg", "Roll angle (Euler angles in yaw, pitch, roll order)"),
+    "pitch": Field("rad", "deg", "Pitch angle (Euler angles in yaw, pitch, roll order)"),
+    "yaw": Field("rad", "deg", "Yaw angle (Euler angles in yaw, pitch, roll order)"),
+    "u": Field("m/s", "km/h", "Forward velocity of the CG, vehicle-fixed frame"),
+    "v": Field("m/s", "km/h", "Lateral velocity of the CG (positive right), vehicle-fixed frame"),
+    "w": Field("m/s", "km/h", "Vertical velocity of the CG (positive down), vehicle-fixed frame"),
+    "p": Field("rad/s", "deg/s", "Roll rate, vehicle-fixed frame"),
+    "q": Field("rad/s", "deg/s", "Pitch rate, vehicle-fixed frame"),
+    "r": Field("rad/s", "deg/s", "Yaw rate, vehicle-fixed frame"),
+    "ax": Field("m/s2", "g", "Forward acceleration of the CG, vehicle-fixed frame, "
+                "gravity excluded"),
+    "ay": Field("m/s2", "g", "Lateral acceleration of the CG, vehicle-fixed frame, "
+                "gravity excluded"),
+    "az": Field("m/s2", "g", "Vertical acceleration of the CG, vehicle-fixed frame, "
+                "gravity excluded"),
+    "speed": Field("m/s", "km/h", "Magnitude of the CG velocity"),
+    "sideslip": Field("rad", "deg", "Sideslip angle of the CG, atan2(v, u)"),
+    # wheel outputs
+    "steer": Field("rad", "deg", "Road-wheel steer angle relative to the vehicle "
+                   "(positive right)"),
+    "spin": Field("rad/s", "rpm", "Wheel spin velocity (positive rolling forward)"),
+    "jounce": Field("m", None, "Suspension compression from static equilibrium (wheel up +)"),
+    "brakePressure": Field("Pa", "bar", "Pressure at the wheel cylinder after proportioning "
+                           "and ABS factor"),
+    "brakeTorque": Field("N.m", None, "Brake torque on the wheel (opposing spin, <= 0 while "
+                         "rolling forward)"),
+    "driveTorque": Field("N.m", None, "Drivetrain torque delivered to the wheel"),
+    # tire outputs
+    "Fx": Field("N", "kN", "Longitudinal ground force on the tire, tire frame (x' forward)"),
+    "Fy": Field("N", "kN", "Lateral ground force on the tire, tire frame (y' right)"),
+    "Fz": Field("N", "kN", "Radial (normal) tire load, >= 0"),
+    "slip": Field(None, None, "Longitudinal slip: braking positive, driving negative"),
+    "slipAngle": Field("rad", "deg", "Tire slip angle, positive when the contact patch "
+                       "moves to the right"),
+    "inclination": Field("rad", "deg", "Inclination of the wheel plane to the ground normal"),
+    "deflection": Field("m", None, "Tire radial deflection"),
+    "skid": Field(None, None, "Tire is skidding (skid flag)", "Boolean"),
+}
+
+
+class Parameter(NamedTuple):
+    """A parameter of the FMU: the field, its start value and its accepted range."""
+
+    field: Field
+    start: float
+    min: Optional[float] = None
+    max: Optional[float] = None
+
+
+_FRICTION_MIN, _FRICTION_MAX, _ = engine.INPUT_LIMITS["frictionMultiplier"]
+
+#: Parameters of the whole simulation. The start values are the defaults; the event's own
+#: values (simulation.step_size, environment.friction_multiplier) replace them.
+PARAMETERS: dict[str, Parameter] = {
+    "stepSize": Parameter(Field("s", None, "Internal fixed integration step"), 0.001, 1e-6, 0.02),
+    "frictionMultiplier": Parameter(Field(None, None, "Road friction multiplier"),
+                                    1.0, _FRICTION_MIN, _FRICTION_MAX),
+}
+
+#: Initial conditions of each unit; the event's units[i].initial values are the start values.
+UNIT_PARAMETERS: dict[str, Parameter] = {
+    "speed0": Parameter(Field("m/s", "km/h", "Initial forward speed"), 0.0, -100.0, 100.0),
+    "X0": Parameter(Field("m", None, "Initial earth-fixed X position of the CG"), 0.0),
+    "Y0": Parameter(Field("m", None, "Initial earth-fixed Y position of the CG"), 0.0),
+    "yaw0": Parameter(Field("rad", "deg", "Initial yaw angle"), 0.0),
+}
+
+#: Where the event file keeps each parameter's value: key -> path in Event.data
+#: (for unit parameters, relative to the unit).
+EVENT_PATHS: dict[str, tuple[str, ...]] = {
+    "stepSize": ("simulation", "step_size"),
+    "frictionMultiplier": ("environment", "friction_multiplier"),
+    "speed0": ("initial", "speed"),
+    "X0": ("initial", "X"),
+    "Y0": ("initial", "Y"),
+    "yaw0": ("initial", "yaw"),
+}
+
+#: Values each unit reports from its data, fixed once the simulation is built.
+UNIT_CALCULATED: dict[str, Field] = {
+    "mass": Field("kg", None, "Total mass of the unit"),
+    "wheelbase": Field("m", None, "Wheelbase of the unit (first to last axle)"),
+}
+
+SIDES = ("left", "right")
+DUAL_POSITIONS = ("inner", "outer")
+
+
+class Binding(NamedTuple):
+    """Where a variable's value lives.
+
+    ``source`` is one of the engine arrays (``"u_unit"``, ``"u_wheel"``, ``"u_env"``,
+    ``"y_unit"``, ``"y_wheel"``, ``"y_tire"``, with ``index`` the numpy index into it), or
+    ``"parameter"`` (index ``(key,)``), ``"initial"`` (index ``(unit, key)``) or
+    ``"calculated"`` (index ``(unit, key)``) for the values the slave keeps itself.
+    """
+
+    source: str
+    index: tuple
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One FMU variable, with everything modelDescription.xml says about it."""
+
+    name: str
+    value_reference: int
+    type: str                     # "Real", "Integer", "Boolean"
+    causality: str                # "input", "output", "parameter", "calculatedParameter"
+    variability: str              # "fixed", "discrete", "continuous"
+    initial: Optional[str]        # "exact", "calculated" or None (inputs)
+    unit: Optional[str]
+    display_unit: Optional[str]
+    start: Optional[Number]
+    min: Optional[Number]
+    max: Optional[Number]
+    description: str
+    binding: Binding
+    pattern: str                  # the name with <unit>, <k>, <side>, <tire> placeholders
+
+
+class Catalogue:
+    """The ordered, immutable list of an FMU's variables, with look-ups."""
+
+    def __init__(self, variables: list[Variable]):
+        self.variables: tuple[Variable, ...] = tuple(variables)
+        self.by_name: dict[str, Variable] = {v.name: v for v in self.variables}
+        self.by_value_reference: dict[int, Variable] = {
+            v.value_reference: v for v in self.variables}
+        self._index = {v.name: i for i, v in enumerate(self.variables, start=1)}
+        if len(self.by_name) != len(self.variables):
+            raise ValueError("variable names are not unique")
+        if len(self.by_value_reference) != len(self.variables):
+            raise ValueError("value references are not unique")
+
+    def __iter__(self) -> Iterator[Variable]:
+        return iter(self.variables)
+
+    def __len__(self) -> int:
+        return len(self.variables)
+
+    def __getitem__(self, name: str) -> Variable:
+        return self.by_name[name]
+
+    def with_causality(self, *causalities: str) -> list[Variable]:
+        return [v for v in self.variables if v.causality in causalities]
+
+    def index_of(self, variable: Variable) -> int:
+        """1-based position in ModelVariables, as ModelStructure refers to it."""
+        return self._index[variable.name]
+
+
+class _Builder:
+    """Appends variables in order, numbering their value references."""
+
+    def __init__(self):
+        self.variables: list[Variable] = []
+
+    def add(self, name, pattern, field: Field, causality, binding, start=None, lo=None, hi=None):
+        variability, initial = _VARIABILITY[causality]
+        if causality in ("input", "output") and field.type != "Real":
+            variability = "discrete"
+        if field.type == "Integer":
+            start, lo, hi = (None if x is None else int(x) for x in (start, lo, hi))
+        elif field.type == "Boolean":
+            lo = hi = None
+            start = None if start is None else bool(start)
+        else:
+            start, lo, hi = (None if x is None else float(x) for x in (start, lo, hi))
+        self.variables.append(Variable(
+            name=name, value_reference=len(self.variables), type=field.type,
+            causality=causality, variability=variability, initial=initial,
+            unit=field.unit if field.type == "Real" else None,
+            display_unit=field.display_unit if field.type == "Real" else None,
+            start=start, min=lo, max=hi, description=field.description,
+            binding=binding, pattern=pattern))
+
+    def add_input(self, name, pattern, key, binding):
+        lo, hi, start = engine.INPUT_LIMITS[key]
+        self.add(name, pattern, FIELDS[key], "input", binding, start, lo, hi)
+
+
+#: causality -> (variability for Reals, initial)
+_VARIABILITY = {
+    "input": ("continuous", None),
+    "output": ("continuous", "calculated"),
+    "parameter": ("fixed", "exact"),
+    "calculatedParameter": ("fixed", "calculated"),
+}
+
+
+def build_catalogue(event: "engine.Event") -> Catalogue:
+    """Return the catalogue of FMU variables for ``event``.
+
+    Parameters:
+        event: a validated :class:`engine.Event` (from :func:`engine.load_event`); its unit
+            names, axles and dual tires decide the variables.
+    """
+    b = _Builder()
+    for key, par in PARAMETERS.items():
+        b.add(key, key, par.field, "parameter", Binding("parameter", (key,)),
+              _event_value(event.data, key, par.start), par.min, par.max)
+    for j, key in enumerate(engine.ENV_INPUTS):
+        b.add_input(key, key, key, Binding("u_env", (j,)))
+
+    wheel_index = {name: i for i, name in enumerate(event.wheel_names())}
+    tire_index = {name: i for i, name in enumerate(event.tire_names())}
+    for i, unit in enumerate(event.units):
+        u = unit.name
+        for key, par in UNIT_PARAMETERS.items():
+            b.add(f"{u}.{key}", f"<unit>.{key}", par.field, "parameter",
+                  Binding("initial", (u, key)), _event_value(event.data["units"][i], key, par.start),
+                  par.min, par.max)
+        for key, fld in UNIT_CALCULATED.items():
+            b.add(f"{u}.{key}", f"<unit>.{key}", fld, "calculatedParameter",
+                  Binding("calculated", (u, key)))
+        for j, key in enumerate(engine.UNIT_INPUTS):
+            b.add_input(f"{u}.{key}", f"<unit>.{key}", key, Binding("u_unit", (i, j)))
+        for axle in unit.axles:
+            for side in SIDES:
+                wheel = f"{u}.axle{axle.number}.{side}"
+                for j, key in enumerate(engine.WHEEL_INPUTS):
+                    b.add_input(f"{wheel}.{key}", f"<unit>.axle<k>.<side>.{key}", key,
+                                Binding("u_wheel", (wheel_index[wheel], j)))
+        for j, key in enumerate(engine.UNIT_OUTPUTS):
+            b.add(f"{u}.{key}", f"<unit>.{key}", FIELDS[key], "output", Binding("y_unit", (i, j)))
+        for axle in unit.axles:
+            for side in SIDES:
+                wheel = f"{u}.axle{axle.number}.{side}"
+                for j, key in enumerate(engine.WHEEL_OUTPUTS):
+                    b.add(f"{wheel}.{key}", f"<unit>.axle<k>.<side>.{key}", FIELDS[key],
+                          "output", Binding("y_wheel", (wheel_index[wheel], j)))
+                tires = [(f"{wheel}.{pos}", f".{pos}") for pos in DUAL_POSITIONS] \
+                    if axle.dual else [(wheel, "")]
+                for tire, suffix in tires:
+                    for j, key in enumerate(engine.TIRE_OUTPUTS):
+                        b.add(f"{tire}.{key}", f"<unit>.axle<k>.<side>{suffix}.{key}",
+                              FIELDS[key], "output", Binding("y_tire", (tire_index[tire], j)))
+    return Catalogue(b.variables)
+
+
+def _event_value(data: dict, key: str, default: float) -> float:
+    """The value the event data gives parameter ``key``, or ``default``."""
+    for part in EVENT_PATHS[key]:
+        if not isinstance(data, dict) or part not in data:
+            return default
+        data = data[part]
+    return data

@@ -1,0 +1,119 @@
+"""Build an FMU: pythonfmu packs the slave, then the zip gets the generated modelDescription.xml.
+
+pythonfmu 0.7.0 (``FmuBuilder.build_FMU``) copies the entry script and the project files into
+``resources/``, embeds its own Python sources as ``resources/pythonfmu/``, adds its export
+library as ``binaries/<platform>/<modelName>.so|.dll``, writes ``resources/slavemodule.txt``
+(the module the library imports) and a modelDescription.xml of its own, which has no units,
+no InitialUnknowns and needsExecutionTool="true". :func:`build_fmu` rewrites that zip: the
+library is renamed to the model identifier and the description is replaced by the one
+:mod:`model_description` generates from the same catalogue the slave registers.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+import uuid
+import zipfile
+from pathlib import Path
+from typing import Optional, Union
+
+import engine
+from model_description import build_catalogue, generation_time, model_description_xml
+
+from . import bundle
+from .slave import EVENT_FILE
+
+MODEL_IDENTIFIER = "SimonCar"
+DESCRIPTION = "SIMON vehicle dynamics (HVE): vehicle units with suspension, tires, " \
+              "drivetrain and brakes, on flat ground"
+_GUID_NAMESPACE = uuid.UUID("6f1d3c52-3b8e-4d7a-9a57-2f0a5d1e8c41")
+
+PathLike = Union[str, os.PathLike]
+
+
+def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/SimonCar.fmu",
+              model_identifier: str = MODEL_IDENTIFIER) -> Path:
+    """Build a Co-Simulation FMU of an event and return its path.
+
+    Parameters:
+        event_file: an event JSON file; None (default) builds the default car
+            (``engine.load_event()``).
+        output: the FMU file to write (its folder is created). Default ``out/SimonCar.fmu``.
+        model_identifier: the FMU's modelIdentifier (the shared library's name).
+            Default ``SimonCar``.
+
+    The generation date is the current time, or ``$SOURCE_DATE_EPOCH`` when that is set, so
+    that builds can be made reproducible.
+    """
+    from pythonfmu.builder import FmuBuilder  # heavy, and only needed here
+
+    event = engine.load_event(event_file) if event_file is not None else engine.load_event()
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+
+    saved_path, saved_modules = list(sys.path), set(sys.modules)
+    with tempfile.TemporaryDirectory(prefix="simon_fmu_") as tmp:
+        stage = Path(tmp) / "stage"
+        stage.mkdir()
+        package, key = bundle.stage_package(stage)
+        (stage / EVENT_FILE).write_text(event.to_json())
+        entry = stage / f"simon_slave_{key}.py"
+        shutil.copy2(Path(__file__).with_name("entry.py"), entry)
+        try:
+            raw = FmuBuilder.build_FMU(entry, dest=Path(tmp) / "raw.fmu",
+                                       project_files=[stage / package, stage / EVENT_FILE])
+        finally:
+            # the builder imports the entry script and leaves it on sys.path and in sys.modules
+            sys.path[:] = saved_path
+            for name in set(sys.modules) - saved_modules:
+                if name.startswith(("simon_slave_", package)):
+                    del sys.modules[name]
+
+        epoch = os.environ.get("SOURCE_DATE_EPOCH")
+        xml = fmu_model_description(
+            event, model_identifier, generation_time(float(epoch) if epoch else None))
+        _repack(Path(raw), output, xml, model_identifier)
+    return output
+
+
+def fmu_model_description(event: "engine.Event", model_identifier: str = MODEL_IDENTIFIER,
+                          generated_at: Optional[str] = None) -> bytes:
+    """The modelDescription.xml that :func:`build_fmu` puts in the FMU of ``event``.
+
+    Parameters:
+        event: the validated event.
+        model_identifier: as for :func:`build_fmu`.
+        generated_at: generationDateAndTime; default now.
+
+    The GUID is derived from the bundled code, the model identifier and the event, so it
+    changes whenever any of them does.
+    """
+    event_json = event.to_json()
+    key = bundle.digest(bundle.runtime_files())
+    guid = uuid.uuid5(_GUID_NAMESPACE, hashlib.sha256(
+        f"{key}\0{model_identifier}\0{event_json}".encode()).hexdigest())
+    return model_description_xml(
+        build_catalogue(event), model_identifier=model_identifier, guid=f"{{{guid}}}",
+        generated_at=generated_at or generation_time(), description=DESCRIPTION)
+
+
+def _repack(raw: Path, output: Path, xml: bytes, model_identifier: str) -> None:
+    """Copy pythonfmu's zip to ``output`` with our description and library names."""
+    partial = output.with_name(output.name + ".partial")
+    with zipfile.ZipFile(raw) as src, \
+            zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            name = info.filename
+            if name == "modelDescription.xml" or "__pycache__" in name:
+                continue
+            if name.startswith("binaries/"):
+                folder, _, filename = name.rpartition("/")
+                name = f"{folder}/{model_identifier}{Path(filename).suffix}"
+            copy = zipfile.ZipInfo(name, info.date_time)
+            copy.external_attr = info.external_attr
+            dst.writestr(copy, src.read(info), zipfile.ZIP_DEFLATED)
+        dst.writestr("modelDescription.xml", xml, zipfile.ZIP_DEFLATED)
+    os.replace(partial, output)

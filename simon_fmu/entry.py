@@ -1,0 +1,74 @@
+"""Entry module of a built FMU: pythonfmu imports it from the FMU's resources folder.
+
+The build copies this file, unchanged, to ``resources/simon_slave_<digest>.py``; ``<digest>``
+is the content hash of the code the FMU bundles as the package ``resources/simon_<digest>``
+(the engine, the catalogue and the slave, with their imports made to point into it). So two
+FMUs with different code never share a module in one process, and two with the same code
+share it harmlessly; each instance reads its own event from its own resources folder.
+
+The package is imported from a copy made once under the user's cache folder
+(``$SIMON_FMU_CACHE``, else ``$XDG_CACHE_HOME/simon-fmu``, else ``~/.cache/simon-fmu``),
+keyed by the digest. Its files keep their paths and times from one extraction of an FMU to
+the next, so numba's cache of compiled code, which is keyed on them, stays valid. Where that
+folder cannot be written, the package is imported from the resources folder itself.
+
+pythonfmu runs this file again for every instance; the second time it only looks the package
+up in ``sys.modules``.
+"""
+import importlib.util
+import os
+import shutil
+import sys
+from pathlib import Path
+
+
+def cache_root() -> Path:
+    """The folder that holds one copy of each bundled package, by digest."""
+    if os.environ.get("SIMON_FMU_CACHE"):
+        return Path(os.environ["SIMON_FMU_CACHE"])
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "simon-fmu"
+
+
+def stable_copy(source: Path, name: str) -> Path:
+    """Copy the package folder ``source`` to the cache once; return the copy (or ``source``)."""
+    try:
+        root = cache_root()
+        target = root / name
+        if (target / ".complete").is_file():
+            return target
+        root.mkdir(parents=True, exist_ok=True)
+        staging = root / f".{name}.{os.getpid()}.partial"
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.copytree(source, staging, ignore=shutil.ignore_patterns("__pycache__"))
+        (staging / ".complete").write_text(name + "\n")
+        try:
+            os.rename(staging, target)
+        except OSError:  # another process made it first
+            shutil.rmtree(staging, ignore_errors=True)
+        return target if (target / ".complete").is_file() else source
+    except OSError:
+        return source
+
+
+def load_package(resources: Path, name: str):
+    """Import the bundled package ``name`` (once per process) and return it."""
+    if name in sys.modules:
+        return sys.modules[name]
+    location = stable_copy(resources / name, name)
+    spec = importlib.util.spec_from_file_location(
+        name, location / "__init__.py", submodule_search_locations=[str(location)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+if __name__.startswith("simon_slave_"):
+    _package = load_package(Path(__file__).resolve().parent,
+                            "simon_" + __name__[len("simon_slave_"):])
+    SimonSlave = importlib.import_module(_package.__name__ + ".simon_fmu.slave").SimonSlave

@@ -1,0 +1,363 @@
+"""The pythonfmu slave: a thin FMI 2.0 Co-Simulation wrapper over :class:`engine.Simulation`.
+
+Life of an instance (pythonfmu calls these methods from the FMI functions):
+
+- ``__init__`` (fmi2Instantiate, fmi2Reset, and once at build time) reads the event from the
+  resources folder and registers the catalogue's variables. It builds no simulation.
+- Inputs and parameters set before or during initialisation are kept by the slave. The
+  :class:`engine.Simulation` is built from the parameters when initialisation ends, or
+  earlier when an output or calculated parameter is read during initialisation.
+- ``do_step`` copies the inputs into the engine, checks them, advances the engine to the end
+  of the communication step and so refreshes the outputs, which are read from the engine's
+  arrays.
+- A rejected input or an engine failure is logged (category logStatusError, naming the
+  variable and its value, or the engine's reason) and answered with a refused step; later
+  steps are refused too, until fmi2SetFMUstate restores a good state or fmi2Reset.
+
+pythonfmu 0.7.0 answers a refused step (``do_step`` returning False) with fmi2Discard and
+sets fmi2LastSuccessfulTime to the start of that step; it passes log messages on only when
+the instance was created with loggingOn. Any exception escaping into pythonfmu ends the
+instance with fmi2Fatal, so no method here lets one escape.
+
+The FMU state (fmi2GetFMUstate) is the whole engine state (``Simulation.get_state``) plus the
+slave's own values: inputs, parameters, time and failure. Serialised, it is an ``.npz`` (no
+pickle) holding those arrays, a JSON header and the engine's ``serialize_state`` bytes.
+"""
+from __future__ import annotations
+
+import functools
+import io
+import json
+import math
+import traceback
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+from pythonfmu import Boolean, Fmi2Causality, Fmi2Slave, Integer, Real
+from pythonfmu.enums import Fmi2Status
+
+import engine
+from model_description.catalogue import Catalogue, Variable, build_catalogue
+from model_description.writer import LOG_CATEGORIES
+
+#: The event file in the FMU's resources folder.
+EVENT_FILE = "event.json"
+
+_STATE_FORMAT = "simon-fmu-state/1"
+_INPUT_SOURCES = ("u_unit", "u_wheel", "u_env")
+_OUTPUT_SOURCES = ("y_unit", "y_wheel", "y_tire")
+_TYPES = {"Real": Real, "Integer": Integer, "Boolean": Boolean}
+
+
+@functools.lru_cache(maxsize=16)
+def _load(event_path: str, stamp: tuple) -> tuple["engine.Event", Catalogue]:
+    """The event and catalogue of an FMU, read once per process (``stamp`` detects changes)."""
+    event = engine.load_event(event_path)
+    return event, build_catalogue(event)
+
+
+class _InputTable:
+    """The slave's copy of the engine's input arrays, with the catalogue's limits per cell."""
+
+    def __init__(self, event, catalogue: Catalogue):
+        shapes = {"u_unit": (len(event.units), len(engine.UNIT_INPUTS)),
+                  "u_wheel": (len(event.wheel_names()), len(engine.WHEEL_INPUTS)),
+                  "u_env": (len(engine.ENV_INPUTS),)}
+        self.values = {s: np.zeros(shape) for s, shape in shapes.items()}
+        self.lo = {s: np.full(shape, -np.inf) for s, shape in shapes.items()}
+        self.hi = {s: np.full(shape, np.inf) for s, shape in shapes.items()}
+        self.names = {s: np.full(shape, "", dtype=object) for s, shape in shapes.items()}
+        for v in catalogue.with_causality("input"):
+            s, i = v.binding
+            self.values[s][i] = v.start
+            self.names[s][i] = v.name
+            if v.min is not None:
+                self.lo[s][i] = v.min
+            if v.max is not None:
+                self.hi[s][i] = v.max
+
+    def first_problem(self) -> Optional[str]:
+        """A message naming the first input that is not finite or is outside its range."""
+        for s, values in self.values.items():
+            bad = ~np.isfinite(values) | (values < self.lo[s]) | (values > self.hi[s])
+            if bad.any():
+                i = tuple(np.argwhere(bad)[0])
+                value, lo, hi = values[i], self.lo[s][i], self.hi[s][i]
+                return (f"input {self.names[s][i]} = {value!r} rejected: it accepts a finite "
+                        f"value in [{lo!r}, {hi!r}]")
+        return None
+
+
+class _SlaveState:
+    """What fmi2GetFMUstate hands out: the slave's values and the engine's state."""
+
+    def __init__(self, header: dict, arrays: dict, engine_state=None, serializer=None,
+                 engine_blob: Optional[bytes] = None):
+        self.header = header            # JSON-able: params, time, started, failure
+        self.arrays = arrays            # inputs and outputs, numpy copies
+        self.engine_state = engine_state
+        self.serializer = serializer    # the Simulation.serialize_state that can encode it
+        self.engine_blob = engine_blob
+        self.blob: Optional[bytes] = None
+
+    def to_bytes(self) -> bytes:
+        if self.blob is None:
+            if self.engine_blob is None and self.engine_state is not None:
+                self.engine_blob = bytes(self.serializer(self.engine_state))
+            buf = io.BytesIO()
+            np.savez(buf, header=np.frombuffer(json.dumps(self.header).encode(), np.uint8),
+                     engine=np.frombuffer(self.engine_blob or b"", np.uint8), **self.arrays)
+            self.blob = buf.getvalue()
+        return self.blob
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> "_SlaveState":
+        with np.load(io.BytesIO(bytes(blob)), allow_pickle=False) as npz:
+            header = json.loads(npz["header"].tobytes().decode())
+            if header.get("format") != _STATE_FORMAT:
+                raise ValueError(f"not a {_STATE_FORMAT} FMU state")
+            arrays = {k: npz[k].copy() for k in npz.files if k not in ("header", "engine")}
+            engine_blob = npz["engine"].tobytes() if header["has_engine"] else None
+        return cls(header, arrays, engine_blob=engine_blob)
+
+
+class SimonSlave(Fmi2Slave):
+    """SIMON vehicle dynamics as an FMI 2.0 Co-Simulation slave."""
+
+    author = "simon-fmu"
+    description = "SIMON vehicle dynamics (HVE)"
+    log_categories = dict(LOG_CATEGORIES)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        event_path = Path(self.resources) / EVENT_FILE
+        st = event_path.stat()
+        self._event, self._catalogue = _load(str(event_path), (st.st_mtime_ns, st.st_size))
+        self._inputs = _InputTable(self._event, self._catalogue)
+        self._params = {v.binding: v.start for v in self._catalogue.with_causality("parameter")}
+        self._sim: Optional[engine.Simulation] = None
+        self._sim_params: Optional[dict] = None   # the parameters self._sim was built with
+        self._start_time = 0.0
+        self._time = 0.0            # the communication point the next doStep must start at
+        self._started = False       # initialisation has ended
+        self._failure: Optional[str] = None
+        for v in self._catalogue:
+            self._register(v)
+
+    # ----------------------------------------------------------------- variables
+    def _register(self, v: Variable) -> None:
+        getter, setter = self._accessors(v)
+        var = _TYPES[v.type](v.name, causality=Fmi2Causality[v.causality],
+                             getter=getter, setter=setter)
+        self.register_variable(var, nested=False)
+        if var.value_reference != v.value_reference:
+            raise RuntimeError(f"{v.name}: value reference {var.value_reference} differs "
+                               f"from the catalogue's {v.value_reference}")
+
+    def _accessors(self, v: Variable):
+        source, index = v.binding
+        if source in _INPUT_SOURCES:
+            values = self._inputs.values[source]
+            convert = int if v.type == "Integer" else float
+
+            def get():
+                return convert(values[index])
+
+            def set_(value):
+                values[index] = value
+            return get, set_
+        if source == "parameter" or source == "initial":
+            return (lambda: self._params[v.binding]), (lambda value: self._set_parameter(v, value))
+        if source == "calculated":
+            return (lambda: self._calculated(*index)), (lambda value: self._refuse_set(v))
+        default = False if v.type == "Boolean" else math.nan
+        convert = bool if v.type == "Boolean" else float
+
+        def get_output():
+            sim = self._sim if self._started else self._simulation()
+            return default if sim is None else convert(getattr(sim, source)[index])
+        return get_output, (lambda value: self._refuse_set(v))
+
+    def _set_parameter(self, v: Variable, value) -> None:
+        if self._started:
+            self._log_warning(f"parameter {v.name} is fixed after initialisation; "
+                              f"{value!r} ignored")
+        else:
+            self._params[v.binding] = value
+
+    def _refuse_set(self, v: Variable) -> None:
+        self._log_warning(f"{v.name} is a {v.causality} and cannot be set; ignored")
+
+    def _calculated(self, unit: str, key: str) -> float:
+        sim = self._simulation()
+        if sim is None:
+            return math.nan
+        return float(sim.unit_mass(unit) if key == "mass" else sim.unit_wheelbase(unit))
+
+    # ----------------------------------------------------------------- simulation
+    def _parameter_problem(self) -> Optional[str]:
+        for v in self._catalogue.with_causality("parameter"):
+            value = self._params[v.binding]
+            if not (isinstance(value, (int, float)) and math.isfinite(value)) \
+                    or (v.min is not None and value < v.min) \
+                    or (v.max is not None and value > v.max):
+                return (f"parameter {v.name} = {value!r} rejected: it accepts a finite value"
+                        f" in [{v.min!r}, {v.max!r}]")
+        return None
+
+    def _simulation(self) -> Optional["engine.Simulation"]:
+        """The engine, (re)built from the current parameters if they changed."""
+        if self._failure is not None:
+            return self._sim
+        if self._sim is not None and self._sim_params == self._params:
+            return self._sim
+        self._sim = None
+        problem = self._parameter_problem()
+        if problem:
+            self._fail(problem)
+            return None
+        initial: dict = {}
+        for (source, index), value in self._params.items():
+            if source == "initial":
+                initial.setdefault(index[0], {})[index[1]] = float(value)
+        try:
+            self._sim = engine.Simulation(
+                self._event,
+                step_size=float(self._params[("parameter", ("stepSize",))]),
+                friction_multiplier=float(self._params[("parameter", ("frictionMultiplier",))]),
+                initial=initial)
+        except engine.EventError as exc:
+            self._fail("the parameters are not accepted: " + "; ".join(exc.problems))
+        except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
+            self._fail_unexpected("building the simulation", exc)
+        self._sim_params = dict(self._params)
+        return self._sim
+
+    def setup_experiment(self, start_time, stop_time=None, tolerance=None):
+        self._start_time = self._time = float(start_time)
+
+    def exit_initialization_mode(self):
+        sim = self._simulation()
+        self._started = True
+        if sim is not None:
+            self.log(f"simulation built: units {[u.name for u in self._event.units]}, "
+                     f"internal step {self._params[('parameter', ('stepSize',))]} s",
+                     Fmi2Status.ok, "logAll")
+
+    def do_step(self, current_time: float, step_size: float) -> bool:
+        try:
+            return self._do_step(float(current_time), float(step_size))
+        except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
+            self._fail_unexpected(f"the step from t={current_time!r}", exc)
+            return False
+
+    def _do_step(self, t: float, h: float) -> bool:
+        if self._failure is not None:
+            self._log_error(f"doStep at t={t!r} refused: the instance failed earlier "
+                            f"({self._failure}); restore an FMU state or reset it")
+            return False
+        sim = self._sim
+        if not self._started or sim is None:
+            self._log_error("doStep refused: initialisation has not ended")
+            return False
+        if not (h > 0.0 and math.isfinite(h)):
+            self._log_error(f"doStep refused: communication step size {h!r} is not > 0")
+            return False
+        if abs(t - self._time) > 1e-9 * max(1.0, abs(self._time)):
+            self._log_error(f"doStep refused: communication point t={t!r} does not continue "
+                            f"the last one, t={self._time!r}")
+            return False
+        problem = self._inputs.first_problem()
+        if problem:
+            return self._fail(f"t={t!r}: {problem}")
+        for source in _INPUT_SOURCES:
+            np.copyto(getattr(sim, source), self._inputs.values[source])
+        try:
+            sim.check_inputs()
+        except engine.InputError as exc:
+            return self._fail(f"t={t!r}: input rejected by the engine: {exc}")
+        try:
+            sim.advance(t + h - self._start_time)
+        except engine.SimulationError as exc:
+            return self._fail(f"simulation stopped at t={sim.time + self._start_time!r}: {exc}")
+        self._time = t + h
+        return True
+
+    # ----------------------------------------------------------------- logging and failure
+    def _log_error(self, message: str) -> None:
+        self.log(message, Fmi2Status.error, "logStatusError")
+
+    def _log_warning(self, message: str) -> None:
+        self.log(message, Fmi2Status.warning, "logStatusWarning")
+
+    def _fail(self, reason: str) -> bool:
+        """Remember and log a failure; later steps are refused. Returns False for do_step."""
+        self._failure = reason
+        self._log_error(reason)
+        return False
+
+    def _fail_unexpected(self, what: str, exc: Exception) -> None:
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        where = traceback.extract_tb(exc.__traceback__)[-1:]
+        place = f" at {where[0].filename}:{where[0].lineno}" if where else ""
+        self._fail(f"internal error in {what}: {detail}{place}")
+
+    # ----------------------------------------------------------------- FMU state
+    def _get_fmu_state(self) -> _SlaveState:
+        sim = self._sim
+        header = {"format": _STATE_FORMAT, "time": self._time, "start_time": self._start_time,
+                  "started": self._started, "failure": self._failure,
+                  "params": [[list(_flat(k)), value] for k, value in self._params.items()],
+                  "has_engine": sim is not None}
+        arrays = {s: a.copy() for s, a in self._inputs.values.items()}
+        if sim is None:
+            return _SlaveState(header, arrays)
+        arrays.update({s: getattr(sim, s).copy() for s in _OUTPUT_SOURCES})
+        return _SlaveState(header, arrays, sim.get_state(), sim.serialize_state)
+
+    def _set_fmu_state(self, state: _SlaveState) -> None:
+        try:
+            self._restore(state)
+        except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
+            self._fail_unexpected("restoring an FMU state", exc)
+
+    def _restore(self, state: _SlaveState) -> None:
+        h = state.header
+        if "invalid" in h:
+            self._fail(h["invalid"])
+            return
+        self._params = {_unflat(k): value for k, value in h["params"]}
+        for s in _INPUT_SOURCES:
+            np.copyto(self._inputs.values[s], state.arrays[s])
+        self._failure = None
+        self._start_time, self._time, self._started = h["start_time"], h["time"], h["started"]
+        if h["has_engine"]:
+            sim = self._simulation()
+            if sim is None:
+                return
+            sim.set_state(state.engine_state if state.engine_state is not None
+                          else sim.deserialize_state(state.engine_blob))
+            for s in _OUTPUT_SOURCES:
+                np.copyto(getattr(sim, s), state.arrays[s])
+        self._failure = h["failure"]
+
+    @staticmethod
+    def _fmu_state_to_bytes(state: _SlaveState) -> bytes:
+        return state.to_bytes()
+
+    @staticmethod
+    def _fmu_state_from_bytes(state: bytes) -> _SlaveState:
+        try:
+            return _SlaveState.from_bytes(state)
+        except Exception as exc:  # noqa: BLE001 - reported when the state is set
+            return _SlaveState({"invalid": f"not a serialized FMU state of this FMU ({exc})"}, {})
+
+
+def _flat(binding) -> tuple:
+    source, index = binding
+    return (source, *index)
+
+
+def _unflat(flat) -> tuple:
+    return (flat[0], tuple(flat[1:]))

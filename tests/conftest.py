@@ -1,0 +1,136 @@
+"""Shared fixtures: FMUs built once per session, and fmpy instances that record their log."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from ctypes import byref
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def build(event_file: Path | None, output: Path) -> Path:
+    """Build an FMU the way a user does, in its own process."""
+    cmd = [sys.executable, "-m", "simon_fmu", "build"]
+    if event_file is not None:
+        cmd.append(str(event_file))
+    subprocess.run(cmd + ["-o", str(output)], check=True, cwd=ROOT, capture_output=True)
+    return output
+
+
+def renamed_event(unit_name: str) -> dict:
+    """The default event with its (first) unit renamed."""
+    import engine
+    data = json.loads(engine.load_event().to_json())
+    data["units"][0]["name"] = unit_name
+    return data
+
+
+@pytest.fixture(scope="session")
+def fmu_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("fmus")
+
+
+@pytest.fixture(scope="session")
+def car_fmu(fmu_dir) -> Path:
+    """The default car, built with ``python -m simon_fmu build``."""
+    return build(None, fmu_dir / "SimonCar.fmu")
+
+
+@pytest.fixture(scope="session")
+def truck_fmu(fmu_dir) -> Path:
+    """The default vehicle with its unit named ``truck``: other variable names."""
+    event_file = fmu_dir / "truck.json"
+    event_file.write_text(json.dumps(renamed_event("truck")))
+    return build(event_file, fmu_dir / "SimonTruck.fmu")
+
+
+class Instance:
+    """An fmpy FMU2Slave of an extracted FMU, with its log and value references by name."""
+
+    def __init__(self, unzipped: Path, model_description, name: str = "instance"):
+        from fmpy.fmi2 import (FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE,
+                               fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE)
+        from fmpy.fmi1 import calloc, free
+        from fmpy.logging import addLoggerProxy
+
+        self.md = model_description
+        self.vr = {v.name: v.valueReference for v in model_description.modelVariables}
+        self.types = {v.name: v.type for v in model_description.modelVariables}
+        self.log: list[tuple[int, str, str]] = []
+        self.freed = False
+
+        def logger(_env, _instance, status, category, message):
+            self.log.append((status, category.decode(), message.decode()))
+
+        self._callbacks = fmi2CallbackFunctions()
+        self._callbacks.logger = fmi2CallbackLoggerTYPE(logger)
+        self._callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+        self._callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+        addLoggerProxy(byref(self._callbacks))
+        self.fmu = FMU2Slave(guid=model_description.guid, unzipDirectory=str(unzipped),
+                             modelIdentifier=model_description.coSimulation.modelIdentifier,
+                             instanceName=name)
+        self.fmu.instantiate(callbacks=self._callbacks, loggingOn=True)
+
+    def start(self, parameters: dict | None = None, start_time: float = 0.0) -> "Instance":
+        self.fmu.setupExperiment(startTime=start_time)
+        self.fmu.enterInitializationMode()
+        for name, value in (parameters or {}).items():
+            self.set(name, value)
+        self.fmu.exitInitializationMode()
+        return self
+
+    def set(self, name: str, value) -> None:
+        kind = self.types[name]
+        getattr(self.fmu, f"set{kind}")([self.vr[name]], [value])
+
+    def get(self, name: str):
+        return getattr(self.fmu, f"get{self.types[name]}")([self.vr[name]])[0]
+
+    def get_reals(self, names: list[str]) -> list[float]:
+        return self.fmu.getReal([self.vr[n] for n in names])
+
+    def messages(self, min_status: int = 0) -> list[str]:
+        return [m for status, _, m in self.log if status >= min_status]
+
+    def free(self) -> None:
+        """fmi2FreeInstance (and unload the library); safe to call twice."""
+        if not self.freed:
+            self.freed = True
+            self.fmu.freeInstance()
+
+
+@pytest.fixture(scope="session")
+def extracted(tmp_path_factory):
+    """extracted(fmu) -> (folder, model description), each FMU extracted once per session."""
+    from fmpy import extract, read_model_description
+    cache = {}
+
+    def get(fmu: Path):
+        if fmu not in cache:
+            folder = tmp_path_factory.mktemp(fmu.stem)
+            extract(str(fmu), str(folder))
+            cache[fmu] = (folder, read_model_description(str(folder)))
+        return cache[fmu]
+    yield get
+    for folder, _ in cache.values():
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def instance(extracted):
+    """instance(fmu, name) -> a fresh Instance; all are freed after the test."""
+    made = []
+
+    def make(fmu: Path, name: str = "instance") -> Instance:
+        inst = Instance(*extracted(fmu), name=name)
+        made.append(inst)
+        return inst
+    yield make
+    for inst in made:
+        inst.free()
