@@ -1,4 +1,8 @@
-"""Command line: ``python -m simon_fmu build [EVENT_FILE] -o OUT.fmu``."""
+"""Command line.
+
+``python -m simon_fmu build [EVENT_FILE] -o OUT.fmu`` builds an FMU (the default car without
+EVENT_FILE); ``python -m simon_fmu variables [EVENT_FILE]`` prints its variable table.
+"""
 from __future__ import annotations
 
 import argparse
@@ -16,18 +20,27 @@ def main(argv: list[str] | None = None) -> int:
                        help="FMU file to write (default: %(default)s)")
     build.add_argument("--model-identifier", default="SimonCar",
                        help="modelIdentifier, the shared library's name (default: %(default)s)")
+    table = commands.add_parser("variables", help="print the FMU's variables as a Markdown table")
+    table.add_argument("event_file", nargs="?", default=None,
+                       help="event JSON file (default: the default car)")
+    table.add_argument("--all", action="store_true",
+                       help="list every variable by name, not each kind once")
     args = parser.parse_args(argv)
 
     import engine
-    from .build import build_fmu
     try:
-        path = build_fmu(args.event_file, args.output, args.model_identifier)
+        if args.command == "build":
+            from .build import build_fmu
+            print(build_fmu(args.event_file, args.output, args.model_identifier))
+        else:
+            from model_description import build_catalogue, variable_table
+            event = engine.load_event(args.event_file)
+            print(variable_table(build_catalogue(event), generic=not args.all), end="")
     except engine.EventError as exc:
         print(f"{args.event_file}: not a valid event:", file=sys.stderr)
         for problem in exc.problems:
             print(f"  {problem}", file=sys.stderr)
         return 2
-    print(path)
     return 0
 
 

@@ -241,9 +241,9 @@ class SimonSlave(Fmi2Slave):
         sim = self._simulation()
         self._started = True
         if sim is not None:
-            self.log(f"simulation built: units {[u.name for u in self._event.units]}, "
-                     f"internal step {self._params[('parameter', ('stepSize',))]} s",
-                     Fmi2Status.ok, "logAll")
+            self._log(f"simulation built: units {[u.name for u in self._event.units]}, "
+                      f"internal step {self._params[('parameter', ('stepSize',))]} s",
+                      Fmi2Status.ok, "logAll")
 
     def do_step(self, current_time: float, step_size: float) -> bool:
         try:
@@ -285,11 +285,15 @@ class SimonSlave(Fmi2Slave):
         return True
 
     # ----------------------------------------------------------------- logging and failure
+    def _log(self, message: str, status: Fmi2Status, category: str) -> None:
+        # the FMI logger callback takes the message as a printf format
+        self.log(message.replace("%", "%%"), status, category)
+
     def _log_error(self, message: str) -> None:
-        self.log(message, Fmi2Status.error, "logStatusError")
+        self._log(message, Fmi2Status.error, "logStatusError")
 
     def _log_warning(self, message: str) -> None:
-        self.log(message, Fmi2Status.warning, "logStatusWarning")
+        self._log(message, Fmi2Status.warning, "logStatusWarning")
 
     def _fail(self, reason: str) -> bool:
         """Remember and log a failure; later steps are refused. Returns False for do_step."""
