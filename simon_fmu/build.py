@@ -58,18 +58,19 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
     with tempfile.TemporaryDirectory(prefix="simon_fmu_") as tmp:
         stage = Path(tmp) / "stage"
         stage.mkdir()
-        package, key = bundle.stage_package(stage)
+        key, packages = bundle.stage_packages(stage)
         (stage / EVENT_FILE).write_text(event.to_json())
         entry = stage / f"simon_slave_{key}.py"
         shutil.copy2(Path(__file__).with_name("entry.py"), entry)
         try:
             raw = FmuBuilder.build_FMU(entry, dest=Path(tmp) / "raw.fmu",
-                                       project_files=[stage / package, stage / EVENT_FILE])
+                                       project_files=[stage / p for p in packages]
+                                       + [stage / EVENT_FILE])
         finally:
             # the builder imports the entry script and leaves it on sys.path and in sys.modules
             sys.path[:] = saved_path
             for name in set(sys.modules) - saved_modules:
-                if name.startswith(("simon_slave_", package)):
+                if name.startswith(("simon_slave_", *packages)):
                     del sys.modules[name]
 
         epoch = os.environ.get("SOURCE_DATE_EPOCH")

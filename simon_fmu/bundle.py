@@ -1,11 +1,15 @@
-"""The code an FMU carries: the engine, the catalogue and the slave, as one uniquely named package.
+"""The code an FMU carries: the engine, the catalogue and the slave, under content-hashed names.
 
-:func:`stage_package` copies the project's runtime packages into ``<dest>/simon_<digest>/``
-and rewrites their absolute imports of each other (``import engine``, ``from engine.x import
-y``, ``from model_description import ...``) to point into that package. Relative imports are
-left alone. ``<digest>`` is a hash of the original files, so it names the code exactly: FMUs
-built from different code never collide in ``sys.modules``. Line numbers are kept, so
-tracebacks and numba's cache index refer to the same lines as the sources.
+:func:`stage_packages` copies the project's runtime packages into two uniquely named
+top-level packages: the engine as ``simon_engine_<engine digest>/``, and the catalogue and
+the slave as ``simon_<digest>/model_description`` and ``simon_<digest>/simon_fmu``. Their
+absolute imports of each other (``import engine``, ``from engine.x import y``,
+``from model_description import ...``) are rewritten to those names; relative imports are
+left alone. A digest is a hash of the original files (``<digest>`` of all of them), so it
+names the code exactly: FMUs built from different code never collide in ``sys.modules``.
+The engine has a name of its own so that numba's cache of its compiled code, keyed on module
+names and files, survives changes to the slave. Line numbers are kept, so tracebacks and
+numba's cache index refer to the same lines as the sources.
 """
 from __future__ import annotations
 
@@ -58,19 +62,21 @@ def digest(files: list[tuple[str, Path]]) -> str:
     return h.hexdigest()[:16]
 
 
-def rewrite_imports(source: str, package: str, filename: str = "<source>") -> str:
-    """Make absolute imports of the runtime packages import from ``package`` instead."""
+def rewrite_imports(source: str, names: dict[str, str], filename: str = "<source>") -> str:
+    """Rewrite absolute imports of the packages in ``names`` (old name -> new dotted name)."""
     tree = ast.parse(source, filename)
     edits = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            if any(a.name.split(".")[0] in RUNTIME for a in node.names):
-                edits.append((node, "; ".join(_import_parts(node, package))))
+            if any(a.name.split(".")[0] in names for a in node.names):
+                edits.append((node, "; ".join(_import_parts(node, names))))
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
-                and node.module.split(".")[0] in RUNTIME:
-            names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "")
-                              for a in node.names)
-            edits.append((node, f"from {package}.{node.module} import {names}"))
+                and node.module.split(".")[0] in names:
+            top, _, rest = node.module.partition(".")
+            module = names[top] + (f".{rest}" if rest else "")
+            imported = ", ".join(a.name + (f" as {a.asname}" if a.asname else "")
+                                 for a in node.names)
+            edits.append((node, f"from {module} import {imported}"))
     lines = source.splitlines(keepends=True)
     for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):
         first, last = lines[node.lineno - 1], lines[node.end_lineno - 1]
@@ -89,35 +95,47 @@ def rewrite_imports(source: str, package: str, filename: str = "<source>") -> st
     return result
 
 
-def _import_parts(node: ast.Import, package: str) -> list[str]:
+def _import_parts(node: ast.Import, names: dict[str, str]) -> list[str]:
     parts = []
     for a in node.names:
-        top = a.name.split(".")[0]
-        if top not in RUNTIME:
+        top, _, rest = a.name.partition(".")
+        if top not in names:
             parts.append(f"import {a.name}" + (f" as {a.asname}" if a.asname else ""))
-        elif a.asname:
-            parts.append(f"import {package}.{a.name} as {a.asname}")
+            continue
+        module = names[top] + (f".{rest}" if rest else "")
+        if a.asname:
+            parts.append(f"import {module} as {a.asname}")
         else:
-            if "." in a.name:
-                parts.append(f"import {package}.{a.name}")
-            parts.append(f"from {package} import {top}")
+            if rest:
+                parts.append(f"import {module}")
+            parts.append(f"import {names[top]} as {top}")
     return parts
 
 
-def stage_package(dest: Path) -> tuple[str, str]:
-    """Write the bundled package under ``dest``; return (package name, digest)."""
-    files = runtime_files()
+def package_names(files: list[tuple[str, Path]]) -> tuple[str, dict[str, str]]:
+    """(digest of all files, runtime package name -> its name inside an FMU)."""
     key = digest(files)
-    package = f"simon_{key}"
-    root = dest / package
-    root.mkdir(parents=True)
-    (root / "__init__.py").write_text(
-        f'"""SIMON engine, catalogue and slave as bundled in an FMU (content hash {key})."""\n')
+    engine_key = digest([f for f in files if f[0].startswith("engine/")])
+    return key, {"engine": f"simon_engine_{engine_key}",
+                 "model_description": f"simon_{key}.model_description",
+                 "simon_fmu": f"simon_{key}.simon_fmu"}
+
+
+def stage_packages(dest: Path) -> tuple[str, list[str]]:
+    """Write the bundled packages under ``dest``; return (digest, top-level package names)."""
+    files = runtime_files()
+    key, names = package_names(files)
+    tops = sorted({name.split(".")[0] for name in names.values()})
+    for top in tops:
+        (dest / top).mkdir(parents=True)
+    (dest / f"simon_{key}" / "__init__.py").write_text(
+        f'"""The catalogue and the slave as bundled in an FMU (content hash {key})."""\n')
     for rel, path in files:
-        target = root / rel
+        top, _, inner = rel.partition("/")
+        target = dest.joinpath(*names[top].split("."), inner)
         target.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix == ".py":
-            target.write_text(rewrite_imports(path.read_text(), package, rel))
+            target.write_text(rewrite_imports(path.read_text(), names, rel))
         else:
             target.write_bytes(path.read_bytes())
-    return package, key
+    return key, tops

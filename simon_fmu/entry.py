@@ -1,12 +1,13 @@
 """Entry module of a built FMU: pythonfmu imports it from the FMU's resources folder.
 
 The build copies this file, unchanged, to ``resources/simon_slave_<digest>.py``; ``<digest>``
-is the content hash of the code the FMU bundles as the package ``resources/simon_<digest>``
-(the engine, the catalogue and the slave, with their imports made to point into it). So two
-FMUs with different code never share a module in one process, and two with the same code
-share it harmlessly; each instance reads its own event from its own resources folder.
+is the content hash of the code the FMU bundles as the packages ``resources/simon_<digest>``
+(the catalogue and the slave) and ``resources/simon_engine_<engine digest>`` (see
+:mod:`simon_fmu.bundle`). So two FMUs with different code never share a module in one
+process, and two with the same code share it harmlessly; each instance reads its own event
+from its own resources folder.
 
-The package is imported from a copy made once under the user's cache folder
+Each package is imported from a copy made once under the user's cache folder
 (``$SIMON_FMU_CACHE``, else ``$XDG_CACHE_HOME/simon-fmu``, else ``~/.cache/simon-fmu``),
 keyed by the digest. Its files keep their paths and times from one extraction of an FMU to
 the next, so numba's cache of compiled code, which is keyed on them, stays valid. Where that
@@ -69,6 +70,8 @@ def load_package(resources: Path, name: str):
 
 
 if __name__.startswith("simon_slave_"):
-    _package = load_package(Path(__file__).resolve().parent,
-                            "simon_" + __name__[len("simon_slave_"):])
-    SimonSlave = importlib.import_module(_package.__name__ + ".simon_fmu.slave").SimonSlave
+    _resources = Path(__file__).resolve().parent
+    for _folder in sorted(_resources.glob("simon_*/__init__.py")):
+        load_package(_resources, _folder.parent.name)
+    SimonSlave = importlib.import_module(
+        "simon_" + __name__[len("simon_slave_"):] + ".simon_fmu.slave").SimonSlave

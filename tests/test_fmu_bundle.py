@@ -24,18 +24,20 @@ def test_absolute_imports_of_project_packages_are_rewritten():
         "    from engine.event import Event  # late import\n"
         "    return Event\n"
     )
-    out = bundle.rewrite_imports(source, "simon_abc")
+    names = {"engine": "simon_engine_e", "model_description": "simon_abc.model_description"}
+    out = bundle.rewrite_imports(source, names)
     lines = out.splitlines()
     assert len(lines) == len(source.splitlines())
     assert lines[0] == "import numpy as np"
-    assert lines[1] == "from simon_abc import engine"
-    assert lines[2] == "import simon_abc.engine.signals; from simon_abc import engine"
-    assert lines[3] == "import simon_abc.engine.signals as sig; import os"
-    assert lines[4] == "from simon_abc.engine import load_event"
-    assert lines[5] == "from simon_abc.model_description.catalogue import build_catalogue, Binding as B"
+    assert lines[1] == "import simon_engine_e as engine"
+    assert lines[2] == "import simon_engine_e.signals; import simon_engine_e as engine"
+    assert lines[3] == "import simon_engine_e.signals as sig; import os"
+    assert lines[4] == "from simon_engine_e import load_event"
+    assert lines[5] == ("from simon_abc.model_description.catalogue import build_catalogue, "
+                        "Binding as B")
     assert lines[6] == lines[7] == ""
     assert lines[8] == "from . import sibling"
-    assert lines[10] == "    from simon_abc.engine.event import Event  # late import"
+    assert lines[10] == "    from simon_engine_e.event import Event  # late import"
 
 
 def test_digest_names_the_content(tmp_path):
@@ -56,9 +58,12 @@ def test_the_bundle_holds_the_runtime_packages(car_fmu):
         module = z.read("resources/slavemodule.txt").decode().strip()
     digest = module.removeprefix("simon_slave_")
     assert f"resources/{module}.py" in names
-    for path in ("engine/__init__.py", "engine/data/sedan.json", "model_description/catalogue.py",
-                 "simon_fmu/slave.py"):
+    for path in ("model_description/catalogue.py", "simon_fmu/slave.py"):
         assert f"resources/simon_{digest}/{path}" in names
+    engine = {n.split("/")[1] for n in names if n.startswith("resources/simon_engine_")}
+    assert len(engine) == 1
+    for path in ("__init__.py", "data/sedan.json", "signals.py"):
+        assert f"resources/{next(iter(engine))}/{path}" in names
     assert "resources/event.json" in names
     assert "binaries/linux64/SimonCar.so" in names
     assert not [n for n in names if "__pycache__" in n]
@@ -91,4 +96,4 @@ def test_stable_copy_falls_back_to_the_resources(tmp_path, monkeypatch):
 @pytest.mark.parametrize("source", ["from engine import (\n a,\n b); x = 1\n"])
 def test_unrewritable_source_is_an_error(source):
     with pytest.raises(bundle.BundleError):
-        bundle.rewrite_imports(source, "simon_abc")
+        bundle.rewrite_imports(source, {"engine": "simon_engine_e"})
