@@ -70,6 +70,8 @@ def load_package(resources: Path, name: str):
 
 
 if __name__.startswith("simon_slave_"):
+    # pythonfmu puts the resources folder on sys.path again for every instance
+    sys.path[:] = list(dict.fromkeys(sys.path))
     _resources = Path(__file__).resolve().parent
     for _folder in sorted(_resources.glob("simon_*/__init__.py")):
         load_package(_resources, _folder.parent.name)

@@ -1,6 +1,7 @@
 """The built FMU as an importer sees it, through fmpy: faults, state, reset, several FMUs."""
 from __future__ import annotations
 
+import json
 import math
 import os
 import shutil
@@ -15,7 +16,7 @@ from fmpy.fmi2 import fmi2Discard, fmi2Error, fmi2LastSuccessfulTime
 
 import engine
 
-from conftest import ROOT, build
+from conftest import ROOT, build, renamed_event
 
 pytestmark = pytest.mark.skipif(not hasattr(engine, "Simulation"),
                                 reason="engine.Simulation is not there yet")
@@ -208,3 +209,32 @@ def test_instantiate_simulate_free_100_times(extracted, car_fmu):
     print(f"\nRSS growth over 100 instantiate/simulate/free cycles: {growth / 1024:.1f} MiB "
           f"({growth / 100:.1f} KiB per cycle)")
     assert growth < 20 * 1024
+
+
+@pytest.fixture(scope="module")
+def stiff_limit_fmu(fmu_dir):
+    """The car with front tires that may deflect only a little more than their static 18.5 mm."""
+    data = renamed_event("car")
+    front = data["units"][0]["tires"]["front"]
+    front.update(max_deflection=0.021, secondary_stiffness_deflection=0.020)
+    event_file = fmu_dir / "limit.json"
+    event_file.write_text(json.dumps(data))
+    return build(event_file, fmu_dir / "Limit.fmu")
+
+
+def test_engine_failure_is_logged_and_later_steps_refused(instance, stiff_limit_fmu):
+    inst = started(instance, stiff_limit_fmu)
+    inst.set("car.brakePedalForce", 400.0)     # hard braking loads the front tires
+    t = 0.0
+    with pytest.raises(FMICallException):
+        for n in range(300):
+            t = n * H
+            inst.fmu.doStep(t, H)
+    last = inst.fmu.getRealStatus(fmi2LastSuccessfulTime)
+    assert 0.0 < last <= t + 1e-12
+    errors = inst.messages(fmi2Error)
+    assert errors and "simulation stopped" in errors[-1], inst.log
+    assert "deflection" in errors[-1].lower()
+    with pytest.raises(FMICallException):
+        inst.fmu.doStep(t, H)
+    assert "refused" in inst.messages(fmi2Error)[-1]
