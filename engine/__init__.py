@@ -8,8 +8,4 @@ from .event import Event, EventError, load_event  # noqa: F401
 from .signals import (ENV_INPUTS, INPUT_LIMITS, TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS,  # noqa: F401
                       WHEEL_INPUTS, WHEEL_OUTPUTS)
 
-try:  # the simulation needs the compiled kernels; the event format does not
-    from .simulation import InputError, SimState, Simulation, SimulationError  # noqa: F401
-except ImportError as _exc:  # pragma: no cover - only while the kernels are being written
-    if "simulation" not in str(_exc):
-        raise
+from .simulation import InputError, SimState, Simulation, SimulationError  # noqa: F401,E402

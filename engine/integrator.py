@@ -1,0 +1,73 @@
+"""Fixed-step integration (classical 4th-order Runge-Kutta), run entirely in compiled code.
+
+``advance`` takes ``n`` steps of size ``h`` with the inputs held (the zero-order hold of a
+co-simulation communication step), checks every step, and on failure leaves the state at
+the last good step.
+"""
+import numpy as np
+
+from .jit import njit
+from .vehicle import ERR_NONFINITE, derivatives
+
+
+@njit
+def advance(y, h, n, work, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
+            P_TIRE, TT, P_AERO, P_ENV, y_unit, y_wheel, y_tire, err):
+    """Integrate n RK4 steps of size h in place. Returns the number of steps completed.
+
+    work: array (6, len(y)) of scratch rows. err[0] != 0 on failure (see vehicle.ERR_*),
+    with y restored to the last good state; the outputs are recorded at the final state.
+    """
+    k1, k2, k3, k4, yt, y_good = work[0], work[1], work[2], work[3], work[4], work[5]
+    m = y.shape[0]
+    done = 0
+    for step in range(n):
+        derivatives(y, k1, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
+                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err)
+        if err[0] != 0:
+            if done > 0:  # the state reached by the previous step is out of range
+                for i in range(m):
+                    y[i] = y_good[i]
+                done -= 1
+            break
+        for i in range(m):
+            y_good[i] = y[i]
+            yt[i] = y[i] + 0.5 * h * k1[i]
+        derivatives(yt, k2, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
+                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err)
+        for i in range(m):
+            yt[i] = y[i] + 0.5 * h * k2[i]
+        derivatives(yt, k3, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
+                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err)
+        for i in range(m):
+            yt[i] = y[i] + h * k3[i]
+        derivatives(yt, k4, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
+                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err)
+        err[0] = 0  # only the state at a step boundary (k1) is judged for deflection
+        bad = -1
+        for i in range(m):
+            y[i] = y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+            if bad < 0 and not np.isfinite(y[i]):
+                bad = i
+        if bad >= 0:
+            for i in range(m):
+                y[i] = y_good[i]
+            err[0] = ERR_NONFINITE
+            err[1] = bad
+            break
+        done += 1
+    # outputs at the final state (also judges its tire deflection)
+    if err[0] == 0:
+        derivatives(y, k1, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
+                    P_TIRE, TT, P_AERO, P_ENV, True, y_unit, y_wheel, y_tire, err)
+        if err[0] != 0 and done > 0:
+            for i in range(m):
+                y[i] = y_good[i]
+            done -= 1
+    if err[0] != 0:
+        e0, e1 = err[0], err[1]
+        err[0] = 0
+        derivatives(y, k1, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
+                    P_TIRE, TT, P_AERO, P_ENV, True, y_unit, y_wheel, y_tire, err)
+        err[0], err[1] = e0, e1
+    return done

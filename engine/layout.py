@@ -1,0 +1,110 @@
+"""Named indices over the engine's flat arrays: the state vector and the packed parameters.
+
+No kernel uses a literal index: every column of a packed array and every slot of the state
+vector has a name here. Module-level integers are compile-time constants for numba.
+
+State vector (one float64 array), in this order:
+
+* per unit, 12 body states at ``unit_offset(u) = 12*u``:
+  X, Y, Z (earth-fixed CG, m), roll, pitch, yaw (rad), u, v, w (m/s, vehicle-fixed),
+  p, q, r (rad/s, vehicle-fixed);
+* per wheel, 3 states at ``wheel_offset(w) = 12*n_units + 3*w``: the suspension coordinate
+  and its rate (independent suspension: the wheel's vehicle-fixed z displacement from static
+  equilibrium, down +, Eq. 17/62; a solid axle will use the two wheel slots of its axle for
+  axle heave and axle roll), and the wheel spin velocity Omega (rad/s, rolling forward +);
+* per tire, 2 states at ``tire_offset(t) = 12*n_units + 3*n_wheels + 2*t``: the transient
+  longitudinal slip kx (drive +) and the transient lateral slip ky (~ sin of the slip angle),
+  see ``engine/tire.py``.
+"""
+import numpy as np
+
+# --- body states -------------------------------------------------------------------------
+SX, SY, SZ, SPHI, STHETA, SPSI, SU, SV, SW, SP, SQ, SR = range(12)
+N_BODY = 12
+# --- wheel states (relative to the wheel's offset) ---------------------------------------
+WZ, WZD, WOMEGA = range(3)
+N_WHEEL_STATE = 3
+# --- tire states -------------------------------------------------------------------------
+TKX, TKY = range(2)
+N_TIRE_STATE = 2
+
+# --- packed unit parameters: P_UNIT[u, :] ------------------------------------------------
+(U_MS, U_IX, U_IY, U_IZ, U_IXZ, U_CGH, U_STEER_RATIO, U_PEDAL_RATIO, U_PROP_START, U_PROP_RATIO,
+ U_PUSHOUT, U_DIFF_RATIO, U_I_DT, U_N_GEARS, U_WHEEL0, U_NWHEELS, U_N_DRIVEN, U_AERO0, U_NAERO,
+ U_MTOTAL) = range(20)
+N_UNIT_P = 20
+MAX_GEARS = 20  # P_GEAR[u, 0] is reverse, P_GEAR[u, k] forward gear k (0 ratio = not present)
+
+# --- packed wheel parameters: P_WHEEL[w, :] ----------------------------------------------
+(W_UNIT, W_AXLE, W_SIDE, W_X, W_Y0, W_Z0, W_MUS, W_K, W_C, W_FMU, W_FS0, W_KRS, W_TRACK, W_PARTNER,
+ W_JCL, W_JK1, W_JK3, W_JER, W_RCL, W_RK1, W_RK3, W_RER, W_STEERED, W_BS0, W_BS1, W_BS2, W_BS3,
+ W_DRIVEN, W_ZETA, W_TB_RATIO, W_PROPORTIONED, W_ISPIN, W_TIRE0, W_NTIRES, W_NHT, W_NCAM) = range(36)
+N_WHEEL_P = 36
+MAX_TABLE = 32      # rows of a wheel table (half-track change, camber change) or engine map
+T_HT_X, T_HT_Y, T_CAM_X, T_CAM_Y = range(4)
+
+# --- packed tire parameters: P_TIRE[t, :] ------------------------------------------------
+(T_WHEEL, T_DY, T_RU, T_KT, T_KBAR, T_D2, T_LAMBDA, T_DMAX, T_SIG0, T_SIGV, T_RLX, T_RLY,
+ T_FZMIN, T_TAU, T_NLOAD, T_NSPEED, T_LOAD0, T_LOAD1, T_LOAD2, T_SPEED0, T_SPEED1, T_SPEED2) = range(22)
+N_TIRE_P = 22
+# property planes of the tire table TT[t, prop, load, speed]
+TP_MUP, TP_MUS, TP_SP, TP_CA, TP_CG = range(5)
+N_TIRE_PROPS = 5
+
+# --- packed aero surfaces: P_AERO[s, :] --------------------------------------------------
+A_UNIT, A_CA, A_CPX, A_CPY, A_CPZ = range(5)
+N_AERO_P = 5
+
+# --- environment: P_ENV[:] ---------------------------------------------------------------
+E_G, E_RHO, E_MU, E_GROUND_Z, E_H = range(5)
+N_ENV_P = 5
+
+# --- engine maps: P_ENGINE[u, table, row]; N_ENGINE[u, table] rows ------------------------
+EM_WOT_X, EM_WOT_Y, EM_CT_X, EM_CT_Y = range(4)
+
+# --- per-wheel work/outputs computed by the derivative ------------------------------------
+# indices into the wheel output array (match engine.signals.WHEEL_OUTPUTS)
+from .signals import TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS, ENV_INPUTS  # noqa: E402
+
+YW_STEER, YW_SPIN, YW_JOUNCE, YW_BRAKEP, YW_BRAKET, YW_DRIVET = range(len(WHEEL_OUTPUTS))
+YT_FX, YT_FY, YT_FZ, YT_SLIP, YT_ALPHA, YT_INCL, YT_DEFL, YT_SKID = range(len(TIRE_OUTPUTS))
+(YU_X, YU_Y, YU_Z, YU_ROLL, YU_PITCH, YU_YAW, YU_U, YU_V, YU_W, YU_P, YU_Q, YU_R, YU_AX, YU_AY, YU_AZ,
+ YU_SPEED, YU_BETA) = range(len(UNIT_OUTPUTS))
+IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR = range(len(UNIT_INPUTS))
+IW_BPF, IW_MU = range(len(WHEEL_INPUTS))
+IE_WIND_SPEED, IE_WIND_DIR = range(len(ENV_INPUTS))
+assert WHEEL_OUTPUTS[YW_DRIVET] == "driveTorque" and TIRE_OUTPUTS[YT_SKID] == "skid"
+assert UNIT_OUTPUTS[YU_BETA] == "sideslip" and UNIT_INPUTS[IU_GEAR] == "gear"
+
+
+def unit_offset(u):
+    return N_BODY * u
+
+
+def wheel_offset(n_units, w):
+    return N_BODY * n_units + N_WHEEL_STATE * w
+
+
+def tire_offset(n_units, n_wheels, t):
+    return N_BODY * n_units + N_WHEEL_STATE * n_wheels + N_TIRE_STATE * t
+
+
+def state_size(n_units, n_wheels, n_tires):
+    return N_BODY * n_units + N_WHEEL_STATE * n_wheels + N_TIRE_STATE * n_tires
+
+
+BODY_STATE_NAMES = ("X", "Y", "Z", "roll", "pitch", "yaw", "u", "v", "w", "p", "q", "r")
+WHEEL_STATE_NAMES = ("dz", "dz_rate", "spin")
+TIRE_STATE_NAMES = ("kx", "ky")
+
+
+def state_names(unit_names, wheel_names, tire_names):
+    """Names of every slot of the state vector, for diagnostics and state checks."""
+    out = [f"{u}.{s}" for u in unit_names for s in BODY_STATE_NAMES]
+    out += [f"{w}.{s}" for w in wheel_names for s in WHEEL_STATE_NAMES]
+    out += [f"{t}.{s}" for t in tire_names for s in TIRE_STATE_NAMES]
+    return out
+
+
+def empty(n, m=None):
+    return np.zeros(n if m is None else (n, m))

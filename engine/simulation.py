@@ -1,0 +1,266 @@
+"""The engine's Python API: a simulation of one event, stepped with driver inputs.
+
+See docs/engine-api.md. Everything that evolves lives in the state vector ``y`` (plus the
+time); inputs live in ``u_unit``, ``u_wheel`` and ``u_env`` and outputs in ``y_unit``,
+``y_wheel`` and ``y_tire``, all numpy arrays laid out after ``engine.signals``.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import layout as L
+from .event import Event, EventError
+from .integrator import advance as _advance
+from .params import pack
+from .signals import (ENV_INPUTS, INPUT_LIMITS, TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS,
+                      WHEEL_INPUTS, WHEEL_OUTPUTS)
+from .vehicle import ERR_NONFINITE, ERR_TIRE_DEFLECTION
+
+INITIAL_FIELDS = ("speed0", "X0", "Y0", "yaw0")
+
+
+class InputError(ValueError):
+    """An input value is not acceptable: ``field`` names it, ``value`` is what was given."""
+
+    def __init__(self, field, value, accepts):
+        self.field, self.value, self.accepts = field, value, accepts
+        super().__init__(f"{field}: {accepts} (got {value!r})")
+
+
+class SimulationError(RuntimeError):
+    """The model left its range of validity; the state is at the last good step."""
+
+
+@dataclass
+class SimState:
+    """A full copy of everything that evolves in a :class:`Simulation`."""
+    signature: str
+    time: float
+    grid_time: float
+    grid_steps: int
+    y: np.ndarray
+    u_unit: np.ndarray
+    u_wheel: np.ndarray
+    u_env: np.ndarray
+    failed: str
+
+
+class Simulation:
+    """A simulation of an :class:`~engine.Event`.
+
+    Parameters
+    ----------
+    event : Event
+        The validated event (``engine.load_event``).
+    step_size : float, optional
+        Internal fixed integration step in s (default: the event's ``simulation.step_size``,
+        1 ms for the reference sedan). Accepts 0 < h <= 0.02.
+    friction_multiplier : float, optional
+        Road friction multiplier applied on top of the event's environment (default 1).
+    initial : dict, optional
+        Per unit name, any of ``speed0`` (m/s), ``X0``, ``Y0`` (m) and ``yaw0`` (rad),
+        overriding the event's initial conditions.
+    """
+
+    def __init__(self, event: Event, step_size=None, friction_multiplier=1.0, initial=None):
+        if not isinstance(event, Event):
+            raise EventError("event: an engine.Event from engine.load_event")
+        problems = []
+        h = event.data["simulation"]["step_size"] if step_size is None else step_size
+        if not _finite(h) or not (0.0 < h <= 0.02):
+            problems.append(f"stepSize: a step 0 < h <= 0.02 s (got {h!r})")
+        if not _finite(friction_multiplier) or not (0.0 <= friction_multiplier <= 5.0):
+            problems.append(f"frictionMultiplier: a multiplier 0..5 (got {friction_multiplier!r})")
+        init = {}
+        initial = initial or {}
+        names = [u.name for u in event.units]
+        for key in initial:
+            if key not in names:
+                problems.append(f"initial.{key}: one of the unit names {names}")
+        for unit in event.data["units"]:
+            ev = unit["initial"]
+            vals = {"speed0": ev["speed"], "X0": ev["X"], "Y0": ev["Y"], "yaw0": ev["yaw"]}
+            for k, v in (initial.get(unit["name"]) or {}).items():
+                if k not in INITIAL_FIELDS:
+                    problems.append(f"{unit['name']}.{k}: one of {', '.join(INITIAL_FIELDS)}")
+                elif not _finite(v) or (k == "speed0" and abs(v) > 100.0):
+                    problems.append(f"{unit['name']}.{k}: a finite number"
+                                    + (" with |speed0| <= 100 m/s" if k == "speed0" else "") + f" (got {v!r})")
+                else:
+                    vals[k] = float(v)
+            init[unit["name"]] = vals
+        if problems:
+            raise EventError(problems)
+        self.event = event
+        self.step_size = float(h)
+        self.friction_multiplier = float(friction_multiplier)
+        self.initial = init
+        self.model, y0 = pack(event, self.friction_multiplier, init)
+        self.unit_names = [u.name for u in event.units]
+        self.wheel_names = event.wheel_names()
+        self.tire_names = event.tire_names()
+        nu, nw, nt = len(self.unit_names), len(self.wheel_names), len(self.tire_names)
+        self.state_names = L.state_names(self.unit_names, self.wheel_names, self.tire_names)
+        self._signature = hashlib.sha256(
+            (event.to_json() + repr((self.step_size, self.friction_multiplier, sorted(init.items())))).encode()
+        ).hexdigest()
+        self.y = y0
+        self.u_unit = np.zeros((nu, len(UNIT_INPUTS)))
+        self.u_wheel = np.zeros((nw, len(WHEEL_INPUTS)))
+        self.u_env = np.zeros(len(ENV_INPUTS))
+        for arr, fields in ((self.u_unit, UNIT_INPUTS), (self.u_wheel, WHEEL_INPUTS), (self.u_env, ENV_INPUTS)):
+            for j, f in enumerate(fields):
+                arr[..., j] = INPUT_LIMITS[f][2]
+        self.y_unit = np.zeros((nu, len(UNIT_OUTPUTS)))
+        self.y_wheel = np.zeros((nw, len(WHEEL_OUTPUTS)))
+        self.y_tire = np.zeros((nt, len(TIRE_OUTPUTS)))
+        self._work = np.zeros((6, y0.size))
+        self._err = np.zeros(2, dtype=np.int64)
+        self.time = 0.0
+        self._grid_time = 0.0
+        self._grid_steps = 0
+        self._failed = ""
+        self._n_gears = [int(p) for p in self.model.P_UNIT[:, L.U_N_GEARS]]
+        self._run(0.0, 0)  # outputs at the initial state
+
+    # --- information ------------------------------------------------------------------
+    def unit_index(self, name):
+        try:
+            return self.unit_names.index(name)
+        except ValueError:
+            raise KeyError(f"unit {name!r}: one of {self.unit_names}") from None
+
+    def unit_mass(self, name):
+        """Total mass of the unit (sprung + unsprung), kg."""
+        return float(self.model.P_UNIT[self.unit_index(name), L.U_MTOTAL])
+
+    def unit_wheelbase(self, name):
+        """Distance between the first and the last axle of the unit, m."""
+        axles = self.event.data["units"][self.unit_index(name)]["axles"]
+        return float(axles[0]["x"] - axles[-1]["x"])
+
+    # --- inputs -----------------------------------------------------------------------
+    def check_inputs(self):
+        """Raise :class:`InputError` for the first input that is NaN, infinite or out of range."""
+        for arr, fields, names in ((self.u_unit, UNIT_INPUTS, self.unit_names),
+                                   (self.u_wheel, WHEEL_INPUTS, self.wheel_names)):
+            for i, owner in enumerate(names):
+                for j, f in enumerate(fields):
+                    self._check(f"{owner}.{f}", f, arr[i, j], i)
+        for j, f in enumerate(ENV_INPUTS):
+            self._check(f, f, self.u_env[j], 0)
+
+    def _check(self, name, field, v, unit_index):
+        lo, hi, _ = INPUT_LIMITS[field]
+        if field == "gear":
+            hi = self._n_gears[unit_index] if unit_index < len(self._n_gears) else hi
+        if not math.isfinite(v):
+            raise InputError(name, float(v), "a finite number")
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            rng = f"{lo if lo is not None else '-inf'} .. {hi if hi is not None else 'inf'}"
+            raise InputError(name, float(v), f"a value in {rng}")
+        if field == "gear" and v != round(v):
+            raise InputError(name, float(v), "an integer gear")
+
+    # --- stepping ---------------------------------------------------------------------
+    def advance(self, t_end):
+        """Integrate from ``self.time`` to ``t_end`` with the current inputs held.
+
+        Takes whole internal steps on the grid time0 + n*h; a remainder shorter than one
+        step is taken as one partial step (so any communication step works). Raises
+        :class:`SimulationError` when the model fails; ``self.time`` is then the last
+        successful time.
+        """
+        if self._failed:
+            raise SimulationError("the simulation failed earlier and cannot continue: " + self._failed)
+        t_end = float(t_end)
+        if not math.isfinite(t_end) or t_end < self.time:
+            raise ValueError(f"t_end: a time >= the current time {self.time} (got {t_end})")
+        h = self.step_size
+        tol = 1e-9 * max(1.0, abs(t_end))
+        n_total = int(math.floor((t_end - self._grid_time) / h + 1e-6))
+        n = n_total - self._grid_steps
+        if n > 0:
+            self._run(h, n)
+            self._grid_steps += n
+            self.time = self._grid_time + self._grid_steps * h
+        rest = t_end - self.time
+        if rest > tol:
+            self._run(rest, 1)
+            self._grid_time = t_end
+            self._grid_steps = 0
+            self.time = t_end
+        elif abs(rest) <= tol:
+            self.time = t_end if n <= 0 else self.time
+
+    def _run(self, h, n):
+        m = self.model
+        self._err[:] = 0
+        done = _advance(self.y, h, n, self._work, self.u_unit, self.u_wheel, self.u_env,
+                        m.P_UNIT, m.P_GEAR, m.P_ENG, m.N_ENG, m.P_WHEEL, m.T_WHEEL, m.P_TIRE, m.TT,
+                        m.P_AERO, m.P_ENV, self.y_unit, self.y_wheel, self.y_tire, self._err)
+        code, idx = int(self._err[0]), int(self._err[1])
+        if code:
+            t_fail = (self._grid_time + (self._grid_steps + done) * h) if n > 1 else self.time + done * h
+            self.time = t_fail
+            self._grid_time, self._grid_steps = t_fail, 0
+            if code == ERR_TIRE_DEFLECTION:
+                tmax = m.P_TIRE[idx, L.T_DMAX]
+                msg = (f"{self.tire_names[idx]}: tire deflection exceeds its maximum of {tmax:g} m "
+                       f"after t = {t_fail:.6g} s (the wheel rim would deform; beyond the tire model)")
+            elif code == ERR_NONFINITE:
+                msg = f"{self.state_names[idx]}: state became non-finite after t = {t_fail:.6g} s"
+            else:  # pragma: no cover
+                msg = f"engine error {code} at index {idx}"
+            self._failed = msg
+            raise SimulationError(msg)
+
+    @property
+    def failed(self):
+        """Why the simulation stopped, or '' while it is healthy."""
+        return self._failed
+
+    # --- state ------------------------------------------------------------------------
+    def get_state(self) -> SimState:
+        return SimState(self._signature, self.time, self._grid_time, self._grid_steps, self.y.copy(),
+                        self.u_unit.copy(), self.u_wheel.copy(), self.u_env.copy(), self._failed)
+
+    def set_state(self, state: SimState):
+        if not isinstance(state, SimState) or state.signature != self._signature:
+            raise ValueError("state: a state taken from a simulation of the same event and parameters")
+        self.time, self._grid_time, self._grid_steps = state.time, state.grid_time, state.grid_steps
+        self.y[:] = state.y
+        self.u_unit[:] = state.u_unit
+        self.u_wheel[:] = state.u_wheel
+        self.u_env[:] = state.u_env
+        self._failed = state.failed
+        if not self._failed:
+            self._run(0.0, 0)  # refresh outputs
+
+    def serialize_state(self, state: SimState) -> bytes:
+        buf = io.BytesIO()
+        np.savez(buf, signature=np.array(state.signature), time=np.array([state.time, state.grid_time]),
+                 grid_steps=np.array([state.grid_steps]), y=state.y, u_unit=state.u_unit,
+                 u_wheel=state.u_wheel, u_env=state.u_env, failed=np.array(state.failed))
+        return buf.getvalue()
+
+    def deserialize_state(self, blob: bytes) -> SimState:
+        try:
+            z = np.load(io.BytesIO(bytes(blob)), allow_pickle=False)
+            st = SimState(str(z["signature"]), float(z["time"][0]), float(z["time"][1]), int(z["grid_steps"][0]),
+                          z["y"].copy(), z["u_unit"].copy(), z["u_wheel"].copy(), z["u_env"].copy(),
+                          str(z["failed"]))
+        except Exception as exc:  # noqa: BLE001 - any corruption is reported the same way
+            raise ValueError(f"state: serialized engine state could not be read ({exc})") from None
+        if st.signature != self._signature or st.y.shape != self.y.shape:
+            raise ValueError("state: serialized state of a different event or parameters")
+        return st
+
+
+def _finite(v):
+    return isinstance(v, (int, float, np.floating)) and not isinstance(v, bool) and math.isfinite(v)

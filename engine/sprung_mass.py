@@ -1,0 +1,118 @@
+"""Sprung mass with inertially coupled unsprung masses (Eq. 1-14, 18).
+
+The manual writes Euler's equations of the sprung mass in the vehicle-fixed frame (Eq. 1-2,
+8-10) with the unsprung masses entering as point-mass inertial forces (Eq. 11-14) and each
+independent wheel's vertical equation of motion (Eq. 18). Those equations share the unknown
+accelerations (u', v', w', p', q', r' and every wheel's z''), so they are assembled here as
+one symmetric linear system and solved together, rather than with lagged accelerations:
+
+    linear momentum  m_s (V' + w x V) + sum m_i a_i          = F_ext + (m_s + sum m_i) g
+    angular momentum I w' + w x I w + sum r_i x m_i a_i      = M_ext + sum r_i x m_i g
+    wheel i along z  m_i (a_i . e_z)                         = F_tire,i . e_z + m_i g_z + Fs_i
+
+with a_i = V' + w x V + w' x r_i + w x (w x r_i) + 2 w x r_i' + r_i'' the acceleration of
+unsprung mass i (Eq. 11-12, with the typos of Eq. 13 and 18 corrected, docs/equations.md).
+F_ext and M_ext hold the tire forces at their contact points, aerodynamics and (later)
+connections and collisions (Eq. 3, 7).
+"""
+import numpy as np
+
+from .jit import njit
+
+
+@njit
+def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
+               F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, acc, zdd):
+    """Assemble and solve the coupled sprung/unsprung equations of one unit.
+
+    F, M: external force and moment about the sprung CG (vehicle-fixed, length 3).
+    m_w, x_w, y_w, z_w, zd_w: per-wheel mass, position and z-rate (length n).
+    fz_w: per wheel, the vehicle-z component of its tire forces plus its suspension force Fs.
+    g*: gravity in the vehicle frame. Writes acc = (u', v', w', p', q', r') and zdd[:n].
+    """
+    N = 6 + n
+    A = np.zeros((N, N))
+    b = np.zeros(N)
+    mt = ms
+    for i in range(n):
+        mt += m_w[i]
+    # w x V
+    wvx = q * w - r * v
+    wvy = r * u - p * w
+    wvz = p * v - q * u
+    A[0, 0] = mt
+    A[1, 1] = mt
+    A[2, 2] = mt
+    A[3, 3] = Ix
+    A[4, 4] = Iy
+    A[5, 5] = Iz
+    A[3, 5] = -Ixz
+    A[5, 3] = -Ixz
+    b[0] = F[0] + mt * gx - mt * wvx
+    b[1] = F[1] + mt * gy - mt * wvy
+    b[2] = F[2] + mt * gz - mt * wvz
+    # w x (I w), inertia with -Ixz off-diagonal (Eq. 2)
+    Lx = Ix * p - Ixz * r
+    Ly = Iy * q
+    Lz = Iz * r - Ixz * p
+    b[3] = M[0] - (q * Lz - r * Ly)
+    b[4] = M[1] - (r * Lx - p * Lz)
+    b[5] = M[2] - (p * Ly - q * Lx)
+    for i in range(n):
+        mi = m_w[i]
+        rx, ry, rz = x_w[i], y_w[i], z_w[i]
+        zd = zd_w[i]
+        # c_i = w x (w x r) + 2 w x r', r' = (0, 0, zd)  (w x V is already in b)
+        wrx = q * rz - r * ry
+        wry = r * rx - p * rz
+        wrz = p * ry - q * rx
+        cx = q * wrz - r * wry + 2.0 * (q * zd)
+        cy = r * wrx - p * wrz + 2.0 * (-p * zd)
+        cz = p * wry - q * wrx
+        # linear rows: mi (V' - [r]x w' + e_z zdd)
+        A[0, 4] += mi * rz
+        A[0, 5] -= mi * ry
+        A[1, 3] -= mi * rz
+        A[1, 5] += mi * rx
+        A[2, 3] += mi * ry
+        A[2, 4] -= mi * rx
+        A[2, 6 + i] = mi
+        b[0] -= mi * cx
+        b[1] -= mi * cy
+        b[2] -= mi * cz
+        # angular rows: r x mi (V' + w' x r + e_z zdd) = r x (mi g) - r x mi c
+        A[3, 1] -= mi * rz
+        A[3, 2] += mi * ry
+        A[4, 0] += mi * rz
+        A[4, 2] -= mi * rx
+        A[5, 0] -= mi * ry
+        A[5, 1] += mi * rx
+        # - mi [r]x [r]x = mi (|r|^2 I - r r^T)
+        A[3, 3] += mi * (ry * ry + rz * rz)
+        A[4, 4] += mi * (rx * rx + rz * rz)
+        A[5, 5] += mi * (rx * rx + ry * ry)
+        A[3, 4] -= mi * rx * ry
+        A[4, 3] -= mi * rx * ry
+        A[3, 5] -= mi * rx * rz
+        A[5, 3] -= mi * rx * rz
+        A[4, 5] -= mi * ry * rz
+        A[5, 4] -= mi * ry * rz
+        # r x e_z = (ry, -rx, 0)
+        A[3, 6 + i] = mi * ry
+        A[4, 6 + i] = -mi * rx
+        # the angular rows need the whole a_i - V' - w' x r - e_z zdd, w x V included
+        ax_, ay_, az_ = cx + wvx, cy + wvy, cz + wvz
+        b[3] += mi * (ry * (gz - az_) - rz * (gy - ay_))
+        b[4] += mi * (rz * (gx - ax_) - rx * (gz - az_))
+        b[5] += mi * (rx * (gy - ay_) - ry * (gx - ax_))
+        # wheel row: mi (w' + p' y - q' x + zdd) = fz + mi gz - mi (wvz + cz)
+        A[6 + i, 2] = mi
+        A[6 + i, 3] = mi * ry
+        A[6 + i, 4] = -mi * rx
+        A[6 + i, 6 + i] = mi
+        b[6 + i] = fz_w[i] + mi * gz - mi * (wvz + cz)
+    x = np.linalg.solve(A, b)
+    for k in range(6):
+        acc[k] = x[k]
+    for i in range(n):
+        zdd[i] = x[6 + i]

@@ -1,0 +1,40 @@
+"""Linear interpolation in the tables of the vehicle data (clamped at the ends)."""
+from .jit import njit
+
+
+@njit
+def interp1(xs, ys, n, x):
+    """Value of the piecewise-linear table (xs[:n], ys[:n]) at x, constant beyond its ends."""
+    if n <= 1 or x <= xs[0]:
+        return ys[0]
+    if x >= xs[n - 1]:
+        return ys[n - 1]
+    i = 0
+    while x > xs[i + 1]:
+        i += 1
+    f = (x - xs[i]) / (xs[i + 1] - xs[i])
+    return ys[i] + f * (ys[i + 1] - ys[i])
+
+
+@njit
+def slope1(xs, ys, n, x):
+    """Slope dy/dx of the piecewise-linear table at x (zero beyond its ends)."""
+    if n <= 1 or x <= xs[0] or x >= xs[n - 1]:
+        return 0.0
+    i = 0
+    while x > xs[i + 1]:
+        i += 1
+    return (ys[i + 1] - ys[i]) / (xs[i + 1] - xs[i])
+
+
+@njit
+def bracket(xs, n, x):
+    """Index i and weight f so that x ~ (1-f) xs[i] + f xs[i+1], clamped to the table."""
+    if n <= 1 or x <= xs[0]:
+        return 0, 0.0
+    if x >= xs[n - 1]:
+        return n - 2, 1.0
+    i = 0
+    while x > xs[i + 1]:
+        i += 1
+    return i, (x - xs[i]) / (xs[i + 1] - xs[i])

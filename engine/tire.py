@@ -1,0 +1,228 @@
+"""Tire: contact geometry, radial force, the EDC semi-empirical model, rolling resistance.
+
+Sign conventions (SAE J670, tire frame x' forward in the road plane, y' right, z' down the
+road normal): Fx' is the ground force on the tire along x' (forward +), Fy' along y'.
+The manual's Eq. 105-112 give the longitudinal force as a braking force for S > 0; here it
+is returned as a magnitude and the caller gives it the direction of the slip.
+
+Transient slip. Eq. 94 (S = 1 - Omega r / u_GP) is singular at u_GP = 0. The tire carries two
+first-order slip states (the carcass relaxation of a real tire), which settle to exactly the
+manual's slips whenever the speed is above a few km/h:
+
+    sigma_x dkx/dt = -(u_GP - Omega r) - |u_GP| kx      steady state kx = Omega r / u - 1 = -S
+    sigma_y dky/dt =  v_GP - |V_GP| ky                   steady state ky = v/|V| = sin(alpha)
+
+At standstill they become a stiff, damped spring, so a braked car stands still without
+creep or chatter and a driven wheel pulls it away. See docs/equations.md.
+"""
+import math
+
+from .jit import njit
+from .layout import (T_D2, T_KBAR, T_KT, T_LAMBDA, T_LOAD0, T_NLOAD, T_NSPEED, T_SPEED0,
+                     TP_CA, TP_CG, TP_MUP, TP_MUS, TP_SP)
+from .tables import bracket
+
+#: below this contact-patch speed (m/s) the slip states get extra damping (standstill)
+V_LOW = 1.5
+#: time constant of that damping, s
+TAU_DAMP = 0.02
+#: spin speed (rad/s) below which the rolling-resistance moment is ramped to zero (Eq. 114)
+OMEGA_RR = 1.0
+
+
+@njit
+def radial_force(defl, loading, P, t):
+    """Eq. 93, 2-step radial tire force for radial deflection ``defl``.
+
+    ``loading`` is True while the deflection grows (xi = 1) and False while it shrinks
+    (xi = lambda, the rebound multiplier).
+    """
+    if defl <= 0.0:
+        return 0.0
+    kt = P[t, T_KT]
+    d2 = P[t, T_D2]
+    xi = 1.0 if loading else P[t, T_LAMBDA]
+    if defl < d2:
+        return xi * kt * defl
+    return xi * kt * (P[t, T_KBAR] * (defl - d2) + d2)
+
+
+def static_deflection(load, kt, kbar, d2):
+    """Inverse of Eq. 93 (loading branch): the deflection that carries ``load``."""
+    if load <= kt * d2:
+        return load / kt
+    return d2 + (load / kt - d2) / kbar
+
+
+@njit
+def contact(cx, cy, cz, ax, ay, az, ground_z):
+    """Tire-ground contact on flat ground (Eq. 79-92).
+
+    Wheel centre (cx, cy, cz) and axle unit vector a (wheel-plane normal, Eq. 79), both
+    earth-fixed. The terrain normal pointing down is (0, 0, 1) (Eq. 80). Returns the
+    distance D from the wheel centre to the contact point (Eq. 90), the unit vector d from
+    the centre to the contact point (in the wheel plane, Eq. 85-89), and the inclination
+    angle Gamma of the wheel plane to the ground normal (Eq. 81-82; positive with the top
+    of the wheel to the right of the tire's heading).
+    """
+    # d = direction in the wheel plane closest to the downward normal
+    dx = -az * ax
+    dy = -az * ay
+    dz = 1.0 - az * az
+    nd = math.sqrt(dx * dx + dy * dy + dz * dz)
+    if nd < 1e-9:  # wheel lying flat: no contact possible
+        return 1e9, 0.0, 0.0, 1.0, 0.5 * math.pi
+    dx /= nd
+    dy /= nd
+    dz /= nd
+    D = (ground_z - cz) / dz
+    gamma = math.asin(min(1.0, max(-1.0, az)))  # = pi/2 - acos(U_T . U_w)
+    return D, dx, dy, dz, gamma
+
+
+@njit
+def tire_axes(ax, ay, az):
+    """Tire frame on flat ground: x' = n_up x a, y' = n_down x x' (both in the road plane)."""
+    # n_up = (0, 0, -1): n_up x a = (ay, -ax, 0)
+    xx, xy = ay, -ax
+    n = math.sqrt(xx * xx + xy * xy)
+    if n < 1e-12:
+        return 1.0, 0.0, 0.0, 1.0
+    xx /= n
+    xy /= n
+    # n_down x x' = (0,0,1) x (xx, xy, 0) = (-xy, xx, 0)
+    return xx, xy, -xy, xx
+
+
+@njit
+def properties(P, TT, t, load, speed):
+    """Effective mu_p', mu_s', S_mu_p', C_alpha', C_gamma' at (F_R, u_GP), by linear
+    interpolation in the test loads and speeds (the table look-up after Eq. 94)."""
+    nl = int(P[t, T_NLOAD])
+    ns = int(P[t, T_NSPEED])
+    il, fl = bracket(P[t, T_LOAD0:T_LOAD0 + 3], nl, load)
+    iv, fv = bracket(P[t, T_SPEED0:T_SPEED0 + 3], ns, abs(speed))
+    il1 = il + 1 if nl > 1 else il
+    iv1 = iv + 1 if ns > 1 else iv
+    w00 = (1.0 - fl) * (1.0 - fv)
+    w01 = (1.0 - fl) * fv
+    w10 = fl * (1.0 - fv)
+    w11 = fl * fv
+
+    def blend(k):
+        return (w00 * TT[t, k, il, iv] + w01 * TT[t, k, il, iv1]
+                + w10 * TT[t, k, il1, iv] + w11 * TT[t, k, il1, iv1])
+
+    return blend(TP_MUP), blend(TP_MUS), blend(TP_SP), blend(TP_CA), blend(TP_CG)
+
+
+@njit
+def slip_stiffness(Fz, mup, mus, sp):
+    """Eq. 95-101: the mu-slip curve coefficients A, B and the longitudinal slip stiffness Cs."""
+    a = (1.0 + sp) * (1.0 - sp) ** 2                                  # Eq. 95
+    b = (1.0 - sp) * (mus * (sp + 2.0) - mup * (2.0 * sp + 1.0))      # Eq. 96
+    c = (mus - mup) * mus                                             # Eq. 97
+    B = (-b + math.sqrt(max(b * b - 4.0 * a * c, 0.0))) / (2.0 * a)   # Eq. 98
+    A = mus + B                                                       # Eq. 99
+    C = mus + B * (1.0 - sp)                                          # Eq. 100
+    cm = max(C - mup, 1e-3 * mup)  # mu_s = mu_p makes Eq. 101 singular
+    Cs = C * C * Fz * (1.0 - sp) / (4.0 * sp * cm)                    # Eq. 101
+    return A, B, Cs
+
+
+@njit
+def edc_forces(Fz, S, sin_a, Ky_camber, mup, mus, sp, ca, fmult):
+    """EDC semi-empirical tire model, Eq. 102-113.
+
+    Fz: radial load (N); S: longitudinal slip in [0, 1] (|S| of the manual); sin_a: sine of
+    the slip angle; Ky_camber: camber thrust stiffness term C_gamma' * Gamma (N);
+    mup, mus, sp, ca: the effective tire properties (tire-test values); fmult: road friction
+    multiplier, applied to the friction (mu), not to the tire's elastic stiffnesses.
+    Returns (|Fx'| as a magnitude in the slip direction, Fy' (signed, y' right), X_s/L).
+    """
+    if Fz <= 0.0:
+        return 0.0, 0.0, 1.0
+    A, B, Cs = slip_stiffness(Fz, mup, mus, sp)
+    mu = (A - B * S) * fmult                                          # Eq. 102
+    if mu < 0.0:
+        mu = 0.0
+    Kx = Cs * S
+    Ky = ca * sin_a - Ky_camber
+    Dt = math.sqrt(Kx * Kx + Ky * Ky)                                 # Eq. 103
+    oms = 1.0 - S
+    if Dt < 1e-9:
+        return 0.0, 0.0, 1.0
+    xsl = mu * Fz * oms / (2.0 * Dt)                                  # Eq. 104
+    if xsl >= 1.0:
+        return Kx / oms, -Ky / oms, 1.0                               # Eq. 105-106
+    fac = (mu * Fz / (2.0 * Dt)) ** 2 * oms
+    fxa = Kx * fac                                                    # Eq. 107
+    fya = -Ky * fac                                                   # Eq. 108
+    ns = math.sqrt(S * S + sin_a * sin_a)
+    slide = mu * Fz * (1.0 - xsl)
+    if ns > 1e-12:
+        fxs = slide * S / ns                                          # Eq. 109
+        fys = -slide * sin_a / ns                                     # Eq. 110
+    else:
+        fxs = 0.0
+        fys = -slide * Ky / Dt
+    return fxa + fxs, fya + fys, xsl                                  # Eq. 111-112
+
+
+@njit
+def skid_flag(Fz, xsl, fz_min, tau):
+    """Eq. 113: the tire is skidding when loaded and its adhesion region is small."""
+    return 1.0 if (Fz > fz_min and xsl < tau) else 0.0
+
+
+@njit
+def rolling_resistance(r, FR, u_gp, omega, sig0, sigv):
+    """Eq. 114, rolling-resistance moment on the wheel, ramped to zero below OMEGA_RR."""
+    s = omega / OMEGA_RR
+    if s > 1.0:
+        s = 1.0
+    elif s < -1.0:
+        s = -1.0
+    return -r * (sig0 * FR + sigv * abs(u_gp)) * s
+
+
+@njit
+def slip_rates(kx, ky, u_gp, v_gp, omega, r, rlx, rly):
+    """Rates of the transient slip states and the damped slips fed to the tire model.
+
+    Returns (dkx, dky, kx_eff, ky_eff, w) where w in [0, 1] is the low-speed weight.
+    """
+    vsx = u_gp - omega * r
+    V = math.sqrt(u_gp * u_gp + v_gp * v_gp)
+    dkx = (-vsx - abs(u_gp) * kx) / rlx
+    dky = (v_gp - V * ky) / rly
+    w = 1.0 - V / V_LOW
+    if w < 0.0:
+        w = 0.0
+    return dkx, dky, kx + w * TAU_DAMP * dkx, ky + w * TAU_DAMP * dky, w
+
+
+@njit
+def edc_slip(kx_eff, u_gp):
+    """Manual slip S in [0, 1] for the EDC model from the transient slip kx (drive +).
+
+    Braking (wheel slower than the road): S = -kx, which is Eq. 94 at steady state.
+    Driving: S = kx / (1 + kx), the slip referred to the wheel's own speed (Omega r - u) /
+    (Omega r), the manual's "|S|" extension for drive torque kept inside [0, 1).
+    """
+    s = abs(kx_eff)
+    if kx_eff * u_gp < 0.0:
+        return min(s, 1.0)
+    return s / (1.0 + s)
+
+
+@njit
+def tire_forces(Fz, kx_eff, ky_eff, w_low, u_gp, gamma, mup, mus, sp, ca, cg, fmult):
+    """Tire-frame forces (Fx', Fy'), manual slip S and X_s/L for the current slip state."""
+    S = edc_slip(kx_eff, u_gp)
+    sa = min(1.0, max(-1.0, ky_eff))
+    # camber thrust needs a rolling tire: faded out with the low-speed weight
+    kyc = cg * gamma * (1.0 - w_low)
+    fxm, fy, xsl = edc_forces(Fz, S, sa, kyc, mup, mus, sp, ca, fmult)
+    fx = fxm if kx_eff >= 0.0 else -fxm
+    return fx, fy, S, xsl

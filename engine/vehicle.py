@@ -1,0 +1,259 @@
+"""Vehicle assembly: the derivative of the whole state, in the one documented order.
+
+For each unit:
+ 1. orientation (Eq. 53), gravity in the vehicle frame;
+ 2. aerodynamics from the relative wind (Eq. 136-142);
+ 3. driver controls: road-wheel steer (steering gear ratio), engine torque (Eq. 50-51),
+    source brake pressure (Eq. 48);
+ 4. per wheel: suspension force (Eq. 115-116), wheel kinematics (Eq. 16-17, 61-63, 79),
+    and per tire: contact (Eq. 80-92), radial force (Eq. 93), contact-patch velocity in the
+    ground plane (Eq. 66-78), transient slip, EDC forces (Eq. 94-113), rolling resistance
+    (Eq. 114); the tire forces are summed onto the unit at their contact points;
+ 5. wheel spin torques, brake stick-slip and the drivetrain-coupled spin accelerations
+    (Eq. 27-32, 47);
+ 6. the coupled sprung/unsprung accelerations (Eq. 1-14, 18), Euler-angle rates (Eq. 54-56)
+    and earth-fixed velocity (Eq. 57).
+
+When ``record`` is true the same pass also fills the output arrays.
+"""
+import math
+
+import numpy as np
+
+from .aerodynamics import relative_wind, surface_forces
+from .brakes import brake_torque_capacity, system_pressure, wheel_pressure
+from .drivetrain import engine_speed, engine_torque, gear_ratio
+from .jit import njit
+from .kinematics import cross, euler_rates, point_velocity, rotation_vehicle_to_earth, to_earth, to_vehicle
+from .layout import (E_G, IE_WIND_DIR, IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_THROTTLE,
+                     IW_BPF, IW_MU, N_BODY, N_TIRE_STATE, N_WHEEL_STATE, SP, SPHI, SPSI, SQ, SR,
+                     STHETA, SU, SV, SW, SX, SY, SZ, T_DMAX, T_DY, T_FZMIN, T_RLX, T_RLY, T_RU,
+                     T_SIG0, T_SIGV, T_TAU, TKX, TKY, U_AERO0, U_DIFF_RATIO, U_I_DT, U_IX, U_IXZ,
+                     U_IY, U_IZ, U_MS, U_N_DRIVEN, U_NAERO, U_NWHEELS, U_PEDAL_RATIO,
+                     U_PROP_RATIO, U_PROP_START, U_PUSHOUT, U_STEER_RATIO, U_WHEEL0, W_DRIVEN,
+                     W_ISPIN, W_KRS, W_MUS, W_NTIRES, W_PARTNER, W_PROPORTIONED, W_SIDE,
+                     W_STEERED, W_TB_RATIO, W_TIRE0, W_TRACK, W_X, W_Y0, W_Z0, W_ZETA, WOMEGA,
+                     WZ, WZD, YT_ALPHA, YT_DEFL, YT_FX, YT_FY, YT_FZ, YT_INCL, YT_SKID, YT_SLIP,
+                     YU_AX, YU_AY, YU_AZ, YU_BETA, YU_P, YU_PITCH, YU_Q, YU_R, YU_ROLL, YU_SPEED,
+                     YU_U, YU_V, YU_W, YU_X, YU_Y, YU_YAW, YU_Z, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
+                     YW_JOUNCE, YW_SPIN, YW_STEER)
+from .sprung_mass import solve_unit
+from .suspension import antisway_force, bump_steer, camber_change, half_track_change, suspension_force
+from .terrain import surface
+from .tire import contact, properties, radial_force, rolling_resistance, skid_flag, slip_rates, tire_axes, tire_forces
+from .wheel_spin import brake_torque, spin_accelerations
+
+#: error codes reported through err[0]; err[1] holds the tire or state index
+ERR_NONE = 0
+ERR_TIRE_DEFLECTION = 1
+ERR_NONFINITE = 2
+
+
+@njit
+def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
+                P_TIRE, TT, P_AERO, P_ENV, record, y_unit, y_wheel, y_tire, err):
+    """dy = f(y, inputs, parameters). See the module docstring for the evaluation order."""
+    nu = P_UNIT.shape[0]
+    nw = P_WHEEL.shape[0]
+    g = P_ENV[E_G]
+    R = np.empty((3, 3))
+    F = np.empty(3)
+    M = np.empty(3)
+    acc = np.empty(6)
+    wheel_base = N_BODY * nu
+    tire_base = wheel_base + N_WHEEL_STATE * nw
+    for u in range(nu):
+        o = N_BODY * u
+        X, Y, Z = y[o + SX], y[o + SY], y[o + SZ]
+        phi, theta, psi = y[o + SPHI], y[o + STHETA], y[o + SPSI]
+        uu, vv, ww = y[o + SU], y[o + SV], y[o + SW]
+        p, q, r = y[o + SP], y[o + SQ], y[o + SR]
+        # 1. orientation and gravity
+        rotation_vehicle_to_earth(phi, theta, psi, R)
+        gx, gy, gz = to_vehicle(R, 0.0, 0.0, g)
+        # 2. aerodynamics
+        wx, wy, wz = relative_wind(R, uu, vv, ww, u_env[IE_WIND_SPEED], u_env[IE_WIND_DIR])
+        fax, fay, faz, max_, may, maz = surface_forces(P_AERO, int(P_UNIT[u, U_AERO0]),
+                                                       int(P_UNIT[u, U_NAERO]), wx, wy, wz)
+        F[0], F[1], F[2] = fax, fay, faz
+        M[0], M[1], M[2] = max_, may, maz
+        # 3. driver controls
+        road_steer = u_unit[u, IU_STEER] / P_UNIT[u, U_STEER_RATIO]
+        gear = int(round(u_unit[u, IU_GEAR]))
+        w0 = int(P_UNIT[u, U_WHEEL0])
+        n = int(P_UNIT[u, U_NWHEELS])
+        nd = P_UNIT[u, U_N_DRIVEN]
+        ratio = gear_ratio(P_GEAR, u, gear) * P_UNIT[u, U_DIFF_RATIO]
+        t_engine = 0.0
+        c_dt = 0.0
+        if ratio != 0.0 and nd > 0.0:
+            om_sum = 0.0
+            for k in range(n):
+                if P_WHEEL[w0 + k, W_DRIVEN] > 0.5:
+                    om_sum += y[wheel_base + N_WHEEL_STATE * (w0 + k) + WOMEGA]
+            omega_e = engine_speed(ratio, om_sum, nd)
+            t_engine = engine_torque(P_ENG, N_ENG, u, omega_e, u_unit[u, IU_THROTTLE])
+            c_dt = P_UNIT[u, U_I_DT] * (ratio / nd) ** 2
+        p_source = system_pressure(u_unit[u, IU_BRAKE], P_UNIT[u, U_PEDAL_RATIO])
+        # 4. wheels and tires
+        jz = np.empty(n)
+        for k in range(n):
+            jz[k] = -y[wheel_base + N_WHEEL_STATE * (w0 + k) + WZ]
+        m_w = np.empty(n)
+        x_w = np.empty(n)
+        y_w = np.empty(n)
+        z_w = np.empty(n)
+        zd_w = np.empty(n)
+        fz_w = np.zeros(n)
+        torque = np.empty(n)
+        inertia = np.empty(n)
+        driven = np.empty(n)
+        domega = np.empty(n)
+        zdd = np.empty(n)
+        for k in range(n):
+            w = w0 + k
+            wo = wheel_base + N_WHEEL_STATE * w
+            dz, dzd, om = y[wo + WZ], y[wo + WZD], y[wo + WOMEGA]
+            jounce, jrate = -dz, -dzd
+            kp = int(P_WHEEL[w, W_PARTNER]) - w0
+            f_arb = antisway_force(P_WHEEL[w, W_KRS], P_WHEEL[w, W_TRACK], jounce, jz[kp],
+                                   P_WHEEL[w, W_SIDE])
+            fs = suspension_force(P_WHEEL, w, jounce, jrate, f_arb)
+            ht, dht = half_track_change(P_WHEEL, T_WHEEL, w, jounce)
+            cam, dcam = camber_change(P_WHEEL, T_WHEEL, w, jounce)
+            ydot = dht * jrate
+            gdot = dcam * jrate
+            steer = road_steer * P_WHEEL[w, W_STEERED] + bump_steer(P_WHEEL, w, dz)
+            xw = P_WHEEL[w, W_X]
+            yw = P_WHEEL[w, W_Y0] + ht
+            zw = P_WHEEL[w, W_Z0] + dz
+            cs, ss = math.cos(steer), math.sin(steer)
+            axb, ayb, azb = -ss, math.cos(cam) * cs, math.sin(cam) * cs       # Eq. 79
+            axe, aye, aze = to_earth(R, axb, ayb, azb)
+            xx, xy, yx, yy = tire_axes(axe, aye, aze)
+            vwx, vwy, vwz = point_velocity(uu, vv, ww, p, q, r, xw, yw, zw)
+            vwy += ydot
+            vwz += dzd
+            t_tire = 0.0
+            m_roll = 0.0
+            t0 = int(P_WHEEL[w, W_TIRE0])
+            for t in range(t0, t0 + int(P_WHEEL[w, W_NTIRES])):
+                dyt = P_TIRE[t, T_DY]
+                cxb, cyb, czb = xw + dyt * axb, yw + dyt * ayb, zw + dyt * azb
+                cex, cey, cez = to_earth(R, cxb, cyb, czb)
+                cex += X
+                cey += Y
+                cez += Z
+                zg, nx, ny, nz, fr = surface(P_ENV, cex, cey)
+                D, dxe, dye, dze, incl = contact(cex, cey, cez, axe, aye, aze, zg)
+                ru = P_TIRE[t, T_RU]
+                rT = D if D < ru else ru                                   # Eq. 91
+                defl = ru - rT                                             # Eq. 92
+                if defl > P_TIRE[t, T_DMAX] and err[0] == 0:
+                    err[0] = 1
+                    err[1] = t
+                dxb, dyb, dzb = to_vehicle(R, dxe, dye, dze)
+                rcx, rcy, rcz = cxb + rT * dxb, cyb + rT * dyb, czb + rT * dzb
+                vcx, vcy, vcz = point_velocity(uu, vv, ww, p, q, r, rcx, rcy, rcz)
+                vcy += ydot - gdot * (rcz - zw)
+                vcz += dzd + gdot * (rcy - yw)
+                vex, vey, vez = to_earth(R, vcx, vcy, vcz)
+                u_gp = vex * xx + vey * xy                                 # Eq. 74
+                v_gp = vex * yx + vey * yy                                 # Eq. 78
+                _, _, vcenter_z = to_earth(R, vwx, vwy, vwz)
+                loading = vcenter_z * nz >= 0.0
+                FR = radial_force(defl, loading, P_TIRE, t)                # Eq. 93
+                ts = tire_base + N_TIRE_STATE * t
+                dkx, dky, kxe, kye, wl = slip_rates(y[ts + TKX], y[ts + TKY], u_gp, v_gp, om, rT,
+                                                    P_TIRE[t, T_RLX], P_TIRE[t, T_RLY])
+                dy[ts + TKX] = dkx
+                dy[ts + TKY] = dky
+                mup, mus, sp_, ca, cg = properties(P_TIRE, TT, t, FR, u_gp)
+                fmult = fr * u_wheel[w, IW_MU]
+                fx, fy, S, xsl = tire_forces(FR, kxe, kye, wl, u_gp, incl, mup, mus, sp_, ca, cg, fmult)
+                # ground force on the tire: Fx' x' + Fy' y' + F_R along the upward normal
+                fex = fx * xx + fy * yx - FR * nx
+                fey = fx * xy + fy * yy - FR * ny
+                fez = -FR * nz
+                fbx, fby, fbz = to_vehicle(R, fex, fey, fez)
+                F[0] += fbx
+                F[1] += fby
+                F[2] += fbz
+                mx, my, mz = cross(rcx, rcy, rcz, fbx, fby, fbz)
+                M[0] += mx
+                M[1] += my
+                M[2] += mz
+                fz_w[k] += fbz
+                t_tire -= fx * rT
+                m_roll += rolling_resistance(rT, FR, u_gp, om, P_TIRE[t, T_SIG0], P_TIRE[t, T_SIGV])
+                if record:
+                    y_tire[t, YT_FX] = fx
+                    y_tire[t, YT_FY] = fy
+                    y_tire[t, YT_FZ] = FR
+                    y_tire[t, YT_SLIP] = -kxe
+                    y_tire[t, YT_ALPHA] = math.asin(min(1.0, max(-1.0, kye)))
+                    y_tire[t, YT_INCL] = incl
+                    y_tire[t, YT_DEFL] = defl
+                    y_tire[t, YT_SKID] = skid_flag(FR, xsl, P_TIRE[t, T_FZMIN], P_TIRE[t, T_TAU])
+            fz_w[k] += fs
+            m_w[k] = P_WHEEL[w, W_MUS]
+            x_w[k] = xw
+            y_w[k] = yw
+            z_w[k] = zw
+            zd_w[k] = dzd
+            # 5. spin torques
+            drv = P_WHEEL[w, W_DRIVEN]
+            driven[k] = drv
+            t_drive = t_engine * ratio * P_WHEEL[w, W_ZETA] if drv > 0.5 else 0.0   # Eq. 32
+            t_other = t_tire + m_roll + t_drive
+            pw = wheel_pressure(p_source, P_WHEEL[w, W_PROPORTIONED] > 0.5, P_UNIT[u, U_PROP_START],
+                                P_UNIT[u, U_PROP_RATIO], u_wheel[w, IW_BPF])
+            cap = brake_torque_capacity(pw, P_WHEEL[w, W_TB_RATIO], P_UNIT[u, U_PUSHOUT])
+            inertia[k] = P_WHEEL[w, W_ISPIN]
+            i_eff = inertia[k] + (c_dt if drv > 0.5 else 0.0)
+            tb = brake_torque(cap, t_other, om, i_eff)
+            torque[k] = t_other + tb
+            if record:
+                y_wheel[w, YW_STEER] = steer
+                y_wheel[w, YW_SPIN] = om
+                y_wheel[w, YW_JOUNCE] = jounce
+                y_wheel[w, YW_BRAKEP] = pw
+                y_wheel[w, YW_BRAKET] = tb
+                y_wheel[w, YW_DRIVET] = t_drive
+        spin_accelerations(torque, inertia, driven, c_dt, n, domega)
+        # 6. coupled accelerations and kinematics
+        solve_unit(P_UNIT[u, U_MS], P_UNIT[u, U_IX], P_UNIT[u, U_IY], P_UNIT[u, U_IZ], P_UNIT[u, U_IXZ],
+                   uu, vv, ww, p, q, r, gx, gy, gz, F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, acc, zdd)
+        vx, vy, vz = to_earth(R, uu, vv, ww)                                # Eq. 57 (CG)
+        dphi, dtheta, dpsi = euler_rates(phi, theta, p, q, r)               # Eq. 54-56
+        dy[o + SX] = vx
+        dy[o + SY] = vy
+        dy[o + SZ] = vz
+        dy[o + SPHI] = dphi
+        dy[o + STHETA] = dtheta
+        dy[o + SPSI] = dpsi
+        for k in range(6):
+            dy[o + SU + k] = acc[k]
+        for k in range(n):
+            wo = wheel_base + N_WHEEL_STATE * (w0 + k)
+            dy[wo + WZ] = y[wo + WZD]
+            dy[wo + WZD] = zdd[k]
+            dy[wo + WOMEGA] = domega[k]
+        if record:
+            y_unit[u, YU_X] = X
+            y_unit[u, YU_Y] = Y
+            y_unit[u, YU_Z] = Z
+            y_unit[u, YU_ROLL] = phi
+            y_unit[u, YU_PITCH] = theta
+            y_unit[u, YU_YAW] = psi
+            y_unit[u, YU_U] = uu
+            y_unit[u, YU_V] = vv
+            y_unit[u, YU_W] = ww
+            y_unit[u, YU_P] = p
+            y_unit[u, YU_Q] = q
+            y_unit[u, YU_R] = r
+            y_unit[u, YU_AX] = acc[0] + q * ww - r * vv
+            y_unit[u, YU_AY] = acc[1] + r * uu - p * ww
+            y_unit[u, YU_AZ] = acc[2] + p * vv - q * uu
+            y_unit[u, YU_SPEED] = math.sqrt(uu * uu + vv * vv + ww * ww)
+            y_unit[u, YU_BETA] = math.atan2(vv, uu) if abs(uu) + abs(vv) > 1e-9 else 0.0

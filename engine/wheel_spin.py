@@ -1,0 +1,51 @@
+"""Wheel spin degree of freedom with drivetrain inertia and differential coupling
+(Eq. 27-32), and the brake's stick-slip torque.
+
+Each wheel obeys  I_w dOmega/dt = T_d + T_b - F_x' r + M_rolling  (Eq. 27-28), and the
+driven wheels of a unit share the drivetrain inertia through the engine speed of Eq. 50:
+the mass matrix is M = diag(I_w) + c 1 1^T over the N driven wheels with
+c = I_drivetrain (eta_trans eta_diff / N)^2 (for N = 2 this is the A of Eq. 27-30).
+It is inverted in closed form (Sherman-Morrison), which for two wheels is the corrected
+form of Eq. 29-30.
+"""
+from .jit import njit
+
+#: time constant (s) with which a brake that can hold the wheel brings its spin to zero
+TAU_BRAKE = 0.01
+
+
+@njit
+def brake_torque(t_capacity, t_other, omega, inertia):
+    """Brake torque on a wheel: Coulomb friction with stiction.
+
+    While the brake can hold the wheel (|t_other + c omega| <= capacity) it supplies exactly
+    the torque that stops it with time constant TAU_BRAKE; otherwise it slips and gives its
+    full capacity against the spin. ``t_other`` is the sum of the other torques on the wheel.
+    """
+    need = -(t_other + inertia / TAU_BRAKE * omega)
+    if need > t_capacity:
+        return t_capacity
+    if need < -t_capacity:
+        return -t_capacity
+    return need
+
+
+@njit
+def spin_accelerations(torque, inertia, driven, c, n, out):
+    """Solve M dOmega/dt = torque for the n wheels of one unit (Eq. 27-30).
+
+    torque, inertia, driven: the unit's per-wheel arrays; c: drivetrain coupling
+    I_drivetrain (eta / N)^2 (0 in neutral). Writes dOmega/dt into out[:n].
+    """
+    s_t = 0.0
+    s_1 = 0.0
+    for k in range(n):
+        if driven[k] > 0.5:
+            s_t += torque[k] / inertia[k]
+            s_1 += 1.0 / inertia[k]
+    corr = c * s_t / (1.0 + c * s_1)
+    for k in range(n):
+        if driven[k] > 0.5:
+            out[k] = (torque[k] - corr) / inertia[k]
+        else:
+            out[k] = torque[k] / inertia[k]
