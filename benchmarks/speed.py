@@ -659,6 +659,7 @@ def machine_info():
         "logical_cores": os.cpu_count(),
         "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
         else None,
+        "load_average_at_start": os.getloadavg(),
         "platform": platform.platform(),
         "python": platform.python_version(),
         "versions": versions,
@@ -695,20 +696,63 @@ def _fmt(value, spec):
     return format(value, spec)
 
 
+def evaluate_targets(report):
+    """The figures issue 4 sets, next to what this run measured."""
+    results = report["results"]
+
+    def value(name, *keys):
+        r = results.get(name, {})
+        if not r.get("ok"):
+            return None
+        for key in keys:
+            r = r.get(key) if isinstance(r, dict) else None
+        return r
+
+    peer = value("peer", "real_time_factor")
+    rows = []
+
+    def add(target, measured, unit, limit, at_least=True):
+        met = None if measured is None else (measured >= limit if at_least else measured < limit)
+        rows.append({"target": target, "measured": measured, "unit": unit, "met": met})
+
+    for name in ("engine-1ms", "engine-10ms", "engine-advance"):
+        rtf = value(name, "real_time_factor")
+        add(f"{name}: >= 200 x real time", rtf, "x", 200.0)
+        add(f"{name}: >= 40 x the peer", rtf / peer if (rtf and peer) else None, "x", 40.0)
+    add("fmu-10ms: >= 100 x real time", value("fmu-10ms", "real_time_factor"), "x", 100.0)
+    add("fmu-1ms: >= 20 x real time", value("fmu-1ms", "real_time_factor"), "x", 20.0)
+    add("fmu-1ms: doStep p99 < 100 us", value("fmu-1ms", "doStep", "p99_us"), "us", 100.0,
+        at_least=False)
+    cold = [r["time_to_first_doStep_s"] for r in report.get("cold_start", [])[1:]
+            if r.get("ok") and "time_to_first_doStep_s" in r]
+    add("cold start to first doStep < 2 s (worst of 2)", max(cold) if cold else None, "s", 2.0,
+        at_least=False)
+    rss = [r["max_rss_mb"] for name, r in results.items()
+           if r.get("ok") and (name.startswith("fmu") or name.startswith("engine"))]
+    rss += [r["max_rss_mb"] for r in report.get("cold_start", []) if r.get("ok")]
+    add("peak RSS < 250 MB per engine/FMU process (worst)", max(rss) if rss else None, "MB",
+        250.0, at_least=False)
+    return rows
+
+
 def print_table(report):
     results = report["results"]
     peer = results.get("peer", {})
     peer_rtf = peer.get("real_time_factor") if peer.get("ok") else None
     print()
     print(f"machine: {report['machine']['hostname']}, {report['machine']['cpu_model']}, "
-          f"{report['machine']['logical_cores']} cores, Python {report['machine']['python']}")
+          f"{report['machine']['logical_cores']} cores, Python {report['machine']['python']}, "
+          f"{report['date_utc']}")
+    print("load average (1, 5, 15 min) at start " +
+          " ".join(f"{x:.2f}" for x in report["machine"]["load_average_at_start"]) +
+          ", at end " + " ".join(f"{x:.2f}" for x in report["machine"]["load_average_at_end"]))
     print(f"manoeuvre: {report['manoeuvre']['duration_s']:g} s at {SPEED:g} m/s, "
           f"{SINE_FREQUENCY:g} Hz steering-wheel sine, amplitude "
           f"{math.degrees(WHEEL_AMPLITUDE):.1f} deg at the steering wheel "
           f"({math.degrees(ROAD_WHEEL_AMPLITUDE):.2f} deg road wheel)")
     print()
     header = (f"{'variant':<42}{'wall s':>9}{'x real time':>13}{'x peer':>9}"
-              f"{'peak RSS MB':>13}{'peak ay':>9}")
+              f"{'peak RSS MB':>13}{'peak ay':>9}{'setup s':>9}")
     print(header)
     print("-" * len(header))
     for name in list(VARIANTS) + ["python"]:
@@ -722,7 +766,8 @@ def print_table(report):
         ratio = rtf / peer_rtf if (rtf and peer_rtf) else None
         print(f"{LABELS[name]:<42}{_fmt(r.get('wall_s'), '9.3f')}{_fmt(rtf, '13.1f')}"
               f"{_fmt(ratio, '9.1f')}{_fmt(r.get('max_rss_mb'), '13.1f')}"
-              f"{_fmt(r.get('peak_ay_mps2', r.get('final_ay_mps2')), '9.2f')}")
+              f"{_fmt(r.get('peak_ay_mps2', r.get('final_ay_mps2')), '9.2f')}"
+              f"{_fmt(r.get('setup_s'), '9.2f')}")
     print("* inputs held (steering at the sine amplitude, trim throttle): not the sine")
     print()
     print(f"{'per call, microseconds':<42}{'median':>9}{'p99':>9}{'max':>9}")
@@ -755,8 +800,14 @@ def print_table(report):
             print(f"{tag}: new process to first doStep done {r['time_to_first_doStep_s']:.2f} s "
                   f"(import fmpy {b['import_fmpy_s']:.2f}, extract {b['read_and_extract_s']:.2f}, "
                   f"instantiate {b['load_and_instantiate_s']:.2f}, "
-                  f"initialise {b['initialize_s']:.2f}, first doStep {b['first_doStep_s']:.3f}), "
+                  f"initialise {b['initialize_s']:.2f}, "
+                  f"first doStep {b['first_doStep_s'] * 1e3:.2f} ms), "
                   f"peak RSS {r['max_rss_mb']:.0f} MB")
+    print()
+    print("targets of issue 4 (reported, not asserted):")
+    for t in report.get("targets", []):
+        verdict = {True: "met", False: "NOT met", None: "not measured"}[t["met"]]
+        print(f"  {t['target']:<58}{_fmt(t['measured'], '10.1f')} {t['unit']:<6} {verdict}")
 
 
 def main(argv=None):
@@ -818,6 +869,8 @@ def main(argv=None):
             print(f"running cold-start {i} ...", flush=True)
             report["cold_start"].append(spawn("cold-start", 0.0, fmu_path))
 
+    report["machine"]["load_average_at_end"] = os.getloadavg()
+    report["targets"] = evaluate_targets(report)
     print_table(report)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n")
