@@ -20,6 +20,12 @@
  * Output: a header "time,<vr>,<vr>,..." then one line per communication point
  * t = k*STEP_SIZE (k = 1 .. N_STEPS), values printed with 17 significant digits.
  * Exit status 0 on success, 1 on usage errors, 2 on load errors, 3 on FMI errors.
+ *
+ * After freeing the instance the host leaves with _exit(), skipping the exit
+ * handlers: FMUs built with pythonfmu 0.7.0 release their global interpreter
+ * state twice at normal process exit (once from a C++ static destructor, once
+ * from a destructor function), which corrupts the heap and can abort the process
+ * after all the work is done. Set FMI_HOST_NORMAL_EXIT=1 to exit normally.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -246,5 +252,7 @@ int main(int argc, char **argv)
     free_instance(c);
     if (input) fclose(input);
     dlclose(lib);
-    return 0;
+    if (getenv("FMI_HOST_NORMAL_EXIT")) return 0;
+    fflush(NULL);
+    _exit(0);
 }

@@ -1,0 +1,196 @@
+"""The FMU in importers nobody on this project wrote: fmpy, libcosim, Vico's ecos,
+a C host, and the FMI cross-check validator.
+
+Every test runs on a small pythonfmu probe FMU built here, and on the vehicle FMU
+when a ``vehicle_fmu`` fixture (a path to the built .fmu) is defined; an optional
+``vehicle_inputs`` fixture (an ``importers.InputTable``) replaces the default input
+excursions for it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import sys
+
+import numpy as np
+import pytest
+
+from importers import InputTable, Scenario, compare_results, run_and_compare
+from importers.c_env import describe, host_environment
+from importers.c_host import build_host, run_host
+from importers.crosscheck import simulate_reference, validate, write_crosscheck
+from importers.probe import build_probe_fmu
+from importers.runners import PYTHON_IMPORTERS, run_ecos, run_fmpy, run_libcosim
+from importers.system import MissingSystemLibrary, ensure_tbb
+
+RTOL = 1e-9
+STOP_TIME = 3.0
+
+
+@pytest.fixture(scope="session")
+def probe_fmu(tmp_path_factory):
+    return build_probe_fmu(tmp_path_factory.mktemp("probe"))
+
+
+def _optional_fixture(request, name):
+    try:
+        return request.getfixturevalue(name)
+    except pytest.FixtureLookupError:
+        return None
+
+
+@pytest.fixture(params=["probe", pytest.param("vehicle", marks=pytest.mark.slow)])
+def scenario(request, probe_fmu) -> Scenario:
+    if request.param == "probe":
+        return Scenario.for_fmu(probe_fmu, step_size=0.05, stop_time=STOP_TIME)
+    fmu = _optional_fixture(request, "vehicle_fmu")
+    if fmu is None:
+        pytest.skip("no `vehicle_fmu` fixture is defined, so there is no vehicle FMU to import")
+    return Scenario.for_fmu(
+        fmu, step_size=0.01, stop_time=STOP_TIME, inputs=_optional_fixture(request, "vehicle_inputs")
+    )
+
+
+@pytest.fixture(scope="session")
+def tbb():
+    """oneTBB for ecospy, installed with apt-get when it is missing."""
+    try:
+        ensure_tbb()
+    except MissingSystemLibrary as error:
+        pytest.fail(f"ecospy cannot be loaded: {error}")
+
+
+@pytest.fixture(scope="session")
+def c_host(tmp_path_factory):
+    if shutil.which("gcc") is None:
+        pytest.fail("gcc is needed to compile the C host (Debian: gcc)")
+    return build_host(tmp_path_factory.mktemp("c-host") / "host")
+
+
+def check_probe_answers(scenario: Scenario, result) -> None:
+    """For the probe, y2 after the step from t_k is sin(u1(t_k))*u2(t_k) + t_k: this
+    pins down when each importer applied which input."""
+    if scenario.fmu.stem != "ImporterProbe":
+        return
+    rows = scenario.input_rows()
+    t = np.array([scenario.time(k) for k in range(scenario.n_steps)])
+    expected = np.sin(rows[:, 0]) * rows[:, 1] + t
+    np.testing.assert_allclose(result.column("y2"), expected, rtol=1e-12, atol=1e-12)
+
+
+def check_plausible(scenario: Scenario, result) -> None:
+    assert result.values.shape == (scenario.n_steps, len(scenario.outputs))
+    assert np.all(np.isfinite(result.values)), f"{result.importer} returned non-finite outputs"
+    np.testing.assert_allclose(
+        result.time, scenario.step_size * np.arange(1, scenario.n_steps + 1), rtol=0, atol=1e-9
+    )
+    check_probe_answers(scenario, result)
+
+
+@pytest.mark.parametrize("runner", [run_fmpy, run_libcosim], ids=["fmpy", "libcosim"])
+def test_importer_runs_the_fmu(scenario, runner):
+    check_plausible(scenario, runner(scenario))
+
+
+def test_ecos_runs_the_fmu(scenario, tbb):
+    check_plausible(scenario, run_ecos(scenario))
+
+
+def test_fmpy_libcosim_and_ecos_agree(scenario, tbb):
+    results, mismatches = run_and_compare(scenario, PYTHON_IMPORTERS, rtol=RTOL)
+    assert set(results) == {"fmpy", "libcosim", "ecos"}
+    assert not mismatches, "\n".join(map(str, mismatches[:20]))
+
+
+def test_comparison_catches_a_difference(probe_fmu):
+    """The comparison is not vacuous: a different input table is noticed."""
+    a = Scenario.for_fmu(probe_fmu, step_size=0.05, stop_time=1.0)
+    b = Scenario.for_fmu(
+        probe_fmu, step_size=0.05, stop_time=1.0,
+        inputs=InputTable(a.inputs.names, a.inputs.times, a.inputs.values * (1 + 1e-7)),
+    )
+    assert compare_results(run_fmpy(a), [run_fmpy(b)], rtol=RTOL)
+
+
+def test_c_host_agrees_with_fmpy(scenario, c_host):
+    """The C host, in the environment that ``host_environment`` computes from this
+    interpreter, gives fmpy's outputs."""
+    result = run_host(c_host, scenario, env=host_environment(sys.executable))
+    check_plausible(scenario, result)
+    mismatches = compare_results(run_fmpy(scenario), [result], rtol=RTOL)
+    assert not mismatches, "\n".join(map(str, mismatches[:20]))
+
+
+def _minimal_base_environment():
+    """No Python on PATH but Debian's, no Python variables: the worst case for a host."""
+    return {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}
+
+
+@pytest.mark.parametrize("explicit", [False, True], ids=["PATH", "PYTHONHOME+PYTHONPATH"])
+def test_c_host_embeds_this_interpreter(probe_fmu, c_host, tmp_path, explicit):
+    """The Python that the FMU's library starts inside the C host is this environment:
+    same version, same NumPy, and (through PATH) the same sys.prefix and sys.path."""
+    report = tmp_path / "report.json"
+    env = host_environment(sys.executable, base=_minimal_base_environment(), explicit=explicit)
+    env["IMPORTER_PROBE_REPORT"] = str(report)
+    scenario = Scenario.for_fmu(probe_fmu, step_size=0.1, stop_time=0.5)
+    run_host(c_host, scenario, env=env, unpack=not explicit)  # PATH case: host unzips itself
+    seen = json.loads(report.read_text())
+    import numpy as np_here
+
+    assert seen["version"] == sys.version
+    assert seen["base_prefix"] == sys.base_prefix
+    assert seen["numpy"] == np_here.__file__
+    if not explicit:
+        assert seen["prefix"] == sys.prefix
+        assert set(describe(sys.executable)["path"]) <= set(seen["path"])
+
+
+def test_c_host_without_the_environment_cannot_load_the_fmu(probe_fmu, c_host):
+    """Why the environment is needed: the library does not link libpython."""
+    scenario = Scenario.for_fmu(probe_fmu, step_size=0.1, stop_time=0.5)
+    with pytest.raises(RuntimeError, match="undefined symbol: _?Py"):
+        run_host(c_host, scenario, env=_minimal_base_environment())
+
+
+def test_crosscheck_folder_is_accepted_by_fmpy(scenario, tmp_path):
+    folder = write_crosscheck(scenario, tmp_path / "xc")
+    model = scenario.fmu.stem
+    names = sorted(p.name for p in folder.model_dir.iterdir())
+    expected = [f"{model}.fmu", f"{model}_ref.csv", f"{model}_ref.opt"]
+    if scenario.inputs.names:
+        expected.append(f"{model}_in.csv")
+    assert names == sorted(expected)
+
+    completed = validate(folder.root)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "0 problems found" in completed.stdout
+    assert "Validated 1 FMUs and 1 results" in completed.stdout
+
+    # the reference is what the importers compute for the same scenario
+    reference = np.genfromtxt(folder.model_dir / f"{model}_ref.csv", delimiter=",", names=True)
+    assert math.isclose(reference["time"][0], 0.0) and math.isclose(reference["time"][-1], STOP_TIME)
+    fmpy_result = run_fmpy(scenario)
+    for name in reference.dtype.names[1:]:
+        np.testing.assert_allclose(reference[name][1:], fmpy_result.column(name), rtol=RTOL, atol=1e-12)
+
+
+def test_crosscheck_validator_rejects_a_broken_folder(probe_fmu, tmp_path):
+    """The validator really checks: a reference options file without RelTol fails."""
+    scenario = Scenario.for_fmu(probe_fmu, step_size=0.1, stop_time=1.0)
+    folder = write_crosscheck(scenario, tmp_path / "xc", with_fmpy_result=False)
+    opt = folder.model_dir / "ImporterProbe_ref.opt"
+    opt.write_text("".join(l for l in opt.read_text().splitlines(True) if not l.startswith("RelTol")))
+    completed = validate(folder.root)
+    assert completed.returncode != 0
+    assert "Missing element 'RelTol'" in completed.stdout
+
+
+def test_reference_simulation_matches_the_step_by_step_run(probe_fmu):
+    scenario = Scenario.for_fmu(probe_fmu, step_size=0.05, stop_time=1.0)
+    reference = simulate_reference(scenario, scenario.outputs)
+    ours = run_fmpy(scenario)
+    for name in scenario.outputs:
+        np.testing.assert_allclose(reference[name][1:], ours.column(name), rtol=RTOL, atol=1e-12)
