@@ -674,8 +674,18 @@ def git_revision():
         return None
 
 
-def ensure_fmu(fmu_path):
-    if fmu_path.exists():
+def fmu_staleness(fmu_path):
+    """Sources of the FMU newer than the FMU file, when it is older than any of them."""
+    built = fmu_path.stat().st_mtime
+    newer = [str(f.relative_to(REPO)) for folder in ("engine", "simon_fmu", "model_description")
+             for f in (REPO / folder).rglob("*") if f.suffix in (".py", ".json")
+             and f.stat().st_mtime > built]
+    return sorted(newer)
+
+
+def ensure_fmu(fmu_path, rebuild=False):
+    """Build the FMU when it is missing (or when asked); returns an error text or None."""
+    if fmu_path.exists() and not rebuild:
         return None
     fmu_path.parent.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "simon_fmu", "build", "-o", str(fmu_path)]
@@ -810,15 +820,42 @@ def print_table(report):
         print(f"  {t['target']:<58}{_fmt(t['measured'], '10.1f')} {t['unit']:<6} {verdict}")
 
 
+def profile_variants(names, duration, fmu_path, rebuild):
+    """cProfile of variants run in this process. The FMU's Python slave runs in this
+    interpreter (pythonfmu re-enters it on the calling thread), so its frames show too."""
+    import cProfile
+    import pstats
+
+    if any(n.startswith("fmu") or n == "cold-start" for n in names):
+        error = ensure_fmu(fmu_path, rebuild)
+        if error:
+            print(error)
+            return 1
+    sys.path.insert(0, str(REPO))
+    for name in names:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        run_variant(name, duration, fmu_path, THROTTLE_FEEDFORWARD)
+        profiler.disable()
+        print(f"--- {name}, {duration:g} s (setup and compilation included)")
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fmu", type=Path, default=DEFAULT_FMU,
                         help="FMU to time (built with python -m simon_fmu build if missing)")
+    parser.add_argument("--rebuild", action="store_true",
+                        help="build the FMU even when the file exists")
     parser.add_argument("--quick", action="store_true",
                         help=f"{QUICK_DURATION:g} s manoeuvre, for smoke runs")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="JSON report path")
     parser.add_argument("--only", nargs="+", choices=VARIANTS + ("cold-start",),
                         help="run only these variants")
+    parser.add_argument("--profile", action="store_true",
+                        help="run the --only variants (default fmu-1ms) in this process under "
+                             "cProfile and print where the time goes; no report")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--duration", type=float, help=argparse.SUPPRESS)
     parser.add_argument("--throttle", type=float, default=THROTTLE_FEEDFORWARD,
@@ -831,6 +868,8 @@ def main(argv=None):
         return 0
 
     duration = QUICK_DURATION if args.quick else DURATION
+    if args.profile:
+        return profile_variants(args.only or ["fmu-1ms"], duration, fmu_path, args.rebuild)
     selected = args.only or list(VARIANTS) + ["cold-start"]
     report = {
         "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -845,10 +884,15 @@ def main(argv=None):
     }
 
     needs_fmu = any(v.startswith("fmu") or v == "cold-start" for v in selected)
-    build_error = ensure_fmu(fmu_path) if needs_fmu else None
+    build_error = ensure_fmu(fmu_path, args.rebuild) if needs_fmu else None
     if build_error:
         report["fmu_build_error"] = build_error
         print(build_error, flush=True)
+    elif needs_fmu:
+        report["fmu_sources_newer_than_fmu"] = stale = fmu_staleness(fmu_path)
+        if stale:
+            print(f"warning: {fmu_path} is older than {len(stale)} source file(s), e.g. "
+                  f"{stale[0]}; --rebuild builds it afresh", flush=True)
 
     for name in [v for v in VARIANTS if v in selected] + ["python"]:
         if name.startswith("fmu") and build_error:
