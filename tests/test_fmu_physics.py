@@ -1,0 +1,215 @@
+"""Vehicle physics through the built FMU (fmpy), against closed-form theory from the sedan sheet.
+
+Every reference below is computed from ../shared/reference/sedan.md (as loaded from the
+default event), never from earlier engine output.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import engine
+
+G = 9.80665
+EV = engine.load_event().data["units"][0]
+MS = EV["sprung_mass"]["mass"]
+MU = EV["axles"][0]["unsprung_mass_per_wheel"]
+M = MS + 4 * MU
+A_S = EV["axles"][0]["x"]                 # sprung CG to front axle
+B_S = -EV["axles"][1]["x"]                # sprung CG to rear axle
+WB = A_S + B_S
+TIRE = EV["tires"]["front"]
+RHO = 101325.0 / (287.058 * 288.15)
+CDA = EV["aerodynamics"][0]["drag_coefficient"] * EV["aerodynamics"][0]["area"]
+WHEELS = [f"car.axle{k}.{s}" for k in (1, 2) for s in ("left", "right")]
+
+
+def static_loads():
+    """Static tire loads: sprung weight split by the CG position, plus the unsprung weight."""
+    front = MS * G * B_S / WB / 2 + MU * G
+    rear = MS * G * A_S / WB / 2 + MU * G
+    return front, rear
+
+
+def loaded_radius(load):
+    return TIRE["unloaded_radius"] - load / TIRE["radial_stiffness"]
+
+
+def run(inst, t_end, control=None, h=0.01, record=("car.u",)):
+    """Step the FMU to t_end with control(t, inst) called before each step; returns arrays."""
+    vrs = [inst.vr[n] for n in record]
+    out = {n: [] for n in ("time",) + tuple(record)}
+    t = inst_time = getattr(inst, "_t", 0.0)
+    n0 = round(inst_time / h)
+    for n in range(n0, round(t_end / h)):
+        t = n * h
+        if control is not None:
+            control(t, inst)
+        inst.fmu.doStep(t, h)
+        vals = inst.fmu.getReal(vrs)
+        out["time"].append(t + h)
+        for name, v in zip(record, vals):
+            out[name].append(v)
+    inst._t = t + h
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def test_static_wheel_loads_and_no_settling(instance, car_fmu):
+    inst = instance(car_fmu).start({"car.speed0": 0.0})
+    front, rear = static_loads()
+    loads = [inst.get(w + ".Fz") for w in WHEELS]
+    assert loads[0] == pytest.approx(front, rel=1e-6) and loads[1] == pytest.approx(front, rel=1e-6)
+    assert loads[2] == pytest.approx(rear, rel=1e-6) and loads[3] == pytest.approx(rear, rel=1e-6)
+    assert sum(loads) == pytest.approx(M * G, rel=1e-9)
+    assert inst.get("car.Z") == pytest.approx(-EV["sprung_mass"]["cg_height"], abs=1e-12)
+    r = run(inst, 2.0, record=("car.Z", "car.pitch", "car.roll") + tuple(w + ".jounce" for w in WHEELS))
+    # no settling bounce: the car starts at rest on its springs
+    assert np.max(np.abs(r["car.Z"] + EV["sprung_mass"]["cg_height"])) < 1e-5
+    assert np.max(np.abs(r["car.pitch"])) < 1e-5
+    for w in WHEELS:
+        assert np.max(np.abs(r[w + ".jounce"])) < 1e-5
+
+
+def test_coast_down_matches_rolling_resistance_and_drag(instance, car_fmu):
+    """In neutral: m_eff dv/dt = -(sigma0 m g + rho Cd A v^2 / 2), m_eff = m + sum I_w / r^2."""
+    v0 = 25.0
+    inst = instance(car_fmu).start({"car.speed0": v0})
+    r = run(inst, 4.0, record=("car.u",))
+    front, rear = static_loads()
+    r_f, r_r = loaded_radius(front), loaded_radius(rear)
+    m_eff = M + 2 * TIRE["spin_inertia"] / r_f ** 2 + 2 * TIRE["spin_inertia"] / r_r ** 2
+    sigma0 = TIRE["rolling_resistance"]["sigma0"]
+    # integrate the closed-form ODE exactly: dv/dt = -(a + k v^2) -> v = sqrt(a/k) tan(...)
+    a = sigma0 * M * G / m_eff
+    k = 0.5 * RHO * CDA / m_eff
+    c = math.sqrt(a / k)
+    t = r["time"][-1] - 1.0  # skip the first second (slip states settle)
+    i1 = np.searchsorted(r["time"], 1.0)
+    v1 = r["car.u"][i1]
+    v_theory = c * math.tan(math.atan(v1 / c) - math.sqrt(a * k) * t)
+    dv_engine = v1 - r["car.u"][-1]
+    dv_theory = v1 - v_theory
+    assert dv_engine == pytest.approx(dv_theory, rel=0.02)
+
+
+def test_locked_wheel_deceleration_is_mu_slide_g(instance, car_fmu):
+    v0 = 20.0
+    inst = instance(car_fmu).start({"car.speed0": v0})
+    r = run(inst, 4.0, lambda t, i: i.set("car.brakePedalForce", 3000.0),
+            record=("car.u", "car.ax", "car.X") + tuple(w + ".spin" for w in WHEELS))
+    u = r["car.u"]
+    band = (u < 16.0) & (u > 4.0)
+    for w in WHEELS:
+        assert np.all(np.abs(r[w + ".spin"][band]) < 1e-6)      # the wheels are locked
+    mus = TIRE["slide_friction"][0][0]
+    ax_theory = -(mus * M * G + 0.5 * RHO * CDA * u[band] ** 2) / M
+    assert np.mean(r["car.ax"][band]) == pytest.approx(np.mean(ax_theory), rel=0.01)
+    # stopping distance: brake application and lock-up take a few tens of ms
+    distance = r["car.X"][-1]
+    assert distance == pytest.approx(v0 ** 2 / (2 * mus * G), rel=0.05)
+
+
+def test_steady_cornering_matches_bicycle_model(instance, car_fmu):
+    """Low-g steady state at 20 m/s vs the linear bicycle model.
+
+    Axle cornering stiffnesses: two tires at the static load (interpolated in the sheet's
+    table); the CG is the whole car's (unsprung masses at the axles). Body roll tilts the
+    wheels (no camber-change table), and camber thrust C_gamma * roll adds understeer: the
+    reference includes it, with the roll gradient of the springs and anti-sway bars.
+    """
+    u0 = 20.0
+    steer_road = 0.01
+    front, rear = static_loads()
+
+    def interp(load, rows):
+        return float(np.interp(load, EV["tires"]["front"]["test_loads"], [row[0] for row in rows]))
+
+    cf = 2 * interp(front, EV["tires"]["front"]["cornering_stiffness"])
+    cr = 2 * interp(rear, EV["tires"]["rear"]["cornering_stiffness"])
+    gf = 2 * interp(front, EV["tires"]["front"]["camber_stiffness"])
+    gr = 2 * interp(rear, EV["tires"]["rear"]["camber_stiffness"])
+    x_cg = 2 * MU * (A_S - B_S) / M            # whole-car CG ahead of the sprung CG
+    a, b = A_S - x_cg, B_S + x_cg
+    # roll gradient of the body relative to the ground. Per axle, suspension roll stiffness
+    # (springs k t^2/2 plus the anti-sway bar) in series with the tires' (k_T t^2/2); less the
+    # overturning moments of the rolled body: the sprung weight's lateral shift (m_s g h) and
+    # the contact patches moving sideways as the wheels tilt with the body (m g r_loaded).
+    def series(k1, k2):
+        return k1 * k2 / (k1 + k2)
+
+    k_roll = sum(series(ax["suspension"]["spring_rate"] * ax["track"] ** 2 / 2
+                        + ax["suspension"]["antisway_roll_stiffness"],
+                        EV["tires"][ax["tire"]]["radial_stiffness"] * ax["track"] ** 2 / 2)
+                 for ax in EV["axles"])
+    h = EV["sprung_mass"]["cg_height"]
+    r_mean = 0.5 * (loaded_radius(front) + loaded_radius(rear))
+    roll_grad = MS * h / (k_roll - MS * G * h - M * G * r_mean)
+    # per unit ay: axle lateral force m b/L (front) plus what camber thrust takes away
+    k_us = (M * b / WB + gf * roll_grad) / cf - (M * a / WB + gr * roll_grad) / cr
+    k_plain = M / WB * (b / cf - a / cr)
+
+    inst = instance(car_fmu).start({"car.speed0": u0})
+
+    def control(t, i):
+        i.set("car.gear", 4)
+        i.set("car.steeringWheelAngle", 16.0 * steer_road * min(1.0, t / 0.5))
+        i.set("car.throttle", min(1.0, max(0.0, 0.15 + 0.5 * (u0 - i.get("car.u")))))
+
+    r = run(inst, 8.0, control, record=("car.u", "car.r", "car.ay", "car.roll"))
+    u, yaw_rate, ay = r["car.u"][-1], r["car.r"][-1], r["car.ay"][-1]
+    assert u == pytest.approx(u0, abs=0.3)
+    r_theory = u * steer_road / (WB + k_us * u ** 2)
+    r_plain = u * steer_road / (WB + k_plain * u ** 2)
+    assert yaw_rate > 0  # positive steer (to the right) gives positive yaw rate (SAE z down)
+    assert yaw_rate == pytest.approx(r_theory, rel=0.02)
+    assert yaw_rate == pytest.approx(r_plain, rel=0.05)
+    assert ay == pytest.approx(u * yaw_rate, rel=0.02)          # steady state: ay = u r
+    assert r["car.roll"][-1] == pytest.approx(-roll_grad * ay, rel=0.03)
+
+
+def test_brake_to_stop_hold_then_roll_away(instance, car_fmu):
+    inst = instance(car_fmu).start({"car.speed0": 10.0})
+    rec = ("car.u", "car.X", "car.ax") + tuple(w + ".spin" for w in WHEELS) + tuple(w + ".Fx" for w in WHEELS)
+    r1 = run(inst, 6.0, lambda t, i: i.set("car.brakePedalForce", 800.0), record=rec)
+    hold = r1["time"] > 4.0
+    assert np.all(np.isfinite(np.column_stack([r1[k] for k in rec])))
+    assert np.max(np.abs(r1["car.u"][hold])) < 1e-3                   # stopped
+    assert abs(r1["car.X"][-1] - r1["car.X"][hold][0]) < 2e-3         # no creep while held
+    assert np.std(r1["car.ax"][hold]) < 1e-2                          # no chatter
+    for w in WHEELS:
+        assert np.max(np.abs(r1[w + ".spin"][hold])) < 1e-3
+
+    def go(t, i):
+        i.set("car.brakePedalForce", 0.0)
+        i.set("car.gear", 1)
+        i.set("car.throttle", 0.5)
+
+    r2 = run(inst, 9.0, go, record=rec)
+    assert r2["car.u"][-1] > 3.0
+    # forward only: the body's pitch rebound on release moves the CG back a few mm at most
+    assert np.min(r2["car.X"]) > r1["car.X"][-1] - 0.01
+
+
+def test_reverse_gear_drives_backwards(instance, car_fmu):
+    inst = instance(car_fmu).start({"car.speed0": 0.0})
+
+    def back(t, i):
+        i.set("car.gear", -1)
+        i.set("car.throttle", 0.5)
+
+    r = run(inst, 2.0, back, record=("car.u",))
+    assert r["car.u"][-1] < -1.0
+
+
+def test_crosswind_pushes_downwind(instance, car_fmu):
+    """Wind from earth +Y (windDirection = 90 deg) blows towards -Y: the car drifts left."""
+    inst = instance(car_fmu).start({"car.speed0": 20.0})
+
+    def wind(t, i):
+        i.set("windSpeed", 20.0)
+        i.set("windDirection", math.pi / 2)
+
+    r = run(inst, 1.0, wind, record=("car.Y", "car.ay"))
+    assert r["car.Y"][-1] < -1e-4
