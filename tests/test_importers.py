@@ -1,6 +1,8 @@
 """The FMU in importers nobody on this project wrote: fmpy, libcosim, Vico's ecos,
 a C host, and the FMI cross-check validator.
 
+Each importer runs in a process of its own (see ``importers.isolated`` for why).
+
 Every test runs on a small pythonfmu probe FMU built here, and on the vehicle FMU
 when a ``vehicle_fmu`` fixture (a path to the built .fmu) is defined; an optional
 ``vehicle_inputs`` fixture (an ``importers.InputTable``) replaces the default input
@@ -11,8 +13,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
+import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,10 +25,14 @@ import pytest
 from importers import InputTable, Scenario, compare_results, run_and_compare
 from importers.c_env import describe, host_environment
 from importers.c_host import build_host, run_host
-from importers.crosscheck import simulate_reference, validate, write_crosscheck
+from importers.crosscheck import validate, write_input_csv
+from importers.isolated import isolated_runner
 from importers.probe import build_probe_fmu
-from importers.runners import PYTHON_IMPORTERS, run_ecos, run_fmpy, run_libcosim
+from importers.runners import PYTHON_IMPORTERS
 from importers.system import MissingSystemLibrary, ensure_tbb
+
+IMPORTERS = {name: isolated_runner(name) for name in PYTHON_IMPORTERS}
+run_fmpy = IMPORTERS["fmpy"]
 
 RTOL = 1e-9
 STOP_TIME = 3.0
@@ -89,17 +98,17 @@ def check_plausible(scenario: Scenario, result) -> None:
     check_probe_answers(scenario, result)
 
 
-@pytest.mark.parametrize("runner", [run_fmpy, run_libcosim], ids=["fmpy", "libcosim"])
-def test_importer_runs_the_fmu(scenario, runner):
-    check_plausible(scenario, runner(scenario))
+@pytest.mark.parametrize("importer", ["fmpy", "libcosim"])
+def test_importer_runs_the_fmu(scenario, importer):
+    check_plausible(scenario, IMPORTERS[importer](scenario))
 
 
 def test_ecos_runs_the_fmu(scenario, tbb):
-    check_plausible(scenario, run_ecos(scenario))
+    check_plausible(scenario, IMPORTERS["ecos"](scenario))
 
 
 def test_fmpy_libcosim_and_ecos_agree(scenario, tbb):
-    results, mismatches = run_and_compare(scenario, PYTHON_IMPORTERS, rtol=RTOL)
+    results, mismatches = run_and_compare(scenario, IMPORTERS, rtol=RTOL)
     assert set(results) == {"fmpy", "libcosim", "ecos"}
     assert not mismatches, "\n".join(map(str, mismatches[:20]))
 
@@ -155,42 +164,63 @@ def test_c_host_without_the_environment_cannot_load_the_fmu(probe_fmu, c_host):
         run_host(c_host, scenario, env=_minimal_base_environment())
 
 
+def write_crosscheck_folder(scenario: Scenario, root: Path, *extra: str) -> Path:
+    """``python -m importers.crosscheck`` as a user runs it; returns the model folder."""
+    command = [
+        sys.executable, "-m", "importers.crosscheck", str(scenario.fmu), str(root),
+        "--step-size", repr(scenario.step_size), "--stop-time", repr(scenario.stop_time), *extra,
+    ]
+    if scenario.inputs.names:
+        table = root.parent / "inputs.csv"
+        write_input_csv(scenario.inputs, table)
+        command += ["--inputs", str(table)]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(__file__).parent), env.get("PYTHONPATH")) if p)
+    completed = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    prefix = "cross-check folder: "
+    lines = [l for l in completed.stdout.splitlines() if l.startswith(prefix)]
+    assert lines, completed.stdout + completed.stderr
+    model_dir = Path(lines[0][len(prefix):])
+    assert "Warning" not in completed.stdout + completed.stderr, "fmpy complained about the inputs"
+    assert model_dir.is_dir(), completed.stdout + completed.stderr
+    return model_dir
+
+
 def test_crosscheck_folder_is_accepted_by_fmpy(scenario, tmp_path):
-    folder = write_crosscheck(scenario, tmp_path / "xc")
+    root = tmp_path / "xc"
+    model_dir = write_crosscheck_folder(scenario, root)
     model = scenario.fmu.stem
-    names = sorted(p.name for p in folder.model_dir.iterdir())
+    assert model_dir.parts[-7:] == ("fmus", "2.0", "cs", "linux64", *model_dir.parts[-3:-1], model)
+    names = sorted(p.name for p in model_dir.iterdir())
     expected = [f"{model}.fmu", f"{model}_ref.csv", f"{model}_ref.opt"]
     if scenario.inputs.names:
         expected.append(f"{model}_in.csv")
     assert names == sorted(expected)
 
-    completed = validate(folder.root)
+    completed = validate(root)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "0 problems found" in completed.stdout
     assert "Validated 1 FMUs and 1 results" in completed.stdout
 
     # the reference is what the importers compute for the same scenario
-    reference = np.genfromtxt(folder.model_dir / f"{model}_ref.csv", delimiter=",", names=True)
-    assert math.isclose(reference["time"][0], 0.0) and math.isclose(reference["time"][-1], STOP_TIME)
-    fmpy_result = run_fmpy(scenario)
+    reference = np.genfromtxt(
+        model_dir / f"{model}_ref.csv", delimiter=",", names=True, deletechars=""
+    )
+    assert math.isclose(reference["time"][0], 0.0)
+    assert math.isclose(reference["time"][-1], scenario.stop_time)
+    ours = run_fmpy(scenario)
     for name in reference.dtype.names[1:]:
-        np.testing.assert_allclose(reference[name][1:], fmpy_result.column(name), rtol=RTOL, atol=1e-12)
+        np.testing.assert_allclose(reference[name][1:], ours.column(name), rtol=RTOL, atol=1e-12)
 
 
 def test_crosscheck_validator_rejects_a_broken_folder(probe_fmu, tmp_path):
     """The validator really checks: a reference options file without RelTol fails."""
     scenario = Scenario.for_fmu(probe_fmu, step_size=0.1, stop_time=1.0)
-    folder = write_crosscheck(scenario, tmp_path / "xc", with_fmpy_result=False)
-    opt = folder.model_dir / "ImporterProbe_ref.opt"
+    root = tmp_path / "xc"
+    model_dir = write_crosscheck_folder(scenario, root, "--no-fmpy-result", "--no-validate")
+    opt = model_dir / "ImporterProbe_ref.opt"
     opt.write_text("".join(l for l in opt.read_text().splitlines(True) if not l.startswith("RelTol")))
-    completed = validate(folder.root)
+    completed = validate(root)
     assert completed.returncode != 0
     assert "Missing element 'RelTol'" in completed.stdout
-
-
-def test_reference_simulation_matches_the_step_by_step_run(probe_fmu):
-    scenario = Scenario.for_fmu(probe_fmu, step_size=0.05, stop_time=1.0)
-    reference = simulate_reference(scenario, scenario.outputs)
-    ours = run_fmpy(scenario)
-    for name in scenario.outputs:
-        np.testing.assert_allclose(reference[name][1:], ours.column(name), rtol=RTOL, atol=1e-12)

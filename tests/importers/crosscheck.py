@@ -45,7 +45,12 @@ def _tool_from_fmu(fmu: Path) -> tuple[str, str]:
     words = (md.generationTool or "unknown 0").split()
     if len(words) >= 2:
         return "_".join(words[:-1]), words[-1]
-    return words[0], "0"
+    try:  # a bare tool name: the version of the installed distribution of that name
+        from importlib.metadata import version
+
+        return words[0], version(words[0])
+    except Exception:
+        return words[0], "unknown"
 
 
 def _write_csv(path: Path, names: Sequence[str], rows: np.ndarray) -> None:
@@ -55,11 +60,39 @@ def _write_csv(path: Path, names: Sequence[str], rows: np.ndarray) -> None:
             f.write(",".join(repr(float(x)) for x in row) + "\n")
 
 
+def other_inputs(fmu: str | Path) -> dict[str, float]:
+    """Inputs that are not Real (Integer, Boolean, Enumeration), held at their start values.
+
+    The rules want every input of the FMU in ``_in.csv``; scenarios drive Reals only.
+    """
+    from fmpy import read_model_description
+
+    md = read_model_description(str(fmu), validate=False)
+    values = {}
+    for v in md.modelVariables:
+        if v.causality == "input" and v.type != "Real":
+            start = v.start if v.start is not None else 0
+            values[v.name] = float(start in ("true", "1", True) if v.type == "Boolean" else start)
+    return values
+
+
+def full_input_table(scenario: Scenario) -> InputTable:
+    """The scenario's Real inputs plus the FMU's other inputs as constant columns."""
+    table = scenario.inputs
+    extra = other_inputs(scenario.fmu)
+    if not extra:
+        return table
+    times = table.times if table.names else np.array([0.0, scenario.stop_time])
+    columns = [table.values] if table.names else []
+    columns.append(np.tile(np.array(list(extra.values())), (len(times), 1)))
+    return InputTable((*table.names, *extra), times, np.column_stack(columns))
+
+
 def simulate_reference(scenario: Scenario, variables: Sequence[str]):
     """fmpy's simulate_fmu over the scenario: a structured array from StartTime to StopTime."""
     from fmpy import simulate_fmu
 
-    table = scenario.inputs
+    table = full_input_table(scenario)
     structured = None
     if table.names:
         structured = np.array(
@@ -109,13 +142,9 @@ def write_crosscheck(
     model_dir.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(scenario.fmu, model_dir / f"{model_name}.fmu")
 
-    table: InputTable = scenario.inputs
-    if table.names:
-        _write_csv(
-            model_dir / f"{model_name}_in.csv",
-            ["time", *table.names],
-            np.column_stack([table.times, table.values]),
-        )
+    inputs = full_input_table(scenario)
+    if inputs.names:
+        write_input_csv(inputs, model_dir / f"{model_name}_in.csv")
 
     result = simulate_reference(scenario, variables)
     columns = ["time", *variables]
@@ -171,6 +200,22 @@ def _rerun_from_folder(model_dir: Path, model_name: str, variables: Sequence[str
     )
 
 
+def read_input_csv(path: str | Path) -> InputTable:
+    """An input table from a CSV file in the cross-check format (time first)."""
+    data = np.genfromtxt(path, delimiter=",", names=True, deletechars="")
+    data = np.atleast_1d(data)
+    names = data.dtype.names
+    return InputTable(
+        tuple(names[1:]),
+        data[names[0]],
+        np.column_stack([data[n] for n in names[1:]]) if len(names) > 1 else np.zeros((len(data), 0)),
+    )
+
+
+def write_input_csv(table: InputTable, path: str | Path) -> None:
+    _write_csv(Path(path), ["time", *table.names], np.column_stack([table.times, table.values]))
+
+
 def validate(root: str | Path, python: str = sys.executable) -> subprocess.CompletedProcess:
     """Run ``python -m fmpy.cross_check.validate_vendor_repo root`` (exit code = problems)."""
     return subprocess.run(
@@ -178,3 +223,49 @@ def validate(root: str | Path, python: str = sys.executable) -> subprocess.Compl
         capture_output=True,
         text=True,
     )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: write a cross-check folder for an FMU and validate it."""
+    import argparse
+    import os
+
+    parser = argparse.ArgumentParser(
+        prog="python -m importers.crosscheck",
+        description="Write FMU, inputs and reference result in the FMI cross-check layout.",
+    )
+    parser.add_argument("fmu", type=Path)
+    parser.add_argument("root", type=Path, help="folder to write fmus/ (and results/) into")
+    parser.add_argument("--step-size", type=float, default=0.01)
+    parser.add_argument("--stop-time", type=float, default=3.0)
+    parser.add_argument("--inputs", type=Path, help="input table CSV (time, then inputs)")
+    parser.add_argument("--variables", help="comma-separated outputs for _ref.csv")
+    parser.add_argument("--tool-name")
+    parser.add_argument("--tool-version")
+    parser.add_argument("--no-fmpy-result", action="store_true")
+    parser.add_argument("--no-validate", action="store_true")
+    args = parser.parse_args(argv)
+
+    inputs = read_input_csv(args.inputs) if args.inputs else None
+    scenario = Scenario.for_fmu(args.fmu, args.step_size, args.stop_time, inputs=inputs)
+    folder = write_crosscheck(
+        scenario, args.root,
+        variables=args.variables.split(",") if args.variables else None,
+        tool_name=args.tool_name, tool_version=args.tool_version,
+        with_fmpy_result=not args.no_fmpy_result,
+    )
+    print(f"cross-check folder: {folder.model_dir}")
+    status = 0
+    if not args.no_validate:
+        completed = validate(args.root)
+        print(completed.stdout, end="")
+        print(completed.stderr, end="", file=sys.stderr)
+        status = completed.returncode
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # leave before the FMU library's finalisers run (see importers.isolated)
+    os._exit(status)
+
+
+if __name__ == "__main__":
+    main()
