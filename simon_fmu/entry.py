@@ -70,6 +70,11 @@ def load_package(resources: Path, name: str):
 
 
 if __name__.startswith("simon_slave_"):
+    # pythonfmu 0.7.0 (findClass in PySlaveInstance.cpp) runs this file again for every
+    # instance and then calls Py_DECREF on the module's dict, a borrowed reference: without
+    # one new reference per run the dict is freed after a few instances, and the next
+    # fmi2Instantiate crashes the process. So each run keeps one more reference to it.
+    globals().setdefault("_dict_references", []).append(globals())
     # pythonfmu puts the resources folder on sys.path again for every instance
     sys.path[:] = list(dict.fromkeys(sys.path))
     _resources = Path(__file__).resolve().parent

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Optional
 
 import numpy as np
-from pythonfmu import Boolean, Fmi2Causality, Fmi2Slave, Integer, Real
+from pythonfmu import Boolean, Fmi2Causality, Fmi2Slave, Integer, Real, String
 from pythonfmu.enums import Fmi2Status
 
 import engine
@@ -57,36 +57,14 @@ def _load(event_path: str, stamp: tuple) -> tuple["engine.Event", Catalogue]:
     return event, build_catalogue(event)
 
 
-class _InputTable:
-    """The slave's copy of the engine's input arrays, with the catalogue's limits per cell."""
-
-    def __init__(self, event, catalogue: Catalogue):
-        shapes = {"u_unit": (len(event.units), len(engine.UNIT_INPUTS)),
-                  "u_wheel": (len(event.wheel_names()), len(engine.WHEEL_INPUTS)),
-                  "u_env": (len(engine.ENV_INPUTS),)}
-        self.values = {s: np.zeros(shape) for s, shape in shapes.items()}
-        self.lo = {s: np.full(shape, -np.inf) for s, shape in shapes.items()}
-        self.hi = {s: np.full(shape, np.inf) for s, shape in shapes.items()}
-        self.names = {s: np.full(shape, "", dtype=object) for s, shape in shapes.items()}
-        for v in catalogue.with_causality("input"):
-            s, i = v.binding
-            self.values[s][i] = v.start
-            self.names[s][i] = v.name
-            if v.min is not None:
-                self.lo[s][i] = v.min
-            if v.max is not None:
-                self.hi[s][i] = v.max
-
-    def first_problem(self) -> Optional[str]:
-        """A message naming the first input that is not finite or is outside its range."""
-        for s, values in self.values.items():
-            bad = ~np.isfinite(values) | (values < self.lo[s]) | (values > self.hi[s])
-            if bad.any():
-                i = tuple(np.argwhere(bad)[0])
-                value, lo, hi = values[i], self.lo[s][i], self.hi[s][i]
-                return (f"input {self.names[s][i]} = {value!r} rejected: it accepts a finite "
-                        f"value in [{lo!r}, {hi!r}]")
-        return None
+def _input_arrays(event, catalogue: Catalogue) -> dict[str, np.ndarray]:
+    """The slave's copy of the engine's input arrays, filled with the start values."""
+    arrays = {"u_unit": np.zeros((len(event.units), len(engine.UNIT_INPUTS))),
+              "u_wheel": np.zeros((len(event.wheel_names()), len(engine.WHEEL_INPUTS))),
+              "u_env": np.zeros(len(engine.ENV_INPUTS))}
+    for v in catalogue.with_causality("input"):
+        arrays[v.binding.source][v.binding.index] = v.start
+    return arrays
 
 
 class _SlaveState:
@@ -134,7 +112,7 @@ class SimonSlave(Fmi2Slave):
         event_path = Path(self.resources) / EVENT_FILE
         st = event_path.stat()
         self._event, self._catalogue = _load(str(event_path), (st.st_mtime_ns, st.st_size))
-        self._inputs = _InputTable(self._event, self._catalogue)
+        self._inputs = _input_arrays(self._event, self._catalogue)
         self._params = {v.binding: v.start for v in self._catalogue.with_causality("parameter")}
         self._sim: Optional[engine.Simulation] = None
         self._sim_params: Optional[dict] = None   # the parameters self._sim was built with
@@ -158,7 +136,7 @@ class SimonSlave(Fmi2Slave):
     def _accessors(self, v: Variable):
         source, index = v.binding
         if source in _INPUT_SOURCES:
-            values = self._inputs.values[source]
+            values = self._inputs[source]
             convert = int if v.type == "Integer" else float
 
             def get():
@@ -194,6 +172,53 @@ class SimonSlave(Fmi2Slave):
         if sim is None:
             return math.nan
         return float(sim.unit_mass(unit) if key == "mass" else sim.unit_wheelbase(unit))
+
+    # pythonfmu's getters and setters raise TypeError for a value reference of another type,
+    # which ends the instance with fmi2Fatal and corrupts memory when it is freed; these log
+    # the mistake instead and leave the value alone (setters) or answer NaN/0/False (getters).
+    def _get(self, vrs, kind, convert, fallback, function):
+        out = []
+        for vr in vrs:
+            var = self.vars.get(vr)
+            if isinstance(var, kind):
+                out.append(convert(var.getter()))
+            else:
+                self._log_error(f"{function}: value reference {vr} is no {kind.__name__} variable")
+                out.append(fallback)
+        return out
+
+    def _set(self, vrs, values, kind, function):
+        for vr, value in zip(vrs, values):
+            var = self.vars.get(vr)
+            if isinstance(var, kind):
+                var.setter(value)
+            else:
+                self._log_error(f"{function}: value reference {vr} is no {kind.__name__} "
+                                f"variable; {value!r} ignored")
+
+    def get_real(self, vrs):
+        return self._get(vrs, Real, float, math.nan, "fmi2GetReal")
+
+    def get_integer(self, vrs):
+        return self._get(vrs, Integer, int, 0, "fmi2GetInteger")
+
+    def get_boolean(self, vrs):
+        return self._get(vrs, Boolean, bool, False, "fmi2GetBoolean")
+
+    def get_string(self, vrs):
+        return self._get(vrs, String, str, "", "fmi2GetString")
+
+    def set_real(self, vrs, values):
+        self._set(vrs, values, Real, "fmi2SetReal")
+
+    def set_integer(self, vrs, values):
+        self._set(vrs, values, Integer, "fmi2SetInteger")
+
+    def set_boolean(self, vrs, values):
+        self._set(vrs, values, Boolean, "fmi2SetBoolean")
+
+    def set_string(self, vrs, values):
+        self._set(vrs, values, String, "fmi2SetString")
 
     # ----------------------------------------------------------------- simulation
     def _parameter_problem(self) -> Optional[str]:
@@ -268,15 +293,13 @@ class SimonSlave(Fmi2Slave):
             self._log_error(f"doStep refused: communication point t={t!r} does not continue "
                             f"the last one, t={self._time!r}")
             return False
-        problem = self._inputs.first_problem()
-        if problem:
-            return self._fail(f"t={t!r}: {problem}")
         for source in _INPUT_SOURCES:
-            np.copyto(getattr(sim, source), self._inputs.values[source])
+            np.copyto(getattr(sim, source), self._inputs[source])
         try:
             sim.check_inputs()
-        except engine.InputError as exc:
-            return self._fail(f"t={t!r}: input rejected by the engine: {exc}")
+        except engine.InputError as exc:   # its field is the FMU variable's name
+            return self._fail(f"t={t!r}: input {exc.field} = {exc.value!r} rejected: "
+                              f"it accepts {exc.accepts}")
         try:
             sim.advance(t + h - self._start_time)
         except engine.SimulationError as exc:
@@ -314,7 +337,7 @@ class SimonSlave(Fmi2Slave):
                   "started": self._started, "failure": self._failure,
                   "params": [[list(_flat(k)), value] for k, value in self._params.items()],
                   "has_engine": sim is not None}
-        arrays = {s: a.copy() for s, a in self._inputs.values.items()}
+        arrays = {s: a.copy() for s, a in self._inputs.items()}
         if sim is None:
             return _SlaveState(header, arrays)
         arrays.update({s: getattr(sim, s).copy() for s in _OUTPUT_SOURCES})
@@ -333,7 +356,7 @@ class SimonSlave(Fmi2Slave):
             return
         self._params = {_unflat(k): value for k, value in h["params"]}
         for s in _INPUT_SOURCES:
-            np.copyto(self._inputs.values[s], state.arrays[s])
+            np.copyto(self._inputs[s], state.arrays[s])
         self._failure = None
         self._start_time, self._time, self._started = h["start_time"], h["time"], h["started"]
         if h["has_engine"]:

@@ -65,7 +65,7 @@ class Instance:
         self.freed = False
 
         def logger(_env, _instance, status, category, message):
-            self.log.append((status, category.decode(), message.decode()))
+            self.log.append((status, (category or b"").decode(), (message or b"").decode()))
 
         self._callbacks = fmi2CallbackFunctions()
         self._callbacks.logger = fmi2CallbackLoggerTYPE(logger)

@@ -82,6 +82,17 @@ def test_bad_input_is_refused_and_named_in_the_log(instance, car_fmu, name, valu
     assert drive(inst, 0.0, 2 * H).shape[0] == 2
 
 
+def test_value_reference_of_another_type_is_logged_not_fatal(instance, car_fmu):
+    inst = started(instance, car_fmu)
+    gear = inst.vr["car.gear"]
+    assert math.isnan(inst.fmu.getReal([gear])[0])
+    inst.fmu.setReal([gear], [2.0])
+    assert inst.get("car.gear") == 0
+    assert any(f"value reference {gear} is no Real variable" in m
+               for m in inst.messages(fmi2Error)), inst.log
+    drive(inst, 0.0, H)
+
+
 def test_bad_parameter_is_named_and_steps_are_refused(instance, car_fmu):
     inst = started(instance, car_fmu, parameters={"car.speed0": math.nan})
     assert any("car.speed0" in m and "nan" in m for m in inst.messages(fmi2Error)), inst.log
