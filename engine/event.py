@@ -336,3 +336,36 @@ def load_event(source=None) -> Event:
     except json.JSONDecodeError as exc:
         raise EventError(f"{path}: valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     return validate_event(raw)
+
+
+def format_reference() -> str:
+    """The event format as Markdown, generated from the schema (docs/event-format.md)."""
+    from .schema import describe
+    unit_fields = {k: v for k, v in UNIT.items() if k != "tires"}
+    lines = [
+        "# Event format",
+        "",
+        "An event is one JSON object in SI units (angles in rad). This page is generated from",
+        "the schema in `engine/event.py` (`python -m engine.event`); the default event",
+        "`engine/data/sedan.json` is a complete example. Unknown fields are rejected, and so",
+        "is every missing, mistyped or out-of-range field, all listed in one error.",
+        "",
+        "| field | accepts | default | meaning |",
+        "| --- | --- | --- | --- |",
+    ]
+    ev = {k: v for k, v in EVENT.items() if k != "units"}
+    lines += describe(ev)
+    lines.append("| `units` | a list of 1..8 vehicle units | required | |")
+    lines += describe(unit_fields, "units[]")
+    lines.append("| `units[].tires` | an object mapping tire names to tire data | required | "
+                 "axles name their tire here |")
+    lines += describe(TIRE, "units[].tires.<name>")
+    lines += ["", "Tire property grids (`peak_friction` ... `camber_stiffness`) have one row per test load",
+              "and one column per test speed. The default relaxation lengths are 0.2 m",
+              "(longitudinal) and 0.4 m (lateral); the default skid flag uses F_z,min = 50 N and",
+              "tau = 0.1 (Eq. 113).", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(format_reference())

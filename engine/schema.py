@@ -193,3 +193,22 @@ def _check_grid(f, v, path, problems):
             for j, x in enumerate(r):
                 check(f.item, x, f"{path}[{i}][{j}]", problems)
     return rows
+
+
+def describe(fields: dict, prefix: str = "") -> list:
+    """Markdown table rows (path, accepts, default, meaning) for a dict of fields."""
+    rows = []
+    for key, f in fields.items():
+        path = f"{prefix}.{key}" if prefix else key
+        default = "required" if f.default is _MISSING else (
+            "(defaults)" if callable(f.default) else repr(f.default))
+        if f.kind == "object" and f.fields:
+            rows.append(f"| `{path}` | an object | {default} | {f.doc} |")
+            rows.extend(describe(f.fields, path))
+        elif f.kind == "list" and f.item is not None and f.item.kind == "object" and f.item.fields:
+            rows.append(f"| `{path}` | {f.accepts()} | {default} | {f.doc} |")
+            rows.extend(describe(f.item.fields, path + "[]"))
+        else:
+            acc = f.accepts() if f.item is None or f.kind != "list" else f"{f.accepts()}, each {f.item.accepts()}"
+            rows.append(f"| `{path}` | {acc} | {default} | {f.doc} |")
+    return rows

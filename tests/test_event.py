@@ -1,0 +1,98 @@
+"""The event format: complete validation, with every problem named, nothing half-loaded."""
+import copy
+import json
+
+import pytest
+
+import engine
+from engine.event import format_reference
+
+from conftest import ROOT
+
+
+@pytest.fixture
+def raw():
+    return json.loads((ROOT / "engine" / "data" / "sedan.json").read_text())
+
+
+def problems(data):
+    with pytest.raises(engine.EventError) as exc:
+        engine.load_event(data)
+    return exc.value.problems
+
+
+def test_default_event_is_the_sedan_sheet():
+    ev = engine.load_event()
+    u = ev.data["units"][0]
+    assert ev.units[0].name == "car"
+    assert u["sprung_mass"]["mass"] == 965.71
+    assert u["axles"][0]["x"] - u["axles"][1]["x"] == pytest.approx(2.5789)
+    assert ev.wheel_names() == ["car.axle1.left", "car.axle1.right", "car.axle2.left", "car.axle2.right"]
+    sim = engine.Simulation(ev)
+    assert sim.unit_mass("car") == pytest.approx(1093.29, abs=0.005)
+
+
+def test_all_problems_reported_at_once(raw):
+    raw["units"][0]["axles"][0]["track"] = -1.0
+    del raw["units"][0]["steering"]
+    raw["units"][0]["tires"]["front"]["peak_friction"] = [[1.0, 1.0]]
+    raw["units"][0]["colour"] = "red"
+    raw["environment"]["gravity"] = "9.81"
+    got = problems(raw)
+    assert "units[0].axles[0].track: a number > 0 (got -1.0)" in got
+    assert any(p.startswith("units[0].steering: missing") for p in got)
+    assert any(p.startswith("units[0].tires.front.peak_friction: a grid of 3 rows") for p in got)
+    assert any(p.startswith("units[0].colour: unknown field") for p in got)
+    assert "environment.gravity: a number > 0 (got '9.81')" in got
+    assert len(got) == 5
+
+
+@pytest.mark.parametrize("mutate, expected", [
+    (lambda d: d["units"][0]["axles"][0].__setitem__("tire", "spare"), "units[0].axles[0].tire: one of"),
+    (lambda d: d["units"][0]["tires"]["rear"]["slide_friction"].__setitem__(0, [1.2, 1.2]),
+     "units[0].tires.rear.slide_friction[0][0]: a value <= peak_friction"),
+    (lambda d: d["units"][0]["drivetrain"].__setitem__("engine_wot_torque", [[2000, 1], [1000, 2]]),
+     "units[0].drivetrain.engine_wot_torque: a list of [x, y] rows with strictly increasing x"),
+    (lambda d: d["units"][0]["axles"].reverse(), "units[0].axles: axles ordered from the front"),
+    (lambda d: d["units"][0]["axles"][1]["suspension"].__setitem__("type", "leaf"),
+     "units[0].axles[1].suspension.type: one of 'independent'"),
+    (lambda d: d["units"].append(copy.deepcopy(d["units"][0])), "units[1].name: a name not used by another unit"),
+    (lambda d: d["units"][0]["sprung_mass"].__setitem__("mass", float("nan")), "units[0].sprung_mass.mass"),
+])
+def test_each_bad_field_is_named(raw, mutate, expected):
+    mutate(raw)
+    assert any(p.startswith(expected) for p in problems(raw)), problems(raw)
+
+
+def test_unreadable_files(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ not json")
+    with pytest.raises(engine.EventError, match="valid JSON"):
+        engine.load_event(bad)
+    with pytest.raises(engine.EventError, match="readable JSON event file"):
+        engine.load_event(tmp_path / "missing.json")
+
+
+def test_simulation_parameters_are_checked():
+    ev = engine.load_event()
+    with pytest.raises(engine.EventError, match="stepSize"):
+        engine.Simulation(ev, step_size=0.0)
+    with pytest.raises(engine.EventError, match="car.speed0"):
+        engine.Simulation(ev, initial={"car": {"speed0": float("inf")}})
+    with pytest.raises(engine.EventError, match="initial.bus"):
+        engine.Simulation(ev, initial={"bus": {}})
+
+
+def test_inputs_are_checked():
+    sim = engine.Simulation(engine.load_event())
+    sim.u_unit[0, engine.UNIT_INPUTS.index("throttle")] = 1.5
+    with pytest.raises(engine.InputError, match=r"car\.throttle: a value in 0.0 .. 1.0 \(got 1.5\)"):
+        sim.check_inputs()
+    sim.u_unit[0, engine.UNIT_INPUTS.index("throttle")] = 0.0
+    sim.u_unit[0, engine.UNIT_INPUTS.index("gear")] = 6
+    with pytest.raises(engine.InputError, match="car.gear"):
+        sim.check_inputs()
+
+
+def test_event_format_doc_is_current():
+    assert (ROOT / "docs" / "event-format.md").read_text() == format_reference() + "\n"
