@@ -97,8 +97,16 @@ def test_coast_down_matches_rolling_resistance_and_drag(instance, car_fmu):
 def test_locked_wheel_deceleration_is_mu_slide_g(instance, car_fmu):
     v0 = 20.0
     inst = instance(car_fmu).start({"car.speed0": v0})
-    r = run(inst, 4.0, lambda t, i: i.set("car.brakePedalForce", 3000.0),
-            record=("car.u", "car.ax", "car.X") + tuple(w + ".spin" for w in WHEELS))
+    skid = {}
+
+    def brake(t, i):
+        i.set("car.brakePedalForce", 3000.0)
+        if abs(t - 1.0) < 1e-9:  # sliding at about 12 m/s
+            skid.update({w: i.get(w + ".skid") for w in WHEELS})
+            skid["slip"] = i.get("car.axle1.left.slip")
+
+    r = run(inst, 4.0, brake, record=("car.u", "car.ax", "car.X") + tuple(w + ".spin" for w in WHEELS))
+    assert all(skid[w] for w in WHEELS) and skid["slip"] == pytest.approx(1.0, abs=1e-3)
     u = r["car.u"]
     band = (u < 16.0) & (u > 4.0)
     for w in WHEELS:
