@@ -20,6 +20,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="FMU file to write (default: %(default)s)")
     build.add_argument("--model-identifier", default="SimonCar",
                        help="modelIdentifier, the shared library's name (default: %(default)s)")
+    build.add_argument("--no-warm", action="store_true",
+                       help="do not compile the bundled engine at build time")
     table = commands.add_parser("variables", help="print the FMU's variables as a Markdown table")
     table.add_argument("event_file", nargs="?", default=None,
                        help="event JSON file (default: the default car)")
@@ -31,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "build":
             from .build import build_fmu
-            print(build_fmu(args.event_file, args.output, args.model_identifier))
+            print(build_fmu(args.event_file, args.output, args.model_identifier,
+                            warm_cache=not args.no_warm))
         else:
             from model_description import build_catalogue, variable_table
             event = engine.load_event(args.event_file)

@@ -16,6 +16,7 @@ import shutil
 import sys
 import tempfile
 import uuid
+import warnings
 import zipfile
 from pathlib import Path
 from typing import Optional, Union
@@ -35,7 +36,7 @@ PathLike = Union[str, os.PathLike]
 
 
 def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/SimonCar.fmu",
-              model_identifier: str = MODEL_IDENTIFIER) -> Path:
+              model_identifier: str = MODEL_IDENTIFIER, warm_cache: bool = True) -> Path:
     """Build a Co-Simulation FMU of an event and return its path.
 
     Parameters:
@@ -44,6 +45,9 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
         output: the FMU file to write (its folder is created). Default ``out/SimonCar.fmu``.
         model_identifier: the FMU's modelIdentifier (the shared library's name).
             Default ``SimonCar``.
+        warm_cache: True (default) runs the bundled engine for two steps once it sits in
+            the user's cache folder (see :mod:`simon_fmu.entry`), so that numba compiles it
+            at build time and the FMU's first instance on this machine starts at once.
 
     The generation date is the current time, or ``$SOURCE_DATE_EPOCH`` when that is set, so
     that builds can be made reproducible.
@@ -66,6 +70,9 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
             raw = FmuBuilder.build_FMU(entry, dest=Path(tmp) / "raw.fmu",
                                        project_files=[stage / p for p in packages]
                                        + [stage / EVENT_FILE])
+            if warm_cache:
+                _warm(sys.modules.get(next(p for p in packages if p.startswith("simon_engine_"))),
+                      stage / EVENT_FILE)
         finally:
             # the builder imports the entry script and leaves it on sys.path and in sys.modules
             sys.path[:] = saved_path
@@ -78,6 +85,18 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
             event, model_identifier, generation_time(float(epoch) if epoch else None))
         _repack(Path(raw), output, xml, model_identifier)
     return output
+
+
+def _warm(bundled_engine, event_file: Path) -> None:
+    """Compile the bundled engine where the FMU will import it from (numba caches it there)."""
+    from .entry import cache_root
+    if bundled_engine is None or cache_root() not in Path(bundled_engine.__file__).parents:
+        return
+    try:
+        sim = bundled_engine.Simulation(bundled_engine.load_event(event_file))
+        sim.advance(1.5 * sim.step_size)   # a whole step and a partial one
+    except Exception as exc:  # noqa: BLE001 - the FMU is still usable; it compiles when run
+        warnings.warn(f"the bundled engine could not be compiled at build time: {exc}")
 
 
 def fmu_model_description(event: "engine.Event", model_identifier: str = MODEL_IDENTIFIER,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,26 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+_loaded_fmu_library = False   # set once an FMU's shared library is loaded in this process
+
+
+def pytest_sessionfinish(session, exitstatus):
+    session.config._simon_exitstatus = int(exitstatus)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """Leave with os._exit once an FMU library was loaded (see docs/importers.md).
+
+    pythonfmu 0.7.0's library resets its global interpreter state twice when the process
+    exits (a C++ static destructor and a destructor function), which can corrupt the heap
+    and abort the process after every test has passed. By now pytest has reported and
+    written everything, so skipping the process's exit handlers loses nothing.
+    """
+    if _loaded_fmu_library:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(getattr(config, "_simon_exitstatus", 0))
 
 
 def build(event_file: Path | None, output: Path) -> Path:
@@ -72,6 +93,8 @@ class Instance:
         self._callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
         self._callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
         addLoggerProxy(byref(self._callbacks))
+        global _loaded_fmu_library
+        _loaded_fmu_library = True
         self.fmu = FMU2Slave(guid=model_description.guid, unzipDirectory=str(unzipped),
                              modelIdentifier=model_description.coSimulation.modelIdentifier,
                              instanceName=name)
