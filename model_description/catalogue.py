@@ -27,7 +27,7 @@ class Field(NamedTuple):
     unit: Optional[str]          # SI unit (None: dimensionless, or not a Real)
     display_unit: Optional[str]  # a friendlier unit for people, defined in writer.UNITS
     description: str
-    type: str = "Real"           # "Real", "Integer" or "Boolean"
+    type: str = "Real"           # "Real", "Integer", "Boolean" or "String"
 
 
 #: Every per-unit, per-wheel, per-tire and environment field of :mod:`engine.signals`.
@@ -158,7 +158,7 @@ class Variable:
 
     name: str
     value_reference: int
-    type: str                     # "Real", "Integer", "Boolean"
+    type: str                     # "Real", "Integer", "Boolean", "String"
     causality: str                # "input", "output", "parameter", "calculatedParameter"
     variability: str              # "fixed", "discrete", "continuous"
     initial: Optional[str]        # "exact", "calculated" or None (inputs)
@@ -218,6 +218,9 @@ class _Builder:
         elif field.type == "Boolean":
             lo = hi = None
             start = None if start is None else bool(start)
+        elif field.type == "String":
+            lo = hi = None
+            start = None if start is None else str(start)
         else:
             start, lo, hi = (None if x is None else float(x) for x in (start, lo, hi))
         self.variables.append(Variable(

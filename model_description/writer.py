@@ -63,6 +63,8 @@ TYPES: dict[str, tuple[str, str, Optional[str]]] = {
 
 
 def _num(x) -> str:
+    if isinstance(x, str):
+        return x
     if isinstance(x, bool):
         return "true" if x else "false"
     if isinstance(x, int):
