@@ -40,10 +40,13 @@ def package_dir(name: str) -> Path:
     return Path(list(spec.submodule_search_locations)[0])
 
 
-def runtime_files() -> list[tuple[str, Path]]:
-    """(path inside the bundle, source file) for every file the FMU needs, sorted."""
+def runtime_files(runtime: dict | None = None) -> list[tuple[str, Path]]:
+    """(path inside the bundle, source file) for every file the FMU needs, sorted.
+
+    ``runtime`` maps packages to the patterns of their files (default :data:`RUNTIME`).
+    """
     files = {}
-    for name, patterns in RUNTIME.items():
+    for name, patterns in (RUNTIME if runtime is None else runtime).items():
         root = package_dir(name)
         for pattern in patterns:
             for path in root.glob(pattern):
@@ -121,9 +124,12 @@ def package_names(files: list[tuple[str, Path]]) -> tuple[str, dict[str, str]]:
                  "simon_fmu": f"simon_{key}.simon_fmu"}
 
 
-def stage_packages(dest: Path) -> tuple[str, list[str]]:
-    """Write the bundled packages under ``dest``; return (digest, top-level package names)."""
-    files = runtime_files()
+def stage_packages(dest: Path, runtime: dict | None = None) -> tuple[str, list[str]]:
+    """Write the bundled packages under ``dest``; return (digest, top-level package names).
+
+    ``runtime`` as for :func:`runtime_files` (default :data:`RUNTIME`, the vehicle's).
+    """
+    files = runtime_files(runtime)
     key, names = package_names(files)
     tops = sorted({name.split(".")[0] for name in names.values()})
     for top in tops:
