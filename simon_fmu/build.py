@@ -82,7 +82,7 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
 
         epoch = os.environ.get("SOURCE_DATE_EPOCH")
         xml = fmu_model_description(
-            event, model_identifier, generation_time(float(epoch) if epoch else None))
+            event, model_identifier, generation_time(float(epoch) if epoch else None), key)
         _repack(Path(raw), output, xml, model_identifier)
     return output
 
@@ -100,19 +100,22 @@ def _warm(bundled_engine, event_file: Path) -> None:
 
 
 def fmu_model_description(event: "engine.Event", model_identifier: str = MODEL_IDENTIFIER,
-                          generated_at: Optional[str] = None) -> bytes:
+                          generated_at: Optional[str] = None,
+                          code_digest: Optional[str] = None) -> bytes:
     """The modelDescription.xml that :func:`build_fmu` puts in the FMU of ``event``.
 
     Parameters:
         event: the validated event.
         model_identifier: as for :func:`build_fmu`.
         generated_at: generationDateAndTime; default now.
+        code_digest: the digest of the bundled code (:func:`bundle.digest`); default that of
+            the sources as they are now.
 
     The GUID is derived from the bundled code, the model identifier and the event, so it
     changes whenever any of them does.
     """
     event_json = event.to_json()
-    key = bundle.digest(bundle.runtime_files())
+    key = code_digest or bundle.digest(bundle.runtime_files())
     guid = uuid.uuid5(_GUID_NAMESPACE, hashlib.sha256(
         f"{key}\0{model_identifier}\0{event_json}".encode()).hexdigest())
     return model_description_xml(
