@@ -63,6 +63,12 @@ def car_fmu(fmu_dir) -> Path:
 
 
 @pytest.fixture(scope="session")
+def vehicle_fmu(car_fmu) -> Path:
+    """The vehicle FMU the importer tests (tests/importers) run."""
+    return car_fmu
+
+
+@pytest.fixture(scope="session")
 def truck_fmu(fmu_dir) -> Path:
     """The default vehicle with its unit named ``truck``: other variable names."""
     event_file = fmu_dir / "truck.json"
