@@ -180,10 +180,14 @@ class SimonSlave(Fmi2Slave):
         out = []
         for vr in vrs:
             var = self.vars.get(vr)
-            if isinstance(var, kind):
-                out.append(convert(var.getter()))
-            else:
+            if not isinstance(var, kind):
                 self._log_error(f"{function}: value reference {vr} is no {kind.__name__} variable")
+                out.append(fallback)
+                continue
+            try:
+                out.append(convert(var.getter()))
+            except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
+                self._log_error(f"{function}: {var.name} could not be read ({exc!r})")
                 out.append(fallback)
         return out
 
@@ -371,7 +375,10 @@ class SimonSlave(Fmi2Slave):
 
     @staticmethod
     def _fmu_state_to_bytes(state: _SlaveState) -> bytes:
-        return state.to_bytes()
+        try:
+            return state.to_bytes()
+        except Exception:  # noqa: BLE001 - an empty state is refused when it is set
+            return b""
 
     @staticmethod
     def _fmu_state_from_bytes(state: bytes) -> _SlaveState:
