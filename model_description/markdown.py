@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 from .catalogue import Catalogue, Variable
-from .writer import _num
+from .writer import format_value
 
 _COLUMNS = ("Name", "Causality", "Type", "Unit", "Start", "Min", "Max", "Description")
 
 
 def _cell(x) -> str:
-    return "" if x is None else _num(x) if not isinstance(x, str) else x.replace("|", "\\|")
+    return "" if x is None else format_value(x) if not isinstance(x, str) else x.replace("|", "\\|")
 
 
 def _row(name: str, v: Variable) -> str:

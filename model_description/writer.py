@@ -62,7 +62,8 @@ TYPES: dict[str, tuple[str, str, Optional[str]]] = {
 }
 
 
-def _num(x) -> str:
+def format_value(x) -> str:
+    """A number as modelDescription.xml writes it (shortest round-trip form)."""
     if isinstance(x, str):
         return x
     if isinstance(x, bool):
@@ -122,7 +123,7 @@ def model_description(catalogue: Catalogue, *, model_identifier: str, guid: str,
         el = etree.SubElement(units, "Unit", name=name)
         etree.SubElement(el, "BaseUnit", {k: str(e) for k, e in unit.exponents.items()})
         for display, factor in unit.display.items():
-            etree.SubElement(el, "DisplayUnit", name=display, factor=_num(factor))
+            etree.SubElement(el, "DisplayUnit", name=display, factor=format_value(factor))
 
     types = etree.SubElement(root, "TypeDefinitions")
     for name in used_units:
@@ -138,7 +139,7 @@ def model_description(catalogue: Catalogue, *, model_identifier: str, guid: str,
         etree.SubElement(categories, "Category", name=name, description=text)
 
     etree.SubElement(root, "DefaultExperiment",
-                     {k: _num(x) for k, x in DEFAULT_EXPERIMENT.items()})
+                     {k: format_value(x) for k, x in DEFAULT_EXPERIMENT.items()})
 
     variables = etree.SubElement(root, "ModelVariables")
     for v in catalogue:
@@ -163,7 +164,7 @@ def _scalar_variable(v: Variable) -> etree._Element:
             typed["displayUnit"] = v.display_unit
     for key, value in (("start", v.start), ("min", v.min), ("max", v.max)):
         if value is not None:
-            typed[key] = _num(value)
+            typed[key] = format_value(value)
     etree.SubElement(el, v.type, typed)
     return el
 
