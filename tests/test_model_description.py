@@ -178,3 +178,19 @@ def test_xml_inside_the_built_fmu_equals_the_generated_xml(car_fmu, event):
 def test_built_fmu_passes_fmpy_validate(car_fmu, truck_fmu):
     assert validate_fmu(str(car_fmu)) == []
     assert validate_fmu(str(truck_fmu)) == []
+
+
+def test_dual_tires_sit_under_inner_and_outer(tmp_path):
+    data = renamed_event("car")
+    data["units"][0]["axles"][1].update(dual=True, dual_spacing=0.3)
+    event = engine.load_event(data)
+    catalogue = build_catalogue(event)
+    for side in ("left", "right"):
+        for pos in ("inner", "outer"):
+            assert catalogue[f"car.axle2.{side}.{pos}.Fz"].causality == "output"
+            assert catalogue[f"car.axle2.{side}.{pos}.skid"].type == "Boolean"
+        assert f"car.axle2.{side}.Fz" not in catalogue.by_name
+        assert catalogue[f"car.axle2.{side}.spin"].causality == "output"
+    assert "<unit>.axle<k>.<side>.inner.Fz" in {v.pattern for v in catalogue}
+    (tmp_path / "modelDescription.xml").write_bytes(fmu_model_description(event, generated_at=DATE))
+    assert validate_fmu(str(tmp_path)) == []
