@@ -645,12 +645,11 @@ def spawn(name, duration, fmu_path, throttle=THROTTLE_FEEDFORWARD, repeat=1, tim
 
 
 def machine_info():
-    cpu = "unknown"
+    cpuinfo = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+            key, _, value = line.partition(":")
+            cpuinfo.setdefault(key.strip(), value.strip())   # the first processor's entry
     except OSError:
         pass
     versions = {}
@@ -666,7 +665,9 @@ def machine_info():
         versions["commonroad-vehicle-models"] = None
     return {
         "hostname": platform.node(),
-        "cpu_model": cpu,
+        "cpu_model": cpuinfo.get("model name", "unknown"),
+        "cpu_mhz": cpuinfo.get("cpu MHz"),
+        "physical_cores": cpuinfo.get("cpu cores"),
         "logical_cores": os.cpu_count(),
         "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
         else None,
@@ -762,7 +763,8 @@ def print_table(report):
     peer_rtf = peer.get("real_time_factor") if peer.get("ok") else None
     print()
     print(f"machine: {report['machine']['hostname']}, {report['machine']['cpu_model']}, "
-          f"{report['machine']['logical_cores']} cores, Python {report['machine']['python']}, "
+          f"{report['machine']['physical_cores']} cores / {report['machine']['logical_cores']} "
+          f"threads, Python {report['machine']['python']}, "
           f"{report['date_utc']}")
     print("load average (1, 5, 15 min) at start " +
           " ".join(f"{x:.2f}" for x in report["machine"]["load_average_at_start"]) +
