@@ -22,6 +22,14 @@ def main(argv: list[str] | None = None) -> int:
                        help="modelIdentifier, the shared library's name (default: %(default)s)")
     build.add_argument("--no-warm", action="store_true",
                        help="do not compile the bundled engine at build time")
+    drv = commands.add_parser("build-driver", help="build the closed-loop driver FMU")
+    drv.add_argument("-o", "--output", default="out/Driver.fmu",
+                     help="FMU file to write (default: %(default)s)")
+    abs_ = commands.add_parser("build-abs", help="build the ABS FMU for a vehicle")
+    abs_.add_argument("event_file", nargs="?", default=None,
+                      help="the vehicle's event JSON file (default: the default car)")
+    abs_.add_argument("-o", "--output", default="out/ABS.fmu",
+                      help="FMU file to write (default: %(default)s)")
     table = commands.add_parser("variables", help="print the FMU's variables as a Markdown table")
     table.add_argument("event_file", nargs="?", default=None,
                        help="event JSON file (default: the default car)")
@@ -35,6 +43,12 @@ def main(argv: list[str] | None = None) -> int:
             from .build import build_fmu
             print(build_fmu(args.event_file, args.output, args.model_identifier,
                             warm_cache=not args.no_warm))
+        elif args.command == "build-driver":
+            from .controller_build import build_driver
+            print(build_driver(args.output))
+        elif args.command == "build-abs":
+            from .controller_build import build_abs
+            print(build_abs(args.event_file, args.output))
         else:
             from model_description import build_catalogue, variable_table
             event = engine.load_event(args.event_file)

@@ -1,0 +1,203 @@
+"""The pythonfmu slaves of the controller FMUs: thin wrappers over :mod:`simon_fmu.driver` and
+:mod:`simon_fmu.abs_controller`.
+
+Each registers the variables of its catalogue (:mod:`model_description.controllers`), keeps
+parameters and inputs in dicts, builds its controller when initialisation ends, and in
+``do_step(t, h)`` hands the inputs at ``t`` to the controller, whose answer becomes the
+outputs for ``t + h``. The FMU's resources hold ``controller.json``: which controller, and for
+the ABS the wheel names of the vehicle it was built for. As in the vehicle's slave, nothing
+raises into pythonfmu: a problem is logged (category logStatusError) and the step refused.
+The FMU state is a deep copy of the controller (JSON when serialised).
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import math
+import traceback
+from pathlib import Path
+from typing import Optional
+
+from pythonfmu import Boolean, Fmi2Causality, Fmi2Slave, Integer, Real, String
+from pythonfmu.enums import Fmi2Status
+
+from model_description.controllers import abs_catalogue, driver_catalogue
+from model_description.writer import LOG_CATEGORIES
+
+from . import abs_controller, driver
+
+#: The controller description in the FMU's resources folder.
+CONTROLLER_FILE = "controller.json"
+_TYPES = {"Real": Real, "Integer": Integer, "Boolean": Boolean, "String": String}
+
+
+class _ControllerSlave:
+    """What both controller slaves share: variables, parameters, stepping, state.
+
+    A mixin: pythonfmu 0.7.0's loader takes as the slave a class whose direct bases
+    include Fmi2Slave, so each slave names Fmi2Slave itself.
+    """
+
+    author = "simon-fmu"
+    log_categories = dict(LOG_CATEGORIES)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._config = json.loads((Path(self.resources) / CONTROLLER_FILE).read_text())
+        self._catalogue = self._make_catalogue()
+        self._values = {v.binding.index: v.start for v in self._catalogue}
+        self._controller = None
+        self._time = 0.0
+        self._failure: Optional[str] = None
+        for v in self._catalogue:
+            var = _TYPES[v.type](v.name, causality=Fmi2Causality[v.causality],
+                                 getter=self._getter(v), setter=self._setter(v))
+            self.register_variable(var, nested=False)
+
+    def _getter(self, v):
+        key = v.binding.index
+        convert = {"Real": float, "Integer": int, "Boolean": bool, "String": str}[v.type]
+        fallback = {"Real": math.nan, "Integer": 0, "Boolean": False, "String": ""}[v.type]
+
+        def get():
+            value = self._values.get(key)
+            return fallback if value is None else convert(value)
+        return get
+
+    def _setter(self, v):
+        key = v.binding.index
+
+        def set_(value):
+            if v.causality == "output":
+                self._log(f"{v.name} is an output and cannot be set; ignored", Fmi2Status.warning)
+            elif v.causality == "parameter" and self._controller is not None:
+                self._log(f"parameter {v.name} is fixed after initialisation; {value!r} "
+                          "ignored", Fmi2Status.warning)
+            else:
+                self._values[key] = value
+        return set_
+
+    def _parameters(self) -> dict:
+        return {v.binding.index[0]: self._values[v.binding.index]
+                for v in self._catalogue.with_causality("parameter")}
+
+    def setup_experiment(self, start_time, stop_time=None, tolerance=None):
+        self._time = float(start_time)
+
+    def exit_initialization_mode(self):
+        try:
+            self._controller = self._build(self._parameters())
+            self._step(self._time, 0.0)    # the outputs before the first step
+        except (ValueError, driver.PathError) as exc:
+            self._fail(f"the parameters are not accepted: {exc}")
+        except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
+            self._fail_unexpected("building the controller", exc)
+
+    def do_step(self, current_time, step_size):
+        if self._failure is not None or self._controller is None:
+            self._log(f"doStep at t={current_time!r} refused: "
+                      f"{self._failure or 'initialisation has not ended'}", Fmi2Status.error)
+            return False
+        if not (step_size > 0 and math.isfinite(step_size)):
+            self._log(f"doStep refused: communication step size {step_size!r} is not > 0",
+                      Fmi2Status.error)
+            return False
+        for v in self._catalogue.with_causality("input"):
+            value = self._values[v.binding.index]
+            if not math.isfinite(value):
+                return self._fail(f"t={current_time!r}: input {v.name} = {value!r} rejected: "
+                                  "it accepts a finite value")
+        try:
+            self._step(float(current_time), float(step_size))
+        except Exception as exc:  # noqa: BLE001
+            self._fail_unexpected(f"the step from t={current_time!r}", exc)
+            return False
+        self._time = current_time + step_size
+        return True
+
+    def _log(self, message: str, status=Fmi2Status.error) -> None:
+        category = "logStatusError" if status == Fmi2Status.error else "logStatusWarning"
+        self.log(message.replace("%", "%%"), status, category)
+
+    def _fail(self, reason: str) -> bool:
+        self._failure = reason
+        self._log(reason)
+        return False
+
+    def _fail_unexpected(self, what: str, exc: Exception) -> None:
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        self._fail(f"internal error in {what}: {detail}")
+
+    # FMU state: the controller (deep copy), the values, time and failure
+    def _get_fmu_state(self):
+        return {"values": dict(self._values), "time": self._time, "failure": self._failure,
+                "controller": copy.deepcopy(self._controller)}
+
+    def _set_fmu_state(self, state):
+        self._values = dict(state["values"])
+        self._time, self._failure = state["time"], state["failure"]
+        self._controller = copy.deepcopy(state["controller"])
+
+    @staticmethod
+    def _fmu_state_to_bytes(state) -> bytes:
+        c = state["controller"]
+        return json.dumps({"values": [[list(k), v] for k, v in state["values"].items()],
+                           "time": state["time"], "failure": state["failure"],
+                           "controller": None if c is None else dataclasses.asdict(c.state)}
+                          ).encode()
+
+    @staticmethod
+    def _fmu_state_from_bytes(blob: bytes):
+        raise NotImplementedError("deserialised controller states are not supported")
+
+
+class DriverSlave(_ControllerSlave, Fmi2Slave):
+    """The path-following driver (:class:`simon_fmu.driver.Driver`) as an FMU."""
+
+    description = "Closed-loop driver: preview path following, speed control, gear selection"
+
+    def _make_catalogue(self):
+        return driver_catalogue()
+
+    def _build(self, p: dict):
+        path = p.pop("path")
+        source = Path(path)
+        if not source.is_absolute() and not source.exists():
+            source = Path(self.resources) / "courses" / f"{path}.csv" \
+                if not path.lower().endswith(".csv") else source
+        ratios = p.pop("gearRatios")
+        try:
+            gear_ratios = tuple(float(r) for r in ratios.split())
+        except ValueError:
+            raise ValueError(f"gearRatios: numbers separated by spaces (got {ratios!r})") from None
+        return driver.Driver(driver.load_path(source),
+                             driver.DriverParams(gearRatios=gear_ratios, **p))
+
+    def _step(self, t, h):
+        v = self._values
+        out = self._controller.step(t, h, v[("X",)], v[("Y",)], v[("yaw",)], v[("speed",)])
+        for key in ("steeringWheelAngle", "throttle", "brakePedalForce", "gear"):
+            v[(key,)] = getattr(out, key)
+        v[("lateralError",)] = self._controller.state.lateral_error
+        v[("pathDistance",)] = self._controller.state.s
+
+
+class AbsSlave(_ControllerSlave, Fmi2Slave):
+    """The ABS (:class:`simon_fmu.abs_controller.AbsController`) as an FMU."""
+
+    description = "Anti-lock braking controller: per-wheel build, hold and dump"
+
+    def _make_catalogue(self):
+        self._wheels = self._config["wheels"]
+        return abs_catalogue(self._wheels)
+
+    def _build(self, p: dict):
+        return abs_controller.AbsController(len(self._wheels), abs_controller.AbsParams(**p))
+
+    def _step(self, t, h):
+        v = self._values
+        factors = self._controller.step(h, [v[(i, "spin")] for i in range(len(self._wheels))])
+        v[("referenceSpeed",)] = self._controller.state.v_ref
+        for i, (f, w) in enumerate(zip(factors, self._controller.state.wheels)):
+            v[(i, "brakePressureFactor")], v[(i, "slip")], v[(i, "phase")] = f, w.slip, w.phase
