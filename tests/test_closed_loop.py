@@ -1,0 +1,112 @@
+"""Closed loop through the FMUs: the driver and ABS FMUs with the vehicle, in the master."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from simon_fmu.courses import check_lanes, iso3888_2_lanes
+
+G = 9.80665
+
+
+def _build(command: str, out):
+    subprocess.run([sys.executable, "-m", "simon_fmu", command, "-o", str(out)],
+                   check=True, cwd=ROOT, capture_output=True)
+    return out
+
+
+@pytest.fixture(scope="session")
+def driver_fmu(fmu_dir):
+    return _build("build-driver", fmu_dir / "Driver.fmu")
+
+
+@pytest.fixture(scope="session")
+def abs_fmu(fmu_dir):
+    return _build("build-abs", fmu_dir / "ABS.fmu")
+
+
+def _lane_change(car_fmu, driver_fmu, kmh):
+    from simon_fmu.master import Master
+    m = Master({"driver": driver_fmu, "vehicle": car_fmu}, 0.01, prefixes={"vehicle": "car."})
+    m.connect_by_name()
+    v = kmh / 3.6
+    return m.run(120.0 / v, start_values={"vehicle.car.speed0": v, "vehicle.car.X0": -30.0,
+                                          "driver.targetSpeed": v},
+                 record=["vehicle.car.X", "vehicle.car.Y", "vehicle.car.yaw",
+                         "driver.lateralError"])
+
+
+def test_iso3888_2_at_60_kmh(car_fmu, driver_fmu):
+    r = _lane_change(car_fmu, driver_fmu, 60.0)
+    x = r["vehicle.car.X"]
+    on_course = (x > -5.0) & (x < 70.0)
+    assert np.abs(r["driver.lateralError"][on_course]).max() < 0.3
+    lanes = check_lanes(iso3888_2_lanes(), x, r["vehicle.car.Y"], r["vehicle.car.yaw"])
+    assert lanes.inside, lanes
+    assert x[-1] > 70.0
+
+
+def test_iso3888_2_at_80_kmh_reports(car_fmu, driver_fmu, capsys):
+    r = _lane_change(car_fmu, driver_fmu, 80.0)
+    lanes = check_lanes(iso3888_2_lanes(), r["vehicle.car.X"], r["vehicle.car.Y"],
+                        r["vehicle.car.yaw"])
+    with capsys.disabled():
+        print(f"\nISO 3888-2 at 80 km/h: inside={lanes.inside}, least margin "
+              f"{lanes.margin:.2f} m at body-corner X={lanes.where[1]:.1f} m (lane "
+              f"{lanes.where[2] + 1})")
+
+
+def _static_mu_p():
+    """Peak friction at the static wheel loads of the sedan sheet, load-weighted."""
+    m_s, m_u, a, b, g = 965.71, 31.896, 1.1562, 1.4227, G
+    front = m_s * g * b / (a + b) / 2 + m_u * g
+    rear = m_s * g * a / (a + b) / 2 + m_u * g
+    mu = [float(np.interp(fz, [2000, 4000, 6000], [1.00, 0.97, 0.94])) for fz in (front, rear)]
+    return (front * mu[0] + rear * mu[1]) / (front + rear)
+
+
+def _brake(car_fmu, driver_fmu, abs_fmu=None):
+    from simon_fmu.master import Master
+    fmus = {"driver": driver_fmu}
+    if abs_fmu is not None:
+        fmus["abs"] = abs_fmu
+    fmus["vehicle"] = car_fmu
+    m = Master(fmus, 0.002, prefixes={"vehicle": "car."})
+    m.connect_by_name()
+    wheels = [f"vehicle.car.axle{k}.{s}.spin" for k in (1, 2) for s in ("left", "right")]
+    return m.run(4.0, start_values={"vehicle.car.speed0": 100 / 3.6, "driver.path": "straight",
+                                    "driver.targetSpeed": 100 / 3.6, "driver.brakeTime": 0.0},
+                 record=["vehicle.car.X", "vehicle.car.Y", "vehicle.car.speed"] + wheels)
+
+
+def _stop_distance(r):
+    v = r["vehicle.car.speed"]
+    i = int(np.argmax(v < 0.1))
+    assert v[i] < 0.1, "the car did not stop"
+    return r["vehicle.car.X"][i] - r["vehicle.car.X"][0]
+
+
+def test_abs_straight_line_braking(car_fmu, driver_fmu, abs_fmu, capsys):
+    with_abs = _brake(car_fmu, driver_fmu, abs_fmu)
+    locked = _brake(car_fmu, driver_fmu)
+    d_abs, d_locked = _stop_distance(with_abs), _stop_distance(locked)
+    ideal = (100 / 3.6) ** 2 / (2 * _static_mu_p() * G)
+    with capsys.disabled():
+        print(f"\nbraking from 100 km/h: ABS {d_abs:.2f} m, locked {d_locked:.2f} m, "
+              f"ideal {ideal:.2f} m")
+    assert d_abs < d_locked
+    assert abs(d_abs - ideal) < 0.15 * ideal
+    v = with_abs["vehicle.car.speed"]
+    dt = with_abs.time[1] - with_abs.time[0]
+    for k in (1, 2):
+        for side in ("left", "right"):
+            wheel = with_abs[f"vehicle.car.axle{k}.{side}.spin"] * 0.327
+            locked_run = longest = 0
+            for is_locked in (wheel < 0.1 * v) & (v > 5 / 3.6):
+                locked_run = locked_run + 1 if is_locked else 0
+                longest = max(longest, locked_run)
+            assert longest * dt <= 0.2, f"axle{k}.{side} locked {longest * dt:.3f} s"
