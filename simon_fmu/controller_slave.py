@@ -26,6 +26,7 @@ from model_description.controllers import abs_catalogue, driver_catalogue
 from model_description.writer import LOG_CATEGORIES
 
 from . import abs_controller, driver
+from .native import guard_exit
 
 #: The controller description in the FMU's resources folder.
 CONTROLLER_FILE = "controller.json"
@@ -44,6 +45,7 @@ class _ControllerSlave:
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        guard_exit(self.resources)
         self._config = json.loads((Path(self.resources) / CONTROLLER_FILE).read_text())
         self._catalogue = self._make_catalogue()
         self._values = {v.binding.index: v.start for v in self._catalogue}

@@ -40,6 +40,7 @@ from pythonfmu.enums import Fmi2Status
 import engine
 from model_description.catalogue import Catalogue, Variable, build_catalogue
 from model_description.writer import LOG_CATEGORIES
+from simon_fmu.native import guard_exit
 
 #: The event file in the FMU's resources folder.
 EVENT_FILE = "event.json"
@@ -109,6 +110,7 @@ class SimonSlave(Fmi2Slave):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        guard_exit(self.resources)
         event_path = Path(self.resources) / EVENT_FILE
         st = event_path.stat()
         self._event, self._catalogue = _load(str(event_path), (st.st_mtime_ns, st.st_size))
