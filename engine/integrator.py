@@ -12,18 +12,22 @@ from .vehicle import ERR_NONFINITE, derivatives
 
 @njit
 def advance(y, h, n, work, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-            P_TIRE, TT, P_AERO, P_ENV, y_unit, y_wheel, y_tire, err):
+            P_TIRE, TT, P_AERO, P_ENV, y_unit, y_wheel, y_tire, err, scratch):
     """Integrate n RK4 steps of size h in place. Returns the number of steps completed.
 
-    work: array (6, len(y)) of scratch rows. err[0] != 0 on failure (see vehicle.ERR_*),
-    with y restored to the last good state; the outputs are recorded at the final state.
+    work: array (6, len(y)) of scratch rows; scratch: the derivative's scratch array
+    (``layout.scratch_shape``). err[0] != 0 on failure (see vehicle.ERR_*), with y restored
+    to the last good state; the outputs are recorded at the final state. err is cleared on
+    entry.
     """
+    err[0] = 0
+    err[1] = 0
     k1, k2, k3, k4, yt, y_good = work[0], work[1], work[2], work[3], work[4], work[5]
     m = y.shape[0]
     done = 0
     for step in range(n):
         derivatives(y, k1, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err)
+                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err, scratch)
         if err[0] != 0:
             if done > 0:  # the state reached by the previous step is out of range
                 for i in range(m):
@@ -34,15 +38,15 @@ def advance(y, h, n, work, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG,
             y_good[i] = y[i]
             yt[i] = y[i] + 0.5 * h * k1[i]
         derivatives(yt, k2, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err)
+                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err, scratch)
         for i in range(m):
             yt[i] = y[i] + 0.5 * h * k2[i]
         derivatives(yt, k3, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err)
+                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err, scratch)
         for i in range(m):
             yt[i] = y[i] + h * k3[i]
         derivatives(yt, k4, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err)
+                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err, scratch)
         err[0] = 0  # only the state at a step boundary (k1) is judged for deflection
         bad = -1
         for i in range(m):
@@ -59,7 +63,7 @@ def advance(y, h, n, work, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG,
     # outputs at the final state (also judges its tire deflection)
     if err[0] == 0:
         derivatives(y, k1, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                    P_TIRE, TT, P_AERO, P_ENV, True, y_unit, y_wheel, y_tire, err)
+                    P_TIRE, TT, P_AERO, P_ENV, True, y_unit, y_wheel, y_tire, err, scratch)
         if err[0] != 0 and done > 0:
             for i in range(m):
                 y[i] = y_good[i]
@@ -68,6 +72,6 @@ def advance(y, h, n, work, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG,
         e0, e1 = err[0], err[1]
         err[0] = 0
         derivatives(y, k1, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                    P_TIRE, TT, P_AERO, P_ENV, True, y_unit, y_wheel, y_tire, err)
+                    P_TIRE, TT, P_AERO, P_ENV, True, y_unit, y_wheel, y_tire, err, scratch)
         err[0], err[1] = e0, e1
     return done

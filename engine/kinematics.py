@@ -13,11 +13,26 @@ from .jit import njit
 
 
 @njit
-def rotation_vehicle_to_earth(phi, theta, psi, R):
-    """Fill R (3x3) with the vehicle-to-earth rotation for yaw-pitch-roll Euler angles (Eq. 53)."""
-    cf, sf = math.cos(phi), math.sin(phi)
-    ct, st = math.cos(theta), math.sin(theta)
-    cp, sp = math.cos(psi), math.sin(psi)
+def cos_sin(angle):
+    """(cos, sin) of an angle; exactly (1, 0) at zero without the library calls (the wheels
+    that are neither steered nor cambered)."""
+    if angle == 0.0:
+        return 1.0, 0.0
+    return math.cos(angle), math.sin(angle)
+
+
+@njit
+def euler_trig(phi, theta, psi):
+    """Cosines and sines of roll, pitch and yaw: (cf, sf, ct, st, cp, sp), computed once per
+    evaluation for Eq. 53 and Eq. 54-56."""
+    return (math.cos(phi), math.sin(phi), math.cos(theta), math.sin(theta),
+            math.cos(psi), math.sin(psi))
+
+
+@njit
+def rotation_vehicle_to_earth(cf, sf, ct, st, cp, sp, R):
+    """Fill R (3x3) with the vehicle-to-earth rotation for yaw-pitch-roll Euler angles (Eq. 53),
+    given their cosines and sines (:func:`euler_trig`)."""
     # transpose of the printed Eq. 53
     R[0, 0] = cp * ct
     R[1, 0] = sp * ct
@@ -31,11 +46,10 @@ def rotation_vehicle_to_earth(phi, theta, psi, R):
 
 
 @njit
-def euler_rates(phi, theta, p, q, r):
-    """Euler-angle rates from body rates: Eq. 54 (roll), Eq. 55 (pitch), Eq. 56 (yaw)."""
-    cf, sf = math.cos(phi), math.sin(phi)
-    ct = math.cos(theta)
-    tt = math.tan(theta)
+def euler_rates(cf, sf, ct, st, p, q, r):
+    """Euler-angle rates from body rates: Eq. 54 (roll), Eq. 55 (pitch), Eq. 56 (yaw), given
+    the cosines and sines of roll and pitch (:func:`euler_trig`)."""
+    tt = st / ct
     qr = q * sf + r * cf
     return p + qr * tt, q * cf - r * sf, qr / ct
 

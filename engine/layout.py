@@ -76,6 +76,21 @@ IE_WIND_SPEED, IE_WIND_DIR = range(len(ENV_INPUTS))
 assert WHEEL_OUTPUTS[YW_DRIVET] == "driveTorque" and TIRE_OUTPUTS[YT_SKID] == "skid"
 assert UNIT_OUTPUTS[YU_BETA] == "sideslip" and UNIT_INPUTS[IU_GEAR] == "gear"
 
+# --- scratch of the derivative evaluation: SCRATCH[row, column] ----------------------------
+# Preallocated once per simulation so that an evaluation allocates nothing. Each row below
+# holds one value per wheel of the unit being assembled (or the few values named); the last
+# rows hold the unit's rotation matrix and the matrix of its coupled equations (Eq. 1-14, 18).
+(S_JZ, S_MW, S_XW, S_YW, S_ZW, S_ZDW, S_FZW, S_TORQUE, S_INERTIA, S_DRIVEN, S_DOMEGA, S_ZDD,
+ S_F, S_M, S_ACC, S_B) = range(16)
+S_R = 16            # rows S_R .. S_R+2, columns 0..2: the vehicle-to-earth rotation R (Eq. 53)
+S_A = S_R + 3       # rows S_A .. S_A+5+n, columns 0..5+n: the sprung/unsprung system matrix
+
+
+def scratch_shape(max_wheels):
+    """Shape of the scratch array for units of at most ``max_wheels`` wheels."""
+    n = 6 + max_wheels
+    return (S_A + n, n)
+
 
 def unit_offset(u):
     return N_BODY * u

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -120,12 +121,18 @@ class Simulation:
         self.y_wheel = np.zeros((nw, len(WHEEL_OUTPUTS)))
         self.y_tire = np.zeros((nt, len(TIRE_OUTPUTS)))
         self._work = np.zeros((6, y0.size))
+        max_wheels = max(int(k) for k in self.model.P_UNIT[:, L.U_NWHEELS])
+        self._scratch = np.zeros(L.scratch_shape(max_wheels))
         self._err = np.zeros(2, dtype=np.int64)
         self.time = 0.0
         self._grid_time = 0.0
         self._grid_steps = 0
         self._failed = ""
+        m = self.model
+        self._parameters = (m.P_UNIT, m.P_GEAR, m.P_ENG, m.N_ENG, m.P_WHEEL, m.T_WHEEL, m.P_TIRE,
+                            m.TT, m.P_AERO, m.P_ENV)   # the kernel's parameter arguments, in order
         self._n_gears = [int(p) for p in self.model.P_UNIT[:, L.U_N_GEARS]]
+        self._bounds = self._input_bounds()
         self._run(0.0, 0)  # outputs at the initial state
 
     # --- information ------------------------------------------------------------------
@@ -147,6 +154,8 @@ class Simulation:
     # --- inputs -----------------------------------------------------------------------
     def check_inputs(self):
         """Raise :class:`InputError` for the first input that is NaN, infinite or out of range."""
+        if self._inputs_acceptable():
+            return
         for arr, fields, names in ((self.u_unit, UNIT_INPUTS, self.unit_names),
                                    (self.u_wheel, WHEEL_INPUTS, self.wheel_names)):
             for i, owner in enumerate(names):
@@ -154,6 +163,43 @@ class Simulation:
                     self._check(f"{owner}.{f}", f, arr[i, j], i)
         for j, f in enumerate(ENV_INPUTS):
             self._check(f, f, self.u_env[j], 0)
+
+    def _input_bounds(self):
+        """Lower and upper bound of every input, in the order of :meth:`_input_values`, and
+        the positions of the gears there. A missing bound is the largest float, so that an
+        infinite value is outside too."""
+        big = sys.float_info.max
+        lo, hi, gears = [], [], []
+        for arr, fields in ((self.u_unit, UNIT_INPUTS), (self.u_wheel, WHEEL_INPUTS)):
+            for i in range(arr.shape[0]):
+                for f in fields:
+                    a, b, _ = INPUT_LIMITS[f]
+                    if f == "gear":
+                        b = self._n_gears[i]
+                        gears.append(len(lo))
+                    lo.append(-big if a is None else float(a))
+                    hi.append(big if b is None else float(b))
+        for f in ENV_INPUTS:
+            a, b, _ = INPUT_LIMITS[f]
+            lo.append(-big if a is None else float(a))
+            hi.append(big if b is None else float(b))
+        return lo, hi, gears
+
+    def _input_values(self):
+        return self.u_unit.ravel().tolist() + self.u_wheel.ravel().tolist() + self.u_env.tolist()
+
+    def _inputs_acceptable(self):
+        """True when every input passes the checks of :meth:`_check` (the fast path, once per
+        step: NaN fails every comparison); otherwise the slow path names the first bad one."""
+        lo, hi, gears = self._bounds
+        values = self._input_values()
+        for a, v, b in zip(lo, values, hi):
+            if not a <= v <= b:
+                return False
+        for k in gears:
+            if values[k] != round(values[k]):
+                return False
+        return True
 
     def _check(self, name, field, v, unit_index):
         lo, hi, _ = INPUT_LIMITS[field]
@@ -200,12 +246,12 @@ class Simulation:
 
     def _run(self, h, n):
         m = self.model
-        self._err[:] = 0
         done = _advance(self.y, h, n, self._work, self.u_unit, self.u_wheel, self.u_env,
-                        m.P_UNIT, m.P_GEAR, m.P_ENG, m.N_ENG, m.P_WHEEL, m.T_WHEEL, m.P_TIRE, m.TT,
-                        m.P_AERO, m.P_ENV, self.y_unit, self.y_wheel, self.y_tire, self._err)
-        code, idx = int(self._err[0]), int(self._err[1])
+                        *self._parameters, self.y_unit, self.y_wheel, self.y_tire, self._err,
+                        self._scratch)
+        code = self._err.item(0)
         if code:
+            idx = self._err.item(1)
             t_fail = (self._grid_time + (self._grid_steps + done) * h) if n > 1 else self.time + done * h
             self.time = t_fail
             self._grid_time, self._grid_steps = t_fail, 0

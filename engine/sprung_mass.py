@@ -14,25 +14,96 @@ with a_i = V' + w x V + w' x r_i + w x (w x r_i) + 2 w x r_i' + r_i'' the accele
 unsprung mass i (Eq. 11-12, with the typos of Eq. 13 and 18 corrected, docs/equations.md).
 F_ext and M_ext hold the tire forces at their contact points, aerodynamics and (later)
 connections and collisions (Eq. 3, 7).
+
+The system matrix is the unit's mass matrix: symmetric and positive definite (positive masses
+and inertias). Each wheel's equation couples its own z'' only with the body accelerations, so
+the wheel block of the matrix is diagonal (an "arrowhead" matrix): the wheel unknowns are
+eliminated into the six body equations (the Schur complement), the resulting 6x6 system is
+solved by Cholesky factorisation and the wheel accelerations follow by back-substitution.
+All of it is done in place, without allocation.
 """
-import numpy as np
+import math
 
 from .jit import njit
 
 
 @njit
+def solve_spd(A, b, N):
+    """Solve A x = b in place for a symmetric positive-definite A[:N, :N].
+
+    Cholesky factorisation A = L L^T, L overwriting the lower triangle of A (the upper one is
+    not read) with the reciprocals of its diagonal on the diagonal, then forward and back
+    substitution; x overwrites b[:N]. A matrix that is not
+    positive definite (or holds NaN) gives NaN, which the integrator's check of the state
+    reports.
+    """
+    for j in range(N):
+        d = A[j, j]
+        for k in range(j):
+            d -= A[j, k] * A[j, k]
+        inv = 1.0 / math.sqrt(d)
+        A[j, j] = inv
+        for i in range(j + 1, N):
+            s = A[i, j]
+            for k in range(j):
+                s -= A[i, k] * A[j, k]
+            A[i, j] = s * inv
+    for i in range(N):              # L z = b
+        s = b[i]
+        for k in range(i):
+            s -= A[i, k] * b[k]
+        b[i] = s * A[i, i]
+    for i in range(N - 1, -1, -1):  # L^T x = z
+        s = b[i]
+        for k in range(i + 1, N):
+            s -= A[k, i] * b[k]
+        b[i] = s * A[i, i]
+
+
+@njit
+def solve_arrowhead_spd(A, b, m, N):
+    """Solve A x = b in place for a symmetric positive-definite A[:N, :N] whose trailing block
+    A[m:N, m:N] is diagonal.
+
+    Block elimination: with the leading block B = A[:m, :m], the border C = A[:m, m:N] and the
+    diagonal D = A[m:N, m:N], the leading unknowns solve (B - C D^-1 C^T) x1 = b1 - C D^-1 b2
+    (:func:`solve_spd`), then x2 = D^-1 (b2 - C^T x1). x overwrites b[:N]; the leading block of
+    A is overwritten, the border and the diagonal are kept.
+    """
+    for k in range(m, N):
+        dk = 1.0 / A[k, k]
+        bk = b[k] * dk
+        for i in range(m):
+            cik = A[i, k]
+            if cik != 0.0:
+                b[i] -= cik * bk
+                f = cik * dk
+                for j in range(i + 1):
+                    A[i, j] -= f * A[j, k]
+    solve_spd(A, b, m)
+    for k in range(m, N):
+        s = b[k]
+        for i in range(m):
+            s -= A[i, k] * b[i]
+        b[k] = s / A[k, k]
+
+
+@njit
 def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
-               F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, acc, zdd):
+               F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, A, b, acc, zdd):
     """Assemble and solve the coupled sprung/unsprung equations of one unit.
 
     F, M: external force and moment about the sprung CG (vehicle-fixed, length 3).
     m_w, x_w, y_w, z_w, zd_w: per-wheel mass, position and z-rate (length n).
     fz_w: per wheel, the vehicle-z component of its tire forces plus its suspension force Fs.
-    g*: gravity in the vehicle frame. Writes acc = (u', v', w', p', q', r') and zdd[:n].
+    g*: gravity in the vehicle frame. A (at least (6+n)x(6+n)) and b (at least 6+n): scratch
+    for the system. Writes acc = (u', v', w', p', q', r') and zdd[:n].
     """
     N = 6 + n
-    A = np.zeros((N, N))
-    b = np.zeros(N)
+    for i in range(N):
+        b[i] = 0.0
+        for j in range(N):
+            A[i, j] = 0.0
     mt = ms
     for i in range(n):
         mt += m_w[i]
@@ -111,8 +182,8 @@ def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
         A[6 + i, 4] = -mi * rx
         A[6 + i, 6 + i] = mi
         b[6 + i] = fz_w[i] + mi * gz - mi * (wvz + cz)
-    x = np.linalg.solve(A, b)
+    solve_arrowhead_spd(A, b, 6, N)
     for k in range(6):
-        acc[k] = x[k]
+        acc[k] = b[k]
     for i in range(n):
-        zdd[i] = x[6 + i]
+        zdd[i] = b[6 + i]

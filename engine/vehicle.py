@@ -14,20 +14,22 @@ For each unit:
  6. the coupled sprung/unsprung accelerations (Eq. 1-14, 18), Euler-angle rates (Eq. 54-56)
     and earth-fixed velocity (Eq. 57).
 
-When ``record`` is true the same pass also fills the output arrays.
+When ``record`` is true the same pass also fills the output arrays. Nothing is allocated:
+the per-wheel values, the rotation matrix and the unit's system matrix live in the
+preallocated ``scratch`` (rows named in ``engine.layout``, shape ``layout.scratch_shape``).
 """
 import math
-
-import numpy as np
 
 from .aerodynamics import relative_wind, surface_forces
 from .brakes import brake_torque_capacity, system_pressure, wheel_pressure
 from .drivetrain import engine_speed, engine_torque, gear_ratio
 from .jit import njit
-from .kinematics import cross, euler_rates, point_velocity, rotation_vehicle_to_earth, to_earth, to_vehicle
+from .kinematics import (cos_sin, cross, euler_rates, euler_trig, point_velocity,
+                         rotation_vehicle_to_earth, to_earth, to_vehicle)
 from .layout import (E_G, IE_WIND_DIR, IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_THROTTLE,
-                     IW_BPF, IW_MU, N_BODY, N_TIRE_STATE, N_WHEEL_STATE, SP, SPHI, SPSI, SQ, SR,
-                     STHETA, SU, SV, SW, SX, SY, SZ, T_DMAX, T_DY, T_FZMIN, T_RLX, T_RLY, T_RU,
+                     IW_BPF, IW_MU, N_BODY, N_TIRE_STATE, N_WHEEL_STATE, S_A, S_ACC, S_B, S_DOMEGA,
+                     S_DRIVEN, S_F, S_FZW, S_INERTIA, S_JZ, S_M, S_MW, S_R, S_TORQUE, S_XW, S_YW,
+                     S_ZDD, S_ZDW, S_ZW, SP, SPHI, SPSI, SQ, SR, STHETA, SU, SV, SW, SX, SY, SZ, T_DMAX, T_DY, T_FZMIN, T_RLX, T_RLY, T_RU,
                      T_SIG0, T_SIGV, T_TAU, TKX, TKY, U_AERO0, U_DIFF_RATIO, U_I_DT, U_IX, U_IXZ,
                      U_IY, U_IZ, U_MS, U_N_DRIVEN, U_NAERO, U_NWHEELS, U_PEDAL_RATIO,
                      U_PROP_RATIO, U_PROP_START, U_PUSHOUT, U_STEER_RATIO, U_WHEEL0, W_DRIVEN,
@@ -51,15 +53,29 @@ ERR_NONFINITE = 2
 
 @njit
 def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                P_TIRE, TT, P_AERO, P_ENV, record, y_unit, y_wheel, y_tire, err):
+                P_TIRE, TT, P_AERO, P_ENV, record, y_unit, y_wheel, y_tire, err, scratch):
     """dy = f(y, inputs, parameters). See the module docstring for the evaluation order."""
     nu = P_UNIT.shape[0]
     nw = P_WHEEL.shape[0]
     g = P_ENV[E_G]
-    R = np.empty((3, 3))
-    F = np.empty(3)
-    M = np.empty(3)
-    acc = np.empty(6)
+    R = scratch[S_R:S_R + 3]          # R[i, j], j < 3
+    F = scratch[S_F]
+    M = scratch[S_M]
+    acc = scratch[S_ACC]
+    jz = scratch[S_JZ]
+    m_w = scratch[S_MW]
+    x_w = scratch[S_XW]
+    y_w = scratch[S_YW]
+    z_w = scratch[S_ZW]
+    zd_w = scratch[S_ZDW]
+    fz_w = scratch[S_FZW]
+    torque = scratch[S_TORQUE]
+    inertia = scratch[S_INERTIA]
+    driven = scratch[S_DRIVEN]
+    domega = scratch[S_DOMEGA]
+    zdd = scratch[S_ZDD]
+    A = scratch[S_A:]
+    b = scratch[S_B]
     wheel_base = N_BODY * nu
     tire_base = wheel_base + N_WHEEL_STATE * nw
     for u in range(nu):
@@ -69,7 +85,8 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
         uu, vv, ww = y[o + SU], y[o + SV], y[o + SW]
         p, q, r = y[o + SP], y[o + SQ], y[o + SR]
         # 1. orientation and gravity
-        rotation_vehicle_to_earth(phi, theta, psi, R)
+        cf, sf, ct, st, cp, sp = euler_trig(phi, theta, psi)
+        rotation_vehicle_to_earth(cf, sf, ct, st, cp, sp, R)
         gx, gy, gz = to_vehicle(R, 0.0, 0.0, g)
         # 2. aerodynamics
         wx, wy, wz = relative_wind(R, uu, vv, ww, u_env[IE_WIND_SPEED], u_env[IE_WIND_DIR])
@@ -96,20 +113,9 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
             c_dt = P_UNIT[u, U_I_DT] * (ratio / nd) ** 2
         p_source = system_pressure(u_unit[u, IU_BRAKE], P_UNIT[u, U_PEDAL_RATIO])
         # 4. wheels and tires
-        jz = np.empty(n)
         for k in range(n):
             jz[k] = -y[wheel_base + N_WHEEL_STATE * (w0 + k) + WZ]
-        m_w = np.empty(n)
-        x_w = np.empty(n)
-        y_w = np.empty(n)
-        z_w = np.empty(n)
-        zd_w = np.empty(n)
-        fz_w = np.zeros(n)
-        torque = np.empty(n)
-        inertia = np.empty(n)
-        driven = np.empty(n)
-        domega = np.empty(n)
-        zdd = np.empty(n)
+            fz_w[k] = 0.0
         for k in range(n):
             w = w0 + k
             wo = wheel_base + N_WHEEL_STATE * w
@@ -127,13 +133,15 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
             xw = P_WHEEL[w, W_X]
             yw = P_WHEEL[w, W_Y0] + ht
             zw = P_WHEEL[w, W_Z0] + dz
-            cs, ss = math.cos(steer), math.sin(steer)
-            axb, ayb, azb = -ss, math.cos(cam) * cs, math.sin(cam) * cs       # Eq. 79
+            cs, ss = cos_sin(steer)
+            cc, sc = cos_sin(cam)
+            axb, ayb, azb = -ss, cc * cs, sc * cs                             # Eq. 79
             axe, aye, aze = to_earth(R, axb, ayb, azb)
             xx, xy, yx, yy = tire_axes(axe, aye, aze)
             vwx, vwy, vwz = point_velocity(uu, vv, ww, p, q, r, xw, yw, zw)
             vwy += ydot
             vwz += dzd
+            _, _, vcenter_z = to_earth(R, vwx, vwy, vwz)
             t_tire = 0.0
             m_roll = 0.0
             t0 = int(P_WHEEL[w, W_TIRE0])
@@ -160,7 +168,6 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                 vex, vey, vez = to_earth(R, vcx, vcy, vcz)
                 u_gp = vex * xx + vey * xy                                 # Eq. 74
                 v_gp = vex * yx + vey * yy                                 # Eq. 78
-                _, _, vcenter_z = to_earth(R, vwx, vwy, vwz)
                 loading = vcenter_z * nz >= 0.0
                 FR = radial_force(defl, loading, P_TIRE, t)                # Eq. 93
                 ts = tire_base + N_TIRE_STATE * t
@@ -223,9 +230,10 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
         spin_accelerations(torque, inertia, driven, c_dt, n, domega)
         # 6. coupled accelerations and kinematics
         solve_unit(P_UNIT[u, U_MS], P_UNIT[u, U_IX], P_UNIT[u, U_IY], P_UNIT[u, U_IZ], P_UNIT[u, U_IXZ],
-                   uu, vv, ww, p, q, r, gx, gy, gz, F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, acc, zdd)
+                   uu, vv, ww, p, q, r, gx, gy, gz, F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, A, b,
+                   acc, zdd)
         vx, vy, vz = to_earth(R, uu, vv, ww)                                # Eq. 57 (CG)
-        dphi, dtheta, dpsi = euler_rates(phi, theta, p, q, r)               # Eq. 54-56
+        dphi, dtheta, dpsi = euler_rates(cf, sf, ct, st, p, q, r)           # Eq. 54-56
         dy[o + SX] = vx
         dy[o + SY] = vy
         dy[o + SZ] = vz
