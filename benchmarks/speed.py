@@ -190,9 +190,13 @@ def _step_stats(samples_ns):
 # Variant: the peer (CommonRoad multi-body model, plain-Python RK4)
 # ---------------------------------------------------------------------------------------------
 def run_peer(duration):
-    from vehiclemodels.init_mb import init_mb
-    from vehiclemodels.parameters_vehicle2 import parameters_vehicle2
-    from vehiclemodels.vehicle_dynamics_mb import vehicle_dynamics_mb
+    try:
+        from vehiclemodels.init_mb import init_mb
+        from vehiclemodels.parameters_vehicle2 import parameters_vehicle2
+        from vehiclemodels.vehicle_dynamics_mb import vehicle_dynamics_mb
+    except ImportError as exc:
+        raise ImportError(f"{exc}; the peer needs: pip install "
+                          "commonroad-vehicle-models==3.0.2") from None
 
     setup_start = time.perf_counter()
     p = parameters_vehicle2()
@@ -331,8 +335,8 @@ def _trim_throttle(duration=2.0):
 
 def run_engine_advance(duration):
     """One advance(duration) call with the inputs held: the integrator alone."""
-    throttle = _trim_throttle()
     setup_start = time.perf_counter()
+    throttle = _trim_throttle()
     sim, c = _engine_simulation()
     sim.u_unit[0, c["steer"]] = WHEEL_AMPLITUDE
     sim.u_unit[0, c["throttle"]] = throttle
@@ -349,7 +353,8 @@ def run_engine_advance(duration):
         "final_ay_mps2": float(sim.y_unit[0, c["ay"]]),
         "final_speed_mps": float(sim.y_unit[0, c["speed"]]),
         "throttle": throttle,
-        "note": "single advance(T); steering held at the sine amplitude, trim throttle",
+        "note": "single advance(T); steering held at the sine amplitude, trim throttle; "
+                "setup includes the untimed trim run",
     }
 
 
@@ -594,23 +599,30 @@ def run_variant(name, duration, fmu_path, throttle):
     raise SystemExit(f"unknown variant {name!r}")
 
 
-def child_main(name, duration, fmu_path, throttle, repeat):
-    """Run a variant `repeat` times (each from a fresh simulation or FMU instance) and keep
-    the fastest run's figures, the usual guard against other work on the machine; every
-    run's wall time stays in the report."""
+def child_main(name, duration, fmu_path, throttle):
     try:
-        runs = [run_variant(name, duration, fmu_path, throttle)
-                for _ in range(repeat if name in VARIANTS else 1)]   # cold start: once
-        result = dict(min(runs, key=lambda r: r.get("wall_s") or 0.0))
-        # Setup is the first run's: later ones find modules imported and caches loaded.
-        result["setup_s"] = runs[0].get("setup_s")
-        if len(runs) > 1:
-            result["wall_s_all_runs"] = [r["wall_s"] for r in runs]
+        result = run_variant(name, duration, fmu_path, throttle)
         result["ok"] = True
     except Exception as exc:  # a benchmark reports a failing variant and goes on
         result = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
     result["max_rss_mb"], result["getrusage_maxrss_mb"] = _peak_rss_mb()
     print("RESULT " + json.dumps(result), flush=True)
+
+
+def best_of(runs):
+    """The fastest successful run's figures, with every run's wall time, setup and memory."""
+    good = [r for r in runs if r.get("ok")]
+    if not good:
+        return runs[-1]
+    best = dict(min(good, key=lambda r: r.get("wall_s") or 0.0))
+    if best.get("wall_s"):
+        best["real_time_factor"] = best["simulated_s"] / best["wall_s"]
+    best["rounds"] = len(runs)
+    best["failed_rounds"] = len(runs) - len(good)
+    best["wall_s_all_rounds"] = [r.get("wall_s") for r in good]
+    best["setup_s_all_rounds"] = [r.get("setup_s") for r in good]
+    best["max_rss_mb"] = max(r["max_rss_mb"] for r in good)
+    return best
 
 
 def _child_env():
@@ -620,11 +632,10 @@ def _child_env():
     return env
 
 
-def spawn(name, duration, fmu_path, throttle=THROTTLE_FEEDFORWARD, repeat=1, timeout=1800):
+def spawn(name, duration, fmu_path, throttle=THROTTLE_FEEDFORWARD, timeout=1800):
     """Run one variant in a new interpreter; returns its result dict plus process wall time."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", name,
-           "--duration", repr(duration), "--fmu", str(fmu_path), "--throttle", repr(throttle),
-           "--repeat", str(repeat)]
+           "--duration", repr(duration), "--fmu", str(fmu_path), "--throttle", repr(throttle)]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=REPO, env=_child_env(), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -679,11 +690,17 @@ def machine_info():
 
 
 def git_revision():
+    """HEAD, and the engine, slave and catalogue files that differ from it (the run times
+    the working tree)."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True,
+                              check=True).stdout
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
-                              capture_output=True, text=True, check=True).stdout.strip()
+        changed = git("status", "--porcelain", "--", "engine", "simon_fmu", "model_description")
+        return {"head": git("rev-parse", "--short", "HEAD").strip(),
+                "uncommitted": [line[3:] for line in changed.splitlines()]}
     except Exception:
-        return None
+        return {"head": None, "uncommitted": None}
 
 
 def fmu_staleness(fmu_path):
@@ -766,6 +783,10 @@ def print_table(report):
           f"{report['machine']['physical_cores']} cores / {report['machine']['logical_cores']} "
           f"threads, Python {report['machine']['python']}, "
           f"{report['date_utc']}")
+    rev = report["git_revision"]
+    print(f"revision {rev['head']}" + (f", with uncommitted changes to {len(rev['uncommitted'])} "
+                                        "engine/slave/catalogue file(s)"
+                                        if rev["uncommitted"] else ""))
     print("load average (1, 5, 15 min) at start " +
           " ".join(f"{x:.2f}" for x in report["machine"]["load_average_at_start"]) +
           ", at end " + " ".join(f"{x:.2f}" for x in report["machine"]["load_average_at_end"]))
@@ -867,8 +888,8 @@ def main(argv=None):
     parser.add_argument("--only", nargs="+", choices=VARIANTS + ("cold-start",),
                         help="run only these variants")
     parser.add_argument("--repeat", type=int, default=3,
-                        help="runs of each timed variant in its process; the fastest is "
-                             "reported (default %(default)s)")
+                        help="rounds: each variant runs once per round in a new process; "
+                             "the fastest round is reported (default %(default)s)")
     parser.add_argument("--profile", action="store_true",
                         help="run the --only variants (default fmu-1ms) in this process under "
                              "cProfile and print where the time goes; no report")
@@ -880,7 +901,7 @@ def main(argv=None):
     fmu_path = args.fmu.resolve()
 
     if args.child:
-        child_main(args.child, args.duration, fmu_path, args.throttle, args.repeat)
+        child_main(args.child, args.duration, fmu_path, args.throttle)
         return 0
 
     duration = QUICK_DURATION if args.quick else DURATION
@@ -888,7 +909,7 @@ def main(argv=None):
         return profile_variants(args.only or ["fmu-1ms"], duration, fmu_path, args.rebuild)
     selected = args.only or list(VARIANTS) + ["cold-start"]
     report = {
-        "repeat": args.repeat,
+        "rounds": args.repeat,
         "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "git_revision": git_revision(),
         "machine": machine_info(),
@@ -911,23 +932,27 @@ def main(argv=None):
             print(f"warning: {fmu_path} is older than {len(stale)} source file(s), e.g. "
                   f"{stale[0]}; --rebuild builds it afresh", flush=True)
 
-    for name in [v for v in VARIANTS if v in selected] + ["python"]:
-        if name.startswith("fmu") and build_error:
-            report["results"][name] = {"ok": False, "error": "no FMU"}
-            continue
-        print(f"running {name} ...", flush=True)
-        # simulate_fmu gets no governor: it holds the throttle the engine-10ms run averaged.
-        mean_throttle = report["results"].get("engine-10ms", {}).get("mean_throttle")
-        r = spawn(name, duration, fmu_path, mean_throttle or THROTTLE_FEEDFORWARD, args.repeat)
-        if r.get("ok") and r.get("wall_s"):
-            r["real_time_factor"] = r["simulated_s"] / r["wall_s"]
-        report["results"][name] = r
+    # Rounds: every variant once per round, each in a new process, so that each variant
+    # meets the machine's other work at several moments; the fastest round is reported.
+    names = [v for v in VARIANTS if v in selected] + ["python"]
+    runs = {name: [] for name in names}
+    for i in range(max(1, args.repeat)):
+        for name in names:
+            if name.startswith("fmu") and build_error:
+                runs[name].append({"ok": False, "error": "no FMU"})
+                continue
+            print(f"round {i + 1}/{args.repeat}: {name} ...", flush=True)
+            # simulate_fmu has no governor: it holds the throttle engine-10ms averaged.
+            mean_throttle = next((r["mean_throttle"] for r in runs.get("engine-10ms", [])
+                                  if r.get("ok")), THROTTLE_FEEDFORWARD)
+            runs[name].append(spawn(name, duration, fmu_path, mean_throttle))
+    report["results"] = {name: best_of(rs) for name, rs in runs.items()}
 
     if "cold-start" in selected and not build_error:
         # The first process primes whatever the FMU caches on the machine (it has usually run
         # already in the variants above); the two after it are the measured cold starts.
         for i in range(3):
-            print(f"running cold-start {i} ...", flush=True)
+            print(f"cold start {i} ...", flush=True)
             report["cold_start"].append(spawn("cold-start", 0.0, fmu_path))
 
     report["machine"]["load_average_at_end"] = os.getloadavg()
