@@ -22,6 +22,11 @@ DRIVER_PARAMETERS: dict[str, tuple[Field, object, object]] = {
                 0.0, 2.0),
     "feedforwardTime": (Field("s", None, "The path curvature steered for is this far ahead"),
                         0.0, 2.0),
+    "lateralIntegralGain": (Field(None, None, "Integral action on the CG's offset from the "
+                                  "path: rad of road-wheel angle per m s (holds the path "
+                                  "against a steady yaw moment)"), 0.0, 10.0),
+    "maxLateralIntegral": (Field("rad", "deg", "Bound of the integral action, as road-wheel "
+                                 "angle"), 0.0, 1.0),
     "steeringRatio": (Field(None, None, "Steering gear ratio: steering-wheel angle per "
                             "road-wheel angle"), 1.0, 100.0),
     "wheelbase": (Field("m", None, "Vehicle wheelbase"), 0.5, 20.0),
@@ -81,6 +86,11 @@ ABS_PARAMETERS: dict[str, tuple[Field, object, object]] = {
                         0.0, 1.0),
     "minSpeed": (Field("m/s", "km/h", "Reference speed below which the ABS is off"),
                  0.0, 50.0),
+    "yawMomentDifference": (Field(None, None, "Difference of the front wheels' pressure "
+                                  "factors allowed at the first dump (yaw-moment limit)"),
+                            0.0, 1.0),
+    "yawMomentRate": (Field(None, None, "Growth of the allowed difference of the front "
+                            "wheels' pressure factors, 1/s"), 0.001, 100.0),
 }
 ABS_WHEEL_OUTPUTS = {
     "brakePressureFactor": FIELDS["brakePressureFactor"],

@@ -1,7 +1,7 @@
 """An anti-lock braking controller of the production kind: wheel speeds in, pressure factors out.
 
-Plain Python, no FMI: :mod:`simon_fmu.abs_slave` wraps it as an FMU, the tests use it
-directly. Per call of :meth:`AbsController.step` (every communication step):
+Plain Python, no FMI: :mod:`simon_fmu.controller_slave` wraps it as an FMU, the tests use
+it directly. Per call of :meth:`AbsController.step` (every communication step):
 
 1. *Reference speed* from the wheel speeds only (a real car has no sensor of its ground
    speed): ``v_ref = max(max_i spin_i * tireRadius, v_ref_last - maxDeceleration * dt)``;
@@ -18,6 +18,15 @@ directly. Per call of :meth:`AbsController.step` (every communication step):
      with time constant ``dumpTime``, until the wheel accelerates again;
    - *hold*: the factor stays until the slip is below ``holdSlip`` (then build) or above
      ``dumpSlip`` (then dump again).
+
+4. *Yaw-moment build-up limitation* on the first axle (production systems call it GMA): on a
+   split-mu road the low-mu front wheel locks first. From its first dump on, the difference
+   of the two front factors may grow only at ``yawMomentRate`` per second, starting from
+   ``yawMomentDifference``: the high-mu front wheel builds its pressure slowly, so the yaw
+   moment of the unequal braking forces rises slowly enough for the driver to steer against
+   it. On an even road both front wheels lock at about the same factor and the limit does
+   not act. (The limit applies to the wheel's own factor, so its cycle continues from the
+   limited value.)
 
 Below ``minSpeed`` the controller is off (factor 1): a wheel may lock at walking speed.
 Wheels come in left/right pairs, axles from the front; every axle behind the first is
@@ -47,10 +56,16 @@ class AbsParams:
     fastBuildRate: float = 8.0        # 1/s, rise up to reapplyFraction of the lock factor
     reapplyFraction: float = 0.85
     minSpeed: float = 1.0             # m/s, controller off below
+    yawMomentDifference: float = 0.05  # front factor difference allowed at the first dump
+    yawMomentRate: float = 0.1        # 1/s, growth of the allowed front factor difference
 
     def problems(self) -> list[str]:
         out = [f"{k}: a finite value > 0 (got {v!r})" for k, v in vars(self).items()
-               if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0)]
+               if k != "yawMomentDifference"
+               and not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0)]
+        if not (math.isfinite(self.yawMomentDifference) and self.yawMomentDifference >= 0):
+            out.append(f"yawMomentDifference: a finite value >= 0 "
+                       f"(got {self.yawMomentDifference!r})")
         if not self.holdSlip < self.dumpSlip < 1:
             out.append("holdSlip, dumpSlip: 0 < holdSlip < dumpSlip < 1")
         if not self.reapplyFraction <= 1:
@@ -75,6 +90,8 @@ class AbsState:
     """Everything that evolves in an :class:`AbsController`."""
 
     v_ref: Optional[float] = None    # m/s, estimated vehicle speed
+    time: float = 0.0                # s since the first step
+    split_time: Optional[float] = None   # s, first dump of a front wheel (yaw-moment limit)
     wheels: list = field(default_factory=list)
 
 
@@ -129,6 +146,16 @@ class AbsController:
                 rate = p.fastBuildRate if w.factor < p.reapplyFraction * w.lock_factor \
                     else p.buildRate
                 w.factor = min(1.0, w.factor + rate * dt)
+        # yaw-moment build-up limitation on the front axle
+        if len(st.wheels) >= 2 and v >= p.minSpeed:
+            left, right = st.wheels[0], st.wheels[1]
+            if st.split_time is None and DUMP in (left.phase, right.phase):
+                st.split_time = st.time
+            if st.split_time is not None:
+                allowed = p.yawMomentDifference + p.yawMomentRate * (st.time - st.split_time)
+                high, low = (left, right) if left.factor > right.factor else (right, left)
+                high.factor = min(high.factor, low.factor + allowed)
+        st.time += dt
         # select-low on the rear axles (wheels 2, 3, ...: left and right in pairs): on a
         # split-mu road the high-mu rear wheel brakes no harder than the low-mu one, which
         # keeps the rear's side grip and halves the yaw moment the driver must hold

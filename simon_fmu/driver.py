@@ -1,7 +1,7 @@
 """A closed-loop driver: preview path following, reaction lag, steering limits, speed control.
 
-Plain Python (numpy), no FMI: :mod:`simon_fmu.driver_slave` wraps it as an FMU, and the tests
-use it directly. In the spirit of the HVE Driver Model: the driver looks ahead along an
+Plain Python (numpy), no FMI: :mod:`simon_fmu.controller_slave` wraps it as an FMU, and the
+tests use it directly. In the spirit of the HVE Driver Model: the driver looks ahead along an
 earth-fixed path, steers with a lag and within the steering-wheel angle and rate limits, and
 holds a target speed with throttle and brake pedal, choosing the gear.
 
@@ -19,8 +19,11 @@ positive turning right):
    pursuit; ``kappa_ff`` is the path's curvature ``feedforwardTime * speed`` ahead, so on a
    curve the driver does not cut the corner.
 3. *Steady-state steer for that curvature*: road-wheel angle ``atan(wheelbase * kappa) +
-   understeerGradient * speed**2 * kappa``, times ``steeringRatio``, is the steering-wheel
-   angle the driver wants.
+   understeerGradient * speed**2 * kappa``, less the *integral action* (``lateralIntegralGain``
+   times the integral of the CG's offset from the path, bounded by ``maxLateralIntegral``),
+   times ``steeringRatio``, is the steering-wheel angle the driver wants. A proportional law
+   needs a lasting offset to hold a lasting steer; the integral lets the driver hold the
+   path against a steady yaw moment (split-mu braking, a side wind).
 4. *The driver's own dynamics*: a first-order lag of time constant ``lagTime`` (reaction
    and neuromuscular lag), then the rate limit ``maxSteeringRate`` and the angle limit
    ``maxSteeringAngle``.
@@ -189,6 +192,8 @@ class DriverParams:
     minPreview: float = 4.0                # m, shortest preview distance
     lagTime: float = 0.06                  # s, first-order steering lag
     feedforwardTime: float = 0.15          # s, path curvature taken this far ahead
+    lateralIntegralGain: float = 0.05      # rad of road-wheel angle per m s of path offset
+    maxLateralIntegral: float = 0.1        # rad of road-wheel angle, bound of that term
     steeringRatio: float = 16.0            # steering-wheel angle : road-wheel angle
     wheelbase: float = 2.5789              # m
     understeerGradient: float = 0.0015     # rad per m/s^2 of lateral acceleration
@@ -220,7 +225,8 @@ class DriverParams:
                     "maxSteeringAngle", "maxSteeringRate", "tireRadius", "finalDriveRatio")
         out += [f"{k}: a value > 0 (got {getattr(self, k)!r})" for k in positive
                 if not getattr(self, k) > 0]
-        nonneg = ("targetSpeed", "lagTime", "feedforwardTime", "speedGain", "speedIntegralGain", "maxBrakeForce",
+        nonneg = ("targetSpeed", "lagTime", "feedforwardTime", "lateralIntegralGain",
+                  "maxLateralIntegral", "speedGain", "speedIntegralGain", "maxBrakeForce",
                   "emergencyBrakeForce", "shiftDelay")
         out += [f"{k}: a value >= 0 (got {getattr(self, k)!r})" for k in nonneg
                 if not getattr(self, k) >= 0]
@@ -251,6 +257,7 @@ class DriverState:
     gear: int = 0
     last_shift: float = -1.0e9         # s
     lateral_error: float = 0.0         # m, CG offset from the path (positive right)
+    lateral_integral: float = 0.0      # rad of road-wheel angle, the integral action
     outputs: DriverOutputs = field(default_factory=DriverOutputs)
 
 
@@ -329,7 +336,11 @@ class Driver:
         kappa = self.path.curvature(st.s + p.feedforwardTime * v) \
             + 2.0 * (e_v - e_p) / (L * L)
         # 3. steady-state steering-wheel angle for that curvature
-        delta = math.atan(p.wheelbase * kappa) + p.understeerGradient * v * v * kappa
+        delta = math.atan(p.wheelbase * kappa) + p.understeerGradient * v * v * kappa \
+            - st.lateral_integral
+        st.lateral_integral = min(max(st.lateral_integral + p.lateralIntegralGain
+                                      * st.lateral_error * dt, -p.maxLateralIntegral),
+                                  p.maxLateralIntegral)
         wanted = p.steeringRatio * delta
         # 4. lag, rate and angle limits
         if dt > 0:

@@ -69,7 +69,7 @@ def _static_mu_p():
     return (front * mu[0] + rear * mu[1]) / (front + rear)
 
 
-def _brake(car_fmu, driver_fmu, abs_fmu=None):
+def _brake(car_fmu, driver_fmu, abs_fmu=None, stop_time=4.0, right_mu=1.0):
     from simon_fmu.master import Master
     fmus = {"driver": driver_fmu}
     if abs_fmu is not None:
@@ -78,9 +78,12 @@ def _brake(car_fmu, driver_fmu, abs_fmu=None):
     m = Master(fmus, 0.002, prefixes={"vehicle": "car."})
     m.connect_by_name()
     wheels = [f"vehicle.car.axle{k}.{s}.spin" for k in (1, 2) for s in ("left", "right")]
-    return m.run(4.0, start_values={"vehicle.car.speed0": 100 / 3.6, "driver.path": "straight",
-                                    "driver.targetSpeed": 100 / 3.6, "driver.brakeTime": 0.0},
-                 record=["vehicle.car.X", "vehicle.car.Y", "vehicle.car.speed"] + wheels)
+    start = {"vehicle.car.speed0": 100 / 3.6, "driver.path": "straight",
+             "driver.targetSpeed": 100 / 3.6, "driver.brakeTime": 0.0}
+    start.update({f"vehicle.car.axle{k}.right.frictionMultiplier": right_mu for k in (1, 2)})
+    return m.run(stop_time, start_values=start,
+                 record=["vehicle.car.X", "vehicle.car.Y", "vehicle.car.yaw",
+                         "vehicle.car.speed"] + wheels)
 
 
 def _stop_distance(r):
@@ -110,3 +113,18 @@ def test_abs_straight_line_braking(car_fmu, driver_fmu, abs_fmu, capsys):
                 locked_run = locked_run + 1 if is_locked else 0
                 longest = max(longest, locked_run)
             assert longest * dt <= 0.2, f"axle{k}.{side} locked {longest * dt:.3f} s"
+
+
+def test_split_mu_braking_stops_straight(car_fmu, driver_fmu, abs_fmu, capsys):
+    """Full pedal from 100 km/h, friction 1 on the left wheels and 0.25 on the right: the
+    ABS limits the front's yaw-moment build-up, the rear is select-low, the driver steers."""
+    r = _brake(car_fmu, driver_fmu, abs_fmu, stop_time=7.0, right_mu=0.25)
+    distance = _stop_distance(r)
+    stopped = int(np.argmax(r["vehicle.car.speed"] < 0.1))
+    deviation = np.abs(r["vehicle.car.Y"][:stopped + 1]).max()
+    yaw = np.degrees(np.abs(r["vehicle.car.yaw"][:stopped + 1]).max())
+    with capsys.disabled():
+        print(f"\nsplit-mu braking from 100 km/h: stops in {r.time[stopped]:.2f} s over "
+              f"{distance:.2f} m, lateral deviation {deviation:.2f} m, yaw {yaw:.1f} deg")
+    assert deviation < 1.0
+    assert yaw < 5.0
