@@ -12,7 +12,15 @@ view and every call; an allocation inside a kernel is a compilation error.
 """
 import numba
 
+_OPTIONS = dict(cache=True, nogil=True, error_model="numpy", _nrt=False)
+
 
 def njit(fn):
     """Compile ``fn`` in nopython mode with an on-disk cache, without the runtime."""
-    return numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)(fn)
+    return numba.njit(**_OPTIONS)(fn)
+
+
+def njit_inline(fn):
+    """:func:`njit`, and inlined into its callers before they are compiled: for the small
+    kernels with one caller, whose loop bounds become constants there."""
+    return numba.njit(inline="always", **_OPTIONS)(fn)

@@ -24,10 +24,10 @@ All of it is done in place, without allocation.
 """
 import math
 
-from .jit import njit
+from .jit import njit, njit_inline
 
 
-@njit
+@njit_inline
 def solve_spd(A, b, N):
     """Solve A x = b in place for a symmetric positive-definite A[:N, :N].
 
@@ -60,7 +60,7 @@ def solve_spd(A, b, N):
         b[i] = s * A[i, i]
 
 
-@njit
+@njit_inline
 def solve_arrowhead_spd(A, b, m, N):
     """Solve A x = b in place for a symmetric positive-definite A[:N, :N] whose trailing block
     A[m:N, m:N] is diagonal.
