@@ -42,6 +42,7 @@ import os
 import platform
 import re
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -648,7 +649,9 @@ def spawn(name, duration, fmu_path, throttle=THROTTLE_FEEDFORWARD, timeout=1800)
     stderr = proc.stderr.read()
     proc.wait(timeout=timeout)
     if result is None:
-        result = {"ok": False, "error": f"exit {proc.returncode}: {stderr.strip()[-2000:]}"}
+        how = (f"killed by {signal.Signals(-proc.returncode).name}" if proc.returncode < 0
+               else f"exit {proc.returncode}")
+        result = {"ok": False, "error": f"{how}: {stderr.strip()[-2000:]}"}
     result["process_wall_s"] = time.perf_counter() - t0
     if first_step_at is not None:
         result["time_to_first_doStep_s"] = first_step_at
