@@ -41,7 +41,7 @@ def solve_spd(A, b, N):
         d = A[j, j]
         for k in range(j):
             d -= A[j, k] * A[j, k]
-        inv = 1.0 / math.sqrt(d)
+        inv = 1.0 / math.sqrt(d) if d > 0.0 else math.nan   # not positive definite, or NaN
         A[j, j] = inv
         for i in range(j + 1, N):
             s = A[i, j]
