@@ -57,6 +57,11 @@ DRIVER_STRINGS = {
     "gearRatios": (Field(None, None, "Transmission ratios of gears 1..n, separated by "
                          "spaces", "String"), None),
 }
+#: An Integer choice of the standard course, for importers that cannot set a String
+#: (fmpy's SSP support): 0 follows ``path``, 1.. the courses of simon_fmu.driver.COURSES.
+DRIVER_COURSE = (Field(None, None, "Standard course to follow, overriding path: 0 none "
+                       "(follow path), 1 iso3888-1, 2 iso3888-2, 3 circle, 4 straight",
+                       "Integer"), 0)
 DRIVER_INPUTS = {key: Field(FIELDS[key].unit, FIELDS[key].display_unit,
                             "Vehicle's " + FIELDS[key].description[0].lower()
                             + FIELDS[key].description[1:])
@@ -105,13 +110,16 @@ def _parameter_starts(params_class) -> dict:
 
 def driver_catalogue() -> Catalogue:
     """The driver FMU's variables: parameters, inputs X, Y, yaw, speed, outputs the controls."""
-    from simon_fmu.driver import DriverParams
+    from simon_fmu.driver import COURSES, DriverParams
     starts = _parameter_starts(DriverParams)
     b = _Builder()
     for key, (fld, start) in DRIVER_STRINGS.items():
         if key == "gearRatios":
             start = " ".join(f"{r:g}" for r in starts["gearRatios"])
         b.add(key, key, fld, "parameter", Binding("parameter", (key,)), start)
+    fld, start = DRIVER_COURSE
+    b.add("course", "course", fld, "parameter", Binding("parameter", ("course",)), start, 0,
+          len(COURSES))
     for key, (fld, lo, hi) in DRIVER_PARAMETERS.items():
         b.add(key, key, fld, "parameter", Binding("parameter", (key,)), starts[key], lo, hi)
     for key, fld in DRIVER_INPUTS.items():

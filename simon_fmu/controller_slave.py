@@ -62,10 +62,31 @@ class _ControllerSlave:
         convert = {"Real": float, "Integer": int, "Boolean": bool, "String": str}[v.type]
         fallback = {"Real": math.nan, "Integer": 0, "Boolean": False, "String": ""}[v.type]
 
+        output = v.causality == "output"
+
         def get():
+            if output and self._controller is None:
+                self._initial_outputs()
             value = self._values.get(key)
             return fallback if value is None else convert(value)
         return get
+
+    def _initial_outputs(self) -> None:
+        """The outputs during initialisation, from the parameters and inputs as they are.
+
+        An importer that exchanges values in initialisation mode (libcosim does) reads them
+        before the controller is built: a controller built for the moment answers, and is
+        dropped again, so that parameters can still be set.
+        """
+        if self._failure is not None:
+            return
+        try:
+            self._controller = self._build(self._parameters())
+            self._step(self._time, 0.0)
+        except Exception:  # noqa: BLE001 - reported when initialisation ends
+            pass
+        finally:
+            self._controller = None
 
     def _setter(self, v):
         key = v.binding.index
@@ -163,7 +184,12 @@ class DriverSlave(_ControllerSlave, Fmi2Slave):
         return driver_catalogue()
 
     def _build(self, p: dict):
-        path = p.pop("path")
+        path, course = p.pop("path"), p.pop("course")
+        if course:
+            if not 1 <= course <= len(driver.COURSES):
+                raise ValueError(f"course: 0 (follow path) or 1..{len(driver.COURSES)} "
+                                 f"(got {course!r})")
+            path = driver.COURSES[course - 1]
         source = Path(path)
         if not source.is_absolute() and not source.exists():
             source = Path(self.resources) / "courses" / f"{path}.csv" \

@@ -53,6 +53,8 @@ import numpy as np
 
 #: Where the standard courses live (``<name>.csv``); see :mod:`simon_fmu.courses`.
 COURSE_DIR = FilePath(__file__).with_name("courses")
+#: The standard courses, numbered from 1 in this order by the driver FMU's ``course``.
+COURSES = ("iso3888-1", "iso3888-2", "circle", "straight")
 
 
 class PathError(ValueError):
@@ -290,8 +292,8 @@ class Driver:
 
     def _select_gear(self, t: float, speed: float) -> int:
         p, st = self.params, self.state
-        if st.gear <= 0:
-            st.gear, st.last_shift = self._initial_gear(speed), t
+        if st.gear <= 0:   # the first choice is no shift: a wrong one is corrected at once
+            st.gear = self._initial_gear(speed)
             return st.gear
         if t - st.last_shift < p.shiftDelay:
             return st.gear

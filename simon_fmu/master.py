@@ -11,10 +11,16 @@ step, recorded results, and a real-time mode for rigs.
 The order, written once here:
 
 1. *Instantiate* every FMU in the order given, then for each: setupExperiment, enter
-   initialisation, set the start values given for it (parameters and inputs), exit
-   initialisation.
+   initialisation, set the start values given for it (parameters and inputs). Then, still
+   in initialisation mode, as many rounds as there are FMUs of: read every connected
+   output, then set every connected input from it (libcosim initialises so too); so a
+   controller starts from the vehicle's initial state. Then exit initialisation, each FMU
+   in order.
 2. *Initial exchange*: every connected input gets its source's value after initialisation,
-   and the values at ``start_time`` are recorded.
+   and the values at ``start_time`` are recorded. With ``initial_exchange=False`` there is
+   no exchange in initialisation mode either, and every connected input gets 0 for the
+   first step, as in fmpy's SSP support (its connectors start at 0.0): the run to compare
+   with it.
 3. *Each communication step* from ``t_k`` to ``t_k + h`` (``t_k = start_time + k h``, no
    drift), with ``order``:
 
@@ -221,7 +227,7 @@ class Master:
     def run(self, stop_time: float, start_time: float = 0.0,
             start_values: Optional[dict[str, object]] = None,
             record: Optional[Iterable[str]] = None, real_time: bool = False,
-            real_time_factor: float = 1.0) -> Result:
+            real_time_factor: float = 1.0, initial_exchange: bool = True) -> Result:
         """Simulate from ``start_time`` to ``stop_time`` and return the recorded values.
 
         Parameters:
@@ -231,6 +237,9 @@ class Master:
             record: the ``"instance.variable"`` names to record; default every output.
             real_time: pace the steps to the wall clock (see the module docstring).
             real_time_factor: simulated seconds per wall-clock second (default 1).
+            initial_exchange: True (default) exchanges the connected values in and after
+                initialisation, False starts the connected inputs at 0 (see the module
+                docstring).
         """
         h = self.step_size
         n_steps = int(round((stop_time - start_time) / h))
@@ -252,7 +261,6 @@ class Master:
                 inst.slave.enterInitializationMode()
                 for var, value in by_inst[name].items():
                     inst.set(var, value)
-                inst.slave.exitInitializationMode()
 
             names = list(record) if record is not None else [
                 f"{i}.{v.name}" for i, md in self._md.items() for v in md.modelVariables
@@ -266,10 +274,19 @@ class Master:
                     for n, x in zip(g.names, g.get(g.vrs)):
                         current[f"{g.inst.name}.{n}"] = x
 
+            for _ in (instances if initial_exchange else ()):   # in initialisation mode
+                read([g for gs in links["sources"].values() for g in gs])
+                for name in instances:
+                    self._set_inputs(links["targets"][name], current)
+            for inst in instances.values():
+                inst.slave.exitInitializationMode()
+
             read([g for gs in reads.values() for g in gs])
             read([g for gs in links["sources"].values() for g in gs])
             data = np.empty((n_steps + 1, len(names)))
             data[0] = [current[n] for n in names]
+            if not initial_exchange:
+                current.update((s, 0.0) for s, _ in self.connections)
             times = start_time + h * np.arange(n_steps + 1)
 
             report = RealTimeReport(real_time_factor=real_time_factor) if real_time else None
