@@ -1,7 +1,8 @@
 """Command line.
 
 ``python -m simon_fmu build [EVENT_FILE] -o OUT.fmu`` builds an FMU (the default car without
-EVENT_FILE); ``python -m simon_fmu variables [EVENT_FILE]`` prints its variable table.
+EVENT_FILE); ``python -m simon_fmu variables [EVENT_FILE]`` prints its variable table;
+``python -m simon_fmu ssp SYSTEM -o OUT.ssp`` writes a closed-loop system as an SSP file.
 """
 from __future__ import annotations
 
@@ -30,6 +31,14 @@ def main(argv: list[str] | None = None) -> int:
                       help="the vehicle's event JSON file (default: the default car)")
     abs_.add_argument("-o", "--output", default="out/ABS.fmu",
                       help="FMU file to write (default: %(default)s)")
+    ssp = commands.add_parser("ssp", help="write a closed-loop system as an SSP file")
+    ssp.add_argument("system", choices=("lane-change", "abs-braking", "split-mu"),
+                     help="the system (see simon_fmu.ssp)")
+    ssp.add_argument("-o", "--output", default=None,
+                     help="SSP file to write (default: out/<system>.ssp)")
+    for name in ("vehicle", "driver", "abs"):
+        ssp.add_argument(f"--{name}", default=None, metavar="FMU",
+                         help=f"the {name} FMU to use (default: build it)")
     table = commands.add_parser("variables", help="print the FMU's variables as a Markdown table")
     table.add_argument("event_file", nargs="?", default=None,
                        help="event JSON file (default: the default car)")
@@ -49,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "build-abs":
             from .controller_build import build_abs
             print(build_abs(args.event_file, args.output))
+        elif args.command == "ssp":
+            from .ssp import make_ssp
+            print(make_ssp(args.system, args.output or f"out/{args.system}.ssp",
+                           {"vehicle": args.vehicle, "driver": args.driver, "abs": args.abs}))
         else:
             from model_description import build_catalogue, variable_table
             event = engine.load_event(args.event_file)

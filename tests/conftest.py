@@ -62,6 +62,24 @@ def car_fmu(fmu_dir) -> Path:
     return build(None, fmu_dir / "SimonCar.fmu")
 
 
+def _build_controller(command: str, output: Path) -> Path:
+    subprocess.run([sys.executable, "-m", "simon_fmu", command, "-o", str(output)],
+                   check=True, cwd=ROOT, capture_output=True)
+    return output
+
+
+@pytest.fixture(scope="session")
+def driver_fmu(fmu_dir) -> Path:
+    """The driver FMU, built with ``python -m simon_fmu build-driver``."""
+    return _build_controller("build-driver", fmu_dir / "Driver.fmu")
+
+
+@pytest.fixture(scope="session")
+def abs_fmu(fmu_dir) -> Path:
+    """The default car's ABS FMU, built with ``python -m simon_fmu build-abs``."""
+    return _build_controller("build-abs", fmu_dir / "ABS.fmu")
+
+
 @pytest.fixture(scope="session")
 def vehicle_fmu(car_fmu) -> Path:
     """The vehicle FMU the importer tests (tests/importers) run."""

@@ -1,32 +1,11 @@
 """Closed loop through the FMUs: the driver and ABS FMUs with the vehicle, in the master."""
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
-import pytest
 
-from conftest import ROOT
 from simon_fmu.courses import check_lanes, iso3888_2_lanes
 
 G = 9.80665
-
-
-def _build(command: str, out):
-    subprocess.run([sys.executable, "-m", "simon_fmu", command, "-o", str(out)],
-                   check=True, cwd=ROOT, capture_output=True)
-    return out
-
-
-@pytest.fixture(scope="session")
-def driver_fmu(fmu_dir):
-    return _build("build-driver", fmu_dir / "Driver.fmu")
-
-
-@pytest.fixture(scope="session")
-def abs_fmu(fmu_dir):
-    return _build("build-abs", fmu_dir / "ABS.fmu")
 
 
 def _lane_change(car_fmu, driver_fmu, kmh):
