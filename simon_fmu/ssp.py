@@ -42,7 +42,7 @@ import numpy as np
 
 PathLike = Union[str, Path]
 
-#: The FMU each kind of instance is: instance name -> (builder command, file name).
+#: The FMU file each instance is built as.
 FMU_KINDS = {"vehicle": "SimonCar.fmu", "driver": "Driver.fmu", "abs": "ABS.fmu"}
 PREFIXES = {"vehicle": "car."}
 _WHEELS = [f"axle{k}.{side}" for k in (1, 2) for side in ("left", "right")]
@@ -114,8 +114,7 @@ def build_fmus(folder: PathLike, instances=tuple(FMU_KINDS),
         if given and given.get(name):
             out[name] = Path(given[name])
         else:
-            target = Path(folder) / FMU_KINDS[name]
-            out[name] = target if target.exists() else builders[name](output=target)
+            out[name] = builders[name](output=Path(folder) / FMU_KINDS[name])
     return out
 
 
