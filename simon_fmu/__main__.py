@@ -23,6 +23,9 @@ def main(argv: list[str] | None = None) -> int:
                        help="modelIdentifier, the shared library's name (default: %(default)s)")
     build.add_argument("--no-warm", action="store_true",
                        help="do not compile the bundled engine at build time")
+    build.add_argument("--library", choices=("simon", "pythonfmu"), default="simon",
+                       help="the FMU's shared library: the project's own (default) or "
+                            "pythonfmu 0.7.0's")
     drv = commands.add_parser("build-driver", help="build the closed-loop driver FMU")
     drv.add_argument("-o", "--output", default="out/Driver.fmu",
                      help="FMU file to write (default: %(default)s)")
@@ -51,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "build":
             from .build import build_fmu
             print(build_fmu(args.event_file, args.output, args.model_identifier,
-                            warm_cache=not args.no_warm))
+                            warm_cache=not args.no_warm, library=args.library))
         elif args.command == "build-driver":
             from .controller_build import build_driver
             print(build_driver(args.output))

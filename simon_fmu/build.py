@@ -5,8 +5,11 @@ pythonfmu 0.7.0 (``FmuBuilder.build_FMU``) copies the entry script and the proje
 library as ``binaries/<platform>/<modelName>.so|.dll``, writes ``resources/slavemodule.txt``
 (the module the library imports) and a modelDescription.xml of its own, which has no units,
 no InitialUnknowns and needsExecutionTool="true". :func:`build_fmu` rewrites that zip: the
-library is renamed to the model identifier and the description is replaced by the one
-:mod:`model_description` generates from the same catalogue the slave registers.
+description is replaced by the one :mod:`model_description` generates from the same
+catalogue the slave registers, and pythonfmu's library is replaced by the project's own
+(:mod:`simon_fmu.fmi2_library`: ``binaries/linux64/<modelIdentifier>.so`` and
+``<modelIdentifier>_python.so``, compiled with gcc, and ``resources/fmi2_python.txt``).
+``library="pythonfmu"`` keeps pythonfmu's library instead, renamed to the model identifier.
 """
 from __future__ import annotations
 
@@ -36,7 +39,8 @@ PathLike = Union[str, os.PathLike]
 
 
 def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/SimonCar.fmu",
-              model_identifier: str = MODEL_IDENTIFIER, warm_cache: bool = True) -> Path:
+              model_identifier: str = MODEL_IDENTIFIER, warm_cache: bool = True,
+              library: str = "simon") -> Path:
     """Build a Co-Simulation FMU of an event and return its path.
 
     Parameters:
@@ -48,12 +52,15 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
         warm_cache: True (default) runs the bundled engine for two steps once it sits in
             the user's cache folder (see :mod:`simon_fmu.entry`), so that numba compiles it
             at build time and the FMU's first instance on this machine starts at once.
+        library: the FMU's shared library: ``"simon"`` (default), the project's own
+            (:mod:`simon_fmu.fmi2_library`), or ``"pythonfmu"``, pythonfmu 0.7.0's.
 
     The generation date is the current time, or ``$SOURCE_DATE_EPOCH`` when that is set, so
     that builds can be made reproducible.
     """
     from pythonfmu.builder import FmuBuilder  # heavy, and only needed here
 
+    check_library(library)
     event = engine.load_event(event_file) if event_file is not None else engine.load_event()
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -83,7 +90,7 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
         epoch = os.environ.get("SOURCE_DATE_EPOCH")
         xml = fmu_model_description(
             event, model_identifier, generation_time(float(epoch) if epoch else None), key)
-        _repack(Path(raw), output, xml, model_identifier)
+        _repack(Path(raw), output, xml, model_identifier, library)
     return output
 
 
@@ -123,20 +130,36 @@ def fmu_model_description(event: "engine.Event", model_identifier: str = MODEL_I
         generated_at=generated_at or generation_time(), description=DESCRIPTION)
 
 
-def _repack(raw: Path, output: Path, xml: bytes, model_identifier: str) -> None:
-    """Copy pythonfmu's zip to ``output`` with our description and library names."""
+LIBRARIES = ("simon", "pythonfmu")
+
+
+def check_library(library: str) -> None:
+    if library not in LIBRARIES:
+        raise ValueError(f"library {library!r}: one of {', '.join(LIBRARIES)}")
+
+
+def _repack(raw: Path, output: Path, xml: bytes, model_identifier: str,
+            library: str = "simon") -> None:
+    """Copy pythonfmu's zip to ``output`` with our description and library."""
+    from . import fmi2_library
+    check_library(library)
     partial = output.with_name(output.name + ".partial")
     with zipfile.ZipFile(raw) as src, \
-            zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as dst:
+            zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as dst, \
+            tempfile.TemporaryDirectory(prefix="simon_lib_") as work:
         for info in src.infolist():
             name = info.filename
             if name == "modelDescription.xml" or "__pycache__" in name:
                 continue
             if name.startswith("binaries/"):
+                if library != "pythonfmu":
+                    continue
                 folder, _, filename = name.rpartition("/")
                 name = f"{folder}/{model_identifier}{Path(filename).suffix}"
             copy = zipfile.ZipInfo(name, info.date_time)
             copy.external_attr = info.external_attr
             dst.writestr(copy, src.read(info), zipfile.ZIP_DEFLATED)
+        if library == "simon":
+            fmi2_library.add_library(dst, model_identifier, work)
         dst.writestr("modelDescription.xml", xml, zipfile.ZIP_DEFLATED)
     os.replace(partial, output)

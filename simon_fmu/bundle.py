@@ -22,7 +22,7 @@ from pathlib import Path
 RUNTIME = {
     "engine": ("**/*.py", "data/*.json"),
     "model_description": ("*.py",),
-    "simon_fmu": ("__init__.py", "slave.py", "native.py"),
+    "simon_fmu": ("__init__.py", "slave.py", "protocol.py", "exit_guard.py"),
 }
 #: Bumped whenever the rewriting below changes what it writes.
 _REWRITE_VERSION = b"1"

@@ -1,6 +1,9 @@
-"""The pythonfmu slave: a thin FMI 2.0 Co-Simulation wrapper over :class:`engine.Simulation`.
+"""The slave: a thin FMI 2.0 Co-Simulation wrapper over :class:`engine.Simulation`.
 
-Life of an instance (pythonfmu calls these methods from the FMI functions):
+A ``pythonfmu.Fmi2Slave`` subclass, run by the project's own FMI library
+(:mod:`simon_fmu.fmi2_library`, the default) or by pythonfmu 0.7.0's (``build --library
+pythonfmu``); :mod:`simon_fmu.protocol` tells them apart. Life of an instance (the library
+calls these methods from the FMI functions):
 
 - ``__init__`` (fmi2Instantiate, fmi2Reset, and once at build time) reads the event from the
   resources folder and registers the catalogue's variables. It builds no simulation.
@@ -10,14 +13,21 @@ Life of an instance (pythonfmu calls these methods from the FMI functions):
 - ``do_step`` copies the inputs into the engine, checks them, advances the engine to the end
   of the communication step and so refreshes the outputs, which are read from the engine's
   arrays.
-- A rejected input or an engine failure is logged (category logStatusError, naming the
-  variable and its value, or the engine's reason) and answered with a refused step; later
-  steps are refused too, until fmi2SetFMUstate restores a good state or fmi2Reset.
+- A rejected input (NaN, infinite, outside its min/max) is checked by ``do_step``: fmi2SetReal
+  takes the value (fmi2OK), and the next fmi2DoStep answers fmi2Error, as does an engine
+  failure. Both are logged (category logStatusError, naming the variable and its value, or
+  the engine's reason); fmi2LastSuccessfulTime is the start of that step, and later steps are
+  refused with fmi2Error too, until fmi2SetFMUstate restores a good state or fmi2Reset.
+- A parameter that is not finite or outside its min/max makes fmi2ExitInitializationMode
+  answer fmi2Error, with a message that names it.
+- A value reference of another type (or none of this FMU) in fmi2Get/Set* is fmi2Error,
+  logged; the other values of that call are still read or written.
+- The project's library calls ``fmi2_get_real(vrs, values)`` and its siblings: one Python
+  call per FMI call, on memoryviews of the caller's arrays.
 
-pythonfmu 0.7.0 answers a refused step (``do_step`` returning False) with fmi2Discard and
-sets fmi2LastSuccessfulTime to the start of that step; it passes log messages on only when
-the instance was created with loggingOn. Any exception escaping into pythonfmu ends the
-instance with fmi2Fatal, so no method here lets one escape.
+Under pythonfmu 0.7.0's library a refused step is fmi2Discard (``do_step`` answers False),
+the other statuses are fmi2OK, and any exception escaping into that library ends the
+instance with fmi2Fatal; so no method here lets one escape under either library.
 
 The FMU state (fmi2GetFMUstate) is the whole engine state (``Simulation.get_state``) plus the
 slave's own values: inputs, parameters, time and failure. Serialised, it is an ``.npz`` (no
@@ -40,7 +50,7 @@ from pythonfmu.enums import Fmi2Status
 import engine
 from model_description.catalogue import Catalogue, Variable, build_catalogue
 from model_description.writer import LOG_CATEGORIES
-from simon_fmu.native import guard_exit
+from simon_fmu.protocol import ERROR, OK, WARNING, Protocol
 
 #: The event file in the FMU's resources folder.
 EVENT_FILE = "event.json"
@@ -49,6 +59,8 @@ _STATE_FORMAT = "simon-fmu-state/1"
 _INPUT_SOURCES = ("u_unit", "u_wheel", "u_env")
 _OUTPUT_SOURCES = ("y_unit", "y_wheel", "y_tire")
 _TYPES = {"Real": Real, "Integer": Integer, "Boolean": Boolean}
+#: From this many values on, fmi2GetReal of outputs gathers them with NumPy in one go.
+_GATHER_MIN = 8
 
 
 @functools.lru_cache(maxsize=16)
@@ -110,7 +122,7 @@ class SimonSlave(Fmi2Slave):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        guard_exit(self.resources)
+        self._protocol = Protocol(kwargs, self.resources)
         event_path = Path(self.resources) / EVENT_FILE
         st = event_path.stat()
         self._event, self._catalogue = _load(str(event_path), (st.st_mtime_ns, st.st_size))
@@ -122,8 +134,12 @@ class SimonSlave(Fmi2Slave):
         self._time = 0.0            # the communication point the next doStep must start at
         self._started = False       # initialisation has ended
         self._failure: Optional[str] = None
+        # per type, by value reference: the variable's getter and setter (None: another type)
+        self._getters = {t: [None] * len(self._catalogue) for t in (Real, Integer, Boolean)}
+        self._setters = {t: [None] * len(self._catalogue) for t in (Real, Integer, Boolean)}
         for v in self._catalogue:
             self._register(v)
+        self._gather: Optional[tuple] = None   # (sim, flat buffer, vr -> position or -1)
 
     # ----------------------------------------------------------------- variables
     def _register(self, v: Variable) -> None:
@@ -134,6 +150,10 @@ class SimonSlave(Fmi2Slave):
         if var.value_reference != v.value_reference:
             raise RuntimeError(f"{v.name}: value reference {var.value_reference} differs "
                                f"from the catalogue's {v.value_reference}")
+        kind = _TYPES[v.type]
+        if kind in self._getters:
+            self._getters[kind][v.value_reference] = var.getter
+            self._setters[kind][v.value_reference] = var.setter
 
     def _accessors(self, v: Variable):
         source, index = v.binding
@@ -159,15 +179,17 @@ class SimonSlave(Fmi2Slave):
             return default if sim is None else convert(getattr(sim, source)[index])
         return get_output, (lambda value: self._refuse_set(v))
 
-    def _set_parameter(self, v: Variable, value) -> None:
+    def _set_parameter(self, v: Variable, value) -> Optional[int]:
         if self._started:
             self._log_warning(f"parameter {v.name} is fixed after initialisation; "
                               f"{value!r} ignored")
-        else:
-            self._params[v.binding] = value
+            return WARNING
+        self._params[v.binding] = value
+        return None
 
-    def _refuse_set(self, v: Variable) -> None:
+    def _refuse_set(self, v: Variable) -> int:
         self._log_warning(f"{v.name} is a {v.causality} and cannot be set; ignored")
+        return WARNING
 
     def _calculated(self, unit: str, key: str) -> float:
         sim = self._simulation()
@@ -226,6 +248,91 @@ class SimonSlave(Fmi2Slave):
     def set_string(self, vrs, values):
         self._set(vrs, values, String, "fmi2SetString")
 
+    # The project's library: one call per fmi2Get/Set*, the values in memoryviews of the
+    # caller's arrays (vrs: unsigned ints; values: doubles for Real, ints otherwise).
+    def _fmi2_get(self, vrs, values, kind, fallback, function) -> int:
+        getters = self._getters[kind]
+        try:
+            for i, vr in enumerate(vrs):
+                values[i] = getters[vr]()
+            return OK
+        except Exception:  # noqa: BLE001 - find and name the culprits one by one
+            pass
+        status = OK
+        for i, vr in enumerate(vrs):
+            getter = getters[vr] if vr < len(getters) else None
+            if getter is None:
+                self._log_error(f"{function}: value reference {vr} is no {kind.__name__} "
+                                "variable")
+                values[i], status = fallback, ERROR
+                continue
+            try:
+                values[i] = getter()
+            except Exception as exc:  # noqa: BLE001
+                self._log_error(f"{function}: {self.vars[vr].name} could not be read ({exc!r})")
+                values[i], status = fallback, ERROR
+        return status
+
+    def _fmi2_set(self, vrs, values, kind, function) -> int:
+        setters = self._setters[kind]
+        status = OK
+        for vr, value in zip(vrs, values):
+            setter = setters[vr] if vr < len(setters) else None
+            if setter is None:
+                self._log_error(f"{function}: value reference {vr} is no {kind.__name__} "
+                                f"variable; {value!r} ignored")
+                status = ERROR
+                continue
+            answer = setter(bool(value) if kind is Boolean else value)
+            if answer:
+                status = max(status, answer)
+        return status
+
+    def fmi2_get_real(self, vrs, values):
+        sim = self._sim
+        if len(vrs) >= _GATHER_MIN and self._started and sim is not None:
+            gather = self._gather if self._gather and self._gather[0] is sim \
+                else self._make_gather(sim)
+            try:
+                where = gather[2][np.frombuffer(vrs, np.uint32)]
+            except IndexError:
+                where = None
+            if where is not None and where.min() >= 0:    # all outputs: one gather
+                flat = np.concatenate([getattr(sim, s) for s in _OUTPUT_SOURCES], axis=None,
+                                      out=gather[1])
+                np.take(flat, where, out=np.frombuffer(values, np.float64))
+                return OK
+        return self._fmi2_get(vrs, values, Real, math.nan, "fmi2GetReal")
+
+    def _make_gather(self, sim) -> tuple:
+        offsets, total = {}, 0
+        for source in _OUTPUT_SOURCES:
+            offsets[source] = total
+            total += getattr(sim, source).size
+        where = np.full(len(self._catalogue), -1, np.intp)
+        for v in self._catalogue.with_causality("output"):
+            if v.type == "Real":
+                source, index = v.binding
+                where[v.value_reference] = offsets[source] + int(
+                    np.ravel_multi_index(index, getattr(sim, source).shape))
+        self._gather = (sim, np.empty(total), where)
+        return self._gather
+
+    def fmi2_get_integer(self, vrs, values):
+        return self._fmi2_get(vrs, values, Integer, 0, "fmi2GetInteger")
+
+    def fmi2_get_boolean(self, vrs, values):
+        return self._fmi2_get(vrs, values, Boolean, False, "fmi2GetBoolean")
+
+    def fmi2_set_real(self, vrs, values):
+        return self._fmi2_set(vrs, values, Real, "fmi2SetReal")
+
+    def fmi2_set_integer(self, vrs, values):
+        return self._fmi2_set(vrs, values, Integer, "fmi2SetInteger")
+
+    def fmi2_set_boolean(self, vrs, values):
+        return self._fmi2_set(vrs, values, Boolean, "fmi2SetBoolean")
+
     # ----------------------------------------------------------------- simulation
     def _parameter_problem(self) -> Optional[str]:
         for v in self._catalogue.with_causality("parameter"):
@@ -271,34 +378,37 @@ class SimonSlave(Fmi2Slave):
     def exit_initialization_mode(self):
         sim = self._simulation()
         self._started = True
-        if sim is not None:
-            self._log(f"simulation built: units {[u.name for u in self._event.units]}, "
-                      f"internal step {self._params[('parameter', ('stepSize',))]} s",
-                      Fmi2Status.ok, "logAll")
+        if sim is None:
+            return self._protocol.answer(ERROR)    # the reason is logged
+        self._log(f"simulation built: units {[u.name for u in self._event.units]}, "
+                  f"internal step {self._params[('parameter', ('stepSize',))]} s",
+                  Fmi2Status.ok, "logAll")
+        return OK
 
-    def do_step(self, current_time: float, step_size: float) -> bool:
+    def do_step(self, current_time: float, step_size: float):
         try:
-            return self._do_step(float(current_time), float(step_size))
+            status = self._do_step(float(current_time), float(step_size))
         except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
             self._fail_unexpected(f"the step from t={current_time!r}", exc)
-            return False
+            status = ERROR
+        return self._protocol.answer(status)
 
-    def _do_step(self, t: float, h: float) -> bool:
+    def _do_step(self, t: float, h: float) -> int:
         if self._failure is not None:
             self._log_error(f"doStep at t={t!r} refused: the instance failed earlier "
                             f"({self._failure}); restore an FMU state or reset it")
-            return False
+            return ERROR
         sim = self._sim
         if not self._started or sim is None:
             self._log_error("doStep refused: initialisation has not ended")
-            return False
+            return ERROR
         if not (h > 0.0 and math.isfinite(h)):
             self._log_error(f"doStep refused: communication step size {h!r} is not > 0")
-            return False
+            return ERROR
         if abs(t - self._time) > 1e-9 * max(1.0, abs(self._time)):
             self._log_error(f"doStep refused: communication point t={t!r} does not continue "
                             f"the last one, t={self._time!r}")
-            return False
+            return ERROR
         for source in _INPUT_SOURCES:
             np.copyto(getattr(sim, source), self._inputs[source])
         try:
@@ -311,12 +421,11 @@ class SimonSlave(Fmi2Slave):
         except engine.SimulationError as exc:
             return self._fail(f"simulation stopped at t={sim.time + self._start_time!r}: {exc}")
         self._time = t + h
-        return True
+        return OK
 
     # ----------------------------------------------------------------- logging and failure
     def _log(self, message: str, status: Fmi2Status, category: str) -> None:
-        # the FMI logger callback takes the message as a printf format
-        self.log(message.replace("%", "%%"), status, category)
+        self.log(self._protocol.text(message), status, category)
 
     def _log_error(self, message: str) -> None:
         self._log(message, Fmi2Status.error, "logStatusError")
@@ -324,11 +433,11 @@ class SimonSlave(Fmi2Slave):
     def _log_warning(self, message: str) -> None:
         self._log(message, Fmi2Status.warning, "logStatusWarning")
 
-    def _fail(self, reason: str) -> bool:
-        """Remember and log a failure; later steps are refused. Returns False for do_step."""
+    def _fail(self, reason: str) -> int:
+        """Remember and log a failure; later steps are refused. Returns ERROR for do_step."""
         self._failure = reason
         self._log_error(reason)
-        return False
+        return ERROR
 
     def _fail_unexpected(self, what: str, exc: Exception) -> None:
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
@@ -349,17 +458,18 @@ class SimonSlave(Fmi2Slave):
         arrays.update({s: getattr(sim, s).copy() for s in _OUTPUT_SOURCES})
         return _SlaveState(header, arrays, sim.get_state(), sim.serialize_state)
 
-    def _set_fmu_state(self, state: _SlaveState) -> None:
+    def _set_fmu_state(self, state: _SlaveState):
         try:
-            self._restore(state)
+            status = self._restore(state)
         except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
             self._fail_unexpected("restoring an FMU state", exc)
+            status = ERROR
+        return self._protocol.answer(status)
 
-    def _restore(self, state: _SlaveState) -> None:
+    def _restore(self, state: _SlaveState) -> int:
         h = state.header
         if "invalid" in h:
-            self._fail(h["invalid"])
-            return
+            return self._fail(h["invalid"])
         self._params = {_unflat(k): value for k, value in h["params"]}
         for s in _INPUT_SOURCES:
             np.copyto(self._inputs[s], state.arrays[s])
@@ -368,12 +478,13 @@ class SimonSlave(Fmi2Slave):
         if h["has_engine"]:
             sim = self._simulation()
             if sim is None:
-                return
+                return ERROR
             sim.set_state(state.engine_state if state.engine_state is not None
                           else sim.deserialize_state(state.engine_blob))
             for s in _OUTPUT_SOURCES:
                 np.copyto(getattr(sim, s), state.arrays[s])
         self._failure = h["failure"]
+        return OK
 
     @staticmethod
     def _fmu_state_to_bytes(state: _SlaveState) -> bytes:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-_loaded_fmu_library = False   # set once an FMU's shared library is loaded in this process
+_loaded_fmu_library = False   # set once pythonfmu's shared library is loaded in this process
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -21,12 +21,14 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
-    """Leave with os._exit once an FMU library was loaded (see docs/importers.md).
+    """Leave with os._exit once pythonfmu's library was loaded (see docs/importers.md).
 
     pythonfmu 0.7.0's library resets its global interpreter state twice when the process
     exits (a C++ static destructor and a destructor function), which can corrupt the heap
     and abort the process after every test has passed. By now pytest has reported and
-    written everything, so skipping the process's exit handlers loses nothing.
+    written everything, so skipping the process's exit handlers loses nothing. The FMUs
+    this project builds carry its own library (simon_fmu/native/), which needs no such
+    care: a session that loaded only those exits normally.
     """
     if _loaded_fmu_library:
         sys.stdout.flush()
@@ -97,7 +99,8 @@ def truck_fmu(fmu_dir) -> Path:
 class Instance:
     """An fmpy FMU2Slave of an extracted FMU, with its log and value references by name."""
 
-    def __init__(self, unzipped: Path, model_description, name: str = "instance"):
+    def __init__(self, unzipped: Path, model_description, name: str = "instance",
+                 logging_on: bool = True):
         from fmpy.fmi2 import (FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE,
                                fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE)
         from fmpy.fmi1 import calloc, free
@@ -117,12 +120,13 @@ class Instance:
         self._callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
         self._callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
         addLoggerProxy(byref(self._callbacks))
-        global _loaded_fmu_library
-        _loaded_fmu_library = True
+        identifier = model_description.coSimulation.modelIdentifier
+        if not (Path(unzipped) / "binaries" / "linux64" / f"{identifier}_python.so").is_file():
+            global _loaded_fmu_library
+            _loaded_fmu_library = True      # not the project's library: pythonfmu's
         self.fmu = FMU2Slave(guid=model_description.guid, unzipDirectory=str(unzipped),
-                             modelIdentifier=model_description.coSimulation.modelIdentifier,
-                             instanceName=name)
-        self.fmu.instantiate(callbacks=self._callbacks, loggingOn=True)
+                             modelIdentifier=identifier, instanceName=name)
+        self.fmu.instantiate(callbacks=self._callbacks, loggingOn=logging_on)
 
     def start(self, parameters: dict | None = None, start_time: float = 0.0) -> "Instance":
         self.fmu.setupExperiment(startTime=start_time)
@@ -174,8 +178,8 @@ def instance(extracted):
     """instance(fmu, name) -> a fresh Instance; all are freed after the test."""
     made = []
 
-    def make(fmu: Path, name: str = "instance") -> Instance:
-        inst = Instance(*extracted(fmu), name=name)
+    def make(fmu: Path, name: str = "instance", logging_on: bool = True) -> Instance:
+        inst = Instance(*extracted(fmu), name=name, logging_on=logging_on)
         made.append(inst)
         return inst
     yield make

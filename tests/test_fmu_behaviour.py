@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fmpy.fmi1 import FMICallException
-from fmpy.fmi2 import fmi2Discard, fmi2Error, fmi2LastSuccessfulTime
+from fmpy.fmi2 import fmi2Error, fmi2LastSuccessfulTime
 
 import engine
 
@@ -61,20 +61,23 @@ def test_calculated_parameters(instance, car_fmu):
     ("car.throttle", 1.5),
 ])
 def test_bad_input_is_refused_and_named_in_the_log(instance, car_fmu, name, value):
+    """fmi2SetReal takes the value; the next fmi2DoStep answers fmi2Error and names it."""
     inst = started(instance, car_fmu)
     drive(inst, 0.0, 2 * H)
-    inst.set(name, value)
+    inst.set(name, value)                       # fmi2OK: inputs are checked by the step
     with pytest.raises(FMICallException) as failed:
         inst.fmu.doStep(2 * H, H)
-    # pythonfmu 0.7.0 answers a refused step with fmi2Discard
-    assert failed.value.status in (fmi2Discard, fmi2Error)
+    assert failed.value.status == fmi2Error
     errors = inst.messages(fmi2Error)
     assert errors and name in errors[-1] and repr(value) in errors[-1], inst.log
+    assert any(status == fmi2Error and category == "logStatusError" and name in message
+               for status, category, message in inst.log)
     assert inst.fmu.getRealStatus(fmi2LastSuccessfulTime) == pytest.approx(2 * H)
     # later steps are refused cleanly, even with a good input again
     inst.set(name, 0.0 if "throttle" in name or "wind" in name else 0.5)
-    with pytest.raises(FMICallException):
+    with pytest.raises(FMICallException) as again:
         inst.fmu.doStep(2 * H, H)
+    assert again.value.status == fmi2Error
     assert "refused" in inst.messages(fmi2Error)[-1]
     # the host lives on, and a reset instance runs again
     inst.fmu.reset()
@@ -82,22 +85,40 @@ def test_bad_input_is_refused_and_named_in_the_log(instance, car_fmu, name, valu
     assert drive(inst, 0.0, 2 * H).shape[0] == 2
 
 
-def test_value_reference_of_another_type_is_logged_not_fatal(instance, car_fmu):
+def test_value_reference_of_another_type_is_an_error_not_fatal(instance, car_fmu):
     inst = started(instance, car_fmu)
-    gear = inst.vr["car.gear"]
-    assert math.isnan(inst.fmu.getReal([gear])[0])
-    inst.fmu.setReal([gear], [2.0])
+    gear, speed = inst.vr["car.gear"], inst.vr["car.speed"]
+    with pytest.raises(FMICallException) as failed:
+        inst.fmu.getReal([speed, gear])
+    assert failed.value.status == fmi2Error
+    with pytest.raises(FMICallException) as failed:
+        inst.fmu.setReal([gear], [2.0])
+    assert failed.value.status == fmi2Error
     assert inst.get("car.gear") == 0
     assert any(f"value reference {gear} is no Real variable" in m
                for m in inst.messages(fmi2Error)), inst.log
     drive(inst, 0.0, H)
 
 
+def test_bad_parameter_fails_exit_initialization_and_is_named(instance, car_fmu):
+    inst = instance(car_fmu)
+    inst.fmu.setupExperiment(startTime=0.0)
+    inst.fmu.enterInitializationMode()
+    inst.set("car.speed0", math.inf)
+    with pytest.raises(FMICallException) as failed:
+        inst.fmu.exitInitializationMode()
+    assert failed.value.status == fmi2Error
+    assert any("car.speed0" in m and "inf" in m for m in inst.messages(fmi2Error)), inst.log
+
+
 def test_bad_parameter_is_named_and_steps_are_refused(instance, car_fmu):
-    inst = started(instance, car_fmu, parameters={"car.speed0": math.nan})
-    assert any("car.speed0" in m and "nan" in m for m in inst.messages(fmi2Error)), inst.log
+    inst = instance(car_fmu)
     with pytest.raises(FMICallException):
+        inst.start({"car.speed0": math.nan})
+    assert any("car.speed0" in m and "nan" in m for m in inst.messages(fmi2Error)), inst.log
+    with pytest.raises(FMICallException) as failed:
         inst.fmu.doStep(0.0, H)
+    assert failed.value.status == fmi2Error
 
 
 def test_step_that_does_not_continue_is_refused(instance, car_fmu):
