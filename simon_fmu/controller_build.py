@@ -32,7 +32,8 @@ from .driver import COURSE_DIR
 RUNTIME = {
     "engine": bundle.RUNTIME["engine"],
     "model_description": ("*.py",),
-    "simon_fmu": ("__init__.py", "controller_slave.py", "driver.py", "abs_controller.py", "native.py"),
+    "simon_fmu": ("__init__.py", "controller_slave.py", "driver.py", "abs_controller.py",
+                  "protocol.py", "exit_guard.py"),
 }
 _GUID_NAMESPACE = uuid.UUID("3c1f0e9a-7d52-4b8e-a1c3-5e2d8f6b9a07")
 DESCRIPTIONS = {

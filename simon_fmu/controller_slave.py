@@ -26,7 +26,7 @@ from model_description.controllers import abs_catalogue, driver_catalogue
 from model_description.writer import LOG_CATEGORIES
 
 from . import abs_controller, driver
-from .native import guard_exit
+from .protocol import ERROR, OK, Protocol
 
 #: The controller description in the FMU's resources folder.
 CONTROLLER_FILE = "controller.json"
@@ -45,7 +45,7 @@ class _ControllerSlave:
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        guard_exit(self.resources)
+        self._protocol = Protocol(kwargs, self.resources)
         self._config = json.loads((Path(self.resources) / CONTROLLER_FILE).read_text())
         self._catalogue = self._make_catalogue()
         self._values = {v.binding.index: v.start for v in self._catalogue}
@@ -113,19 +113,21 @@ class _ControllerSlave:
             self._controller = self._build(self._parameters())
             self._step(self._time, 0.0)    # the outputs before the first step
         except (ValueError, driver.PathError) as exc:
-            self._fail(f"the parameters are not accepted: {exc}")
+            return self._fail(f"the parameters are not accepted: {exc}")
         except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
             self._fail_unexpected("building the controller", exc)
+            return self._protocol.answer(ERROR)
+        return OK
 
     def do_step(self, current_time, step_size):
         if self._failure is not None or self._controller is None:
             self._log(f"doStep at t={current_time!r} refused: "
                       f"{self._failure or 'initialisation has not ended'}", Fmi2Status.error)
-            return False
+            return self._protocol.answer(ERROR)
         if not (step_size > 0 and math.isfinite(step_size)):
             self._log(f"doStep refused: communication step size {step_size!r} is not > 0",
                       Fmi2Status.error)
-            return False
+            return self._protocol.answer(ERROR)
         for v in self._catalogue.with_causality("input"):
             value = self._values[v.binding.index]
             if not math.isfinite(value):
@@ -135,18 +137,18 @@ class _ControllerSlave:
             self._step(float(current_time), float(step_size))
         except Exception as exc:  # noqa: BLE001
             self._fail_unexpected(f"the step from t={current_time!r}", exc)
-            return False
+            return self._protocol.answer(ERROR)
         self._time = current_time + step_size
-        return True
+        return self._protocol.answer(OK)
 
     def _log(self, message: str, status=Fmi2Status.error) -> None:
         category = "logStatusError" if status == Fmi2Status.error else "logStatusWarning"
-        self.log(message.replace("%", "%%"), status, category)
+        self.log(self._protocol.text(message), status, category)
 
-    def _fail(self, reason: str) -> bool:
+    def _fail(self, reason: str):
         self._failure = reason
         self._log(reason)
-        return False
+        return self._protocol.answer(ERROR)
 
     def _fail_unexpected(self, what: str, exc: Exception) -> None:
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
