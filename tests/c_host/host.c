@@ -21,11 +21,13 @@
  * t = k*STEP_SIZE (k = 1 .. N_STEPS), values printed with 17 significant digits.
  * Exit status 0 on success, 1 on usage errors, 2 on load errors, 3 on FMI errors.
  *
- * After freeing the instance the host leaves with _exit(), skipping the exit
- * handlers: FMUs built with pythonfmu 0.7.0 release their global interpreter
- * state twice at normal process exit (once from a C++ static destructor, once
- * from a destructor function), which corrupts the heap and can abort the process
- * after all the work is done. Set FMI_HOST_NORMAL_EXIT=1 to exit normally.
+ * The host exits normally (returning from main), except for an FMU whose library
+ * is pythonfmu 0.7.0's (it exports finalizePythonInterpreter): that library
+ * releases its global interpreter state twice at normal process exit (once from a
+ * C++ static destructor, once from a destructor function), which corrupts the heap
+ * and can abort the process after all the work is done, so for it the host leaves
+ * with _exit(), skipping the exit handlers. FMI_HOST_NORMAL_EXIT=1 makes it exit
+ * normally for such an FMU too.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -185,6 +187,7 @@ int main(int argc, char **argv)
     fmi2DoStepTYPE *do_step = symbol(lib, "fmi2DoStep");
     fmi2TerminateTYPE *terminate = symbol(lib, "fmi2Terminate");
     fmi2GetVersionTYPE *get_version = symbol(lib, "fmi2GetVersion");
+    int pythonfmu_library = dlsym(lib, "finalizePythonInterpreter") != NULL;
 
     if (strcmp(get_version(), "2.0") != 0) {
         fprintf(stderr, "host: unexpected FMI version %s\n", get_version());
@@ -252,7 +255,7 @@ int main(int argc, char **argv)
     free_instance(c);
     if (input) fclose(input);
     dlclose(lib);
-    if (getenv("FMI_HOST_NORMAL_EXIT")) return 0;
+    if (!pythonfmu_library || getenv("FMI_HOST_NORMAL_EXIT")) return 0;
     fflush(NULL);
     _exit(0);
 }
