@@ -879,6 +879,55 @@ def profile_variants(names, duration, fmu_path, rebuild):
     return 0
 
 
+def markdown_summary(report):
+    """The figures as Markdown, in the form benchmarks/README.md quotes them."""
+    m, results = report["machine"], report["results"]
+    peer_rtf = results.get("peer", {}).get("real_time_factor")
+    rev = report["git_revision"]
+    lines = [
+        f"Measured {report['date_utc'][:10]} on `{m['hostname']}`: {m['cpu_model']}, "
+        f"{m['physical_cores']} cores / {m['logical_cores']} threads, Python {m['python']}, "
+        f"numba {m['versions'].get('numba')}, fmpy {m['versions'].get('fmpy')}; revision "
+        f"{rev['head']}" + (" plus uncommitted engine/slave changes" if rev["uncommitted"]
+                            else "") +
+        f"; load average {m['load_average_at_start'][0]:.2f} at the start, "
+        f"{m['load_average_at_end'][0]:.2f} at the end; best of {report['rounds']} rounds, "
+        f"{report['manoeuvre']['duration_s']:g} s manoeuvre.",
+        "",
+        "| variant | wall s | x real time | x peer | peak RSS MB | peak ay m/s^2 |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name in list(VARIANTS) + ["python"]:
+        r = results.get(name)
+        if r is None:
+            continue
+        if not r.get("ok"):
+            lines.append(f"| {LABELS[name]} | failed | | | | |")
+            continue
+        rtf = r.get("real_time_factor")
+        ratio = rtf / peer_rtf if (rtf and peer_rtf) else None
+        ay = r.get("peak_ay_mps2", r.get("final_ay_mps2"))
+        lines.append(f"| {LABELS[name]} | {_fmt(r.get('wall_s'), '.3f')} | {_fmt(rtf, '.1f')} | "
+                     f"{_fmt(ratio, '.1f')} | {_fmt(r.get('max_rss_mb'), '.0f')} | "
+                     f"{_fmt(ay, '.2f')} |")
+    lines += ["", "\\* inputs held (steering at the sine's amplitude, trim throttle), not the "
+              "sine. simulate_fmu's wall time includes extracting, loading and initialising.",
+              "", "| per call, us | median | p99 | max |", "| --- | ---: | ---: | ---: |"]
+    for name, key in (("engine-1ms", "per_call"), ("fmu-10ms", "doStep"), ("fmu-1ms", "doStep"),
+                      ("fmu-1ms", "setReal"), ("fmu-1ms", "getReal"),
+                      ("fmu-1ms", "loop_iteration")):
+        stats = results.get(name, {}).get(key)
+        if stats:
+            lines.append(f"| {name} {key} | {stats['median_us']:.1f} | {stats['p99_us']:.1f} | "
+                         f"{stats['max_us']:.1f} |")
+    cold = [r for r in report.get("cold_start", [])[1:] if r.get("ok")]
+    if cold:
+        lines += ["", "Cold start (new process to first doStep done, after a priming run): " +
+                  ", ".join(f"{r['time_to_first_doStep_s']:.2f} s" for r in cold) +
+                  f"; peak RSS {max(r['max_rss_mb'] for r in cold):.0f} MB."]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fmu", type=Path, default=DEFAULT_FMU,
@@ -963,7 +1012,9 @@ def main(argv=None):
     print_table(report)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {args.json}")
+    markdown = args.json.with_suffix(".md")
+    markdown.write_text(markdown_summary(report))
+    print(f"\nwrote {args.json} and {markdown}")
     return 0
 
 
