@@ -1,4 +1,4 @@
-"""Entry module of a built FMU: pythonfmu imports it from the FMU's resources folder.
+"""Entry module of a built FMU: the FMU's library imports it from the resources folder.
 
 The build copies this file, unchanged, to ``resources/simon_slave_<digest>.py``; ``<digest>``
 is the content hash of the code the FMU bundles as the packages ``resources/simon_<digest>``
@@ -13,7 +13,9 @@ keyed by the digest. Its files keep their paths and times from one extraction of
 the next, so numba's cache of compiled code, which is keyed on them, stays valid. Where that
 folder cannot be written, the package is imported from the resources folder itself.
 
-pythonfmu runs this file again for every instance; the second time it only looks the package
+The project's FMI library (:mod:`simon_fmu.fmi2_library`) imports this file once per process,
+as ``resources/slavemodule.txt`` names it. pythonfmu 0.7.0's library (``build --library
+pythonfmu``) runs it again for every instance; the second time it only looks the package
 up in ``sys.modules``.
 """
 import importlib.util

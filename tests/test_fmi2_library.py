@@ -319,6 +319,30 @@ def test_c_host_sees_an_exception_as_an_error(c_host, tmp_path, faulty_fmu):
     assert "fmi2DoStep" in done.stderr
 
 
+def test_c_host_sees_a_failed_instantiation(c_host, faulty_fmu, extracted):
+    folder, md = extracted(faulty_fmu)
+    done = _run_host(c_host, folder, md, ["u"], ["y"], [[1.0]],
+                     _bare_environment(FAULTY_INIT_RAISES="1"))
+    assert done.returncode == 3
+    assert "fmi2Instantiate failed" in done.stderr
+    assert "ValueError: the slave cannot be created" in done.stderr
+
+
+def test_c_host_with_simon_fmu_python_instead_of_the_record(c_host, tmp_path, faulty_fmu):
+    folder = tmp_path / "faulty"
+    with zipfile.ZipFile(faulty_fmu) as z:
+        z.extractall(folder)
+    (folder / "resources" / RECORD_FILE).unlink()
+    from fmpy import read_model_description
+    md = read_model_description(str(folder))
+    done = _run_host(c_host, folder, md, ["u"], ["y"], [[1.0]], _bare_environment())
+    assert done.returncode == 3 and "SIMON_FMU_PYTHON is not set" in done.stderr
+    done = _run_host(c_host, folder, md, ["u"], ["y"], [[1.0]],
+                     _bare_environment(SIMON_FMU_PYTHON=sys.executable))
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout.splitlines()[-1].split(",")[1]) == 2.0
+
+
 def test_c_host_with_a_python_that_cannot_be_used(c_host, faulty_fmu, extracted):
     folder, md = extracted(faulty_fmu)
     done = _run_host(c_host, folder, md, ["u"], ["y"], [[1.0]],

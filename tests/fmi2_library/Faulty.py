@@ -2,9 +2,11 @@
 
 Parameter ``fault`` picks what goes wrong: 1 do_step raises, 2 get_real raises,
 3 exit_initialization_mode raises, 4 do_step answers fmi2Error (3), 5 do_step answers
-fmi2Discard (False). Otherwise ``y = 2 u`` after each step, with a warning (status 1) and a
+fmi2Discard (False). With $FAULTY_INIT_RAISES set, creating the slave raises. Otherwise ``y = 2 u`` after each step, with a warning (status 1) and a
 log message with a percent sign for a negative ``u``.
 """
+import os
+
 from pythonfmu import Fmi2Causality, Fmi2Slave, Fmi2Variability, Integer, Real
 from pythonfmu.enums import Fmi2Status
 
@@ -15,6 +17,8 @@ class Faulty(Fmi2Slave):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        if os.environ.get("FAULTY_INIT_RAISES"):
+            raise ValueError("the slave cannot be created")
         self.library = kwargs.get("fmi2_library", "")
         self.fault = 0
         self.u = 0.0
