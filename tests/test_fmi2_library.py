@@ -304,12 +304,16 @@ def test_c_host_needs_no_environment_and_exits_normally(c_host, faulty_fmu, extr
     assert [float(r[1]) for r in rows] == [2.0, 4.0, -2.0]
 
 
-def test_c_host_sees_an_exception_as_an_error(c_host, tmp_path, faulty_fmu):
-    folder = tmp_path / "faulty"
-    with zipfile.ZipFile(faulty_fmu) as z:
-        z.extractall(folder)
+def _own_copy(fmu: Path, folder: Path):
+    """(folder, model description) of an extraction of ``fmu`` that a test may change."""
     from fmpy import read_model_description
-    md = read_model_description(str(folder))
+    with zipfile.ZipFile(fmu) as z:
+        z.extractall(folder)
+    return folder, read_model_description(str(folder))
+
+
+def test_c_host_sees_an_exception_as_an_error(c_host, tmp_path, faulty_fmu):
+    folder, md = _own_copy(faulty_fmu, tmp_path / "faulty")
     # fault 1 through the start value: rewrite the slave's default
     source = folder / "resources" / "Faulty.py"
     source.write_text(source.read_text().replace("self.fault = 0", "self.fault = 1"))
@@ -329,12 +333,8 @@ def test_c_host_sees_a_failed_instantiation(c_host, faulty_fmu, extracted):
 
 
 def test_c_host_with_simon_fmu_python_instead_of_the_record(c_host, tmp_path, faulty_fmu):
-    folder = tmp_path / "faulty"
-    with zipfile.ZipFile(faulty_fmu) as z:
-        z.extractall(folder)
+    folder, md = _own_copy(faulty_fmu, tmp_path / "faulty")
     (folder / "resources" / RECORD_FILE).unlink()
-    from fmpy import read_model_description
-    md = read_model_description(str(folder))
     done = _run_host(c_host, folder, md, ["u"], ["y"], [[1.0]], _bare_environment())
     assert done.returncode == 3 and "SIMON_FMU_PYTHON is not set" in done.stderr
     done = _run_host(c_host, folder, md, ["u"], ["y"], [[1.0]],
