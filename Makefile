@@ -29,6 +29,7 @@ test: $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
 
 bench: $(FMU)
+	$(PY) -m pip install -q -e '.[test,bench]'
 	$(PY) benchmarks/speed.py --fmu $(FMU)
 
 clean:
