@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 FMU := out/SimonCar.fmu
 SOURCES := $(shell find engine model_description simon_fmu -name '*.py' -o -name '*.json' 2>/dev/null)
 
-.PHONY: .venv fmu demo test bench clean
+.PHONY: .venv fmu demo test bench crosscheck clean
 
 # The environment is re-created only when pyproject.toml changes.
 .venv: $(STAMP)
@@ -31,6 +31,10 @@ test: $(STAMP)
 bench: $(FMU)
 	$(PY) -m pip install -q -e '.[test,bench]'
 	$(PY) benchmarks/speed.py --fmu $(FMU)
+
+# an FMI cross-check folder for the default car, checked by fmpy's validator
+crosscheck: $(FMU)
+	$(PY) -m simon_fmu.crosscheck $(FMU) out/crosscheck --stop-time 5 --step-size 0.01
 
 clean:
 	rm -rf out build *.egg-info

@@ -1,18 +1,19 @@
 """Run FMUs in importers that this project did not write.
 
-* ``scenario``: one FMU, an input table, a fixed communication step; the timing
-  convention all runners share.
+* ``simon_fmu.scenario`` (project code, also used by ``simon_fmu.crosscheck``): one FMU,
+  an input table, a fixed communication step; the timing convention all runners share.
 * ``runners``: fmpy, libcosim (``libcosimpy``) and Vico's ecos (``ecospy``).
 * ``compare``: same outputs in every importer, to a relative tolerance.
 * ``c_host`` / ``c_env``: a C FMI 2.0 host compiled with gcc, and the environment
   a non-Python process needs to run a pythonfmu FMU.
-* ``crosscheck``: a folder in the FMI cross-check layout, checked with fmpy's
-  ``validate_vendor_repo``.
+* the FMI cross-check folder is written by ``simon_fmu.crosscheck`` (project code) and
+  checked with fmpy's ``validate_vendor_repo``.
 * ``system``: Debian libraries installed on demand (oneTBB for ecospy).
 * ``probe``: a small pythonfmu FMU to exercise all of the above.
 """
 
+from simon_fmu.scenario import InputTable, Result, Scenario
+
 from .compare import Mismatch, compare_results, run_and_compare
-from .scenario import InputTable, Result, Scenario
 
 __all__ = ["InputTable", "Mismatch", "Result", "Scenario", "compare_results", "run_and_compare"]

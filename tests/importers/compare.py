@@ -7,7 +7,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .scenario import Result, Scenario
+from simon_fmu.scenario import Result, Scenario
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from .scenario import Result, Scenario
+from simon_fmu.scenario import Result, Scenario
 from .system import ensure_tbb
 
 
