@@ -123,3 +123,6 @@ def state_names(unit_names, wheel_names, tire_names):
 
 def empty(n, m=None):
     return np.zeros(n if m is None else (n, m))
+
+# vehicle.derivatives copies the body states straight into the first unit outputs
+assert UNIT_OUTPUTS[YU_X:YU_R + 1] == BODY_STATE_NAMES and (SX, SR) == (0, N_BODY - 1)

@@ -5,7 +5,6 @@ these arrays, through the named indices of ``engine.layout``.
 """
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np

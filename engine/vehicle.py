@@ -36,8 +36,8 @@ from .layout import (E_G, IE_WIND_DIR, IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEE
                      W_ISPIN, W_KRS, W_MUS, W_NTIRES, W_PARTNER, W_PROPORTIONED, W_SIDE,
                      W_STEERED, W_TB_RATIO, W_TIRE0, W_TRACK, W_X, W_Y0, W_Z0, W_ZETA, WOMEGA,
                      WZ, WZD, YT_ALPHA, YT_DEFL, YT_FX, YT_FY, YT_FZ, YT_INCL, YT_SKID, YT_SLIP,
-                     YU_AX, YU_AY, YU_AZ, YU_BETA, YU_P, YU_PITCH, YU_Q, YU_R, YU_ROLL, YU_SPEED,
-                     YU_U, YU_V, YU_W, YU_X, YU_Y, YU_YAW, YU_Z, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
+                     YU_AX, YU_AY, YU_AZ, YU_BETA, YU_SPEED,
+                     YU_X, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
                      YW_JOUNCE, YW_SPIN, YW_STEER)
 from .sprung_mass import solve_unit
 from .suspension import antisway_force, bump_steer, camber_change, half_track_change, suspension_force
@@ -248,18 +248,9 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
             dy[wo + WZD] = zdd[k]
             dy[wo + WOMEGA] = domega[k]
         if record:
-            y_unit[u, YU_X] = X
-            y_unit[u, YU_Y] = Y
-            y_unit[u, YU_Z] = Z
-            y_unit[u, YU_ROLL] = phi
-            y_unit[u, YU_PITCH] = theta
-            y_unit[u, YU_YAW] = psi
-            y_unit[u, YU_U] = uu
-            y_unit[u, YU_V] = vv
-            y_unit[u, YU_W] = ww
-            y_unit[u, YU_P] = p
-            y_unit[u, YU_Q] = q
-            y_unit[u, YU_R] = r
+            # the first twelve unit outputs are the body states, in the same order
+            for k in range(N_BODY):
+                y_unit[u, YU_X + k] = y[o + k]
             y_unit[u, YU_AX] = acc[0] + q * ww - r * vv
             y_unit[u, YU_AY] = acc[1] + r * uu - p * ww
             y_unit[u, YU_AZ] = acc[2] + p * vv - q * uu

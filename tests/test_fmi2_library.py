@@ -3,7 +3,6 @@ the C host, and the vehicle and driver FMUs' answers to bad inputs."""
 from __future__ import annotations
 
 import ctypes
-import json
 import math
 import shutil
 import subprocess
@@ -16,7 +15,7 @@ from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import (fmi2Discard, fmi2Error, fmi2LastSuccessfulTime, fmi2OK, fmi2Terminated,
                        fmi2Warning)
 
-from conftest import ROOT, build
+from conftest import ROOT
 from simon_fmu.fmi2_library import RECORD_FILE, replace_library
 
 FAULTY = Path(__file__).resolve().parent / "fmi2_library" / "Faulty.py"

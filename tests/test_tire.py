@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 import engine
-from engine import layout as L
 from engine.params import pack
 from engine.tire import (edc_forces, edc_slip, properties, radial_force, rolling_resistance,
                          slip_rates, slip_stiffness, static_deflection, tire_forces)

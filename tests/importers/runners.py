@@ -8,7 +8,6 @@ that starts there, outputs read after every step.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from typing import Callable
 
 import numpy as np
