@@ -350,7 +350,6 @@ def test_c_host_with_a_python_that_cannot_be_used(c_host, faulty_fmu, extracted)
     assert "SIMON_FMU_PYTHON=/no/such/python" in done.stderr
 
 
-@pytest.mark.slow
 def test_c_host_runs_the_vehicle_without_environment(c_host, car_fmu, extracted):
     folder, md = extracted(car_fmu)
     steps = [[0.3, 0.0]] * 50

@@ -50,7 +50,7 @@ def _optional_fixture(request, name):
         return None
 
 
-@pytest.fixture(params=["probe", pytest.param("vehicle", marks=pytest.mark.slow)])
+@pytest.fixture(params=["probe", "vehicle"])
 def scenario(request, probe_fmu) -> Scenario:
     if request.param == "probe":
         return Scenario.for_fmu(probe_fmu, step_size=0.05, stop_time=STOP_TIME)
