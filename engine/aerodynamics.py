@@ -1,7 +1,7 @@
 """Aerodynamics: relative wind and lumped surface forces and moments (Eq. 136-142)."""
 import math
 
-from .jit import njit
+from .jit import njit, njit_inline
 from .kinematics import to_earth, to_vehicle
 from .layout import A_CA, A_CPX, A_CPY, A_CPZ
 
@@ -32,7 +32,7 @@ def relative_wind(R, u, v, w, wind_speed, wind_dir):
     return to_vehicle(R, vwx - VX, vwy - VY, -VZ)     # Eq. 138-139
 
 
-@njit
+@njit_inline
 def surface_forces(P_AERO, s0, n, wx, wy, wz):
     """Eq. 140-142: sum of the surfaces' forces f = C_A V|V| (per axis) and their moments
     about the CG. Returns (Fx, Fy, Fz, Mx, My, Mz), vehicle-fixed."""

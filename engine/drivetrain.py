@@ -2,7 +2,7 @@
 (Eq. 32, 50, 51)."""
 import math
 
-from .jit import njit
+from .jit import njit, njit_inline
 from .layout import EM_CT_X, EM_CT_Y, EM_WOT_X, EM_WOT_Y
 from .tables import interp1
 
@@ -27,7 +27,7 @@ def engine_speed(ratio_total, omega_sum, n_driven):
     return ratio_total * omega_sum / n_driven
 
 
-@njit
+@njit_inline
 def engine_torque(P_ENG, N_ENG, u, omega_e, throttle):
     """Eq. 51: T_e = T_CT + lambda (T_WOT - T_CT) at engine speed omega_e (rad/s).
 

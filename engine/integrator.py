@@ -11,6 +11,14 @@ from .vehicle import ERR_NONFINITE, derivatives
 
 
 @njit
+def record(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE,
+           TT, P_AERO, P_ENV, y_unit, y_wheel, y_tire, err, scratch):
+    """The derivative at y with the outputs recorded: compiled once, outside the step loop."""
+    derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
+                P_TIRE, TT, P_AERO, P_ENV, True, y_unit, y_wheel, y_tire, err, scratch)
+
+
+@njit
 def advance(y, h, n, work, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
             P_TIRE, TT, P_AERO, P_ENV, y_unit, y_wheel, y_tire, err, scratch):
     """Integrate n RK4 steps of size h in place. Returns the number of steps completed.
@@ -26,27 +34,28 @@ def advance(y, h, n, work, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG,
     m = y.shape[0]
     done = 0
     for step in range(n):
-        derivatives(y, k1, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err, scratch)
-        if err[0] != 0:
+        # the stages k_s = f(y + c_s h k_(s-1)), c = (0, 1/2, 1/2, 1), from one call site, so
+        # that the derivative is compiled into this loop once
+        for s in range(4):
+            ks = work[s]
+            derivatives(y if s == 0 else yt, ks, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG,
+                        N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO, P_ENV, False, y_unit,
+                        y_wheel, y_tire, err, scratch)
+            if s == 0:
+                if err[0] != 0:
+                    break
+                for i in range(m):
+                    y_good[i] = y[i]
+            if s < 3:
+                c = h if s == 2 else 0.5 * h
+                for i in range(m):
+                    yt[i] = y[i] + c * ks[i]
+        if err[0] != 0 and s == 0:
             if done > 0:  # the state reached by the previous step is out of range
                 for i in range(m):
                     y[i] = y_good[i]
                 done -= 1
             break
-        for i in range(m):
-            y_good[i] = y[i]
-            yt[i] = y[i] + 0.5 * h * k1[i]
-        derivatives(yt, k2, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err, scratch)
-        for i in range(m):
-            yt[i] = y[i] + 0.5 * h * k2[i]
-        derivatives(yt, k3, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err, scratch)
-        for i in range(m):
-            yt[i] = y[i] + h * k3[i]
-        derivatives(yt, k4, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                    P_TIRE, TT, P_AERO, P_ENV, False, y_unit, y_wheel, y_tire, err, scratch)
         err[0] = 0  # only the state at a step boundary (k1) is judged for deflection
         bad = -1
         for i in range(m):
@@ -62,8 +71,8 @@ def advance(y, h, n, work, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG,
         done += 1
     # outputs at the final state (also judges its tire deflection)
     if err[0] == 0:
-        derivatives(y, k1, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                    P_TIRE, TT, P_AERO, P_ENV, True, y_unit, y_wheel, y_tire, err, scratch)
+        record(y, k1, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
+               P_TIRE, TT, P_AERO, P_ENV, y_unit, y_wheel, y_tire, err, scratch)
         if err[0] != 0 and done > 0:
             for i in range(m):
                 y[i] = y_good[i]
@@ -71,7 +80,7 @@ def advance(y, h, n, work, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG,
     if err[0] != 0:
         e0, e1 = err[0], err[1]
         err[0] = 0
-        derivatives(y, k1, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                    P_TIRE, TT, P_AERO, P_ENV, True, y_unit, y_wheel, y_tire, err, scratch)
+        record(y, k1, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
+               P_TIRE, TT, P_AERO, P_ENV, y_unit, y_wheel, y_tire, err, scratch)
         err[0], err[1] = e0, e1
     return done

@@ -58,6 +58,7 @@ def njit(fn):
 
 
 def njit_inline(fn):
-    """:func:`njit`, and inlined into its callers before they are compiled: for the small
-    kernels with one caller, whose loop bounds become constants there."""
+    """:func:`njit`, and inlined into its callers before they are compiled: for the kernels
+    with one or two call sites on the hot path, whose loop bounds become constants there and
+    whose array arguments are then not passed through a call."""
     return numba.njit(inline="always", **_OPTIONS)(fn)

@@ -83,7 +83,7 @@ assert UNIT_OUTPUTS[YU_BETA] == "sideslip" and UNIT_INPUTS[IU_GEAR] == "gear"
 (S_JZ, S_MW, S_XW, S_YW, S_ZW, S_ZDW, S_FZW, S_TORQUE, S_INERTIA, S_DRIVEN, S_DOMEGA, S_ZDD,
  S_F, S_M, S_ACC, S_B) = range(16)
 S_R = 16            # rows S_R .. S_R+2, columns 0..2: the vehicle-to-earth rotation R (Eq. 53)
-S_A = S_R + 3       # rows S_A .. S_A+5+n, columns 0..5+n: the sprung/unsprung system matrix
+S_A = S_R + 3       # rows S_A .. S_A+5, columns 0..5: the unit's reduced 6x6 system matrix
 
 
 def scratch_shape(max_wheels):

@@ -18,9 +18,10 @@ connections and collisions (Eq. 3, 7).
 The system matrix is the unit's mass matrix: symmetric and positive definite (positive masses
 and inertias). Each wheel's equation couples its own z'' only with the body accelerations, so
 the wheel block of the matrix is diagonal (an "arrowhead" matrix): the wheel unknowns are
-eliminated into the six body equations (the Schur complement), the resulting 6x6 system is
-solved by Cholesky factorisation and the wheel accelerations follow by back-substitution.
-All of it is done in place, without allocation.
+eliminated into the six body equations (the Schur complement, which for this matrix has a
+closed form, see :func:`solve_unit`), the resulting 6x6 system is solved by Cholesky
+factorisation and the wheel accelerations follow by back-substitution. All of it is done in
+place, without allocation. (:func:`solve_arrowhead_spd` is the general elimination.)
 """
 import math
 
@@ -88,7 +89,7 @@ def solve_arrowhead_spd(A, b, m, N):
         b[k] = s / A[k, k]
 
 
-@njit
+@njit_inline
 def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
                F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, A, b, acc, zdd):
     """Assemble and solve the coupled sprung/unsprung equations of one unit.
@@ -96,13 +97,19 @@ def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
     F, M: external force and moment about the sprung CG (vehicle-fixed, length 3).
     m_w, x_w, y_w, z_w, zd_w: per-wheel mass, position and z-rate (length n).
     fz_w: per wheel, the vehicle-z component of its tire forces plus its suspension force Fs.
-    g*: gravity in the vehicle frame. A (at least (6+n)x(6+n)) and b (at least 6+n): scratch
-    for the system. Writes acc = (u', v', w', p', q', r') and zdd[:n].
+    g*: gravity in the vehicle frame. A (at least 6x6) and b (at least 6): scratch for the
+    system. Writes acc = (u', v', w', p', q', r') and zdd[:n].
+
+    The wheel unknowns are eliminated in closed form. Wheel i's row reads
+    m_i (e_i . x + zdd_i) = b_i with e_i = (0, 0, 1, y_i, -x_i, 0) and x the body
+    accelerations, and its zdd_i enters the body rows as m_i e_i zdd_i. The Schur complement
+    (the elimination of :func:`solve_arrowhead_spd`) therefore removes m_i e_i e_i^T from the
+    body block and e_i b_i from its right-hand side: each wheel's own vertical inertia is
+    carried by its own equation, and the 6x6 system left is solved by :func:`solve_spd`.
     """
-    N = 6 + n
-    for i in range(N):
+    for i in range(6):
         b[i] = 0.0
-        for j in range(N):
+        for j in range(6):
             A[i, j] = 0.0
     mt = ms
     for i in range(n):
@@ -111,13 +118,14 @@ def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
     wvx = q * w - r * v
     wvy = r * u - p * w
     wvz = p * v - q * u
+    # body block less sum m_i e_i e_i^T: the z row keeps the sprung mass only, and the
+    # wheels' r x e_z terms cancel from the roll and pitch rows (see the docstring)
     A[0, 0] = mt
     A[1, 1] = mt
-    A[2, 2] = mt
+    A[2, 2] = ms
     A[3, 3] = Ix
     A[4, 4] = Iy
     A[5, 5] = Iz
-    A[3, 5] = -Ixz
     A[5, 3] = -Ixz
     b[0] = F[0] + mt * gx - mt * wvx
     b[1] = F[1] + mt * gy - mt * wvy
@@ -140,50 +148,35 @@ def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
         cx = q * wrz - r * wry + 2.0 * (q * zd)
         cy = r * wrx - p * wrz + 2.0 * (-p * zd)
         cz = p * wry - q * wrx
-        # linear rows: mi (V' - [r]x w' + e_z zdd)
-        A[0, 4] += mi * rz
-        A[0, 5] -= mi * ry
-        A[1, 3] -= mi * rz
-        A[1, 5] += mi * rx
-        A[2, 3] += mi * ry
-        A[2, 4] -= mi * rx
-        A[2, 6 + i] = mi
+        # linear rows: mi (V' - [r]x w' + e_z zdd); only the lower triangle is stored
+        A[4, 0] += mi * rz
+        A[5, 0] -= mi * ry
+        A[3, 1] -= mi * rz
+        A[5, 1] += mi * rx
         b[0] -= mi * cx
         b[1] -= mi * cy
         b[2] -= mi * cz
-        # angular rows: r x mi (V' + w' x r + e_z zdd) = r x (mi g) - r x mi c
-        A[3, 1] -= mi * rz
-        A[3, 2] += mi * ry
-        A[4, 0] += mi * rz
-        A[4, 2] -= mi * rx
-        A[5, 0] -= mi * ry
-        A[5, 1] += mi * rx
-        # - mi [r]x [r]x = mi (|r|^2 I - r r^T)
-        A[3, 3] += mi * (ry * ry + rz * rz)
-        A[4, 4] += mi * (rx * rx + rz * rz)
+        # angular rows: - mi [r]x [r]x = mi (|r|^2 I - r r^T), less mi e_i e_i^T
+        A[3, 3] += mi * (rz * rz)
+        A[4, 4] += mi * (rz * rz)
         A[5, 5] += mi * (rx * rx + ry * ry)
-        A[3, 4] -= mi * rx * ry
-        A[4, 3] -= mi * rx * ry
-        A[3, 5] -= mi * rx * rz
         A[5, 3] -= mi * rx * rz
-        A[4, 5] -= mi * ry * rz
         A[5, 4] -= mi * ry * rz
-        # r x e_z = (ry, -rx, 0)
-        A[3, 6 + i] = mi * ry
-        A[4, 6 + i] = -mi * rx
         # the angular rows need the whole a_i - V' - w' x r - e_z zdd, w x V included
         ax_, ay_, az_ = cx + wvx, cy + wvy, cz + wvz
         b[3] += mi * (ry * (gz - az_) - rz * (gy - ay_))
         b[4] += mi * (rz * (gx - ax_) - rx * (gz - az_))
         b[5] += mi * (rx * (gy - ay_) - ry * (gx - ax_))
-        # wheel row: mi (w' + p' y - q' x + zdd) = fz + mi gz - mi (wvz + cz)
-        A[6 + i, 2] = mi
-        A[6 + i, 3] = mi * ry
-        A[6 + i, 4] = -mi * rx
-        A[6 + i, 6 + i] = mi
-        b[6 + i] = fz_w[i] + mi * gz - mi * (wvz + cz)
-    solve_arrowhead_spd(A, b, 6, N)
+        # wheel row: mi (w' + p' y - q' x + zdd) = fz + mi gz - mi (wvz + cz) =: bw,
+        # eliminated: the body rows lose e_i bw
+        bw = fz_w[i] + mi * gz - mi * (wvz + cz)
+        zdd[i] = bw
+        b[2] -= bw
+        b[3] -= ry * bw
+        b[4] += rx * bw
+    solve_spd(A, b, 6)
     for k in range(6):
         acc[k] = b[k]
     for i in range(n):
-        zdd[i] = b[6 + i]
+        # back-substitution: zdd = bw / mi - e_i . x
+        zdd[i] = zdd[i] / m_w[i] - (b[2] + y_w[i] * b[3] - x_w[i] * b[4])

@@ -17,7 +17,7 @@ creep or chatter and a driven wheel pulls it away. See docs/equations.md.
 """
 import math
 
-from .jit import njit
+from .jit import njit, njit_inline
 from .layout import (T_D2, T_KBAR, T_KT, T_LAMBDA, T_LOAD0, T_NLOAD, T_NSPEED, T_SPEED0,
                      TP_CA, TP_CG, TP_MUP, TP_MUS, TP_SP)
 from .tables import bracket
@@ -94,7 +94,7 @@ def tire_axes(ax, ay, az):
     return xx, xy, -xy, xx
 
 
-@njit
+@njit_inline
 def properties(P, TT, t, load, speed):
     """Effective mu_p', mu_s', S_mu_p', C_alpha', C_gamma' at (F_R, u_GP), by linear
     interpolation in the test loads and speeds (the table look-up after Eq. 94)."""
@@ -130,7 +130,7 @@ def slip_stiffness(Fz, mup, mus, sp):
     return A, B, Cs
 
 
-@njit
+@njit_inline
 def edc_forces(Fz, S, sin_a, Ky_camber, mup, mus, sp, ca, fmult):
     """EDC semi-empirical tire model, Eq. 102-113.
 

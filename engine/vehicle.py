@@ -23,7 +23,7 @@ import math
 from .aerodynamics import relative_wind, surface_forces
 from .brakes import brake_torque_capacity, system_pressure, wheel_pressure
 from .drivetrain import engine_speed, engine_torque, gear_ratio
-from .jit import njit
+from .jit import njit_inline
 from .kinematics import (cos_sin, cross, euler_rates, euler_trig, point_velocity,
                          rotation_vehicle_to_earth, to_earth, to_vehicle)
 from .layout import (E_G, IE_WIND_DIR, IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_THROTTLE,
@@ -51,7 +51,7 @@ ERR_TIRE_DEFLECTION = 1
 ERR_NONFINITE = 2
 
 
-@njit
+@njit_inline
 def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
                 P_TIRE, TT, P_AERO, P_ENV, record, y_unit, y_wheel, y_tire, err, scratch):
     """dy = f(y, inputs, parameters). See the module docstring for the evaluation order."""

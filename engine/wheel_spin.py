@@ -8,7 +8,7 @@ c = I_drivetrain (eta_trans eta_diff / N)^2 (for N = 2 this is the A of Eq. 27-3
 It is inverted in closed form (Sherman-Morrison), which for two wheels is the corrected
 form of Eq. 29-30.
 """
-from .jit import njit
+from .jit import njit, njit_inline
 
 #: time constant (s) with which a brake that can hold the wheel brings its spin to zero
 TAU_BRAKE = 0.01
@@ -30,7 +30,7 @@ def brake_torque(t_capacity, t_other, omega, inertia):
     return need
 
 
-@njit
+@njit_inline
 def spin_accelerations(torque, inertia, driven, c, n, out):
     """Solve M dOmega/dt = torque for the n wheels of one unit (Eq. 27-30).
 
