@@ -34,7 +34,7 @@ bench: $(FMU)
 
 # an FMI cross-check folder for the default car, checked by fmpy's validator
 crosscheck: $(FMU)
-	$(PY) -m simon_fmu.crosscheck $(FMU) out/crosscheck --stop-time 5 --step-size 0.01
+	$(PY) -m simon_fmu.tools.crosscheck $(FMU) out/crosscheck --stop-time 5 --step-size 0.01
 
 clean:
 	rm -rf out build *.egg-info

@@ -22,8 +22,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from simon_fmu import ssp  # noqa: E402
-from simon_fmu.courses import check_lanes, cones, iso3888_2_lanes  # noqa: E402
+from simon_fmu.cosim import ssp  # noqa: E402
+from simon_fmu.controllers.courses import check_lanes, cones, iso3888_2_lanes  # noqa: E402
+from simon_fmu.controllers.driver import COURSE_DIR  # noqa: E402
 
 OUT = ROOT / "out"
 WHEELS = [f"axle{k}.{side}" for k in (1, 2) for side in ("left", "right")]
@@ -44,7 +45,7 @@ def iso3888_2(fmus) -> Path:
                                      record=system.record)
     x, y, yaw = r["vehicle.car.X"], r["vehicle.car.Y"], r["vehicle.car.yaw"]
     lanes = check_lanes(iso3888_2_lanes(), x, y, yaw)
-    course = np.loadtxt(ROOT / "simon_fmu" / "courses" / "iso3888-2.csv", delimiter=",",
+    course = np.loadtxt(COURSE_DIR / "iso3888-2.csv", delimiter=",",
                         skiprows=1)
     plt, fig, ax = _figure(4)
     c = cones(iso3888_2_lanes())

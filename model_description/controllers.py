@@ -2,7 +2,7 @@
 
 Their variables are named after the vehicle's (``steeringWheelAngle``, ``axle<k>.<side>.spin``)
 so a master connects them by name. Each parameter is a field of the controller's parameter
-dataclass (:class:`simon_fmu.driver.DriverParams`, :class:`simon_fmu.abs_controller.AbsParams`)
+dataclass (:class:`simon_fmu.controllers.driver.DriverParams`, :class:`simon_fmu.controllers.abs_controller.AbsParams`)
 with the same name, start value and meaning; value references are assigned in catalogue
 order (parameters, inputs, outputs), from 0.
 """
@@ -58,7 +58,7 @@ DRIVER_STRINGS = {
                          "spaces", "String"), None),
 }
 #: An Integer choice of the standard course, for importers that cannot set a String
-#: (fmpy's SSP support): 0 follows ``path``, 1.. the courses of simon_fmu.driver.COURSES.
+#: (fmpy's SSP support): 0 follows ``path``, 1.. the courses of simon_fmu.controllers.driver.COURSES.
 DRIVER_COURSE = (Field(None, None, "Standard course to follow, overriding path: 0 none "
                        "(follow path), 1 iso3888-1, 2 iso3888-2, 3 circle, 4 straight",
                        "Integer"), 0)
@@ -110,7 +110,7 @@ def _parameter_starts(params_class) -> dict:
 
 def driver_catalogue() -> Catalogue:
     """The driver FMU's variables: parameters, inputs X, Y, yaw, speed, outputs the controls."""
-    from simon_fmu.driver import COURSES, DriverParams
+    from simon_fmu.controllers.driver import COURSES, DriverParams
     starts = _parameter_starts(DriverParams)
     b = _Builder()
     for key, (fld, start) in DRIVER_STRINGS.items():
@@ -137,7 +137,7 @@ def abs_wheels(event, unit: str | None = None) -> list[str]:
 
 def abs_catalogue(wheels: list[str]) -> Catalogue:
     """The ABS FMU's variables for the wheels ``wheels`` (``axle<k>.<side>`` names)."""
-    from simon_fmu.abs_controller import AbsParams
+    from simon_fmu.controllers.abs_controller import AbsParams
     starts = _parameter_starts(AbsParams)
     b = _Builder()
     for key, (fld, lo, hi) in ABS_PARAMETERS.items():

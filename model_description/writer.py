@@ -11,7 +11,7 @@ from .catalogue import Catalogue, Variable
 
 GENERATION_TOOL = "simon-fmu"
 
-#: Log categories the slave really uses (see simon_fmu.slave).
+#: Log categories the slave really uses (see simon_fmu.vehicle.slave).
 LOG_CATEGORIES = {
     "logStatusError": "Rejected inputs and parameters, engine failures, refused steps",
     "logStatusWarning": "Requests the slave ignores, such as a fixed parameter set too late",

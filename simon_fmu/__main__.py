@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
                       help="FMU file to write (default: %(default)s)")
     ssp = commands.add_parser("ssp", help="write a closed-loop system as an SSP file")
     ssp.add_argument("system", choices=("lane-change", "abs-braking", "split-mu"),
-                     help="the system (see simon_fmu.ssp)")
+                     help="the system (see simon_fmu.cosim.ssp)")
     ssp.add_argument("-o", "--output", default=None,
                      help="SSP file to write (default: out/<system>.ssp)")
     for name in ("vehicle", "driver", "abs"):
@@ -52,17 +52,17 @@ def main(argv: list[str] | None = None) -> int:
     import engine
     try:
         if args.command == "build":
-            from .build import build_fmu
+            from .vehicle.build import build_fmu
             print(build_fmu(args.event_file, args.output, args.model_identifier,
                             warm_cache=not args.no_warm, library=args.library))
         elif args.command == "build-driver":
-            from .controller_build import build_driver
+            from .controllers.build import build_driver
             print(build_driver(args.output))
         elif args.command == "build-abs":
-            from .controller_build import build_abs
+            from .controllers.build import build_abs
             print(build_abs(args.event_file, args.output))
         elif args.command == "ssp":
-            from .ssp import make_ssp
+            from .cosim.ssp import make_ssp
             print(make_ssp(args.system, args.output or f"out/{args.system}.ssp",
                            {"vehicle": args.vehicle, "driver": args.driver, "abs": args.abs}))
         else:

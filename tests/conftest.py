@@ -27,7 +27,7 @@ def pytest_unconfigure(config):
     exits (a C++ static destructor and a destructor function), which can corrupt the heap
     and abort the process after every test has passed. By now pytest has reported and
     written everything, so skipping the process's exit handlers loses nothing. The FMUs
-    this project builds carry its own library (simon_fmu/native/), which needs no such
+    this project builds carry its own library (simon_fmu/runtime/native/), which needs no such
     care: a session that loaded only those exits normally.
     """
     if _loaded_fmu_library:

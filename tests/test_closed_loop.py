@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from simon_fmu.courses import check_lanes, iso3888_2_lanes
+from simon_fmu.controllers.courses import check_lanes, iso3888_2_lanes
 
 G = 9.80665
 
 
 def _lane_change(car_fmu, driver_fmu, kmh):
-    from simon_fmu.master import Master
+    from simon_fmu.cosim.master import Master
     m = Master({"driver": driver_fmu, "vehicle": car_fmu}, 0.01, prefixes={"vehicle": "car."})
     m.connect_by_name()
     v = kmh / 3.6
@@ -49,7 +49,7 @@ def _static_mu_p():
 
 
 def _brake(car_fmu, driver_fmu, abs_fmu=None, stop_time=4.0, right_mu=1.0):
-    from simon_fmu.master import Master
+    from simon_fmu.cosim.master import Master
     fmus = {"driver": driver_fmu}
     if abs_fmu is not None:
         fmus["abs"] = abs_fmu

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from simon_fmu.abs_controller import AbsController, AbsParams
+from simon_fmu.controllers.abs_controller import AbsController, AbsParams
 
 R = 0.327
 

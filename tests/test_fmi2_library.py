@@ -1,4 +1,4 @@
-"""simon-fmu's own FMI 2.0 library (simon_fmu/native/): statuses, exceptions, logging, state,
+"""simon-fmu's own FMI 2.0 library (simon_fmu/runtime/native/): statuses, exceptions, logging, state,
 the C host, and the vehicle and driver FMUs' answers to bad inputs."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from fmpy.fmi2 import (fmi2Discard, fmi2Error, fmi2LastSuccessfulTime, fmi2OK, f
                        fmi2Warning)
 
 from conftest import ROOT
-from simon_fmu.fmi2_library import RECORD_FILE, replace_library
+from simon_fmu.runtime.fmi2_library import RECORD_FILE, replace_library
 
 FAULTY = Path(__file__).resolve().parent / "fmi2_library" / "Faulty.py"
 sys.path.insert(0, str(Path(__file__).resolve().parent))

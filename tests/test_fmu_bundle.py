@@ -6,7 +6,7 @@ import zipfile
 
 import pytest
 
-from simon_fmu import bundle, entry
+from simon_fmu.runtime import bundle, entry
 
 
 def test_absolute_imports_of_project_packages_are_rewritten():
@@ -58,7 +58,7 @@ def test_the_bundle_holds_the_runtime_packages(car_fmu):
         module = z.read("resources/slavemodule.txt").decode().strip()
     digest = module.removeprefix("simon_slave_")
     assert f"resources/{module}.py" in names
-    for path in ("model_description/catalogue.py", "simon_fmu/slave.py"):
+    for path in ("model_description/catalogue.py", "simon_fmu/vehicle/slave.py"):
         assert f"resources/simon_{digest}/{path}" in names
     engine = {n.split("/")[1] for n in names if n.startswith("resources/simon_engine_")}
     assert len(engine) == 1

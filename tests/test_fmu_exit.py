@@ -1,7 +1,7 @@
 """A Python host that used the FMU exits normally.
 
 The FMU's library is the project's own, which does nothing at exit. With pythonfmu 0.7.0's
-library and without simon_fmu.exit_guard, about one such process in four aborted at exit
+library and without simon_fmu.runtime.exit_guard, about one such process in four aborted at exit
 with "corrupted double-linked list" (measured on this project's machines).
 """
 import subprocess

@@ -25,7 +25,7 @@ import pytest
 from importers import InputTable, Scenario, compare_results, run_and_compare
 from importers.c_env import describe, host_environment
 from importers.c_host import build_host, run_host
-from simon_fmu.crosscheck import validate, write_input_csv
+from simon_fmu.tools.crosscheck import validate, write_input_csv
 from importers.isolated import isolated_runner
 from importers.probe import build_probe_fmu
 from importers.runners import PYTHON_IMPORTERS
@@ -165,9 +165,9 @@ def test_c_host_without_the_environment_cannot_load_the_fmu(probe_fmu, c_host):
 
 
 def write_crosscheck_folder(scenario: Scenario, root: Path, *extra: str) -> Path:
-    """``python -m simon_fmu.crosscheck`` as a user runs it; returns the model folder."""
+    """``python -m simon_fmu.tools.crosscheck`` as a user runs it; returns the model folder."""
     command = [
-        sys.executable, "-m", "simon_fmu.crosscheck", str(scenario.fmu), str(root),
+        sys.executable, "-m", "simon_fmu.tools.crosscheck", str(scenario.fmu), str(root),
         "--step-size", repr(scenario.step_size), "--stop-time", repr(scenario.stop_time), *extra,
     ]
     if scenario.inputs.names:

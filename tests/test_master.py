@@ -1,7 +1,7 @@
 """The co-simulation master's real-time mode: it paces to the wall clock and reports overruns."""
 from __future__ import annotations
 
-from simon_fmu.master import Master
+from simon_fmu.cosim.master import Master
 
 
 def _driver_alone(driver_fmu):

@@ -13,7 +13,7 @@ from lxml import etree
 
 import engine
 from model_description import build_catalogue, variable_table
-from simon_fmu.build import fmu_model_description
+from simon_fmu.vehicle.build import fmu_model_description
 
 from conftest import renamed_event
 
@@ -152,7 +152,7 @@ def test_model_structure_dependencies(xml, catalogue):
 def test_log_categories_are_the_ones_the_slave_uses(xml):
     root = etree.fromstring(xml)
     declared = {c.get("name") for c in root.iter("Category")}
-    source = (Path(__file__).parents[1] / "simon_fmu" / "slave.py").read_text()
+    source = (Path(__file__).parents[1] / "simon_fmu" / "vehicle" / "slave.py").read_text()
     used = set(re.findall(r'"(log[A-Z]\w*)"', source))
     assert declared == used
 

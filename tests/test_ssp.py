@@ -1,5 +1,5 @@
 """The closed-loop systems as SSP files, run in fmpy's SSP support and in libcosim, against the
-master in Jacobi order (see simon_fmu.ssp for what each importer needs)."""
+master in Jacobi order (see simon_fmu.cosim.ssp for what each importer needs)."""
 from __future__ import annotations
 
 import subprocess
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from simon_fmu import ssp
+from simon_fmu.cosim import ssp
 
 
 @pytest.fixture(scope="session")
@@ -19,7 +19,7 @@ def system_fmus(car_fmu, driver_fmu, abs_fmu):
 
 
 def _start_importer(importer, file, out):
-    return subprocess.Popen([sys.executable, "-m", "simon_fmu.ssp", "run", importer, str(file),
+    return subprocess.Popen([sys.executable, "-m", "simon_fmu.cosim.ssp", "run", importer, str(file),
                              str(out)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .c_env import host_environment
-from simon_fmu.scenario import Result, Scenario, model_identifier
+from simon_fmu.tools.scenario import Result, Scenario, model_identifier
 
 HOST_SOURCE = Path(__file__).resolve().parents[1] / "c_host" / "host.c"
 

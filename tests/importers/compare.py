@@ -7,7 +7,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from simon_fmu.scenario import Result, Scenario
+from simon_fmu.tools.scenario import Result, Scenario
 
 
 @dataclass

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simon_fmu.scenario import InputTable, Result, Scenario
+from simon_fmu.tools.scenario import InputTable, Result, Scenario
 
 PACKAGE_PARENT = Path(__file__).resolve().parents[1]
 

@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from simon_fmu.scenario import Result, Scenario
+from simon_fmu.tools.scenario import Result, Scenario
 from .system import ensure_tbb
 
 

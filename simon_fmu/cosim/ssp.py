@@ -12,7 +12,7 @@ those not given (``--vehicle``, ``--driver``, ``--abs``). The systems (:data:`SY
   friction multiplier 1 on the left wheels and 0.25 on the right.
 
 The SSD (SSP 1.0) has one component per FMU (``resources/<instance>.fmu``), the connections
-that :meth:`simon_fmu.master.Master.connect_by_name` makes, and as connectors the connected
+that :meth:`simon_fmu.cosim.master.Master.connect_by_name` makes, and as connectors the connected
 variables and the variables a system records. The start values are inline parameter
 bindings of each component (``ssv:ParameterSet`` named ``start``), the step size and stop
 time the DefaultExperiment (with libcosim's ``osp:FixedStepAlgorithm`` annotation).
@@ -93,7 +93,7 @@ SYSTEMS = {s.name: s for s in (
 
 
 def master(system: System, fmus: dict[str, PathLike], order: str = "gauss-seidel"):
-    """A :class:`simon_fmu.master.Master` of ``system`` with ``fmus`` (instance -> file),
+    """A :class:`simon_fmu.cosim.master.Master` of ``system`` with ``fmus`` (instance -> file),
     connected by name."""
     from .master import Master
     m = Master({name: fmus[name] for name in system.instances}, system.step_size,
@@ -106,8 +106,8 @@ def master(system: System, fmus: dict[str, PathLike], order: str = "gauss-seidel
 def build_fmus(folder: PathLike, instances=tuple(FMU_KINDS),
                given: Optional[dict[str, PathLike]] = None) -> dict[str, Path]:
     """The FMU of every instance: ``given`` ones as they are, the others built in ``folder``."""
-    from .build import build_fmu
-    from .controller_build import build_abs, build_driver
+    from ..controllers.build import build_abs, build_driver
+    from ..vehicle.build import build_fmu
     builders = {"vehicle": build_fmu, "driver": build_driver, "abs": build_abs}
     out = {}
     for name in instances:
@@ -287,13 +287,13 @@ def run_libcosim(ssp: PathLike, system: Optional[System] = None) -> dict:
 
 
 def _main(argv=None) -> int:
-    """``python -m simon_fmu.ssp run fmpy|libcosim FILE.ssp OUT.npz``: simulate an SSP file
+    """``python -m simon_fmu.cosim.ssp run fmpy|libcosim FILE.ssp OUT.npz``: simulate an SSP file
     written here in fmpy or libcosim and save the recorded values (in a process of its own:
     it leaves with os._exit, past the FMU libraries' exit handlers)."""
     import argparse
     import os
     import sys
-    parser = argparse.ArgumentParser(prog="python -m simon_fmu.ssp")
+    parser = argparse.ArgumentParser(prog="python -m simon_fmu.cosim.ssp")
     parser.add_argument("action", choices=["run"])
     parser.add_argument("importer", choices=["fmpy", "libcosim"])
     parser.add_argument("ssp")

@@ -19,7 +19,7 @@ lane, on the line Y = 0.
 Cones stand on the lane edges, at both ends and the middle of each lane (the track limits
 are tangential to the cones, so the lane edge is the limit a body must not cross).
 
-``python -m simon_fmu.courses`` rewrites the shipped CSV paths in ``simon_fmu/courses/`` from
+``python -m simon_fmu.controllers.courses`` rewrites the shipped CSV paths in ``simon_fmu/controllers/courses/`` from
 this module. The ISO 3888-2 path is the smooth line (a cubic spline through points every
 3 m) of least peak curvature whose body, for the reference sedan moving along the line's
 tangent, keeps ``margin`` = 0.15 m from every lane edge; it asks about 0.8 g at 60 km/h.

@@ -1,8 +1,8 @@
 """The slave: a thin FMI 2.0 Co-Simulation wrapper over :class:`engine.Simulation`.
 
 A ``pythonfmu.Fmi2Slave`` subclass, run by the project's own FMI library
-(:mod:`simon_fmu.fmi2_library`, the default) or by pythonfmu 0.7.0's (``build --library
-pythonfmu``); :mod:`simon_fmu.protocol` tells them apart. Life of an instance (the library
+(:mod:`simon_fmu.runtime.fmi2_library`, the default) or by pythonfmu 0.7.0's (``build --library
+pythonfmu``); :mod:`simon_fmu.runtime.protocol` tells them apart. Life of an instance (the library
 calls these methods from the FMI functions):
 
 - ``__init__`` (fmi2Instantiate, fmi2Reset, and once at build time) reads the event from the
@@ -50,7 +50,7 @@ from pythonfmu.enums import Fmi2Status
 import engine
 from model_description.catalogue import Catalogue, Variable, build_catalogue
 from model_description.writer import LOG_CATEGORIES
-from simon_fmu.protocol import ERROR, OK, WARNING, Protocol
+from simon_fmu.runtime.protocol import ERROR, OK, WARNING, Protocol
 
 #: The event file in the FMU's resources folder.
 EVENT_FILE = "event.json"

@@ -1,7 +1,7 @@
 """A small co-simulation master on fmpy: FMUs connected by variable name, a fixed communication
 step, recorded results, and a real-time mode for rigs.
 
-    from simon_fmu.master import Master
+    from simon_fmu.cosim.master import Master
     m = Master({"driver": "out/Driver.fmu", "vehicle": "out/SimonCar.fmu"},
                prefixes={"vehicle": "car."}, step_size=0.01)
     m.connect_by_name()

@@ -1,7 +1,7 @@
 """Build the controller FMUs: the driver (``build-driver``) and the ABS (``build-abs``).
 
-As :mod:`simon_fmu.build` does for the vehicle: pythonfmu packs the slave
-(:mod:`simon_fmu.controller_slave`) with the bundled packages (:mod:`simon_fmu.bundle`),
+As :mod:`simon_fmu.vehicle.build` does for the vehicle: pythonfmu packs the slave
+(:mod:`simon_fmu.controllers.slave`) with the bundled packages (:mod:`simon_fmu.runtime.bundle`),
 then the zip gets the modelDescription.xml generated from the controller's catalogue
 (:mod:`model_description.controllers`). The driver FMU carries the standard courses in
 ``resources/courses/``; the ABS FMU has one wheel per wheel of the vehicle's first unit.
@@ -22,9 +22,9 @@ import engine
 from model_description import generation_time, model_description_xml
 from model_description.controllers import abs_catalogue, abs_wheels, driver_catalogue
 
-from . import bundle
-from .build import PathLike, _repack
-from .controller_slave import CONTROLLER_FILE
+from ..runtime import bundle, entry as runtime_entry
+from ..runtime.packaging import PathLike, repack
+from .slave import CONTROLLER_FILE
 from .driver import COURSE_DIR
 
 #: What a controller FMU bundles: the catalogue (which imports the engine) and the
@@ -32,8 +32,9 @@ from .driver import COURSE_DIR
 RUNTIME = {
     "engine": bundle.RUNTIME["engine"],
     "model_description": ("*.py",),
-    "simon_fmu": ("__init__.py", "controller_slave.py", "driver.py", "abs_controller.py",
-                  "protocol.py", "exit_guard.py"),
+    "simon_fmu": ("__init__.py", "controllers/__init__.py", "controllers/slave.py",
+                  "controllers/driver.py", "controllers/abs_controller.py",
+                  "runtime/__init__.py", "runtime/protocol.py", "runtime/exit_guard.py"),
 }
 _GUID_NAMESPACE = uuid.UUID("3c1f0e9a-7d52-4b8e-a1c3-5e2d8f6b9a07")
 DESCRIPTIONS = {
@@ -90,9 +91,9 @@ def _build(kind, catalogue, config, output, model_identifier, extra_files) -> Pa
                 shutil.copy2(src, stage / rel)
             files.append(stage / "courses")
         loader = stage / f"simon_loader_{key}.py"
-        shutil.copy2(Path(__file__).with_name("entry.py"), loader)
+        shutil.copy2(runtime_entry.__file__, loader)
         entry = stage / f"simon_ctl_{kind}_{key}.py"
-        shutil.copy2(Path(__file__).with_name("controller_entry.py"), entry)
+        shutil.copy2(Path(__file__).with_name("entry.py"), entry)
         try:
             raw = FmuBuilder.build_FMU(entry, dest=Path(tmp) / "raw.fmu",
                                        project_files=files + [loader])
@@ -108,5 +109,5 @@ def _build(kind, catalogue, config, output, model_identifier, extra_files) -> Pa
             catalogue, model_identifier=model_identifier, guid=f"{{{guid}}}",
             generated_at=generation_time(float(epoch) if epoch else None),
             description=DESCRIPTIONS[kind])
-        _repack(Path(raw), output, xml, model_identifier)
+        repack(Path(raw), output, xml, model_identifier)
     return output

@@ -3,7 +3,7 @@
 The build copies this file, unchanged, to ``resources/simon_slave_<digest>.py``; ``<digest>``
 is the content hash of the code the FMU bundles as the packages ``resources/simon_<digest>``
 (the catalogue and the slave) and ``resources/simon_engine_<engine digest>`` (see
-:mod:`simon_fmu.bundle`). So two FMUs with different code never share a module in one
+:mod:`simon_fmu.runtime.bundle`). So two FMUs with different code never share a module in one
 process, and two with the same code share it harmlessly; each instance reads its own event
 from its own resources folder.
 
@@ -13,7 +13,7 @@ keyed by the digest. Its files keep their paths and times from one extraction of
 the next, so numba's cache of compiled code, which is keyed on them, stays valid. Where that
 folder cannot be written, the package is imported from the resources folder itself.
 
-The project's FMI library (:mod:`simon_fmu.fmi2_library`) imports this file once per process,
+The project's FMI library (:mod:`simon_fmu.runtime.fmi2_library`) imports this file once per process,
 as ``resources/slavemodule.txt`` names it. pythonfmu 0.7.0's library (``build --library
 pythonfmu``) runs it again for every instance; the second time it only looks the package
 up in ``sys.modules``.
@@ -83,4 +83,4 @@ if __name__.startswith("simon_slave_"):
     for _folder in sorted(_resources.glob("simon_*/__init__.py")):
         load_package(_resources, _folder.parent.name)
     SimonSlave = importlib.import_module(
-        "simon_" + __name__[len("simon_slave_"):] + ".simon_fmu.slave").SimonSlave
+        "simon_" + __name__[len("simon_slave_"):] + ".simon_fmu.vehicle.slave").SimonSlave

@@ -7,7 +7,7 @@ library as ``binaries/<platform>/<modelName>.so|.dll``, writes ``resources/slave
 no InitialUnknowns and needsExecutionTool="true". :func:`build_fmu` rewrites that zip: the
 description is replaced by the one :mod:`model_description` generates from the same
 catalogue the slave registers, and pythonfmu's library is replaced by the project's own
-(:mod:`simon_fmu.fmi2_library`: ``binaries/linux64/<modelIdentifier>.so`` and
+(:mod:`simon_fmu.runtime.fmi2_library`: ``binaries/linux64/<modelIdentifier>.so`` and
 ``<modelIdentifier>_python.so``, compiled with gcc, and ``resources/fmi2_python.txt``).
 ``library="pythonfmu"`` keeps pythonfmu's library instead, renamed to the model identifier.
 """
@@ -20,22 +20,20 @@ import sys
 import tempfile
 import uuid
 import warnings
-import zipfile
 from pathlib import Path
-from typing import Optional, Union
+from typing import Optional
 
 import engine
 from model_description import build_catalogue, generation_time, model_description_xml
 
-from . import bundle
+from ..runtime import bundle, entry as runtime_entry
+from ..runtime.packaging import PathLike, check_library, repack
 from .slave import EVENT_FILE
 
 MODEL_IDENTIFIER = "SimonCar"
 DESCRIPTION = "SIMON vehicle dynamics (HVE): vehicle units with suspension, tires, " \
               "drivetrain and brakes, on flat ground"
 _GUID_NAMESPACE = uuid.UUID("6f1d3c52-3b8e-4d7a-9a57-2f0a5d1e8c41")
-
-PathLike = Union[str, os.PathLike]
 
 
 def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/SimonCar.fmu",
@@ -50,10 +48,10 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
         model_identifier: the FMU's modelIdentifier (the shared library's name).
             Default ``SimonCar``.
         warm_cache: True (default) runs the bundled engine for two steps once it sits in
-            the user's cache folder (see :mod:`simon_fmu.entry`), so that numba compiles it
+            the user's cache folder (see :mod:`simon_fmu.runtime.entry`), so that numba compiles it
             at build time and the FMU's first instance on this machine starts at once.
         library: the FMU's shared library: ``"simon"`` (default), the project's own
-            (:mod:`simon_fmu.fmi2_library`), or ``"pythonfmu"``, pythonfmu 0.7.0's.
+            (:mod:`simon_fmu.runtime.fmi2_library`), or ``"pythonfmu"``, pythonfmu 0.7.0's.
 
     The generation date is the current time, or ``$SOURCE_DATE_EPOCH`` when that is set, so
     that builds can be made reproducible.
@@ -72,7 +70,7 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
         key, packages = bundle.stage_packages(stage)
         (stage / EVENT_FILE).write_text(event.to_json())
         entry = stage / f"simon_slave_{key}.py"
-        shutil.copy2(Path(__file__).with_name("entry.py"), entry)
+        shutil.copy2(runtime_entry.__file__, entry)
         try:
             raw = FmuBuilder.build_FMU(entry, dest=Path(tmp) / "raw.fmu",
                                        project_files=[stage / p for p in packages]
@@ -90,14 +88,13 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
         epoch = os.environ.get("SOURCE_DATE_EPOCH")
         xml = fmu_model_description(
             event, model_identifier, generation_time(float(epoch) if epoch else None), key)
-        _repack(Path(raw), output, xml, model_identifier, library)
+        repack(Path(raw), output, xml, model_identifier, library)
     return output
 
 
 def _warm(bundled_engine, event_file: Path) -> None:
     """Compile the bundled engine where the FMU will import it from (numba caches it there)."""
-    from .entry import cache_root
-    if bundled_engine is None or cache_root() not in Path(bundled_engine.__file__).parents:
+    if bundled_engine is None or runtime_entry.cache_root() not in Path(bundled_engine.__file__).parents:
         return
     try:
         sim = bundled_engine.Simulation(bundled_engine.load_event(event_file))
@@ -128,38 +125,3 @@ def fmu_model_description(event: "engine.Event", model_identifier: str = MODEL_I
     return model_description_xml(
         build_catalogue(event), model_identifier=model_identifier, guid=f"{{{guid}}}",
         generated_at=generated_at or generation_time(), description=DESCRIPTION)
-
-
-LIBRARIES = ("simon", "pythonfmu")
-
-
-def check_library(library: str) -> None:
-    if library not in LIBRARIES:
-        raise ValueError(f"library {library!r}: one of {', '.join(LIBRARIES)}")
-
-
-def _repack(raw: Path, output: Path, xml: bytes, model_identifier: str,
-            library: str = "simon") -> None:
-    """Copy pythonfmu's zip to ``output`` with our description and library."""
-    from . import fmi2_library
-    check_library(library)
-    partial = output.with_name(output.name + ".partial")
-    with zipfile.ZipFile(raw) as src, \
-            zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as dst, \
-            tempfile.TemporaryDirectory(prefix="simon_lib_") as work:
-        for info in src.infolist():
-            name = info.filename
-            if name == "modelDescription.xml" or "__pycache__" in name:
-                continue
-            if name.startswith("binaries/"):
-                if library != "pythonfmu":
-                    continue
-                folder, _, filename = name.rpartition("/")
-                name = f"{folder}/{model_identifier}{Path(filename).suffix}"
-            copy = zipfile.ZipInfo(name, info.date_time)
-            copy.external_attr = info.external_attr
-            dst.writestr(copy, src.read(info), zipfile.ZIP_DEFLATED)
-        if library == "simon":
-            fmi2_library.add_library(dst, model_identifier, work)
-        dst.writestr("modelDescription.xml", xml, zipfile.ZIP_DEFLATED)
-    os.replace(partial, output)

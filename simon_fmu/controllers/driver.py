@@ -1,6 +1,6 @@
 """A closed-loop driver: preview path following, reaction lag, steering limits, speed control.
 
-Plain Python (numpy), no FMI: :mod:`simon_fmu.controller_slave` wraps it as an FMU, and the
+Plain Python (numpy), no FMI: :mod:`simon_fmu.controllers.slave` wraps it as an FMU, and the
 tests use it directly. In the spirit of the HVE Driver Model: the driver looks ahead along an
 earth-fixed path, steers with a lag and within the steering-wheel angle and rate limits, and
 holds a target speed with throttle and brake pedal, choosing the gear.
@@ -51,7 +51,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-#: Where the standard courses live (``<name>.csv``); see :mod:`simon_fmu.courses`.
+#: Where the standard courses live (``<name>.csv``); see :mod:`simon_fmu.controllers.courses`.
 COURSE_DIR = FilePath(__file__).with_name("courses")
 #: The standard courses, numbered from 1 in this order by the driver FMU's ``course``.
 COURSES = ("iso3888-1", "iso3888-2", "circle", "straight")

@@ -1,6 +1,6 @@
 """How a slave answers the FMI library that runs it.
 
-The project's own library (:mod:`simon_fmu.fmi2_library`) creates a slave with the keyword
+The project's own library (:mod:`simon_fmu.runtime.fmi2_library`) creates a slave with the keyword
 ``fmi2_library="simon-fmu"`` and reads a method's return value as its FMI status: None or
 True is fmi2OK, False fmi2Discard, an int 0..3 that status (OK, Warning, Discard, Error). It
 passes log messages to the host as plain text, and an exception becomes fmi2Error with its
@@ -8,7 +8,7 @@ traceback logged.
 
 pythonfmu 0.7.0's library (``build --library pythonfmu``) passes no such keyword; it reads
 ``do_step``'s answer as a bool (False: fmi2Discard), uses each log message as a printf format,
-and needs the exit guard of :mod:`simon_fmu.exit_guard`. :class:`Protocol` hides the
+and needs the exit guard of :mod:`simon_fmu.runtime.exit_guard`. :class:`Protocol` hides the
 difference from the slaves.
 """
 from __future__ import annotations

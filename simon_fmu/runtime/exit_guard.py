@@ -1,8 +1,8 @@
 """A guard against pythonfmu 0.7.0's exit-time defect in its shared library.
 
-Needed only for FMUs built with ``build --library pythonfmu``: :class:`simon_fmu.protocol.
+Needed only for FMUs built with ``build --library pythonfmu``: :class:`simon_fmu.runtime.protocol.
 Protocol` calls :func:`guard_exit` when pythonfmu's library created the slave. The project's
-own library (:mod:`simon_fmu.fmi2_library`) has no such defect.
+own library (:mod:`simon_fmu.runtime.fmi2_library`) has no such defect.
 
 The library keeps its interpreter handle in a global ``std::shared_ptr``. When the process
 exits, the handle is reset twice: once by its C++ static destructor, and once by the

@@ -1,5 +1,5 @@
-"""The pythonfmu slaves of the controller FMUs: thin wrappers over :mod:`simon_fmu.driver` and
-:mod:`simon_fmu.abs_controller`.
+"""The pythonfmu slaves of the controller FMUs: thin wrappers over :mod:`simon_fmu.controllers.driver` and
+:mod:`simon_fmu.controllers.abs_controller`.
 
 Each registers the variables of its catalogue (:mod:`model_description.controllers`), keeps
 parameters and inputs in dicts, builds its controller when initialisation ends, and in
@@ -26,7 +26,7 @@ from model_description.controllers import abs_catalogue, driver_catalogue
 from model_description.writer import LOG_CATEGORIES
 
 from . import abs_controller, driver
-from .protocol import ERROR, OK, Protocol
+from ..runtime.protocol import ERROR, OK, Protocol
 
 #: The controller description in the FMU's resources folder.
 CONTROLLER_FILE = "controller.json"
@@ -178,7 +178,7 @@ class _ControllerSlave:
 
 
 class DriverSlave(_ControllerSlave, Fmi2Slave):
-    """The path-following driver (:class:`simon_fmu.driver.Driver`) as an FMU."""
+    """The path-following driver (:class:`simon_fmu.controllers.driver.Driver`) as an FMU."""
 
     description = "Closed-loop driver: preview path following, speed control, gear selection"
 
@@ -214,7 +214,7 @@ class DriverSlave(_ControllerSlave, Fmi2Slave):
 
 
 class AbsSlave(_ControllerSlave, Fmi2Slave):
-    """The ABS (:class:`simon_fmu.abs_controller.AbsController`) as an FMU."""
+    """The ABS (:class:`simon_fmu.controllers.abs_controller.AbsController`) as an FMU."""
 
     description = "Anti-lock braking controller: per-wheel build, hold and dump"
 

@@ -1,6 +1,6 @@
 """simon-fmu's own FMI 2.0 Co-Simulation library, compiled into the FMUs the project builds.
 
-The C sources are in ``simon_fmu/native/`` (shipped with the package). :func:`compile_library`
+The C sources are in ``simon_fmu/runtime/native/`` (shipped with the package). :func:`compile_library`
 builds them with gcc for this interpreter:
 
 - ``<modelIdentifier>.so`` from ``fmi2_loader.c``: the FMI 2.0 functions, with no dependency

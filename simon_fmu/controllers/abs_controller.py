@@ -1,6 +1,6 @@
 """An anti-lock braking controller of the production kind: wheel speeds in, pressure factors out.
 
-Plain Python, no FMI: :mod:`simon_fmu.controller_slave` wraps it as an FMU, the tests use
+Plain Python, no FMI: :mod:`simon_fmu.controllers.slave` wraps it as an FMU, the tests use
 it directly. Per call of :meth:`AbsController.step` (every communication step):
 
 1. *Reference speed* from the wheel speeds only (a real car has no sensor of its ground

@@ -22,7 +22,8 @@ from pathlib import Path
 RUNTIME = {
     "engine": ("**/*.py", "data/*.json"),
     "model_description": ("*.py",),
-    "simon_fmu": ("__init__.py", "slave.py", "protocol.py", "exit_guard.py"),
+    "simon_fmu": ("__init__.py", "vehicle/__init__.py", "vehicle/slave.py",
+                  "runtime/__init__.py", "runtime/protocol.py", "runtime/exit_guard.py"),
 }
 #: Bumped whenever the rewriting below changes what it writes.
 _REWRITE_VERSION = b"1"

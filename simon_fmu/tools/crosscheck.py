@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     import os
 
     parser = argparse.ArgumentParser(
-        prog="python -m simon_fmu.crosscheck",
+        prog="python -m simon_fmu.tools.crosscheck",
         description="Write FMU, inputs and reference result in the FMI cross-check layout.",
     )
     parser.add_argument("fmu", type=Path)
