@@ -1,9 +1,9 @@
 """The compiler for the hot path.
 
 Every kernel of the engine is a plain function over floats and numpy arrays, decorated with
-:func:`njit`. With numba present the kernels are compiled to machine code (and cached on
-disk next to the source, or under ``NUMBA_CACHE_DIR``; see :func:`_drop_stale_cache`); setting ``NUMBA_DISABLE_JIT=1`` runs
-the very same functions as Python, which is how the formulas are debugged.
+:func:`njit`. With numba present the kernels are compiled to machine code and cached on disk
+(see :class:`EngineCacheLocator`); setting ``NUMBA_DISABLE_JIT=1`` runs the very same
+functions as Python, which is how the formulas are debugged.
 
 The kernels allocate nothing: every array they use is made once, in Python, when a simulation
 is set up (the state, its scratch, the packed parameters). So they are compiled without
@@ -15,39 +15,69 @@ import os
 from pathlib import Path
 
 import numba
+from numba.core import caching, config
+
+#: The folder of the engine's sources (this package, or an FMU's bundled copy of it).
+ENGINE_DIR = Path(__file__).resolve().parent
 
 
-def _drop_stale_cache():
-    """Discard the on-disk cache when any engine source changed since it was written.
-
-    numba checks a cached function only against its own file, so after an edit to, say,
-    ``tire.py`` the cached ``integrator.advance`` would still run the old tire code, which
-    it had compiled in. The engine therefore stamps its cache with a digest of all its
-    sources and empties it when the digest differs. (An FMU's bundled engine lives in a
-    folder named by the same kind of digest, so its cache is always current.)
-    """
-    here = Path(__file__).resolve().parent
+def source_digest(folder: Path = ENGINE_DIR) -> str:
+    """A hash of every Python source of the engine (names and bytes)."""
     digest = hashlib.sha256()
-    for path in sorted(here.rglob("*.py")):
-        digest.update(path.relative_to(here).as_posix().encode())
-        digest.update(path.read_bytes())
-    cache = here / "__pycache__"
-    stamp = cache / "numba-sources.sha256"
-    try:
-        if stamp.exists() and stamp.read_text() == digest.hexdigest():
-            return
-        for f in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
-            f.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(digest.hexdigest())
-        tmp.replace(stamp)
-    except OSError:  # a read-only install: numba then caches elsewhere or not at all
-        pass
+    for path in sorted(folder.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:20]
 
 
-if not os.environ.get("NUMBA_CACHE_DIR"):
-    _drop_stale_cache()
+#: The digest of the sources this process imported; it names the cache they compile into.
+SOURCE_DIGEST = source_digest()
+
+
+class EngineCacheLocator(caching.UserProvidedCacheLocator):
+    """Where numba caches the engine's kernels: a folder named by :data:`SOURCE_DIGEST`.
+
+    numba checks a cached kernel only against its own file, so after an edit to, say,
+    ``tire.py`` a cached ``integrator.advance`` would still run the old tire code, which it
+    had compiled in. Here every kernel of the engine is cached under
+    ``<cache dir>/simon-engine-<digest of all engine sources>/``, so a kernel compiled from
+    other sources is never found, and no cache file is ever deleted. ``<cache dir>`` is
+    ``NUMBA_CACHE_DIR`` when it is set, else the engine's ``__pycache__`` folder, else (a
+    read-only install) numba's user-wide cache folder. Functions outside the engine's folder
+    are left to numba's own locators.
+    """
+
+    def __init__(self, py_func, py_file, base: str = ""):
+        super().__init__(py_func, py_file)
+        self._cache_path = os.path.join(base, f"simon-engine-{SOURCE_DIGEST}",
+                                        self.get_suitable_cache_subpath(py_file))
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        try:
+            if ENGINE_DIR not in Path(py_file).resolve().parents:
+                return None
+        except OSError:
+            return None
+        if config.CACHE_DIR:
+            bases = [config.CACHE_DIR]
+        else:
+            user_wide = caching.UserWideCacheLocator(py_func, py_file).get_cache_path()
+            bases = [str(ENGINE_DIR / "__pycache__"), os.path.dirname(user_wide)]
+        for base in bases:
+            locator = cls(py_func, py_file, base)
+            try:
+                locator.ensure_cache_path()
+            except OSError:    # not writable: the next folder
+                continue
+            return locator
+        return None
+
+
+if EngineCacheLocator not in caching.CacheImpl._locator_classes:
+    caching.CacheImpl._locator_classes.insert(0, EngineCacheLocator)
 
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy", _nrt=False)
 

@@ -1,0 +1,83 @@
+"""numba's on-disk cache of the engine's kernels: never stale, never deleted at import.
+
+A temporary copy of the engine gets two small kernels in two files, one calling the other
+(numba compiles the callee into the caller and checks a cached caller only against its own
+file). Changing the callee's file must change the answer of the next process, whether
+NUMBA_CACHE_DIR is set or not, and no cache file may disappear on the way.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+CALLER = """from .jit import njit
+from ._probe_callee import offset
+
+
+@njit
+def probe(x):
+    return x + offset(x)
+"""
+CALLEE = """from .jit import njit
+
+
+@njit
+def offset(x):
+    return {value}
+"""
+RUN = ("import engine._probe_caller as m, engine.jit as j; "
+       "print(m.probe(1.0), sum(m.probe.stats.cache_hits.values()), "
+       "getattr(j, 'SOURCE_DIGEST', '-'))")
+
+
+def _engine_copy(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "engine", src / "engine",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    (src / "engine" / "_probe_caller.py").write_text(CALLER)
+    (src / "engine" / "_probe_callee.py").write_text(CALLEE.format(value="1.0"))
+    return src
+
+
+def _run(src: Path, cache_dir: Path | None) -> tuple[float, int, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env["PYTHONPATH"] = str(src)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache_dir)
+    out = subprocess.run([sys.executable, "-c", RUN], cwd=src, env=env, check=True,
+                         capture_output=True, text=True).stdout.split()
+    return float(out[0]), int(out[1]), out[2]
+
+
+def _files(folder: Path) -> set[tuple]:
+    """numba's cache files under ``folder``: (path, inode, mtime) each."""
+    return {(p, p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.rglob("*")
+            if p.is_file() and p.suffix in (".nbi", ".nbc")}
+
+
+@pytest.mark.parametrize("numba_cache_dir", [False, True], ids=["in-tree", "NUMBA_CACHE_DIR"])
+def test_a_changed_engine_source_never_loads_a_stale_kernel(tmp_path, numba_cache_dir):
+    src = _engine_copy(tmp_path)
+    cache_dir = tmp_path / "numba-cache" if numba_cache_dir else None
+    where = cache_dir if numba_cache_dir else src / "engine" / "__pycache__"
+    value, hits, first = _run(src, cache_dir)
+    assert value == 2.0
+    cached = _files(where)
+    assert cached
+    assert _run(src, cache_dir)[:2] == (2.0, 1)     # the second process loads the cache
+    # the callee changes; the caller's file does not
+    (src / "engine" / "_probe_callee.py").write_text(CALLEE.format(value="2.0"))
+    value, hits, second = _run(src, cache_dir)
+    assert (value, hits) == (3.0, 0), "a kernel compiled from the old sources was loaded"
+    assert cached <= _files(where), "cache files were deleted or rewritten"
+    assert second != first
+    # back to the first sources: their cache is still there and current
+    (src / "engine" / "_probe_callee.py").write_text(CALLEE.format(value="1.0"))
+    assert _run(src, cache_dir) == (2.0, 1, first)
