@@ -21,7 +21,7 @@ the wheel block of the matrix is diagonal (an "arrowhead" matrix): the wheel unk
 eliminated into the six body equations (the Schur complement, which for this matrix has a
 closed form, see :func:`solve_unit`), the resulting 6x6 system is solved by Cholesky
 factorisation and the wheel accelerations follow by back-substitution. All of it is done in
-place, without allocation. (:func:`solve_arrowhead_spd` is the general elimination.)
+place, without allocation.
 """
 import math
 
@@ -62,34 +62,6 @@ def solve_spd(A, b, N):
 
 
 @njit_inline
-def solve_arrowhead_spd(A, b, m, N):
-    """Solve A x = b in place for a symmetric positive-definite A[:N, :N] whose trailing block
-    A[m:N, m:N] is diagonal.
-
-    Block elimination: with the leading block B = A[:m, :m], the border C = A[:m, m:N] and the
-    diagonal D = A[m:N, m:N], the leading unknowns solve (B - C D^-1 C^T) x1 = b1 - C D^-1 b2
-    (:func:`solve_spd`), then x2 = D^-1 (b2 - C^T x1). x overwrites b[:N]; the leading block of
-    A is overwritten, the border and the diagonal are kept.
-    """
-    for k in range(m, N):
-        dk = 1.0 / A[k, k]
-        bk = b[k] * dk
-        for i in range(m):
-            cik = A[i, k]
-            if cik != 0.0:
-                b[i] -= cik * bk
-                f = cik * dk
-                for j in range(i + 1):
-                    A[i, j] -= f * A[j, k]
-    solve_spd(A, b, m)
-    for k in range(m, N):
-        s = b[k]
-        for i in range(m):
-            s -= A[i, k] * b[i]
-        b[k] = s / A[k, k]
-
-
-@njit_inline
 def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
                F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, A, b, acc, zdd):
     """Assemble and solve the coupled sprung/unsprung equations of one unit.
@@ -103,7 +75,7 @@ def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
     The wheel unknowns are eliminated in closed form. Wheel i's row reads
     m_i (e_i . x + zdd_i) = b_i with e_i = (0, 0, 1, y_i, -x_i, 0) and x the body
     accelerations, and its zdd_i enters the body rows as m_i e_i zdd_i. The Schur complement
-    (the elimination of :func:`solve_arrowhead_spd`) therefore removes m_i e_i e_i^T from the
+    of the diagonal wheel block therefore removes m_i e_i e_i^T from the
     body block and e_i b_i from its right-hand side: each wheel's own vertical inertia is
     carried by its own equation, and the 6x6 system left is solved by :func:`solve_spd`.
     """
