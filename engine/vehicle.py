@@ -46,7 +46,6 @@ from .tire import contact, properties, radial_force, rolling_resistance, skid_fl
 from .wheel_spin import brake_torque, spin_accelerations
 
 #: error codes reported through err[0]; err[1] holds the tire or state index
-ERR_NONE = 0
 ERR_TIRE_DEFLECTION = 1
 ERR_NONFINITE = 2
 
@@ -158,7 +157,7 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                 rT = D if D < ru else ru                                   # Eq. 91
                 defl = ru - rT                                             # Eq. 92
                 if defl > P_TIRE[t, T_DMAX] and err[0] == 0:
-                    err[0] = 1
+                    err[0] = ERR_TIRE_DEFLECTION
                     err[1] = t
                 dxb, dyb, dzb = to_vehicle(R, dxe, dye, dze)
                 rcx, rcy, rcz = cxb + rT * dxb, cyb + rT * dyb, czb + rT * dzb
