@@ -6,7 +6,12 @@ STAMP := $(VENV)/.installed
 FMU := out/SimonCar.fmu
 SOURCES := $(shell find engine model_description simon_fmu -name '*.py' -o -name '*.json' 2>/dev/null)
 
-.PHONY: .venv fmu demo test bench crosscheck clean
+.PHONY: .venv setup fmu demo test bench crosscheck clean
+
+# System packages (tools/system-packages.txt: gcc, and oneTBB for the ecos importer tests),
+# installed with apt-get when missing; demo and test run this first.
+setup:
+	@bash tools/setup_system.sh
 
 # The environment is re-created only when pyproject.toml changes.
 .venv: $(STAMP)
@@ -22,10 +27,10 @@ $(FMU): $(STAMP) $(SOURCES)
 
 fmu: $(FMU)
 
-demo: $(FMU)
+demo: setup $(FMU)
 	$(PY) examples/lane_change.py
 
-test: $(STAMP)
+test: setup $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
 
 bench: $(FMU)

@@ -69,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
             from model_description import build_catalogue, variable_table
             event = engine.load_event(args.event_file)
             print(variable_table(build_catalogue(event), generic=not args.all), end="")
+            if not args.all:
+                print("each kind of variable once, with <unit>, <k> and <side> for the unit, "
+                      "axle and side; --all lists every variable by name", file=sys.stderr)
     except engine.EventError as exc:
         print(f"{args.event_file}: not a valid event:", file=sys.stderr)
         for problem in exc.problems:

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
+import engine
 from simon_fmu.controllers.courses import check_lanes, iso3888_2_lanes
 
-G = 9.80665
+EVENT = engine.load_event()             # the default car, as the FMUs of conftest carry it
+CAR = EVENT.data["units"][0]
+G = EVENT.data["environment"]["gravity"]
 
 
 def _lane_change(car_fmu, driver_fmu, kmh):
@@ -16,7 +19,7 @@ def _lane_change(car_fmu, driver_fmu, kmh):
     return m.run(120.0 / v, start_values={"vehicle.car.speed0": v, "vehicle.car.X0": -30.0,
                                           "driver.targetSpeed": v},
                  record=["vehicle.car.X", "vehicle.car.Y", "vehicle.car.yaw",
-                         "driver.lateralError"])
+                         "vehicle.car.ay", "driver.lateralError"])
 
 
 def test_iso3888_2_at_60_kmh(car_fmu, driver_fmu):
@@ -29,23 +32,46 @@ def test_iso3888_2_at_60_kmh(car_fmu, driver_fmu):
     assert x[-1] > 70.0
 
 
-def test_iso3888_2_at_80_kmh_reports(car_fmu, driver_fmu, capsys):
+def test_iso3888_2_at_80_kmh_is_lost_at_the_grip_limit(car_fmu, driver_fmu):
+    """A known limitation (README): at 80 km/h the driver loses the course in the third lane.
+    The car is then at its grip limit, not short of steering: the peak lateral acceleration
+    on the course reaches at least 90 % of mu_p g at the static loads. Should the driver
+    come to pass the course, this test fails and the README's limitation goes."""
     r = _lane_change(car_fmu, driver_fmu, 80.0)
     lanes = check_lanes(iso3888_2_lanes(), r["vehicle.car.X"], r["vehicle.car.Y"],
                         r["vehicle.car.yaw"])
-    with capsys.disabled():
-        print(f"\nISO 3888-2 at 80 km/h: inside={lanes.inside}, least margin "
-              f"{lanes.margin:.2f} m at body-corner X={lanes.where[1]:.1f} m (lane "
-              f"{lanes.where[2] + 1})")
+    assert not lanes.inside
+    assert lanes.where[2] + 1 == 3, lanes
+    x = r["vehicle.car.X"]
+    on_course = (x > -5.0) & (x < 70.0)
+    assert np.abs(r["vehicle.car.ay"][on_course]).max() > 0.9 * _static_mu_p() * G
+
+
+def _static_wheel_loads():
+    """Static load per wheel, front and rear, by the lever rule: the sprung weight split by
+    the CG's distances to the axles, plus the unsprung weight (the sheet's values)."""
+    m_s = CAR["sprung_mass"]["mass"]
+    front, rear = CAR["axles"]
+    a, b = front["x"], -rear["x"]
+    return (m_s * G * b / (a + b) / 2 + front["unsprung_mass_per_wheel"] * G,
+            m_s * G * a / (a + b) / 2 + rear["unsprung_mass_per_wheel"] * G)
 
 
 def _static_mu_p():
-    """Peak friction at the static wheel loads of the sedan sheet, load-weighted."""
-    m_s, m_u, a, b, g = 965.71, 31.896, 1.1562, 1.4227, G
-    front = m_s * g * b / (a + b) / 2 + m_u * g
-    rear = m_s * g * a / (a + b) / 2 + m_u * g
-    mu = [float(np.interp(fz, [2000, 4000, 6000], [1.00, 0.97, 0.94])) for fz in (front, rear)]
-    return (front * mu[0] + rear * mu[1]) / (front + rear)
+    """Peak friction at the static wheel loads, interpolated in the tire's table and
+    weighted by load."""
+    loads = _static_wheel_loads()
+    mu = []
+    for axle, fz in zip(CAR["axles"], loads):
+        tire = CAR["tires"][axle["tire"]]
+        mu.append(float(np.interp(fz, tire["test_loads"], [row[0] for row in tire["peak_friction"]])))
+    return sum(f * m for f, m in zip(loads, mu)) / sum(loads)
+
+
+def _rolling_radius(k):
+    """Loaded radius of axle k's tire at its static load: R0 - Fz / K_T."""
+    tire = CAR["tires"][CAR["axles"][k - 1]["tire"]]
+    return tire["unloaded_radius"] - _static_wheel_loads()[k - 1] / tire["radial_stiffness"]
 
 
 def _brake(car_fmu, driver_fmu, abs_fmu=None, stop_time=4.0, right_mu=1.0):
@@ -72,21 +98,18 @@ def _stop_distance(r):
     return r["vehicle.car.X"][i] - r["vehicle.car.X"][0]
 
 
-def test_abs_straight_line_braking(car_fmu, driver_fmu, abs_fmu, capsys):
+def test_abs_straight_line_braking(car_fmu, driver_fmu, abs_fmu):
     with_abs = _brake(car_fmu, driver_fmu, abs_fmu)
     locked = _brake(car_fmu, driver_fmu)
     d_abs, d_locked = _stop_distance(with_abs), _stop_distance(locked)
     ideal = (100 / 3.6) ** 2 / (2 * _static_mu_p() * G)
-    with capsys.disabled():
-        print(f"\nbraking from 100 km/h: ABS {d_abs:.2f} m, locked {d_locked:.2f} m, "
-              f"ideal {ideal:.2f} m")
     assert d_abs < d_locked
     assert abs(d_abs - ideal) < 0.15 * ideal
     v = with_abs["vehicle.car.speed"]
     dt = with_abs.time[1] - with_abs.time[0]
     for k in (1, 2):
         for side in ("left", "right"):
-            wheel = with_abs[f"vehicle.car.axle{k}.{side}.spin"] * 0.327
+            wheel = with_abs[f"vehicle.car.axle{k}.{side}.spin"] * _rolling_radius(k)
             locked_run = longest = 0
             for is_locked in (wheel < 0.1 * v) & (v > 5 / 3.6):
                 locked_run = locked_run + 1 if is_locked else 0
@@ -94,7 +117,7 @@ def test_abs_straight_line_braking(car_fmu, driver_fmu, abs_fmu, capsys):
             assert longest * dt <= 0.2, f"axle{k}.{side} locked {longest * dt:.3f} s"
 
 
-def test_split_mu_braking_stops_straight(car_fmu, driver_fmu, abs_fmu, capsys):
+def test_split_mu_braking_stops_straight(car_fmu, driver_fmu, abs_fmu):
     """Full pedal from 100 km/h, friction 1 on the left wheels and 0.25 on the right: the
     ABS limits the front's yaw-moment build-up, the rear is select-low, the driver steers."""
     r = _brake(car_fmu, driver_fmu, abs_fmu, stop_time=7.0, right_mu=0.25)
@@ -102,8 +125,5 @@ def test_split_mu_braking_stops_straight(car_fmu, driver_fmu, abs_fmu, capsys):
     stopped = int(np.argmax(r["vehicle.car.speed"] < 0.1))
     deviation = np.abs(r["vehicle.car.Y"][:stopped + 1]).max()
     yaw = np.degrees(np.abs(r["vehicle.car.yaw"][:stopped + 1]).max())
-    with capsys.disabled():
-        print(f"\nsplit-mu braking from 100 km/h: stops in {r.time[stopped]:.2f} s over "
-              f"{distance:.2f} m, lateral deviation {deviation:.2f} m, yaw {yaw:.1f} deg")
     assert deviation < 1.0
     assert yaw < 5.0

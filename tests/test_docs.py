@@ -17,3 +17,51 @@ def readme_section(name):
 def test_readme_variable_table_is_generated_from_the_catalogue():
     expected = variable_table(build_catalogue(engine.load_event()))
     assert readme_section("variables") == expected, "run: python tools/update_readme.py"
+
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _markdown_files():
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+            *sorted((ROOT / "benchmarks").glob("*.md"))]
+
+
+def test_every_relative_link_in_the_docs_resolves_inside_the_clone():
+    broken = []
+    for page in _markdown_files():
+        for target in LINK.findall(page.read_text()):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = (page.parent / target.split("#")[0]).resolve()
+            if ROOT.resolve() not in path.parents or not path.exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert not broken, broken
+
+
+def test_docs_cite_no_file_outside_the_clone():
+    """The docs may not send a reader to ../shared or other folders beside the clone."""
+    offenders = [str(p.relative_to(ROOT)) for p in _markdown_files()
+                 if "../shared" in p.read_text()]
+    assert not offenders, offenders
+
+
+def test_no_test_installs_system_packages():
+    """System packages come from the set-up step (`make setup`, tools/system-packages.txt)."""
+    installer = "apt" + "-get"      # spelt apart, so that this file does not match itself
+    pattern = re.compile(rf"""["']{installer}["']|{installer} install""")
+    offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("*.py")
+                 if pattern.search(p.read_text())]
+    assert not offenders, offenders
+
+
+def test_variables_command_says_how_to_list_every_variable():
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "simon_fmu", "variables"], capture_output=True,
+                          text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "`<unit>.X`" in done.stdout and "--all" in done.stderr
+    every = subprocess.run([sys.executable, "-m", "simon_fmu", "variables", "--all"],
+                           capture_output=True, text=True, cwd=ROOT)
+    assert "`car.axle2.right.Fz`" in every.stdout and not every.stderr

@@ -1,6 +1,6 @@
 """Vehicle physics through the built FMU (fmpy), against closed-form theory from the sedan sheet.
 
-Every reference below is computed from ../shared/reference/sedan.md (as loaded from the
+Every reference below is computed from docs/reference/sedan.md (as loaded from the
 default event), never from earlier engine output.
 """
 from __future__ import annotations

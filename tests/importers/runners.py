@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 from simon_fmu.tools.scenario import Result, Scenario
-from .system import ensure_tbb
+from .system import require_tbb
 
 
 class ImporterError(RuntimeError):
@@ -117,7 +117,7 @@ def run_libcosim(scenario: Scenario) -> Result:
 
 def run_ecos(scenario: Scenario) -> Result:
     """Vico's ecos through ecospy: a one-model structure, values set by name."""
-    ensure_tbb()  # libecosc.so is loaded when ecospy is imported
+    require_tbb()  # libecosc.so is loaded when ecospy is imported
     from ecospy import EcosLib, EcosSimulation, EcosSimulationStructure
 
     EcosLib.set_log_level("warn")
