@@ -120,6 +120,38 @@ def test_bad_parameter_is_named_and_steps_are_refused(instance, car_fmu):
     assert failed.value.status == fmi2Error
 
 
+@pytest.mark.parametrize("output", ["car.speed", "car.mass"])
+def test_reading_during_initialisation_with_a_bad_parameter_is_an_error_not_poison(
+        instance, car_fmu, output):
+    """fmi2Error naming the parameter, no NaN with fmi2OK; corrected, the instance runs."""
+    inst = instance(car_fmu)
+    inst.fmu.setupExperiment(startTime=0.0)
+    inst.fmu.enterInitializationMode()
+    inst.set("car.speed0", 1.0e9)                  # outside [-100, 100]
+    with pytest.raises(FMICallException) as failed:
+        inst.get_reals([output, "car.X"])
+    assert failed.value.status == fmi2Error
+    message = inst.messages(fmi2Error)[-1]
+    assert "car.speed0" in message and "1000000000.0" in message and "100" in message
+    assert output in message and "car.X" in message, inst.log
+    inst.set("car.speed0", SPEED0)
+    speed, mass = inst.get_reals(["car.speed", "car.mass"])
+    assert speed == pytest.approx(SPEED0, rel=1e-3) and mass == pytest.approx(1093.29, abs=0.01)
+    inst.fmu.exitInitializationMode()
+    rows = drive(inst, 0.0, 2 * H)
+    assert np.isfinite(rows).all()
+
+
+def test_outputs_after_a_failed_initialisation_are_errors_not_nan(instance, car_fmu):
+    inst = instance(car_fmu)
+    with pytest.raises(FMICallException):
+        inst.start({"car.speed0": math.inf})
+    with pytest.raises(FMICallException) as failed:
+        inst.get_reals(["car.speed"])
+    assert failed.value.status == fmi2Error
+    assert "car.speed0" in inst.messages(fmi2Error)[-1]
+
+
 def test_step_that_does_not_continue_is_refused(instance, car_fmu):
     inst = started(instance, car_fmu)
     drive(inst, 0.0, H)
@@ -237,9 +269,7 @@ def test_instantiate_simulate_free_100_times(extracted, car_fmu):
     for _ in range(100):
         cycle()
     growth = _rss_kib() - before
-    print(f"\nRSS growth over 100 instantiate/simulate/free cycles: {growth / 1024:.1f} MiB "
-          f"({growth / 100:.1f} KiB per cycle)")
-    assert growth < 20 * 1024
+    assert growth < 20 * 1024, f"RSS grew {growth / 1024:.1f} MiB over 100 cycles"
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,11 @@ calls these methods from the FMI functions):
   refused with fmi2Error too, until fmi2SetFMUstate restores a good state or fmi2Reset.
 - A parameter that is not finite or outside its min/max makes fmi2ExitInitializationMode
   answer fmi2Error, with a message that names it.
+- Reading an output or calculated parameter during initialisation while a parameter is not
+  accepted answers fmi2Error, with the same message (as a compiled FMU whose initial
+  equations fail does); nothing is remembered, so once the parameter is corrected the
+  outputs can be read and initialisation ends normally. After a failed
+  fmi2ExitInitializationMode, reading them is fmi2Error too (no NaN with fmi2OK).
 - A value reference of another type (or none of this FMU) in fmi2Get/Set* is fmi2Error,
   logged; the other values of that call are still read or written.
 - The project's library calls ``fmi2_get_real(vrs, values)`` and its siblings: one Python
@@ -113,6 +118,10 @@ class _SlaveState:
         return cls(header, arrays, engine_blob=engine_blob)
 
 
+class _Unavailable(Exception):
+    """An output cannot be read now; the message says why (a rejected parameter)."""
+
+
 class SimonSlave(Fmi2Slave):
     """SIMON vehicle dynamics as an FMI 2.0 Co-Simulation slave."""
 
@@ -175,8 +184,10 @@ class SimonSlave(Fmi2Slave):
         convert = bool if v.type == "Boolean" else float
 
         def get_output():
-            sim = self._sim if self._started else self._simulation()
-            return default if sim is None else convert(getattr(sim, source)[index])
+            sim = self._sim if self._started else self._simulation(final=False)
+            if sim is None:
+                raise _Unavailable(self._failure or "there is no simulation")
+            return convert(getattr(sim, source)[index])
         return get_output, (lambda value: self._refuse_set(v))
 
     def _set_parameter(self, v: Variable, value) -> Optional[int]:
@@ -192,9 +203,9 @@ class SimonSlave(Fmi2Slave):
         return WARNING
 
     def _calculated(self, unit: str, key: str) -> float:
-        sim = self._simulation()
+        sim = self._simulation(final=self._started)
         if sim is None:
-            return math.nan
+            raise _Unavailable(self._failure or "there is no simulation")
         return float(sim.unit_mass(unit) if key == "mass" else sim.unit_wheelbase(unit))
 
     # pythonfmu's getters and setters raise TypeError for a value reference of another type,
@@ -210,6 +221,9 @@ class SimonSlave(Fmi2Slave):
                 continue
             try:
                 out.append(convert(var.getter()))
+            except _Unavailable as exc:
+                self._log_error(f"{function}: {var.name} cannot be read: {exc}")
+                out.append(fallback)
             except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
                 self._log_error(f"{function}: {var.name} could not be read ({exc!r})")
                 out.append(fallback)
@@ -259,6 +273,7 @@ class SimonSlave(Fmi2Slave):
         except Exception:  # noqa: BLE001 - find and name the culprits one by one
             pass
         status = OK
+        unavailable: dict[str, list[str]] = {}    # reason -> the variables it keeps unread
         for i, vr in enumerate(vrs):
             getter = getters[vr] if vr < len(getters) else None
             if getter is None:
@@ -268,9 +283,14 @@ class SimonSlave(Fmi2Slave):
                 continue
             try:
                 values[i] = getter()
+            except _Unavailable as exc:
+                unavailable.setdefault(str(exc), []).append(self.vars[vr].name)
+                values[i], status = fallback, ERROR
             except Exception as exc:  # noqa: BLE001
                 self._log_error(f"{function}: {self.vars[vr].name} could not be read ({exc!r})")
                 values[i], status = fallback, ERROR
+        for reason, names in unavailable.items():
+            self._log_error(f"{function}: {', '.join(names)} cannot be read: {reason}")
         return status
 
     def _fmi2_set(self, vrs, values, kind, function) -> int:
@@ -344,32 +364,40 @@ class SimonSlave(Fmi2Slave):
                         f" in [{v.min!r}, {v.max!r}]")
         return None
 
-    def _simulation(self) -> Optional["engine.Simulation"]:
-        """The engine, (re)built from the current parameters if they changed."""
+    def _simulation(self, final: bool = True) -> Optional["engine.Simulation"]:
+        """The engine, (re)built from the current parameters if they changed.
+
+        Parameters that are not accepted are a failure of the instance when ``final`` (at
+        the end of initialisation); otherwise (a read during initialisation) they raise
+        :class:`_Unavailable` and leave nothing behind, so the importer can correct them.
+        """
         if self._failure is not None:
             return self._sim
         if self._sim is not None and self._sim_params == self._params:
             return self._sim
         self._sim = None
         problem = self._parameter_problem()
-        if problem:
-            self._fail(problem)
-            return None
-        initial: dict = {}
-        for (source, index), value in self._params.items():
-            if source == "initial":
-                initial.setdefault(index[0], {})[index[1]] = float(value)
-        try:
-            self._sim = engine.Simulation(
-                self._event,
-                step_size=float(self._params[("parameter", ("stepSize",))]),
-                friction_multiplier=float(self._params[("parameter", ("frictionMultiplier",))]),
-                initial=initial)
-        except engine.EventError as exc:
-            self._fail("the parameters are not accepted: " + "; ".join(exc.problems))
-        except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
-            self._fail_unexpected("building the simulation", exc)
+        if problem is None:
+            initial: dict = {}
+            for (source, index), value in self._params.items():
+                if source == "initial":
+                    initial.setdefault(index[0], {})[index[1]] = float(value)
+            try:
+                self._sim = engine.Simulation(
+                    self._event,
+                    step_size=float(self._params[("parameter", ("stepSize",))]),
+                    friction_multiplier=float(
+                        self._params[("parameter", ("frictionMultiplier",))]),
+                    initial=initial)
+            except engine.EventError as exc:
+                problem = "the parameters are not accepted: " + "; ".join(exc.problems)
+            except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
+                self._fail_unexpected("building the simulation", exc)
         self._sim_params = dict(self._params)
+        if problem is not None:
+            if not final:
+                raise _Unavailable(problem)
+            self._fail(problem)
         return self._sim
 
     def setup_experiment(self, start_time, stop_time=None, tolerance=None):
