@@ -107,7 +107,7 @@ def test_exception_in_exit_initialization_is_an_error_and_reset_recovers(instanc
 
 
 def test_status_answers(instance, faulty_fmu):
-    refused = started(instance, faulty_fmu, fault=4, name="refused")
+    refused = instance(faulty_fmu, "refused").start({"fault": 4}, start_time=1.0)
     with pytest.raises(FMICallException) as failed:
         refused.fmu.doStep(1.0, 0.1)
     assert failed.value.status == fmi2Error

@@ -5,14 +5,17 @@ builds them with gcc for this interpreter:
 
 - ``<modelIdentifier>.so`` from ``fmi2_loader.c``: the FMI 2.0 functions, with no dependency
   but the C library, so every host can load it;
-- ``<modelIdentifier>_python.so`` from ``fmi2_python.c``: the implementation over the
-  Python slave object (``pythonfmu.Fmi2Slave`` subclasses, found as pythonfmu's own library
-  finds them, through ``resources/slavemodule.txt``).
+- ``<modelIdentifier>_python.so`` from :data:`IMPLEMENTATION` (``fmi2_log.c``,
+  ``fmi2_calls.c``, ``fmi2_registry.c``, ``fmi2_values.c``, ``fmi2_state.c``,
+  ``fmi2_lifecycle.c``, sharing ``fmi2_internal.h``): the implementation over the Python slave
+  object (``pythonfmu.Fmi2Slave`` subclasses, found as pythonfmu's own library finds them,
+  through ``resources/slavemodule.txt``).
 
 :func:`python_record` is ``resources/fmi2_python.txt``: the libpython and executable of this
 environment, which a host that is not Python loads and starts (``$SIMON_FMU_PYTHON``, a Python
 executable, overrides it). :func:`replace_library` turns any FMU built by pythonfmu's builder
-into one that runs on this library. See docs/fmi2-library.md.
+into one that runs on this library. :data:`GUID_FILE` is ``resources/guid.txt``, the FMU's GUID,
+which fmi2Instantiate checks. See docs/fmi2-library.md.
 """
 from __future__ import annotations
 
@@ -28,8 +31,16 @@ from pathlib import Path
 from typing import Optional, Union
 
 SOURCE_DIR = Path(__file__).resolve().parent / "native"
-SOURCES = ("fmi2_loader.c", "fmi2_python.c", "fmi2_python.h")
+#: The loader: the FMI functions, needs libc only.
+LOADER = "fmi2_loader.c"
+#: The implementation, one library, by concern (see fmi2_internal.h).
+IMPLEMENTATION = ("fmi2_log.c", "fmi2_calls.c", "fmi2_registry.c", "fmi2_values.c",
+                  "fmi2_state.c", "fmi2_lifecycle.c")
+HEADERS = ("fmi2_python.h", "fmi2_internal.h")
+SOURCES = (LOADER, *IMPLEMENTATION, *HEADERS)
 RECORD_FILE = "fmi2_python.txt"
+#: The FMU's GUID in its resources folder, checked by fmi2Instantiate.
+GUID_FILE = "guid.txt"
 #: What the library passes the slave as ``fmi2_library=`` when it creates it.
 LIBRARY_NAME = "simon-fmu"
 CFLAGS = ["-shared", "-fPIC", "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
@@ -129,10 +140,11 @@ def _compile_into(cached: Path) -> None:
     work = Path(tempfile.mkdtemp(prefix=f".{cached.name}.", dir=cached.parent))
     try:
         commands = [
-            [cc, *CFLAGS, *includes, str(SOURCE_DIR / "fmi2_loader.c"),
+            [cc, *CFLAGS, *includes, str(SOURCE_DIR / LOADER),
              "-o", str(work / "loader.so"), "-ldl", "-lpthread"],
-            [cc, *CFLAGS, *includes, f"-I{python_include()}", str(SOURCE_DIR / "fmi2_python.c"),
-             "-o", str(work / "python.so")],
+            [cc, *CFLAGS, *includes, f"-I{python_include()}",
+             *(str(SOURCE_DIR / name) for name in IMPLEMENTATION),
+             "-o", str(work / "python.so"), "-lpthread", "-lm"],
         ]
         for command in commands:
             done = subprocess.run(command, capture_output=True, text=True)
@@ -152,23 +164,38 @@ def replace_library(fmu: PathLike, output: Optional[PathLike] = None) -> Path:
     from fmpy import read_model_description
     fmu = Path(fmu)
     output = Path(output) if output is not None else fmu
-    identifier = read_model_description(str(fmu), validate=False).coSimulation.modelIdentifier
+    md = read_model_description(str(fmu), validate=False)
+    identifier = md.coSimulation.modelIdentifier
     partial = output.with_name(output.name + ".partial")
     with tempfile.TemporaryDirectory(prefix="simon_lib_") as tmp, zipfile.ZipFile(fmu) as src, \
             zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
-            if not info.filename.startswith("binaries/"):
+            if not info.filename.startswith("binaries/") \
+                    and info.filename not in (f"resources/{RECORD_FILE}", f"resources/{GUID_FILE}"):
                 dst.writestr(info, src.read(info))
-        add_library(dst, identifier, Path(tmp))
+        add_library(dst, identifier, Path(tmp), md.guid)
     os.replace(partial, output)
     return output
 
 
-def add_library(archive: zipfile.ZipFile, model_identifier: str, work: PathLike) -> None:
-    """Write the library (for this platform) and its Python record into an FMU being written."""
+def guid_of(xml: bytes) -> str:
+    """The ``guid`` attribute of a modelDescription.xml."""
+    import xml.etree.ElementTree as ElementTree
+    guid = ElementTree.fromstring(xml).get("guid")
+    if not guid:
+        raise ValueError("the modelDescription.xml has no guid")
+    return guid
+
+
+def add_library(archive: zipfile.ZipFile, model_identifier: str, work: PathLike,
+                guid: str) -> None:
+    """Write the library (for this platform), its Python record and the FMU's GUID (checked by
+    fmi2Instantiate) into an FMU being written."""
     for path in compile_library(work, model_identifier):
         info = zipfile.ZipInfo(f"binaries/linux64/{path.name}", (1980, 1, 1, 0, 0, 0))
         info.external_attr = 0o755 << 16
         archive.writestr(info, path.read_bytes(), zipfile.ZIP_DEFLATED)
     archive.writestr(zipfile.ZipInfo(f"resources/{RECORD_FILE}", (1980, 1, 1, 0, 0, 0)),
                      python_record(), zipfile.ZIP_DEFLATED)
+    archive.writestr(zipfile.ZipInfo(f"resources/{GUID_FILE}", (1980, 1, 1, 0, 0, 0)),
+                     guid + "\n", zipfile.ZIP_DEFLATED)

@@ -41,6 +41,6 @@ def repack(raw: Path, output: Path, xml: bytes, model_identifier: str,
             copy.external_attr = info.external_attr
             dst.writestr(copy, src.read(info), zipfile.ZIP_DEFLATED)
         if library == "simon":
-            fmi2_library.add_library(dst, model_identifier, work)
+            fmi2_library.add_library(dst, model_identifier, work, fmi2_library.guid_of(xml))
         dst.writestr("modelDescription.xml", xml, zipfile.ZIP_DEFLATED)
     os.replace(partial, output)
