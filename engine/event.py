@@ -8,15 +8,36 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
+import re
 from dataclasses import dataclass
 from typing import List
 
-from .schema import Field as F, check_object
+from .layout import MAX_GEARS, MAX_TIRE_TESTS
+from .params import static_equilibrium_problems
+from .schema import Field as F, check_object, shown
 
 DEFAULT_EVENT = os.path.join(os.path.dirname(__file__), "data", "sedan.json")
 MAX_AXLES = 3
 MAX_AXLES_FULL_TRAILER = 6
+MAX_UNITS = 8
+#: a unit name starts FMU variable names (``<unit>.<field>``): ASCII letters, digits and '_'
+MAX_UNIT_NAME = 32
+UNIT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+#: objects and lists nest at most this deep in an event (the format itself nests 7 deep)
+MAX_DEPTH = 32
+#: the internal step the engine accepts, s: below MIN_STEP_SIZE a communication step of
+#: seconds would take more internal steps than the step counter holds exactly
+MIN_STEP_SIZE, MAX_STEP_SIZE = 1e-6, 0.02
+# The range of the engine's arithmetic, wide beyond any road vehicle: within it products of
+# forces and lever arms stay finite and positions resolve the tire deflection (m, m, K, Pa)
+LENGTH_RANGE = 100.0       # a dimension, axle position, tire radius or CG height
+MAX_ELEVATION = 1.0e5
+MIN_AIR_TEMPERATURE, MAX_AIR_TEMPERATURE = 100.0, 1000.0
+MAX_AIR_PRESSURE = 1.0e7
+MAX_FRICTION = 10.0        # a tire friction coefficient
+MAX_DRAG_COEFFICIENT = 10.0
 
 
 class EventError(ValueError):
@@ -75,8 +96,8 @@ SUSPENSION = {
 }
 
 AXLE = {
-    "x": _num(doc="axle x-coordinate from the sprung-mass CG, m (forward +)"),
-    "track": _pos("m"),
+    "x": _num(-LENGTH_RANGE, LENGTH_RANGE, doc="axle x-coordinate from the sprung-mass CG, m (forward +)"),
+    "track": _num(0.0, LENGTH_RANGE, lo_open=True, doc="m"),
     "unsprung_mass_per_wheel": _pos("kg"),
     "suspension": F("object", fields=SUSPENSION),
     "tire": F("str", doc="name of an entry of the unit's tires"),
@@ -90,7 +111,7 @@ AXLE = {
 
 _load_row = F("number", lo=0.0)
 TIRE = {
-    "unloaded_radius": _pos("m"),
+    "unloaded_radius": _num(0.0, LENGTH_RANGE, lo_open=True, doc="m"),
     "radial_stiffness": _pos("initial radial stiffness K_T, N/m"),
     "secondary_stiffness_multiplier": _pos("K_T bar of Eq. 93"),
     "secondary_stiffness_deflection": _pos("delta_2 of Eq. 93, m"),
@@ -101,10 +122,11 @@ TIRE = {
         "sigma0": _nonneg("load coefficient"),
         "sigma_v": _nonneg("velocity coefficient, N s/m"),
     }),
-    "test_loads": F("list", item=_pos(), min_items=1, max_items=3, doc="N, increasing"),
-    "test_speeds": F("list", item=_nonneg(), min_items=1, max_items=3, doc="m/s, increasing"),
-    "peak_friction": F("grid", item=_pos(), doc="[load][speed]"),
-    "slide_friction": F("grid", item=_pos(), doc="[load][speed]"),
+    "test_loads": F("list", item=_pos(), min_items=1, max_items=MAX_TIRE_TESTS, doc="N, increasing"),
+    "test_speeds": F("list", item=_nonneg(), min_items=1, max_items=MAX_TIRE_TESTS,
+                     doc="m/s, increasing"),
+    "peak_friction": F("grid", item=_num(0.0, MAX_FRICTION, lo_open=True), doc="[load][speed]"),
+    "slide_friction": F("grid", item=_num(0.0, MAX_FRICTION, lo_open=True), doc="[load][speed]"),
     "slip_at_peak": F("grid", item=F("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
                       doc="[load][speed]"),
     "cornering_stiffness": F("grid", item=_nonneg(), doc="[load][speed], N/rad"),
@@ -120,12 +142,13 @@ TIRE = {
 }
 
 UNIT = {
-    "name": F("str", doc="unit name, used as the FMU variable prefix"),
+    "name": F("str", doc=f"unit name, used as the FMU variable prefix: 1..{MAX_UNIT_NAME} ASCII letters, "
+                         "digits and '_', starting with a letter"),
     "sprung_mass": F("object", fields={
         "mass": _pos("kg"),
         "inertia": F("list", item=_pos(), min_items=3, max_items=3, doc="Ix, Iy, Iz about the CG, kg m^2"),
         "Ixz": _num(doc="kg m^2"),
-        "cg_height": _pos("CG height above ground at static equilibrium, m"),
+        "cg_height": _num(0.0, LENGTH_RANGE, lo_open=True, doc="CG height above ground at static equilibrium, m"),
     }),
     "dimensions": F("object", fields={"length": _pos("m"), "width": _pos("m")}),
     "axles": F("list", item=F("object", fields=AXLE), min_items=1, max_items=MAX_AXLES_FULL_TRAILER),
@@ -142,16 +165,18 @@ UNIT = {
         "engine_wot_torque": F("table", doc="[engine speed rpm, torque N m]"),
         "engine_closed_throttle_torque": F("table", item=F("number", hi=0.0),
                                            doc="[engine speed rpm, torque N m <= 0]"),
-        "transmission_ratios": F("list", item=_pos(), min_items=1, max_items=20, doc="gears 1..n"),
+        "transmission_ratios": F("list", item=_pos(), min_items=1, max_items=MAX_GEARS, doc="gears 1..n"),
         "reverse_ratio": _pos("numerical ratio of reverse gear"),
         "differential_ratio": _pos(),
         "inertia": _nonneg("engine + transmission + driveline, at engine speed, kg m^2"),
     }),
     "aerodynamics": F("list", default=list, item=F("object", fields={
         "name": F("str"),
-        "drag_coefficient": _nonneg(),
-        "area": _nonneg("m^2"),
-        "center_of_pressure": F("vector3", doc="from the sprung-mass CG, m"),
+        "drag_coefficient": _num(0.0, MAX_DRAG_COEFFICIENT),
+        "area": _num(0.0, LENGTH_RANGE ** 2, doc="m^2"),
+        "center_of_pressure": F("vector3", doc=f"from the sprung-mass CG, m, each within +-{LENGTH_RANGE:g}",
+                                extra_check=lambda v: None if max(map(abs, v)) <= LENGTH_RANGE else
+                                f"a point within +-{LENGTH_RANGE:g} m of the CG (got {v})"),
     })),
     "initial": F("object", default=lambda: {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": 0.0}, fields={
         "X": _num(default=0.0), "Y": _num(default=0.0), "yaw": _num(default=0.0),
@@ -163,15 +188,16 @@ EVENT = {
     "name": F("str", default="event"),
     "environment": F("object", fields={
         "gravity": _pos("m/s^2"),
-        "air_pressure": _pos("Pa"),
-        "air_temperature": _pos("K"),
+        "air_pressure": _num(0.0, MAX_AIR_PRESSURE, lo_open=True, doc="Pa"),
+        "air_temperature": _num(MIN_AIR_TEMPERATURE, MAX_AIR_TEMPERATURE, doc="K"),
         "friction_multiplier": _nonneg(default=1.0),
-        "ground_elevation": _num(default=0.0, doc="earth Z of the flat ground, m (down +)"),
+        "ground_elevation": _num(-MAX_ELEVATION, MAX_ELEVATION, default=0.0,
+                                 doc="earth Z of the flat ground, m (down +)"),
     }),
     "simulation": F("object", default=lambda: {"step_size": 0.001}, fields={
-        "step_size": _num(0.0, 0.02, lo_open=True, default=0.001, doc="internal fixed step, s"),
+        "step_size": _num(MIN_STEP_SIZE, MAX_STEP_SIZE, default=0.001, doc="internal fixed step, s"),
     }),
-    "units": F("list", item=F("object", fields=UNIT), min_items=1, max_items=8),
+    "units": F("list", item=F("object", fields=UNIT), min_items=1, max_items=MAX_UNITS),
 }
 
 
@@ -229,6 +255,8 @@ def _check_tires(tires, path, problems):
             continue
         out[name] = c
         loads, speeds = c.get("test_loads"), c.get("test_speeds")
+        loads = loads if loads and None not in loads else None     # items already reported
+        speeds = speeds if speeds and None not in speeds else None
         if loads and any(b <= a for a, b in zip(loads, loads[1:])):
             problems.append(f"{p}.test_loads: strictly increasing loads (got {loads})")
         if speeds and any(b <= a for a, b in zip(speeds, speeds[1:])):
@@ -271,7 +299,7 @@ def validate_event(raw) -> Event:
         unit_fields = dict(UNIT)
         unit_fields.pop("tires")
         event_fields = dict(EVENT)
-        event_fields["units"] = F("list", item=F("object", fields=unit_fields), min_items=1, max_items=8)
+        event_fields["units"] = F("list", item=F("object", fields=unit_fields), min_items=1, max_items=MAX_UNITS)
     else:
         event_fields = EVENT
     data = check_object(event_fields, raw, "", problems)
@@ -284,9 +312,9 @@ def validate_event(raw) -> Event:
             u["tires"] = _check_tires(t, p + ".tires", problems)
             name = u.get("name")
             if name is not None:
-                if not name.replace("_", "a").isalnum() or not name[0].isalpha():
-                    problems.append(f"{p}.name: a name of letters, digits and '_' starting with a letter "
-                                    f"(got {name!r})")
+                if not UNIT_NAME.match(name) or len(name) > MAX_UNIT_NAME:
+                    problems.append(f"{p}.name: a name of 1..{MAX_UNIT_NAME} ASCII letters, digits and '_' "
+                                    f"starting with a letter (got {shown(name)})")
                 if name in names:
                     problems.append(f"{p}.name: a name not used by another unit (got {name!r})")
                 names.add(name)
@@ -305,13 +333,84 @@ def validate_event(raw) -> Event:
                 if a.get("dual") and not a.get("dual_spacing"):
                     problems.append(f"{p}.axles[{j}].dual_spacing: a spacing > 0 for dual tires (got 0)")
             sm = u.get("sprung_mass")
-            if sm and sm.get("inertia"):
+            if sm and sm.get("inertia") and None not in sm["inertia"] and sm.get("Ixz") is not None:
                 ix, iy, iz = sm["inertia"]
-                if ix * iz <= (sm.get("Ixz") or 0.0) ** 2:
+                if abs(sm["Ixz"]) >= math.sqrt(ix) * math.sqrt(iz):
                     problems.append(f"{p}.sprung_mass.Ixz: |Ixz| < sqrt(Ix*Iz) (got {sm['Ixz']})")
     if problems:
         raise EventError(problems)
+    # every field is valid: the engine must find the static equilibrium it starts from
+    problems = static_equilibrium_problems(data)
+    if problems:
+        raise EventError(problems)
     return Event(data)
+
+
+def _depth_problem(value):
+    """A message when lists and objects in ``value`` nest deeper than MAX_DEPTH, else None
+    (walked without recursion, so that any depth is reported rather than crashing)."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (dict, list)):
+            if depth > MAX_DEPTH:
+                return f"objects and lists nested at most {MAX_DEPTH} deep (got deeper)"
+            stack.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return None
+
+
+class _Object(dict):
+    """A JSON object as parsed, with the keys it gave more than once."""
+    duplicates = ()
+
+
+def _object(pairs):
+    obj = _Object()
+    dups = []
+    for key, value in pairs:
+        if key in obj:
+            dups.append(key)
+        obj[key] = value
+    if dups:
+        obj.duplicates = dups
+    return obj
+
+
+def _duplicate_keys(value):
+    """One message per key given twice in an object of the parsed event, by its path."""
+    out = []
+    stack = [(value, "")]
+    while stack:
+        v, path = stack.pop()
+        if isinstance(v, dict):
+            for key in getattr(v, "duplicates", ()):
+                out.append(f"{path + '.' if path else ''}{key}: given more than once in the same object "
+                           "(each field once)")
+            stack.extend((x, f"{path}.{k}" if path else str(k)) for k, x in v.items())
+        elif isinstance(v, list):
+            stack.extend((x, f"{path}[{i}]") for i, x in enumerate(v))
+    return sorted(out)
+
+
+def parse_event_json(text: str, where: str = "event"):
+    """Parse the text of an event file; every way it is not an event's JSON is an
+    :class:`EventError` naming ``where`` (a duplicate key, nesting beyond MAX_DEPTH, an
+    integer too long to read)."""
+    try:
+        raw = json.loads(text, object_pairs_hook=_object)
+    except json.JSONDecodeError as exc:
+        raise EventError(f"{where}: valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise EventError(f"{where}: objects and lists nested at most {MAX_DEPTH} deep (got deeper)") from None
+    except ValueError as exc:   # e.g. an integer of more digits than Python converts
+        raise EventError(f"{where}: valid JSON numbers ({str(exc).split(';')[0]})") from None
+    depth = _depth_problem(raw)
+    if depth:
+        raise EventError(f"{where}: {depth}")
+    duplicates = _duplicate_keys(raw)
+    if duplicates:
+        raise EventError(duplicates)
+    return raw
 
 
 def load_event(source=None) -> Event:
@@ -326,16 +425,22 @@ def load_event(source=None) -> Event:
     if source is None:
         source = DEFAULT_EVENT
     if isinstance(source, dict):
+        problem = _depth_problem(source)
+        if problem:
+            raise EventError(f"event: {problem}")
         return validate_event(source)
     path = os.fspath(source)
     try:
-        with open(path, "r", encoding="utf-8") as fh:
-            raw = json.load(fh)
+        with open(path, "rb") as fh:
+            data = fh.read()
     except OSError as exc:
         raise EventError(f"{path}: a readable JSON event file ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise EventError(f"{path}: valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    return validate_event(raw)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EventError(f"{path}: a UTF-8 text file (byte 0x{data[exc.start]:02x} at offset {exc.start} "
+                         "is not UTF-8)") from None
+    return validate_event(parse_event_json(text, path))
 
 
 def format_reference() -> str:
@@ -363,7 +468,14 @@ def format_reference() -> str:
     lines += ["", "Tire property grids (`peak_friction` ... `camber_stiffness`) have one row per test load",
               "and one column per test speed. The default relaxation lengths are 0.2 m",
               "(longitudinal) and 0.4 m (lateral); the default skid flag uses F_z,min = 50 N and",
-              "tau = 0.1 (Eq. 113).", ""]
+              "tau = 0.1 (Eq. 113).", "",
+              "An event file is UTF-8 JSON with each key once per object, nested at most "
+              f"{MAX_DEPTH} deep.",
+              "Tables (`[x, y]` rows) may have any number of rows. Once every field is valid, each",
+              "unit must have a static equilibrium on its wheels, the state every simulation starts",
+              "from: the axles balance the sprung weight about its CG (axles on both sides of it, or",
+              "one axle at x = 0), every tire carries a load > 0 and deflects less than its",
+              "`max_deflection` under it (Eq. 93).", ""]
     return "\n".join(lines)
 
 

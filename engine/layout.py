@@ -12,11 +12,10 @@ State vector (one float64 array), in this order:
   and its rate (independent suspension: the wheel's vehicle-fixed z displacement from static
   equilibrium, down +, Eq. 17/62; a solid axle will use the two wheel slots of its axle for
   axle heave and axle roll), and the wheel spin velocity Omega (rad/s, rolling forward +);
-* per tire, 2 states at ``tire_offset(t) = 12*n_units + 3*n_wheels + 2*t``: the transient
+* per tire, 2 states at ``12*n_units + 3*n_wheels + 2*t``: the transient
   longitudinal slip kx (drive +) and the transient lateral slip ky (~ sin of the slip angle),
   see ``engine/tire.py``.
 """
-import numpy as np
 
 # --- body states -------------------------------------------------------------------------
 SX, SY, SZ, SPHI, STHETA, SPSI, SU, SV, SW, SP, SQ, SR = range(12)
@@ -33,20 +32,24 @@ N_TIRE_STATE = 2
  U_PUSHOUT, U_DIFF_RATIO, U_I_DT, U_N_GEARS, U_WHEEL0, U_NWHEELS, U_N_DRIVEN, U_AERO0, U_NAERO,
  U_MTOTAL) = range(20)
 N_UNIT_P = 20
-MAX_GEARS = 20  # P_GEAR[u, 0] is reverse, P_GEAR[u, k] forward gear k (0 ratio = not present)
+MAX_GEARS = 20  # forward gears a unit may have (the event's limit)
+# P_GEAR[u, 0] is reverse, P_GEAR[u, k] forward gear k (0 ratio = not present); as many
+# columns as the event's longest list of gears
 
 # --- packed wheel parameters: P_WHEEL[w, :] ----------------------------------------------
 (W_UNIT, W_AXLE, W_SIDE, W_X, W_Y0, W_Z0, W_MUS, W_K, W_C, W_FMU, W_FS0, W_KRS, W_TRACK, W_PARTNER,
  W_JCL, W_JK1, W_JK3, W_JER, W_RCL, W_RK1, W_RK3, W_RER, W_STEERED, W_BS0, W_BS1, W_BS2, W_BS3,
  W_DRIVEN, W_ZETA, W_TB_RATIO, W_PROPORTIONED, W_ISPIN, W_TIRE0, W_NTIRES, W_NHT, W_NCAM) = range(36)
 N_WHEEL_P = 36
-MAX_TABLE = 32      # rows of a wheel table (half-track change, camber change) or engine map
+# wheel tables T_WHEEL[w, table, row] (half-track change, camber change) and engine maps
+# P_ENG[u, table, row] have as many rows as the event's longest table
 T_HT_X, T_HT_Y, T_CAM_X, T_CAM_Y = range(4)
 
 # --- packed tire parameters: P_TIRE[t, :] ------------------------------------------------
 (T_WHEEL, T_DY, T_RU, T_KT, T_KBAR, T_D2, T_LAMBDA, T_DMAX, T_SIG0, T_SIGV, T_RLX, T_RLY,
  T_FZMIN, T_TAU, T_NLOAD, T_NSPEED, T_LOAD0, T_LOAD1, T_LOAD2, T_SPEED0, T_SPEED1, T_SPEED2) = range(22)
 N_TIRE_P = 22
+MAX_TIRE_TESTS = 3  # test loads, and test speeds, of a tire (T_LOAD0..2, T_SPEED0..2)
 # property planes of the tire table TT[t, prop, load, speed]
 TP_MUP, TP_MUS, TP_SP, TP_CA, TP_CG = range(5)
 N_TIRE_PROPS = 5
@@ -56,8 +59,8 @@ A_UNIT, A_CA, A_CPX, A_CPY, A_CPZ = range(5)
 N_AERO_P = 5
 
 # --- environment: P_ENV[:] ---------------------------------------------------------------
-E_G, E_RHO, E_MU, E_GROUND_Z, E_H = range(5)
-N_ENV_P = 5
+E_G, E_RHO, E_MU, E_GROUND_Z = range(4)
+N_ENV_P = 4
 
 # --- engine maps: P_ENGINE[u, table, row]; N_ENGINE[u, table] rows ------------------------
 EM_WOT_X, EM_WOT_Y, EM_CT_X, EM_CT_Y = range(4)
@@ -100,10 +103,6 @@ def wheel_offset(n_units, w):
     return N_BODY * n_units + N_WHEEL_STATE * w
 
 
-def tire_offset(n_units, n_wheels, t):
-    return N_BODY * n_units + N_WHEEL_STATE * n_wheels + N_TIRE_STATE * t
-
-
 def state_size(n_units, n_wheels, n_tires):
     return N_BODY * n_units + N_WHEEL_STATE * n_wheels + N_TIRE_STATE * n_tires
 
@@ -120,9 +119,6 @@ def state_names(unit_names, wheel_names, tire_names):
     out += [f"{t}.{s}" for t in tire_names for s in TIRE_STATE_NAMES]
     return out
 
-
-def empty(n, m=None):
-    return np.zeros(n if m is None else (n, m))
 
 # vehicle.derivatives copies the body states straight into the first unit outputs
 assert UNIT_OUTPUTS[YU_X:YU_R + 1] == BODY_STATE_NAMES and (SX, SR) == (0, N_BODY - 1)

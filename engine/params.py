@@ -5,6 +5,7 @@ these arrays, through the named indices of ``engine.layout``.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -30,8 +31,6 @@ class Model(NamedTuple):
 
 def _table(dst_x, dst_y, rows):
     n = len(rows)
-    if n > L.MAX_TABLE:
-        raise ValueError(f"table of {n} rows exceeds {L.MAX_TABLE}")
     for i, (x, y) in enumerate(rows):
         dst_x[i] = x
         dst_y[i] = y
@@ -50,8 +49,93 @@ def static_suspension_loads(x, y, k, weight):
                   [np.sum(k * x), np.sum(k * x * x), np.sum(k * x * y)],
                   [np.sum(k * y), np.sum(k * x * y), np.sum(k * y * y)]])
     rhs = np.array([weight, 0.0, 0.0])
+    if not (np.isfinite(A).all() and np.isfinite(weight)):   # beyond the range of a float
+        return np.full(k.shape, np.nan)
     a = np.linalg.lstsq(A, rhs, rcond=None)[0]
     return k * (a[0] + a[1] * x + a[2] * y)
+
+
+def _wheels(unit):
+    """The unit's wheels in packing order: (axle index, axle, side), left (-1) first."""
+    return [(ai, ax, side) for ai, ax in enumerate(unit["axles"]) for side in (-1.0, 1.0)]
+
+
+def _static_wheels(unit, g):
+    """Static equilibrium of a unit resting on its wheels: per wheel, in packing order, the
+    suspension preload Fs0 (N), the load of each of its tires (N) and that tire's deflection
+    (m, inverse of Eq. 93)."""
+    wheels = _wheels(unit)
+    k_series, xs, ys = [], [], []
+    for _, ax, _side in wheels:
+        tire = unit["tires"][ax["tire"]]
+        ks = ax["suspension"]["spring_rate"]
+        kt = (2 if ax["dual"] else 1) * tire["radial_stiffness"]
+        k_series.append(ks * kt / (ks + kt))
+        xs.append(ax["x"])
+        ys.append(_side * ax["track"] / 2.0)
+    fs0 = static_suspension_loads(xs, ys, k_series, unit["sprung_mass"]["mass"] * g)
+    out = []
+    for f, (_, ax, _side) in zip(fs0, wheels):
+        tire = unit["tires"][ax["tire"]]
+        load = (f + ax["unsprung_mass_per_wheel"] * g) / (2 if ax["dual"] else 1)
+        defl = static_deflection(load, tire["radial_stiffness"], tire["secondary_stiffness_multiplier"],
+                                 tire["secondary_stiffness_deflection"])
+        out.append((float(f), float(load), float(defl)))
+    return out, np.asarray(xs), np.asarray(ys)
+
+
+def static_equilibrium_problems(data) -> list:
+    """Why the event of validated data ``data`` has no static equilibrium the engine can start
+    from, one message per problem naming the fields ([] when every unit has one).
+
+    Each unit must rest on its wheels (Eq. 115 preloads carrying the sprung weight, with
+    balanced moments about the CG), every tire pressed on the ground (a load > 0) and within
+    its max_deflection (Eq. 93): the engine starts every simulation in this state and stops
+    when a tire deflects beyond its maximum.
+    """
+    g = data["environment"]["gravity"]
+    problems = []
+    for i, unit in enumerate(data["units"]):
+        p = f"units[{i}]"
+        weight = unit["sprung_mass"]["mass"] * g
+        with np.errstate(all="ignore"):
+            try:
+                wheels, xs, ys = _static_wheels(unit, g)
+            except np.linalg.LinAlgError:
+                wheels, xs, ys = None, None, None
+            finite = wheels is not None and math.isfinite(weight) and all(
+                math.isfinite(v) for row in wheels for v in row)
+            if finite:
+                fs0 = np.array([w[0] for w in wheels])
+                span = max(1.0, float(np.max(np.abs(xs))), float(np.max(np.abs(ys))))
+                residual = max(abs(float(np.sum(fs0)) - weight), abs(float(np.sum(fs0 * xs))) / span,
+                               abs(float(np.sum(fs0 * ys))) / span)
+        if not finite:
+            problems.append(f"{p}: no static equilibrium: the wheel loads are not finite numbers "
+                            f"(sprung_mass.mass {unit['sprung_mass']['mass']!r} kg, environment.gravity "
+                            f"{g!r} m/s^2, the axles' spring_rate and the tires' radial_stiffness "
+                            "must give loads within the range of a float)")
+            continue
+        if not residual <= 1e-9 * max(weight, 1.0):
+            problems.append(f"{p}.axles: no static equilibrium: the axles at x = {[a['x'] for a in unit['axles']]} m "
+                            "cannot balance the sprung weight at the CG (x = 0) by themselves; give axles "
+                            "on both sides of the CG (a single axle at x = 0)")
+            continue
+        for j, (ai, ax, side) in enumerate(_wheels(unit)):
+            _, load, defl = wheels[j]
+            wheel = f"{p}.axles[{ai}] ({'left' if side < 0 else 'right'})"
+            tire = unit["tires"][ax["tire"]]
+            if not load > 0.0:
+                problems.append(f"{wheel}: no static equilibrium: the tire load would be {load:.6g} N "
+                                "(the wheel lifts off); the sprung-mass CG (x = 0) must lie between the "
+                                "first and the last axle")
+            elif not defl < tire["max_deflection"]:
+                problems.append(f"{wheel}: no static equilibrium: the static tire load {load:.6g} N "
+                                f"deflects tire {ax['tire']!r} by {defl:.6g} m, beyond its max_deflection "
+                                f"{tire['max_deflection']:g} m (units[{i}].sprung_mass.mass {unit['sprung_mass']['mass']:g} kg, "
+                                f"environment.gravity {g:g} m/s^2, units[{i}].tires.{ax['tire']}.radial_stiffness "
+                                f"{tire['radial_stiffness']:g} N/m)")
+    return problems
 
 
 def pack(event, friction_multiplier: float, initial: dict):
@@ -66,14 +150,20 @@ def pack(event, friction_multiplier: float, initial: dict):
     nt = sum(2 * (2 if a["dual"] else 1) for u in units for a in u["axles"])
     ns = sum(len(u["aerodynamics"]) for u in units)
 
+    # the tables and the gear list are as long as the event's longest (no fixed limit)
+    n_eng = max(len(u["drivetrain"][k]) for u in units
+                for k in ("engine_wot_torque", "engine_closed_throttle_torque"))
+    n_wheel_table = max(len(a["suspension"][k]) for u in units for a in u["axles"]
+                        for k in ("half_track_change", "camber_change"))
+    n_gears = max(len(u["drivetrain"]["transmission_ratios"]) for u in units)
     P_UNIT = np.zeros((nu, L.N_UNIT_P))
-    P_GEAR = np.zeros((nu, L.MAX_GEARS + 1))
-    P_ENG = np.zeros((nu, 4, L.MAX_TABLE))
+    P_GEAR = np.zeros((nu, n_gears + 1))
+    P_ENG = np.zeros((nu, 4, n_eng))
     N_ENG = np.zeros((nu, 2), dtype=np.int64)
     P_WHEEL = np.zeros((nw, L.N_WHEEL_P))
-    T_WHEEL = np.zeros((nw, 4, L.MAX_TABLE))
+    T_WHEEL = np.zeros((nw, 4, n_wheel_table))
     P_TIRE = np.zeros((nt, L.N_TIRE_P))
-    TT = np.zeros((nt, L.N_TIRE_PROPS, 3, 3))
+    TT = np.zeros((nt, L.N_TIRE_PROPS, L.MAX_TIRE_TESTS, L.MAX_TIRE_TESTS))
     P_AERO = np.zeros((max(ns, 1), L.N_AERO_P))
     P_ENV = np.zeros(L.N_ENV_P)
     P_ENV[L.E_G] = g
@@ -114,24 +204,12 @@ def pack(event, friction_multiplier: float, initial: dict):
             P_AERO[s, L.A_CPX:L.A_CPZ + 1] = surf["center_of_pressure"]
             s += 1
 
-        # wheels: geometry first, for the equilibrium
+        # wheels: the static equilibrium first
         w0 = w
-        wheel_list = []
-        for ai, ax in enumerate(unit["axles"]):
-            for side in (-1.0, 1.0):
-                wheel_list.append((ai, ax, side))
+        wheel_list = _wheels(unit)
         n_driven = sum(1 for _, ax, _ in wheel_list if ax["driven"])
         P[L.U_N_DRIVEN] = n_driven
-        k_series, xs, ys = [], [], []
-        for ai, ax, side in wheel_list:
-            tire = unit["tires"][ax["tire"]]
-            ntires = 2 if ax["dual"] else 1
-            ks = ax["suspension"]["spring_rate"]
-            kt = ntires * tire["radial_stiffness"]
-            k_series.append(ks * kt / (ks + kt))
-            xs.append(ax["x"])
-            ys.append(side * ax["track"] / 2.0)
-        fs0 = static_suspension_loads(xs, ys, k_series, sm["mass"] * g)
+        static, _, _ = _static_wheels(unit, g)
         m_unsprung = 0.0
         for j, (ai, ax, side) in enumerate(wheel_list):
             sus = ax["suspension"]
@@ -143,7 +221,7 @@ def pack(event, friction_multiplier: float, initial: dict):
             W[L.W_MUS] = ax["unsprung_mass_per_wheel"]
             m_unsprung += W[L.W_MUS]
             W[L.W_K], W[L.W_C], W[L.W_FMU] = sus["spring_rate"], sus["damping"], sus["coulomb_friction"]
-            W[L.W_FS0] = fs0[j]
+            W[L.W_FS0], _, defl = static[j]
             W[L.W_KRS], W[L.W_TRACK] = sus["antisway_roll_stiffness"], ax["track"]
             W[L.W_PARTNER] = w + 1 if side < 0 else w - 1
             js, rs = sus["jounce_stop"], sus["rebound_stop"]
@@ -159,9 +237,6 @@ def pack(event, friction_multiplier: float, initial: dict):
             W[L.W_TIRE0], W[L.W_NTIRES] = t, ntires
             W[L.W_NHT] = _table(T_WHEEL[w, L.T_HT_X], T_WHEEL[w, L.T_HT_Y], sus["half_track_change"])
             W[L.W_NCAM] = _table(T_WHEEL[w, L.T_CAM_X], T_WHEEL[w, L.T_CAM_Y], sus["camber_change"])
-            tire_load = (fs0[j] + W[L.W_MUS] * g) / ntires
-            defl = static_deflection(tire_load, tire["radial_stiffness"], tire["secondary_stiffness_multiplier"],
-                                     tire["secondary_stiffness_deflection"])
             r_loaded = tire["unloaded_radius"] - defl
             W[L.W_Z0] = sm["cg_height"] - r_loaded
             offsets = [0.0] if ntires == 1 else [-side * ax["dual_spacing"] / 2.0, side * ax["dual_spacing"] / 2.0]

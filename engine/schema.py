@@ -77,21 +77,37 @@ def _is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+def shown(v, limit=40):
+    """``repr(v)`` shortened to about ``limit`` characters, for messages (an integer beyond
+    the range of a float is given by its number of digits)."""
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 128:
+        return f"an integer of {len(str(abs(v))) if v.bit_length() < 14000 else 'over 4000'} digits"
+    try:
+        text = repr(v)
+    except ValueError:  # holds an integer too long to convert to text
+        return f"a {type(v).__name__} holding an integer too long to show"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _finite_number(x):
+    try:
+        return _is_number(x) and math.isfinite(x)
+    except OverflowError:   # an integer beyond the range of a float
+        return False
+
+
 def _check_number(f: Field, v, path, problems, integer=False):
-    if not _is_number(v) or (integer and not float(v).is_integer()):
-        problems.append(f"{path}: {f.accepts()} (got {v!r})")
+    if not _finite_number(v) or (integer and not float(v).is_integer()):
+        problems.append(f"{path}: {f.accepts()} (got {shown(v)})")
         return None
     v = int(v) if integer else float(v)
-    if not math.isfinite(v):
-        problems.append(f"{path}: {f.accepts()} (got {v!r})")
-        return None
     bad = False
     if f.lo is not None and (v <= f.lo if f.lo_open else v < f.lo):
         bad = True
     if f.hi is not None and (v >= f.hi if f.hi_open else v > f.hi):
         bad = True
     if bad:
-        problems.append(f"{path}: {f.accepts()} (got {v!r})")
+        problems.append(f"{path}: {f.accepts()} (got {shown(v)})")
         return None
     return v
 
@@ -106,17 +122,17 @@ def check(f: Field, v, path: str, problems: list):
         if isinstance(v, bool):
             out = v
         else:
-            problems.append(f"{path}: true or false (got {v!r})")
+            problems.append(f"{path}: true or false (got {shown(v)})")
     elif k == "str":
         if not isinstance(v, str) or not v:
-            problems.append(f"{path}: {f.accepts()} (got {v!r})")
+            problems.append(f"{path}: {f.accepts()} (got {shown(v)})")
         elif f.choices and v not in f.choices:
-            problems.append(f"{path}: {f.accepts()} (got {v!r})")
+            problems.append(f"{path}: {f.accepts()} (got {shown(v)})")
         else:
             out = v
     elif k == "vector3":
-        if not isinstance(v, list) or len(v) != 3 or not all(_is_number(x) and math.isfinite(x) for x in v):
-            problems.append(f"{path}: a list of 3 numbers (got {v!r})")
+        if not isinstance(v, list) or len(v) != 3 or not all(_finite_number(x) for x in v):
+            problems.append(f"{path}: a list of 3 numbers (got {shown(v)})")
         else:
             out = [float(x) for x in v]
     elif k == "table":
@@ -166,13 +182,13 @@ def check_object(fields: dict, v, path: str, problems: list):
 
 def _check_table(f, v, path, problems):
     ok = isinstance(v, list) and len(v) >= 1 and all(
-        isinstance(r, list) and len(r) == 2 and all(_is_number(x) and math.isfinite(x) for x in r) for r in v)
+        isinstance(r, list) and len(r) == 2 and all(_finite_number(x) for x in r) for r in v)
     if not ok:
-        problems.append(f"{path}: {f.accepts()} (got {v!r})")
+        problems.append(f"{path}: {f.accepts()} (got {shown(v)})")
         return None
     xs = [float(r[0]) for r in v]
     if any(b <= a for a, b in zip(xs, xs[1:])):
-        problems.append(f"{path}: {f.accepts()} (x not strictly increasing: {xs})")
+        problems.append(f"{path}: {f.accepts()} (x not strictly increasing: {shown(xs, 80)})")
         return None
     rows = [[float(r[0]), float(r[1])] for r in v]
     if f.item is not None:
@@ -183,9 +199,9 @@ def _check_table(f, v, path, problems):
 
 def _check_grid(f, v, path, problems):
     ok = isinstance(v, list) and len(v) >= 1 and all(
-        isinstance(r, list) and len(r) >= 1 and all(_is_number(x) and math.isfinite(x) for x in r) for r in v)
+        isinstance(r, list) and len(r) >= 1 and all(_finite_number(x) for x in r) for r in v)
     if not ok:
-        problems.append(f"{path}: {f.accepts()} (got {v!r})")
+        problems.append(f"{path}: {f.accepts()} (got {shown(v)})")
         return None
     rows = [[float(x) for x in r] for r in v]
     if f.item is not None:

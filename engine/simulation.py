@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import layout as L
-from .event import Event, EventError
+from .event import MAX_STEP_SIZE, MIN_STEP_SIZE, Event, EventError
 from .integrator import advance as _advance
 from .params import pack
 from .signals import (ENV_INPUTS, INPUT_LIMITS, TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS,
@@ -23,6 +23,8 @@ from .signals import (ENV_INPUTS, INPUT_LIMITS, TIRE_OUTPUTS, UNIT_INPUTS, UNIT_
 from .vehicle import ERR_NONFINITE, ERR_TIRE_DEFLECTION
 
 INITIAL_FIELDS = ("speed0", "X0", "Y0", "yaw0")
+#: most internal steps one call of Simulation.advance may take (exact in a float)
+MAX_STEPS_PER_ADVANCE = 2 ** 53
 
 
 class InputError(ValueError):
@@ -60,7 +62,7 @@ class Simulation:
         The validated event (``engine.load_event``).
     step_size : float, optional
         Internal fixed integration step in s (default: the event's ``simulation.step_size``,
-        1 ms for the reference sedan). Accepts 0 < h <= 0.02.
+        1 ms for the reference sedan). Accepts 1e-6 <= h <= 0.02.
     friction_multiplier : float, optional
         Road friction multiplier applied on top of the event's environment (default 1).
     initial : dict, optional
@@ -73,8 +75,8 @@ class Simulation:
             raise EventError("event: an engine.Event from engine.load_event")
         problems = []
         h = event.data["simulation"]["step_size"] if step_size is None else step_size
-        if not _finite(h) or not (0.0 < h <= 0.02):
-            problems.append(f"stepSize: a step 0 < h <= 0.02 s (got {h!r})")
+        if not _finite(h) or not (MIN_STEP_SIZE <= h <= MAX_STEP_SIZE):
+            problems.append(f"stepSize: a step {MIN_STEP_SIZE:g} <= h <= {MAX_STEP_SIZE:g} s (got {h!r})")
         if not _finite(friction_multiplier) or not (0.0 <= friction_multiplier <= 5.0):
             problems.append(f"frictionMultiplier: a multiplier 0..5 (got {friction_multiplier!r})")
         init = {}
@@ -110,16 +112,18 @@ class Simulation:
         self._signature = hashlib.sha256(
             (event.to_json() + repr((self.step_size, self.friction_multiplier, sorted(init.items())))).encode()
         ).hexdigest()
-        self.y = y0
-        self.u_unit = np.zeros((nu, len(UNIT_INPUTS)))
-        self.u_wheel = np.zeros((nw, len(WHEEL_INPUTS)))
-        self.u_env = np.zeros(len(ENV_INPUTS))
+        # the arrays the compiled code reads and writes: fixed for the life of the simulation
+        # (read-only attributes; their values are written in place)
+        self._y = y0
+        self._u_unit = np.zeros((nu, len(UNIT_INPUTS)))
+        self._u_wheel = np.zeros((nw, len(WHEEL_INPUTS)))
+        self._u_env = np.zeros(len(ENV_INPUTS))
         for arr, fields in ((self.u_unit, UNIT_INPUTS), (self.u_wheel, WHEEL_INPUTS), (self.u_env, ENV_INPUTS)):
             for j, f in enumerate(fields):
                 arr[..., j] = INPUT_LIMITS[f][2]
-        self.y_unit = np.zeros((nu, len(UNIT_OUTPUTS)))
-        self.y_wheel = np.zeros((nw, len(WHEEL_OUTPUTS)))
-        self.y_tire = np.zeros((nt, len(TIRE_OUTPUTS)))
+        self._y_unit = np.zeros((nu, len(UNIT_OUTPUTS)))
+        self._y_wheel = np.zeros((nw, len(WHEEL_OUTPUTS)))
+        self._y_tire = np.zeros((nt, len(TIRE_OUTPUTS)))
         self._work = np.zeros((6, y0.size))
         max_wheels = max(int(k) for k in self.model.P_UNIT[:, L.U_NWHEELS])
         self._scratch = np.zeros(L.scratch_shape(max_wheels))
@@ -134,6 +138,15 @@ class Simulation:
         self._n_gears = [int(p) for p in self.model.P_UNIT[:, L.U_N_GEARS]]
         self._bounds = self._input_bounds()
         self._run(0.0, 0)  # outputs at the initial state
+
+    # --- the arrays ---------------------------------------------------------------------
+    y = property(lambda self: self._y, doc="The state vector (names: ``state_names``).")
+    u_unit = property(lambda self: self._u_unit, doc="Unit inputs [unit, UNIT_INPUTS].")
+    u_wheel = property(lambda self: self._u_wheel, doc="Wheel inputs [wheel, WHEEL_INPUTS].")
+    u_env = property(lambda self: self._u_env, doc="Environment inputs [ENV_INPUTS].")
+    y_unit = property(lambda self: self._y_unit, doc="Unit outputs [unit, UNIT_OUTPUTS].")
+    y_wheel = property(lambda self: self._y_wheel, doc="Wheel outputs [wheel, WHEEL_OUTPUTS].")
+    y_tire = property(lambda self: self._y_tire, doc="Tire outputs [tire, TIRE_OUTPUTS].")
 
     # --- information ------------------------------------------------------------------
     def unit_index(self, name):
@@ -219,15 +232,19 @@ class Simulation:
 
         Takes whole internal steps on the grid time0 + n*h; a remainder shorter than one
         step is taken as one partial step (so any communication step works). Raises
-        :class:`SimulationError` when the model fails; ``self.time`` is then the last
-        successful time.
+        :class:`InputError` for an input out of its range (:meth:`check_inputs`) or a
+        ``t_end`` that is not a time from now on, and :class:`SimulationError` when the model
+        fails; ``self.time`` is then the last successful time.
         """
         if self._failed:
             raise SimulationError("the simulation failed earlier and cannot continue: " + self._failed)
-        t_end = float(t_end)
-        if not math.isfinite(t_end) or t_end < self.time:
-            raise ValueError(f"t_end: a time >= the current time {self.time} (got {t_end})")
         h = self.step_size
+        t_max = self.time + MAX_STEPS_PER_ADVANCE * h
+        if not _finite(t_end) or not self.time <= t_end <= t_max:
+            raise InputError("t_end", t_end, f"a time in {self.time!r} .. {t_max:g} s (from the current "
+                                             f"time, at most {MAX_STEPS_PER_ADVANCE} steps of {h:g} s)")
+        t_end = float(t_end)
+        self.check_inputs()
         tol = 1e-9 * max(1.0, abs(t_end))
         n_total = int(math.floor((t_end - self._grid_time) / h + 1e-6))
         n = n_total - self._grid_steps
@@ -277,16 +294,42 @@ class Simulation:
                         self.u_unit.copy(), self.u_wheel.copy(), self.u_env.copy(), self._failed)
 
     def set_state(self, state: SimState):
+        """Restore a state of :meth:`get_state` (or :meth:`deserialize_state`). A state of
+        another event, of other shapes, with a non-finite value or an input out of range is
+        refused with ValueError, and this simulation is left as it was."""
         if not isinstance(state, SimState) or state.signature != self._signature:
             raise ValueError("state: a state taken from a simulation of the same event and parameters")
-        self.time, self._grid_time, self._grid_steps = state.time, state.grid_time, state.grid_steps
+        self._check_state(state)
+        saved = self.get_state()
+        self._restore(state)
+        try:
+            self.check_inputs()
+        except InputError as exc:
+            self._restore(saved)
+            raise ValueError(f"state: inputs within their ranges ({exc})") from None
+        if not self._failed:
+            self._run(0.0, 0)  # refresh outputs
+
+    def _restore(self, state):
+        self.time, self._grid_time, self._grid_steps = state.time, state.grid_time, int(state.grid_steps)
         self.y[:] = state.y
         self.u_unit[:] = state.u_unit
         self.u_wheel[:] = state.u_wheel
         self.u_env[:] = state.u_env
         self._failed = state.failed
-        if not self._failed:
-            self._run(0.0, 0)  # refresh outputs
+
+    def _check_state(self, st):
+        """ValueError unless every part of state ``st`` has this simulation's shape and is finite."""
+        for name in ("y", "u_unit", "u_wheel", "u_env"):
+            a = getattr(st, name)
+            if not isinstance(a, np.ndarray) or a.shape != getattr(self, name).shape or a.dtype.kind != "f" \
+                    or not np.isfinite(a).all():
+                raise ValueError(f"state: {name} of shape {getattr(self, name).shape} with finite values")
+        if not (_finite(st.time) and _finite(st.grid_time) and isinstance(st.grid_steps, (int, np.integer))
+                and 0 <= st.grid_steps <= MAX_STEPS_PER_ADVANCE and st.time >= 0.0 and st.grid_time >= 0.0):
+            raise ValueError("state: finite times >= 0 and a step count >= 0")
+        if not isinstance(st.failed, str):
+            raise ValueError("state: a failure text")
 
     def serialize_state(self, state: SimState) -> bytes:
         buf = io.BytesIO()
@@ -305,6 +348,7 @@ class Simulation:
             raise ValueError(f"state: serialized engine state could not be read ({exc})") from None
         if st.signature != self._signature or st.y.shape != self.y.shape:
             raise ValueError("state: serialized state of a different event or parameters")
+        self._check_state(st)
         return st
 
 

@@ -39,7 +39,7 @@ def test_all_problems_reported_at_once(raw):
     raw["units"][0]["colour"] = "red"
     raw["environment"]["gravity"] = "9.81"
     got = problems(raw)
-    assert "units[0].axles[0].track: a number > 0 (got -1.0)" in got
+    assert "units[0].axles[0].track: a number > 0 and <= 100 (got -1.0)" in got
     assert any(p.startswith("units[0].steering: missing") for p in got)
     assert any(p.startswith("units[0].tires.front.peak_friction: a grid of 3 rows") for p in got)
     assert any(p.startswith("units[0].colour: unknown field") for p in got)
