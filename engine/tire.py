@@ -5,15 +5,26 @@ road normal): Fx' is the ground force on the tire along x' (forward +), Fy' alon
 The manual's Eq. 105-112 give the longitudinal force as a braking force for S > 0; here it
 is returned as a magnitude and the caller gives it the direction of the slip.
 
-Transient slip. Eq. 94 (S = 1 - Omega r / u_GP) is singular at u_GP = 0. The tire carries two
-first-order slip states (the carcass relaxation of a real tire), which settle to exactly the
-manual's slips whenever the speed is above a few km/h:
+Transient slip. Eq. 94 (S = 1 - Omega r / u_GP) is singular at u_GP = 0. Each tire carries
+two first-order states (the carcass relaxation of a real tire), which settle to exactly the
+manual's slips whenever the tire rolls:
 
-    sigma_x dkx/dt = -(u_GP - Omega r) - |u_GP| kx      steady state kx = Omega r / u - 1 = -S
-    sigma_y dky/dt =  v_GP - |V_GP| ky                   steady state ky = v/|V| = sin(alpha)
+* kx, the longitudinal carcass deflection rho_x divided by the relaxation length sigma_x (so
+  that it reads as a transient slip, drive +). The carcass is a spring of stiffness
+  C_s / sigma_x, damped at low speed; its force equals the steady-state (EDC) force linearised
+  by its secant G = F(k) / k at the kinematic slip k = -(u_GP - Omega r) / max(|u_GP|, V_N).
+  Solving that equality for the deflection rate gives (see :func:`longitudinal`)
 
-At standstill they become a stiff, damped spring, so a braked car stands still without
-creep or chatter and a driven wheel pulls it away. See docs/equations.md.
+      dkx/dt = -(C_s kx v + G v_sx) / (C_s tau w v + G sigma_x),  v = max(|u_GP|, V_N)
+
+  In the linear range (G = C_s) this is sigma_x dkx/dt = -v_sx - |u_GP| kx. When the tire
+  slides the secant is small, the deflection cannot grow beyond the one that carries the
+  friction force, and a wheel that stops while sliding stands on a carcass deflected by a few
+  millimetres, not one relaxation length: it springs back by that much and holds.
+* ky, the transient sine of the slip angle: sigma_y dky/dt = v_GP - |V_GP| ky, with the
+  low-speed damping ky + w tau dky fed to the tire model.
+
+See docs/equations.md.
 """
 import math
 
@@ -26,6 +37,12 @@ from .tables import bracket
 V_LOW = 1.5
 #: time constant of that damping, s
 TAU_DAMP = 0.02
+#: contact-patch speed (m/s) below which the kinematic slip is referred to V_N (Eq. 94 floor)
+V_N = 0.01
+#: shortest time constant (s) of the longitudinal carcass deflection (a sliding tire)
+TAU_MIN = 1.0e-3
+#: kinematic slip below which the secant stiffness is taken at this slip (its limit C_s)
+K_EPS = 1.0e-6
 #: spin speed (rad/s) below which the rolling-resistance moment is ramped to zero (Eq. 114)
 OMEGA_RR = 1.0
 
@@ -139,11 +156,28 @@ def edc_forces(Fz, S, sin_a, Ky_camber, mup, mus, sp, ca, fmult):
     mup, mus, sp, ca: the effective tire properties (tire-test values); fmult: road friction
     multiplier, applied to the friction (mu), not to the tire's elastic stiffnesses.
     Returns (|Fx'| as a magnitude in the slip direction, Fy' (signed, y' right), X_s/L).
+
+    Eq. 102 and the sliding direction of Eq. 109-110 use the resultant sliding slip
+    S_r = |v_sliding| / |V_GP| = sqrt(S^2 cos^2(alpha) + sin^2(alpha)) (S of Eq. 94 is
+    referred to u_GP = |V_GP| cos(alpha)): mu = A - B S_r is mu_s at full slide in any
+    direction and is the printed A - B S for pure longitudinal slip. Camber thrust acts in the
+    adhesion region only: it does not turn the sliding direction (docs/equations.md).
     """
     if Fz <= 0.0:
         return 0.0, 0.0, 1.0
     A, B, Cs = slip_stiffness(Fz, mup, mus, sp)
-    mu = (A - B * S) * fmult                                          # Eq. 102
+    return edc_core(Fz, S, sin_a, Ky_camber, A, B, Cs, ca, fmult)
+
+
+@njit_inline
+def edc_core(Fz, S, sin_a, Ky_camber, A, B, Cs, ca, fmult):
+    """:func:`edc_forces` for given mu-slip coefficients A, B and slip stiffness Cs."""
+    if Fz <= 0.0:
+        return 0.0, 0.0, 1.0
+    s2 = sin_a * sin_a
+    sx = S * math.sqrt(max(1.0 - s2, 0.0))            # longitudinal sliding slip, over |V_GP|
+    ns = math.sqrt(sx * sx + s2)                      # resultant sliding slip S_r
+    mu = (A - B * min(ns, 1.0)) * fmult               # Eq. 102 with S_r
     if mu < 0.0:
         mu = 0.0
     Kx = Cs * S
@@ -158,10 +192,9 @@ def edc_forces(Fz, S, sin_a, Ky_camber, mup, mus, sp, ca, fmult):
     fac = (mu * Fz / (2.0 * Dt)) ** 2 * oms
     fxa = Kx * fac                                                    # Eq. 107
     fya = -Ky * fac                                                   # Eq. 108
-    ns = math.sqrt(S * S + sin_a * sin_a)
     slide = mu * Fz * (1.0 - xsl)
     if ns > 1e-12:
-        fxs = slide * S / ns                                          # Eq. 109
+        fxs = slide * sx / ns                                         # Eq. 109
         fys = -slide * sin_a / ns                                     # Eq. 110
     else:
         fxs = 0.0
@@ -187,19 +220,22 @@ def rolling_resistance(r, FR, u_gp, omega, sig0, sigv):
 
 
 @njit
-def slip_rates(kx, ky, u_gp, v_gp, omega, r, rlx, rly):
-    """Rates of the transient slip states and the damped slips fed to the tire model.
+def slip_rates(ky, u_gp, v_gp, omega, r, rly):
+    """Kinematic longitudinal slip (Eq. 94), and the rate of the transient lateral slip.
 
-    Returns (dkx, dky, kx_eff, ky_eff, w) where w in [0, 1] is the low-speed weight.
+    Returns (kin, v_ref, v_sx, dky, ky_eff, w): kin = -v_sx / v_ref, the steady-state kx
+    (Omega r / u_GP - 1 while |u_GP| >= V_N), with v_sx = u_GP - Omega r and
+    v_ref = max(|u_GP|, V_N); the lateral state's rate and its damped value fed to the tire
+    model; w in [0, 1], the low-speed weight.
     """
     vsx = u_gp - omega * r
+    v_ref = max(abs(u_gp), V_N)
     V = math.sqrt(u_gp * u_gp + v_gp * v_gp)
-    dkx = (-vsx - abs(u_gp) * kx) / rlx
     dky = (v_gp - V * ky) / rly
     w = 1.0 - V / V_LOW
     if w < 0.0:
         w = 0.0
-    return dkx, dky, kx + w * TAU_DAMP * dkx, ky + w * TAU_DAMP * dky, w
+    return -vsx / v_ref, v_ref, vsx, dky, ky + w * TAU_DAMP * dky, w
 
 
 @njit
@@ -217,12 +253,47 @@ def edc_slip(kx_eff, u_gp):
 
 
 @njit
-def tire_forces(Fz, kx_eff, ky_eff, w_low, u_gp, gamma, mup, mus, sp, ca, cg, fmult):
-    """Tire-frame forces (Fx', Fy'), manual slip S and X_s/L for the current slip state."""
-    S = edc_slip(kx_eff, u_gp)
+def longitudinal(kx, v_ref, vsx, G, Cs, w_low, rlx):
+    """Rate of the carcass state kx and the longitudinal force Fx' (drive +).
+
+    The carcass force C_s (kx + w tau dkx/dt) (a spring of C_s / sigma_x on the deflection
+    sigma_x kx, with the low-speed damping) equals the steady-state force G k_patch at the
+    contact-patch slip k_patch = -(v_sx + sigma_x dkx/dt) / v_ref, G being the secant
+    F(kin) / kin of the EDC force at the kinematic slip. Solved for dkx/dt:
+
+        dkx/dt = -(C_s kx v_ref + G v_sx) / max(C_s tau w v_ref + G sigma_x, C_s v_ref TAU_MIN)
+
+    (the floor keeps a sliding tire's deflection from relaxing faster than TAU_MIN).
+    """
+    d = Cs * TAU_DAMP * w_low
+    den = d * v_ref + G * rlx
+    floor = Cs * v_ref * TAU_MIN
+    if den < floor:
+        den = floor
+    dkx = -(Cs * kx * v_ref + G * vsx) / den
+    return dkx, Cs * kx + d * dkx
+
+
+@njit_inline
+def tire_forces(Fz, kx, kin, v_ref, vsx, ky_eff, w_low, u_gp, gamma, mup, mus, sp, ca, cg,
+                fmult, rlx):
+    """Tire-frame forces (Fx', Fy'), the rate of the carcass state kx, the manual slip S of
+    the kinematic slip and X_s/L.
+
+    The EDC model (Eq. 94-112) is evaluated at the kinematic longitudinal slip and the
+    transient lateral slip; its Fy' is the lateral force, its Fx' gives the secant G that
+    drives the longitudinal carcass deflection (:func:`longitudinal`), whose force is Fx'.
+    """
+    k = kin
+    if abs(k) < K_EPS:
+        k = K_EPS if k >= 0.0 else -K_EPS
+    S = edc_slip(k, u_gp)
     sa = min(1.0, max(-1.0, ky_eff))
     # camber thrust needs a rolling tire: faded out with the low-speed weight
     kyc = cg * gamma * (1.0 - w_low)
-    fxm, fy, xsl = edc_forces(Fz, S, sa, kyc, mup, mus, sp, ca, fmult)
-    fx = fxm if kx_eff >= 0.0 else -fxm
-    return fx, fy, S, xsl
+    if Fz <= 0.0:
+        return 0.0, 0.0, -kx * v_ref / rlx, S, 1.0    # unloaded: the carcass relaxes
+    A, B, Cs = slip_stiffness(Fz, mup, mus, sp)
+    fxm, fy, xsl = edc_core(Fz, S, sa, kyc, A, B, Cs, ca, fmult)
+    dkx, fx = longitudinal(kx, v_ref, vsx, fxm / abs(k), Cs, w_low, rlx)
+    return fx, fy, dkx, S, xsl

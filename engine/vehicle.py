@@ -170,13 +170,15 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                 loading = vcenter_z * nz >= 0.0
                 FR = radial_force(defl, loading, P_TIRE, t)                # Eq. 93
                 ts = tire_base + N_TIRE_STATE * t
-                dkx, dky, kxe, kye, wl = slip_rates(y[ts + TKX], y[ts + TKY], u_gp, v_gp, om, rT,
-                                                    P_TIRE[t, T_RLX], P_TIRE[t, T_RLY])
-                dy[ts + TKX] = dkx
-                dy[ts + TKY] = dky
+                kin, v_ref, vsx, dky, kye, wl = slip_rates(y[ts + TKY], u_gp, v_gp, om, rT,
+                                                           P_TIRE[t, T_RLY])
                 mup, mus, sp_, ca, cg = properties(P_TIRE, TT, t, FR, u_gp)
                 fmult = fr * u_wheel[w, IW_MU]
-                fx, fy, S, xsl = tire_forces(FR, kxe, kye, wl, u_gp, incl, mup, mus, sp_, ca, cg, fmult)
+                fx, fy, dkx, S, xsl = tire_forces(FR, y[ts + TKX], kin, v_ref, vsx, kye, wl, u_gp,
+                                                  incl, mup, mus, sp_, ca, cg, fmult,
+                                                  P_TIRE[t, T_RLX])
+                dy[ts + TKX] = dkx
+                dy[ts + TKY] = dky
                 # ground force on the tire: Fx' x' + Fy' y' + F_R along the upward normal
                 fex = fx * xx + fy * yx - FR * nx
                 fey = fx * xy + fy * yy - FR * ny
@@ -196,7 +198,7 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                     y_tire[t, YT_FX] = fx
                     y_tire[t, YT_FY] = fy
                     y_tire[t, YT_FZ] = FR
-                    y_tire[t, YT_SLIP] = -kxe
+                    y_tire[t, YT_SLIP] = -kin
                     y_tire[t, YT_ALPHA] = math.asin(min(1.0, max(-1.0, kye)))
                     y_tire[t, YT_INCL] = incl
                     y_tire[t, YT_DEFL] = defl

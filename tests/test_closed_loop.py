@@ -104,7 +104,7 @@ def test_abs_straight_line_braking(car_fmu, driver_fmu, abs_fmu):
     d_abs, d_locked = _stop_distance(with_abs), _stop_distance(locked)
     ideal = (100 / 3.6) ** 2 / (2 * _static_mu_p() * G)
     assert d_abs < d_locked
-    assert abs(d_abs - ideal) < 0.15 * ideal
+    assert abs(d_abs - ideal) < 0.04 * ideal          # measured +1.4 %
     v = with_abs["vehicle.car.speed"]
     dt = with_abs.time[1] - with_abs.time[0]
     for k in (1, 2):

@@ -19,8 +19,9 @@ import pytest
 
 import engine
 from engine.params import pack
-from engine.tire import (edc_forces, edc_slip, properties, radial_force, rolling_resistance,
-                         slip_rates, slip_stiffness, static_deflection, tire_forces)
+from engine.tire import (V_N, edc_forces, edc_slip, longitudinal, properties, radial_force,
+                         rolling_resistance, slip_rates, slip_stiffness, static_deflection,
+                         tire_forces)
 
 FZ = 3000.0
 MUP, MUS, SP, CA, CG = 0.985, 0.80, 0.15, 60000.0, 2250.0
@@ -79,13 +80,39 @@ def test_camber_thrust_towards_the_lean():
     assert fy == pytest.approx(CG * g, rel=1e-12)
 
 
-def test_large_slip_angle_saturates_at_friction():
-    """Sliding sideways at 90 degrees with a locked wheel: the force is mu_s F_z along the
-    sliding direction (Eq. 109-110)."""
-    fx, fy, _ = edc_forces(FZ, 1.0, 1.0, 0.0, MUP, MUS, SP, CA, 1.0)
-    # mu = A - B*1 = mu_s, direction (S, sin a) / |.| = (1, 1)/sqrt 2
-    assert math.hypot(fx, fy) == pytest.approx(MUS * FZ, rel=1e-9)
-    assert fx == pytest.approx(-fy)
+def test_sliding_friction_is_mu_s_in_any_direction():
+    """Eq. 102 with the resultant sliding slip S_r = sqrt(S^2 cos^2 a + sin^2 a): a locked
+    wheel slides at mu_s whatever its slip angle, along the sliding velocity (cos a, sin a)
+    (Eq. 109-110)."""
+    for a in (0.0, 0.3, math.pi / 4, 1.2):
+        fx, fy, xsl = edc_forces(FZ, 1.0, math.sin(a), 0.0, MUP, MUS, SP, CA, 1.0)
+        assert xsl == 0.0
+        assert math.hypot(fx, fy) == pytest.approx(MUS * FZ, rel=1e-12)
+        assert math.atan2(-fy, fx) == pytest.approx(a, abs=1e-12)
+
+
+def test_broadside_free_rolling_wheel_slides_at_mu_s():
+    """S = 0, alpha = 90 deg: mu = A - B * 1 = mu_s (the printed A - B S gave A = 1.053).
+    With the adhesion region of Eq. 104, X_s/L = mu_s F_z / (2 C_alpha), Eq. 108 + 110 give
+    |F_y| = mu_s F_z (1 - X_s/L / 2): the hand value 0.8 * 3000 * (1 - 0.01) = 2376 N."""
+    fx, fy, xsl = edc_forces(FZ, 0.0, 1.0, 0.0, MUP, MUS, SP, CA, 1.0)
+    assert xsl == pytest.approx(MUS * FZ / (2 * CA), rel=1e-12)
+    assert fx == 0.0
+    assert -fy == pytest.approx(MUS * FZ * (1 - xsl / 2), rel=1e-12)
+    assert -fy == pytest.approx(2376.0, rel=1e-12)
+
+
+def test_pure_longitudinal_slip_keeps_the_printed_eq_102():
+    """alpha = 0: S_r = S, and the force at S = 0.5 is the hand value (A - B/2) F_z
+    (all sliding: X_s/L = mu F_z (1 - S) / (2 C_s S) < 1)."""
+    A, B, Cs = slip_stiffness(FZ, MUP, MUS, SP)
+    S = 0.5
+    fx, _, xsl = edc_forces(FZ, S, 0.0, 0.0, MUP, MUS, SP, CA, 1.0)
+    mu = A - B * S
+    x = mu * FZ * (1 - S) / (2 * Cs * S)
+    assert xsl == pytest.approx(x, rel=1e-12)
+    assert fx == pytest.approx(Cs * S * (mu * FZ / (2 * Cs * S)) ** 2 * (1 - S) + mu * FZ * (1 - x),
+                               rel=1e-12)
 
 
 def test_friction_multiplier_scales_friction_not_stiffness():
@@ -114,23 +141,56 @@ def test_rolling_resistance_opposes_spin():
 
 
 def test_transient_slip_settles_to_eq_94():
-    """The slip states' steady state is the manual's slip: S = 1 - Omega r / u_GP."""
+    """The kinematic slip is the manual's S = 1 - Omega r / u_GP, and the carcass state's
+    steady state gives the EDC force at that slip (Eq. 94-112)."""
     u, omega, r = 20.0, 50.0, 0.33
-    kx = (omega * r - u) / u            # steady state of sigma dkx/dt = -(u - Omega r) - |u| kx
-    dkx, _, kx_eff, _, w = slip_rates(kx, 0.0, u, 0.0, omega, r, 0.2, 0.4)
-    assert dkx == pytest.approx(0.0, abs=1e-12) and w == 0.0
-    assert edc_slip(kx_eff, u) == pytest.approx(1 - omega * r / u)
+    kin, v_ref, vsx, _, _, w = slip_rates(0.0, u, 0.0, omega, r, 0.4)
+    assert -kin == pytest.approx(1 - omega * r / u) and v_ref == u and w == 0.0
     # driving: the slip referred to the wheel speed, (Omega r - u)/(Omega r), inside [0, 1)
     assert edc_slip(0.25, 20.0) == pytest.approx(0.25 / 1.25)
+    # steady state of the carcass: dkx/dt = 0 at C_s kx = G kin, the EDC force
+    A, B, Cs = slip_stiffness(FZ, MUP, MUS, SP)
+    fxm, _, _ = edc_forces(FZ, -kin, 0.0, 0.0, MUP, MUS, SP, CA, 1.0)
+    G = fxm / abs(kin)
+    dkx, fx = longitudinal(G * kin / Cs, v_ref, vsx, G, Cs, w, 0.2)
+    assert dkx == pytest.approx(0.0, abs=1e-12) and fx == pytest.approx(-fxm, rel=1e-12)
     # lateral: ky settles to sin(alpha)
     v = 2.0
     ky = v / math.hypot(u, v)
-    assert slip_rates(0.0, ky, u, v, u / r, r, 0.2, 0.4)[1] == pytest.approx(0.0, abs=1e-12)
+    assert slip_rates(ky, u, v, u / r, r, 0.4)[3] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_carcass_is_a_spring_at_standstill():
+    """At rest (u_GP = 0, Omega = 0) the contact patch sticks: the deflection sigma kx follows
+    the wheel's displacement (dkx/dt = -v_sx / sigma) and the force is C_s kx plus the
+    low-speed damping C_s tau dkx/dt."""
+    A, B, Cs = slip_stiffness(FZ, MUP, MUS, SP)
+    kx, sigma, vsx = 0.01, 0.2, 1e-4
+    G = Cs                                       # the secant at vanishing slip
+    dkx, fx = longitudinal(kx, V_N, vsx, G, Cs, 1.0, sigma)
+    assert dkx == pytest.approx(-(Cs * kx * V_N + Cs * vsx) / (Cs * 0.02 * V_N + Cs * sigma), rel=1e-12)
+    assert dkx * sigma == pytest.approx(-vsx, rel=0.01, abs=V_N * kx * 1.01)
+    assert fx == pytest.approx(Cs * (kx + 0.02 * dkx), rel=1e-12)
+
+
+def test_a_sliding_tire_holds_only_the_deflection_of_its_friction_force():
+    """Locked (kin = -1) at 1 m/s: the secant G = mu_s F_z makes the deflection settle at
+    mu_s F_z / C_s * sigma (a few mm), not at one relaxation length."""
+    A, B, Cs = slip_stiffness(FZ, MUP, MUS, SP)
+    G = MUS * FZ
+    kx = -G / Cs
+    dkx, fx = longitudinal(kx, 1.0, 1.0, G, Cs, 0.0, 0.2)
+    assert dkx == pytest.approx(0.0, abs=1e-9) and fx == pytest.approx(-MUS * FZ, rel=1e-12)
+    assert abs(kx) * 0.2 < 0.004
 
 
 def test_tire_forces_signs():
     """Braking slip gives a rearward force, drive slip a forward one, in the tire frame."""
-    fx_b, _, S, _ = tire_forces(FZ, -0.05, 0.0, 0.0, 20.0, 0.0, MUP, MUS, SP, CA, CG, 1.0)
-    fx_d, _, _, _ = tire_forces(FZ, 0.05, 0.0, 0.0, 20.0, 0.0, MUP, MUS, SP, CA, CG, 1.0)
-    assert fx_b < 0 < fx_d and S == pytest.approx(0.05)
-    assert np.isfinite([fx_b, fx_d]).all()
+    for kin, sign in ((-0.05, -1.0), (0.05, 1.0)):
+        A, B, Cs = slip_stiffness(FZ, MUP, MUS, SP)
+        fxm, _, _ = edc_forces(FZ, edc_slip(kin, 20.0), 0.0, 0.0, MUP, MUS, SP, CA, 1.0)
+        kx = fxm / abs(kin) * kin / Cs             # the carcass at its steady state
+        fx, _, dkx, S, _ = tire_forces(FZ, kx, kin, 20.0, -kin * 20.0, 0.0, 0.0, 20.0, 0.0,
+                                       MUP, MUS, SP, CA, CG, 1.0, 0.2)
+        assert fx * sign > 0 and dkx == pytest.approx(0.0, abs=1e-6)
+        assert fx == pytest.approx(sign * fxm, rel=1e-6)
