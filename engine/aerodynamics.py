@@ -34,14 +34,15 @@ def relative_wind(R, u, v, w, wind_speed, wind_dir):
 
 @njit_inline
 def surface_forces(P_AERO, s0, n, wx, wy, wz):
-    """Eq. 140-142: sum of the surfaces' forces f = C_A V|V| (per axis) and their moments
-    about the CG. Returns (Fx, Fy, Fz, Mx, My, Mz), vehicle-fixed."""
+    """Eq. 140-142: sum of the surfaces' forces f = C_A |V| V, along the relative wind V, and
+    their moments about the CG. Returns (Fx, Fy, Fz, Mx, My, Mz), vehicle-fixed."""
     Fx = Fy = Fz = Mx = My = Mz = 0.0
+    speed = math.sqrt(wx * wx + wy * wy + wz * wz)
     for s in range(s0, s0 + n):
-        ca = P_AERO[s, A_CA]
-        fx = ca * wx * abs(wx)
-        fy = ca * wy * abs(wy)
-        fz = ca * wz * abs(wz)
+        ca = P_AERO[s, A_CA] * speed
+        fx = ca * wx
+        fy = ca * wy
+        fz = ca * wz
         rx, ry, rz = P_AERO[s, A_CPX], P_AERO[s, A_CPY], P_AERO[s, A_CPZ]
         Fx += fx
         Fy += fy
