@@ -91,8 +91,12 @@ SUSPENSION = {
                            doc="[jounce m, outward half-track change m]"),
     "camber_change": F("table", default=_zero_table,
                        doc="[jounce m, camber rad, top outward positive]"),
-    "bump_steer": F("list", item=_num(), min_items=4, max_items=4, default=lambda: [0.0] * 4,
-                    doc="kappa0..kappa3 of Eq. 63, rad, rad/m, rad/m^2, rad/m^3"),
+    "bump_steer": F("sides", item=F("list", item=_num(), min_items=4, max_items=4),
+                    default=lambda: [0.0] * 4,
+                    doc="kappa0..kappa3 of Eq. 63 (rad, rad/m, rad/m^2, rad/m^3) against the wheel's "
+                        "z-displacement (down +), in the vehicle's steer sign (right +). One list is "
+                        "the right wheel's, mirrored on the left (a toe change: +kappa is toe-out); "
+                        "{\"left\": [...], \"right\": [...]} gives each wheel its own"),
 }
 
 AXLE = {

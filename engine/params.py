@@ -138,6 +138,15 @@ def static_equilibrium_problems(data) -> list:
     return problems
 
 
+def bump_steer_coefficients(bump_steer, side):
+    """Eq. 63 coefficients of one wheel (vehicle steer sign). A single polynomial is a toe
+    change: the right wheel's (side +1), mirrored on the left (side -1), so that pure heave
+    steers the axle's wheels apart or together, never the car."""
+    if isinstance(bump_steer, dict):
+        return bump_steer["right" if side > 0 else "left"]
+    return [side * k for k in bump_steer]
+
+
 def pack(event, friction_multiplier: float, initial: dict):
     """Return (Model, y0, wheel_names, tire_names) for the event in static equilibrium."""
     d = event.data
@@ -228,7 +237,7 @@ def pack(event, friction_multiplier: float, initial: dict):
             W[L.W_JCL], W[L.W_JK1], W[L.W_JK3], W[L.W_JER] = js["clearance"], js["K1"], js["K3"], js["energy_ratio"]
             W[L.W_RCL], W[L.W_RK1], W[L.W_RK3], W[L.W_RER] = rs["clearance"], rs["K1"], rs["K3"], rs["energy_ratio"]
             W[L.W_STEERED] = 1.0 if ax["steered"] else 0.0
-            W[L.W_BS0:L.W_BS3 + 1] = sus["bump_steer"]
+            W[L.W_BS0:L.W_BS3 + 1] = bump_steer_coefficients(sus["bump_steer"], side)
             W[L.W_DRIVEN] = 1.0 if ax["driven"] else 0.0
             W[L.W_ZETA] = 1.0 / n_driven if ax["driven"] else 0.0
             W[L.W_TB_RATIO] = ax["brake_torque_ratio"]

@@ -66,6 +66,9 @@ class Field:
             return "a list of 3 numbers"
         if self.kind == "grid":
             return "a list of rows of numbers"
+        if self.kind == "sides":
+            return f'{self.item.accepts()}, or {{"left": ..., "right": ...}} of two such'
+
         return self.kind
 
 
@@ -148,6 +151,11 @@ def check(f: Field, v, path: str, problems: list):
             out = [check(f.item, x, f"{path}[{i}]", problems) for i, x in enumerate(v)]
     elif k == "object":
         out = check_object(f.fields, v, path, problems)
+    elif k == "sides":   # one value for both sides, or {"left": value, "right": value}
+        if isinstance(v, dict):
+            out = check_object({"left": f.item, "right": f.item}, v, path, problems)
+        else:
+            out = check(f.item, v, path, problems)
     else:  # pragma: no cover - schema author error
         raise ValueError(f"unknown field kind {k}")
     if out is not None and f.extra_check is not None:
