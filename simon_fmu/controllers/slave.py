@@ -160,9 +160,19 @@ class _ControllerSlave:
                 "controller": copy.deepcopy(self._controller)}
 
     def _set_fmu_state(self, state):
-        self._values = dict(state["values"])
-        self._time, self._failure = state["time"], state["failure"]
-        self._controller = copy.deepcopy(state["controller"])
+        """Restore ``state``, all or nothing (nothing changes if it is not one of this FMU's)."""
+        try:
+            if not (isinstance(state, dict) and state.get("values", {}).keys()
+                    == self._values.keys()):
+                raise ValueError("not an FMU state of this FMU")
+            values, controller = dict(state["values"]), copy.deepcopy(state["controller"])
+            time, failure = float(state["time"]), state["failure"]
+        except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
+            self._log(f"fmi2SetFMUstate refused, the instance is unchanged: {exc}")
+            return self._protocol.answer(ERROR)
+        self._values, self._controller, self._time, self._failure = \
+            values, controller, time, failure
+        return self._protocol.answer(OK)
 
     @staticmethod
     def _fmu_state_to_bytes(state) -> bytes:
@@ -172,9 +182,27 @@ class _ControllerSlave:
                            "controller": None if c is None else dataclasses.asdict(c.state)}
                           ).encode()
 
-    @staticmethod
-    def _fmu_state_from_bytes(blob: bytes):
-        raise NotImplementedError("deserialised controller states are not supported")
+    def _fmu_state_from_bytes(self, blob: bytes):
+        """The state of ``_fmu_state_to_bytes``'s bytes: the controller is built again from
+        the state's parameters and given the state's controller state. ValueError if the
+        bytes are not a state of this FMU."""
+        try:
+            data = json.loads(bytes(blob).decode())
+            values = {tuple(k): v for k, v in data["values"]}
+            if values.keys() != self._values.keys():
+                raise ValueError("its variables are not this FMU's")
+            controller = None
+            if data["controller"] is not None:
+                parameters = {v.binding.index[0]: values[v.binding.index]
+                              for v in self._catalogue.with_causality("parameter")}
+                controller = self._build(parameters)
+                controller.state = self._state_from_dict(data["controller"])
+            time, failure = float(data["time"]), data["failure"]
+            if failure is not None and not isinstance(failure, str):
+                raise ValueError(f"failure {failure!r} is no text")
+        except Exception as exc:  # noqa: BLE001 - any corruption is reported the same way
+            raise ValueError(f"not a serialised FMU state of this FMU ({exc!r})") from None
+        return {"values": values, "time": time, "failure": failure, "controller": controller}
 
 
 class DriverSlave(_ControllerSlave, Fmi2Slave):
@@ -204,6 +232,13 @@ class DriverSlave(_ControllerSlave, Fmi2Slave):
         return driver.Driver(driver.load_path(source),
                              driver.DriverParams(gearRatios=gear_ratios, **p))
 
+    @staticmethod
+    def _state_from_dict(d: dict) -> driver.DriverState:
+        d = dict(d, outputs=driver.DriverOutputs(**d["outputs"]))
+        if d["last_xy"] is not None:
+            d["last_xy"] = tuple(d["last_xy"])
+        return driver.DriverState(**d)
+
     def _step(self, t, h):
         v = self._values
         out = self._controller.step(t, h, v[("X",)], v[("Y",)], v[("yaw",)], v[("speed",)])
@@ -224,6 +259,12 @@ class AbsSlave(_ControllerSlave, Fmi2Slave):
 
     def _build(self, p: dict):
         return abs_controller.AbsController(len(self._wheels), abs_controller.AbsParams(**p))
+
+    def _state_from_dict(self, d: dict) -> abs_controller.AbsState:
+        wheels = [abs_controller.WheelState(**w) for w in d["wheels"]]
+        if len(wheels) != len(self._wheels):
+            raise ValueError(f"{len(wheels)} wheels, this ABS has {len(self._wheels)}")
+        return abs_controller.AbsState(**dict(d, wheels=wheels))
 
     def _step(self, t, h):
         v = self._values

@@ -487,18 +487,42 @@ class SimonSlave(Fmi2Slave):
         return _SlaveState(header, arrays, sim.get_state(), sim.serialize_state)
 
     def _set_fmu_state(self, state: _SlaveState):
+        """Restore ``state``, all or nothing: a state that cannot be restored is refused with
+        ERROR, and the instance is left as it was."""
+        sim = self._sim
+        saved = (self._params, {s: a.copy() for s, a in self._inputs.items()}, sim,
+                 self._sim_params, self._start_time, self._time, self._started, self._failure)
+        engine_saved = None if sim is None else (
+            sim.get_state(), {s: getattr(sim, s).copy() for s in _OUTPUT_SOURCES})
         try:
-            status = self._restore(state)
+            self._restore(state)
+            return self._protocol.answer(OK)
         except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
-            self._fail_unexpected("restoring an FMU state", exc)
-            status = ERROR
-        return self._protocol.answer(status)
+            (self._params, inputs, self._sim, self._sim_params, self._start_time, self._time,
+             self._started, self._failure) = saved
+            for s in _INPUT_SOURCES:
+                np.copyto(self._inputs[s], inputs[s])
+            if engine_saved is not None:
+                sim.set_state(engine_saved[0])
+                for s in _OUTPUT_SOURCES:
+                    np.copyto(getattr(sim, s), engine_saved[1][s])
+            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            self._log_error(f"fmi2SetFMUstate refused, the instance is unchanged: {detail}")
+            return self._protocol.answer(ERROR)
 
-    def _restore(self, state: _SlaveState) -> int:
+    def _restore(self, state: _SlaveState) -> None:
+        """Put ``state`` in place; raises ValueError if it is not one of this FMU's."""
+        if not isinstance(state, _SlaveState):
+            raise ValueError(f"{type(state).__name__} is not an FMU state of this FMU")
         h = state.header
-        if "invalid" in h:
-            return self._fail(h["invalid"])
-        self._params = {_unflat(k): value for k, value in h["params"]}
+        params = {_unflat(k): value for k, value in h["params"]}
+        if params.keys() != self._params.keys():
+            raise ValueError("the state's parameters are not this FMU's")
+        for s in _INPUT_SOURCES:
+            if state.arrays[s].shape != self._inputs[s].shape:
+                raise ValueError(f"the state's {s} has the shape {state.arrays[s].shape}, this "
+                                 f"FMU's {self._inputs[s].shape}")
+        self._params = params
         for s in _INPUT_SOURCES:
             np.copyto(self._inputs[s], state.arrays[s])
         self._failure = None
@@ -506,27 +530,30 @@ class SimonSlave(Fmi2Slave):
         if h["has_engine"]:
             sim = self._simulation()
             if sim is None:
-                return ERROR
+                raise ValueError(f"the state's simulation cannot be built: {self._failure}")
             sim.set_state(state.engine_state if state.engine_state is not None
                           else sim.deserialize_state(state.engine_blob))
             for s in _OUTPUT_SOURCES:
                 np.copyto(getattr(sim, s), state.arrays[s])
         self._failure = h["failure"]
-        return OK
 
     @staticmethod
     def _fmu_state_to_bytes(state: _SlaveState) -> bytes:
-        try:
-            return state.to_bytes()
-        except Exception:  # noqa: BLE001 - an empty state is refused when it is set
-            return b""
+        return state.to_bytes()
 
     @staticmethod
     def _fmu_state_from_bytes(state: bytes) -> _SlaveState:
+        """The state of ``state``'s bytes; ValueError if they are not one of this FMU's."""
         try:
-            return _SlaveState.from_bytes(state)
-        except Exception as exc:  # noqa: BLE001 - reported when the state is set
-            return _SlaveState({"invalid": f"not a serialized FMU state of this FMU ({exc})"}, {})
+            decoded = _SlaveState.from_bytes(state)
+            h = decoded.header
+            for key in ("time", "start_time", "started", "failure", "params", "has_engine"):
+                h[key]
+            for s in _INPUT_SOURCES + (_OUTPUT_SOURCES if h["has_engine"] else ()):
+                decoded.arrays[s]
+        except Exception as exc:  # noqa: BLE001 - any corruption is reported the same way
+            raise ValueError(f"not a serialised FMU state of this FMU ({exc!r})") from None
+        return decoded
 
 
 def _flat(binding) -> tuple:

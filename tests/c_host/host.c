@@ -42,22 +42,11 @@
 #include <unistd.h>
 
 #include "fmi2Functions.h"
+#include "host_logger.h"
 
 #define MAX_VARS 256
 #define MAX_LINE 65536
 
-static void logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status status,
-                   fmi2String category, fmi2String message, ...)
-{
-    (void)env;
-    va_list args;
-    va_start(args, message);
-    fprintf(stderr, "[%s|%d|%s] ", instance ? instance : "?", (int)status,
-            category ? category : "");
-    vfprintf(stderr, message, args);
-    fputc('\n', stderr);
-    va_end(args);
-}
 
 static int parse_vrs(const char *text, fmi2ValueReference *vrs)
 {
