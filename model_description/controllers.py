@@ -3,12 +3,16 @@
 Their variables are named after the vehicle's (``steeringWheelAngle``, ``axle<k>.<side>.spin``)
 so a master connects them by name. Each parameter is a field of the controller's parameter
 dataclass (:class:`simon_fmu.controllers.driver.DriverParams`, :class:`simon_fmu.controllers.abs_controller.AbsParams`)
-with the same name, start value and meaning; value references are assigned in catalogue
-order (parameters, inputs, outputs), from 0.
+with the same name and meaning. Its start value is the dataclass's default, or for the
+parameters that describe the vehicle (``starts``: the driver's wheelbase, steering ratio,
+understeer gradient, rolling radius and drivetrain ratios, the ABS's rolling radius) the value
+the build took from the vehicle's event (:mod:`simon_fmu.controllers.vehicle_data`). Every
+Real and Integer parameter and input has a min and a max, which the FMU enforces. Value
+references are assigned in catalogue order (parameters, inputs, outputs), from 0.
 """
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import MISSING, fields
 
 from .catalogue import FIELDS, SIDES, Binding, Catalogue, Field, _Builder
 
@@ -40,7 +44,7 @@ DRIVER_PARAMETERS: dict[str, tuple[Field, object, object]] = {
     "maxBrakeForce": (Field("N", None, "Brake pedal force at full speed-control demand"),
                       0.0, 5000.0),
     "brakeTime": (Field("s", None, "Time of an emergency stop (full pedal, neutral) while "
-                        "steering on"), None, None),
+                        "steering on"), -1.0e9, 1.0e9),
     "emergencyBrakeForce": (Field("N", None, "Brake pedal force of the emergency stop"),
                             0.0, 5000.0),
     "tireRadius": (Field("m", None, "Tire rolling radius, for the engine speed"), 0.05, 2.0),
@@ -66,6 +70,13 @@ DRIVER_INPUTS = {key: Field(FIELDS[key].unit, FIELDS[key].display_unit,
                             "Vehicle's " + FIELDS[key].description[0].lower()
                             + FIELDS[key].description[1:])
                  for key in ("X", "Y", "yaw", "speed")}
+#: The physical range of each driver input: a position within 10,000 km of the origin, a yaw
+#: angle of up to 1,500 turns either way, a speed up to 200 m/s (720 km/h).
+DRIVER_INPUT_RANGES = {"X": (-1.0e7, 1.0e7), "Y": (-1.0e7, 1.0e7), "yaw": (-1.0e4, 1.0e4),
+                       "speed": (0.0, 200.0)}
+#: The range of the ABS's wheel spin inputs, rad/s: about 19,000 rpm either way, a ground
+#: speed of 200 m/s on a tire of 10 cm rolling radius.
+ABS_SPIN_RANGE = (-2000.0, 2000.0)
 DRIVER_OUTPUTS = {key: FIELDS[key] for key in
                   ("steeringWheelAngle", "throttle", "brakePedalForce", "gear")}
 DRIVER_OUTPUTS.update({
@@ -104,14 +115,24 @@ ABS_WHEEL_OUTPUTS = {
 }
 
 
-def _parameter_starts(params_class) -> dict:
-    return {f.name: f.default for f in fields(params_class)}
+def _parameter_starts(params_class, starts: dict) -> dict:
+    """The start values: the dataclass's defaults, and ``starts`` for the fields without one."""
+    out = {f.name: f.default for f in fields(params_class) if f.default is not MISSING}
+    out.update(starts)
+    missing = [f.name for f in fields(params_class) if f.name not in out]
+    if missing:
+        raise ValueError(f"the start values of {', '.join(missing)} come from the vehicle "
+                         "and are missing")
+    return out
 
 
-def driver_catalogue() -> Catalogue:
-    """The driver FMU's variables: parameters, inputs X, Y, yaw, speed, outputs the controls."""
+def driver_catalogue(starts: dict) -> Catalogue:
+    """The driver FMU's variables: parameters, inputs X, Y, yaw, speed, outputs the controls.
+
+    ``starts``: the start values of the parameters that describe the vehicle.
+    """
     from simon_fmu.controllers.driver import COURSES, DriverParams
-    starts = _parameter_starts(DriverParams)
+    starts = _parameter_starts(DriverParams, starts)
     b = _Builder()
     for key, (fld, start) in DRIVER_STRINGS.items():
         if key == "gearRatios":
@@ -123,7 +144,7 @@ def driver_catalogue() -> Catalogue:
     for key, (fld, lo, hi) in DRIVER_PARAMETERS.items():
         b.add(key, key, fld, "parameter", Binding("parameter", (key,)), starts[key], lo, hi)
     for key, fld in DRIVER_INPUTS.items():
-        b.add(key, key, fld, "input", Binding("input", (key,)), 0.0)
+        b.add(key, key, fld, "input", Binding("input", (key,)), 0.0, *DRIVER_INPUT_RANGES[key])
     for key, fld in DRIVER_OUTPUTS.items():
         b.add(key, key, fld, "output", Binding("output", (key,)))
     return Catalogue(b.variables)
@@ -135,16 +156,17 @@ def abs_wheels(event, unit: str | None = None) -> list[str]:
     return [f"axle{axle.number}.{side}" for axle in info.axles for side in SIDES]
 
 
-def abs_catalogue(wheels: list[str]) -> Catalogue:
-    """The ABS FMU's variables for the wheels ``wheels`` (``axle<k>.<side>`` names)."""
+def abs_catalogue(wheels: list[str], starts: dict) -> Catalogue:
+    """The ABS FMU's variables for the wheels ``wheels`` (``axle<k>.<side>`` names);
+    ``starts``: the start values of the parameters that describe the vehicle."""
     from simon_fmu.controllers.abs_controller import AbsParams
-    starts = _parameter_starts(AbsParams)
+    starts = _parameter_starts(AbsParams, starts)
     b = _Builder()
     for key, (fld, lo, hi) in ABS_PARAMETERS.items():
         b.add(key, key, fld, "parameter", Binding("parameter", (key,)), starts[key], lo, hi)
     for i, wheel in enumerate(wheels):
         b.add(f"{wheel}.spin", "axle<k>.<side>.spin", FIELDS["spin"], "input",
-              Binding("input", (i, "spin")), 0.0)
+              Binding("input", (i, "spin")), 0.0, *ABS_SPIN_RANGE)
     b.add("referenceSpeed", "referenceSpeed",
           Field("m/s", "km/h", "Vehicle speed estimated from the wheel speeds"),
           "output", Binding("output", ("referenceSpeed",)))

@@ -27,6 +27,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="the FMU's shared library: the project's own (default) or "
                             "pythonfmu 0.7.0's")
     drv = commands.add_parser("build-driver", help="build the closed-loop driver FMU")
+    drv.add_argument("event_file", nargs="?", default=None,
+                     help="the vehicle's event JSON file (default: the default car)")
     drv.add_argument("-o", "--output", default="out/Driver.fmu",
                      help="FMU file to write (default: %(default)s)")
     abs_ = commands.add_parser("build-abs", help="build the ABS FMU for a vehicle")
@@ -57,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
                             warm_cache=not args.no_warm, library=args.library))
         elif args.command == "build-driver":
             from .controllers.build import build_driver
-            print(build_driver(args.output))
+            print(build_driver(args.event_file, args.output))
         elif args.command == "build-abs":
             from .controllers.build import build_abs
             print(build_abs(args.event_file, args.output))

@@ -5,12 +5,12 @@ import pytest
 
 from simon_fmu.controllers.abs_controller import AbsController, AbsParams
 
-R = 0.327
+R = 0.327   # m, a rolling radius
 
 
 def _abs_run(spin_of, steps: int, dt: float = 0.002, **params):
     """Step an ABS for four wheels, ``spin_of(k, factors)`` giving the four spins."""
-    abs_ = AbsController(4, AbsParams(**params))
+    abs_ = AbsController(4, AbsParams(tireRadius=R, **params))
     factors = [1.0] * 4
     history = []
     for k in range(steps):
@@ -51,4 +51,4 @@ def test_abs_front_limit_does_not_act_on_an_even_road():
 
 def test_abs_rejects_a_negative_yaw_moment_difference():
     with pytest.raises(ValueError, match="yawMomentDifference"):
-        AbsController(4, AbsParams(yawMomentDifference=-0.1))
+        AbsController(4, AbsParams(tireRadius=R, yawMomentDifference=-0.1))

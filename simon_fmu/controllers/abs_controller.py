@@ -44,9 +44,11 @@ PHASES = ("build", "hold", "dump")
 
 @dataclass
 class AbsParams:
-    """The controller's parameters (SI). The defaults suit the reference sedan."""
+    """The controller's parameters (SI). ``tireRadius`` describes the vehicle and has no
+    default: the ABS FMU's build takes it from the vehicle's event
+    (:func:`simon_fmu.controllers.vehicle_data.abs_starts`)."""
 
-    tireRadius: float = 0.327         # m, rolling radius for wheel speed -> ground speed
+    tireRadius: float                 # m, rolling radius for wheel speed -> ground speed
     maxDeceleration: float = 10.0     # m/s^2, fastest slowing of the reference speed (~mu_p g)
     dumpSlip: float = 0.18            # slip above which pressure is dumped
     holdSlip: float = 0.10            # slip below which pressure is built again
@@ -100,11 +102,11 @@ class AbsController:
 
     Parameters:
         n_wheels: how many wheels it controls.
-        params: :class:`AbsParams` (default: the sedan's).
+        params: :class:`AbsParams`.
     """
 
-    def __init__(self, n_wheels: int, params: Optional[AbsParams] = None):
-        self.params = params or AbsParams()
+    def __init__(self, n_wheels: int, params: AbsParams):
+        self.params = params
         problems = self.params.problems()
         if problems:
             raise ValueError("; ".join(problems))

@@ -3,8 +3,11 @@
 As :mod:`simon_fmu.vehicle.build` does for the vehicle: pythonfmu packs the slave
 (:mod:`simon_fmu.controllers.slave`) with the bundled packages (:mod:`simon_fmu.runtime.bundle`),
 then the zip gets the modelDescription.xml generated from the controller's catalogue
-(:mod:`model_description.controllers`). The driver FMU carries the standard courses in
-``resources/courses/``; the ABS FMU has one wheel per wheel of the vehicle's first unit.
+(:mod:`model_description.controllers`). Both are built for a vehicle, the unit of an event
+(default: the default car's): the start values of their parameters that describe it come
+from the event (:mod:`simon_fmu.controllers.vehicle_data`). The driver FMU carries the
+standard courses in ``resources/courses/``, the ISO 3888 ones for that vehicle's width and
+body; the ABS FMU has one wheel per wheel of the unit.
 """
 from __future__ import annotations
 
@@ -24,8 +27,10 @@ from model_description.controllers import abs_catalogue, abs_wheels, driver_cata
 
 from ..runtime import bundle, entry as runtime_entry
 from ..runtime.packaging import PathLike, repack
+from . import courses
 from .slave import CONTROLLER_FILE
 from .driver import COURSE_DIR
+from .vehicle_data import abs_starts, driver_starts, vehicle_body
 
 #: What a controller FMU bundles: the catalogue (which imports the engine) and the
 #: controllers with their slave.
@@ -45,16 +50,26 @@ DESCRIPTIONS = {
 }
 
 
-def build_driver(output: PathLike = "out/Driver.fmu", model_identifier: str = "Driver") -> Path:
-    """Build the driver FMU and return its path.
+def build_driver(event_file: Optional[PathLike] = None, output: PathLike = "out/Driver.fmu",
+                 model_identifier: str = "Driver", unit: Optional[str] = None) -> Path:
+    """Build the driver FMU for the vehicle of ``event_file`` and return its path.
 
     Parameters:
+        event_file: the vehicle's event JSON file; None (default) for the default car.
         output: the FMU file to write (its folder is created). Default ``out/Driver.fmu``.
         model_identifier: the FMU's modelIdentifier. Default ``Driver``.
+        unit: the vehicle unit the driver drives (default: the first).
     """
-    courses = sorted(COURSE_DIR.glob("*.csv"))
-    return _build("driver", driver_catalogue(), {"kind": "driver"}, output, model_identifier,
-                  {f"courses/{p.name}": p for p in courses})
+    event = engine.load_event(event_file) if event_file is not None else engine.load_event()
+    starts = driver_starts(event, unit)
+    config = {"kind": "driver", "starts": starts}
+    body = vehicle_body(event, unit)
+    with tempfile.TemporaryDirectory(prefix="simon_courses_") as tmp:
+        # the shipped courses are those of the default car; another body gets its own
+        folder = COURSE_DIR if body == vehicle_body(engine.load_event()) \
+            else courses.write_courses(Path(tmp), body)[0].parent
+        return _build("driver", driver_catalogue(starts), config, output, model_identifier,
+                      {f"courses/{p.name}": p for p in sorted(folder.glob("*.csv"))})
 
 
 def build_abs(event_file: Optional[PathLike] = None, output: PathLike = "out/ABS.fmu",
@@ -68,8 +83,9 @@ def build_abs(event_file: Optional[PathLike] = None, output: PathLike = "out/ABS
         unit: the vehicle unit whose wheels it controls (default: the first).
     """
     event = engine.load_event(event_file) if event_file is not None else engine.load_event()
-    wheels = abs_wheels(event, unit)
-    return _build("abs", abs_catalogue(wheels), {"kind": "abs", "wheels": wheels}, output,
+    wheels, starts = abs_wheels(event, unit), abs_starts(event, unit)
+    return _build("abs", abs_catalogue(wheels, starts),
+                  {"kind": "abs", "wheels": wheels, "starts": starts}, output,
                   model_identifier, {})
 
 

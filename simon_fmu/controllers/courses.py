@@ -19,23 +19,38 @@ lane, on the line Y = 0.
 Cones stand on the lane edges, at both ends and the middle of each lane (the track limits
 are tangential to the cones, so the lane edge is the limit a body must not cross).
 
-``python -m simon_fmu.controllers.courses`` rewrites the shipped CSV paths in ``simon_fmu/controllers/courses/`` from
-this module. The ISO 3888-2 path is the smooth line (a cubic spline through points every
-3 m) of least peak curvature whose body, for the reference sedan moving along the line's
-tangent, keeps ``margin`` = 0.15 m from every lane edge; it asks about 0.8 g at 60 km/h.
+The vehicle's width and body (:class:`~simon_fmu.controllers.vehicle_data.VehicleBody`) come
+from its event; where a function takes ``body=None`` it is the default event's car.
+``python -m simon_fmu.controllers.courses`` rewrites the shipped CSV paths in
+``simon_fmu/controllers/courses/`` from this module (they are the default car's; the driver
+FMU's build writes its own for another body). The ISO 3888-2 path is the smooth line (a cubic
+spline through points every 3 m) of least peak curvature whose body, moving along the line's
+tangent, keeps ``margin`` = 0.15 m from every lane edge; for the default car it asks about
+0.8 g at 60 km/h.
 """
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path as FilePath
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 
-from .driver import COURSE_DIR
+import engine
 
-#: The reference sedan's body (sedan sheet): width, length, CG to front axle, wheelbase, m.
-SEDAN_WIDTH, SEDAN_LENGTH, SEDAN_A, SEDAN_WHEELBASE = 1.610, 4.508, 1.1562, 2.5789
+from .driver import COURSE_DIR
+from .vehicle_data import VehicleBody, vehicle_body
+
+
+@functools.lru_cache(maxsize=1)
+def default_body() -> VehicleBody:
+    """The body of the default event's car."""
+    return vehicle_body(engine.load_event())
+
+
+def _body(body: Optional[VehicleBody]) -> VehicleBody:
+    return default_body() if body is None else body
 
 
 class Lane(NamedTuple):
@@ -55,8 +70,9 @@ class Lane(NamedTuple):
         return self.y_centre + 0.5 * self.width
 
 
-def iso3888_1_lanes(width: float = SEDAN_WIDTH) -> list[Lane]:
-    """The three lanes of ISO 3888-1 for a vehicle ``width`` m wide."""
+def iso3888_1_lanes(width: Optional[float] = None) -> list[Lane]:
+    """The three lanes of ISO 3888-1 for a vehicle ``width`` m wide (default: the default car)."""
+    width = default_body().width if width is None else width
     wa, wb, wc = 1.1 * width + 0.25, 1.2 * width + 0.25, 1.3 * width + 0.25
     right = 0.5 * wa
     b_right = right - 3.5
@@ -64,8 +80,9 @@ def iso3888_1_lanes(width: float = SEDAN_WIDTH) -> list[Lane]:
             Lane(95.0, 110.0, right - 0.5 * wc, wc)]
 
 
-def iso3888_2_lanes(width: float = SEDAN_WIDTH) -> list[Lane]:
-    """The three lanes of ISO 3888-2 for a vehicle ``width`` m wide."""
+def iso3888_2_lanes(width: Optional[float] = None) -> list[Lane]:
+    """The three lanes of ISO 3888-2 for a vehicle ``width`` m wide (default: the default car)."""
+    width = default_body().width if width is None else width
     wa, wb, wc = 1.1 * width + 0.25, width + 1.0, max(3.0, 1.3 * width + 0.25)
     right = 0.5 * wa
     b_right = -0.5 * wa - 1.0
@@ -82,13 +99,10 @@ def cones(lanes: list[Lane]) -> np.ndarray:
     return np.array(out)
 
 
-def body_corners(x, y, yaw, length: float = SEDAN_LENGTH, width: float = SEDAN_WIDTH,
-                 front: float = SEDAN_A + 0.5 * (SEDAN_LENGTH - SEDAN_WHEELBASE)) -> np.ndarray:
-    """Corners (n, 4, 2) of the body rectangle for CG positions and yaw angles (arrays).
-
-    ``front`` is the CG-to-front-bumper distance; by default the sedan's overhangs are
-    taken equal front and rear (the sheet gives only the overall length).
-    """
+def body_corners(x, y, yaw, body: Optional[VehicleBody] = None) -> np.ndarray:
+    """Corners (n, 4, 2) of the ``body`` rectangle (default: the default car's) for CG
+    positions and yaw angles (arrays)."""
+    width, length, front = _body(body)
     x, y, yaw = (np.atleast_1d(np.asarray(a, float)) for a in (x, y, yaw))
     c, s = np.cos(yaw), np.sin(yaw)
     out = np.empty((len(x), 4, 2))
@@ -107,13 +121,13 @@ class LaneCheck(NamedTuple):
     where: tuple             # (time index, X of the corner, lane index) of that least margin
 
 
-def check_lanes(lanes: list[Lane], x, y, yaw, **body) -> LaneCheck:
+def check_lanes(lanes: list[Lane], x, y, yaw, body: Optional[VehicleBody] = None) -> LaneCheck:
     """Whether the body stays inside every lane while any corner is within that lane's X.
 
-    ``x, y, yaw`` are the CG trajectory (arrays); ``body`` goes to :func:`body_corners`.
-    The body's corners are checked at every sample.
+    ``x, y, yaw`` are the CG trajectory (arrays); ``body`` the vehicle's (default: the
+    default car's). The body's corners are checked at every sample.
     """
-    corners = body_corners(x, y, yaw, **body)
+    corners = body_corners(x, y, yaw, body)
     best = (math.inf, (None, None, None))
     for k, lane in enumerate(lanes):
         cx, cy = corners[..., 0], corners[..., 1]
@@ -132,17 +146,20 @@ def _cycloid(x, x0, x1, y0, y1):
     return y0 + (y1 - y0) * (t - np.sin(2.0 * np.pi * t) / (2.0 * np.pi))
 
 
-def iso3888_1_path(step: float = 0.5) -> np.ndarray:
-    """Centre line of ISO 3888-1: lane centres joined by cycloids across the gaps."""
-    a, b, c = iso3888_1_lanes()
+def iso3888_1_path(step: float = 0.5, body: Optional[VehicleBody] = None) -> np.ndarray:
+    """Centre line of ISO 3888-1 for ``body``'s width: lane centres joined by cycloids across
+    the gaps."""
+    a, b, c = iso3888_1_lanes(_body(body).width)
     x = np.arange(-30.0, 140.0 + step / 2, step)
     y = np.where(x < 0.5 * (b.x_start + b.x_end), _cycloid(x, a.x_end, b.x_start, 0.0, b.y_centre),
                  _cycloid(x, b.x_end, c.x_start, b.y_centre, c.y_centre))
     return np.c_[x, y]
 
 
-def iso3888_2_path(margin: float = 0.15, step: float = 0.25) -> np.ndarray:
-    """The ISO 3888-2 path of least peak curvature with the sedan ``margin`` m inside the lanes.
+def iso3888_2_path(margin: float = 0.15, step: float = 0.25,
+                   body: Optional[VehicleBody] = None) -> np.ndarray:
+    """The ISO 3888-2 path of least peak curvature with ``body`` (default: the default car's)
+    ``margin`` m inside the lanes of its width.
 
     A cubic spline through free points every 3 m from X = 0 to 66 (flat before and after),
     optimised with SLSQP (a smooth 8-norm of the curvature as the objective), the body
@@ -151,7 +168,8 @@ def iso3888_2_path(margin: float = 0.15, step: float = 0.25) -> np.ndarray:
     from scipy.interpolate import CubicSpline
     from scipy.optimize import minimize
 
-    lanes = iso3888_2_lanes()
+    body = _body(body)
+    lanes = iso3888_2_lanes(body.width)
     x = np.linspace(-30.0, 90.0, 2401)
     knots = np.arange(0.0, 67.0, 3.0)
     xs = np.concatenate([[-30.0, -15.0], knots, [80.0, 95.0]])
@@ -162,7 +180,7 @@ def iso3888_2_path(margin: float = 0.15, step: float = 0.25) -> np.ndarray:
     def margins(q):
         y = line(q)
         yaw = np.arctan(np.gradient(y, x))
-        corners = body_corners(x, y, yaw)
+        corners = body_corners(x, y, yaw, body)
         out = []
         for lane in lanes:
             within = (corners[..., 0] >= lane.x_start) & (corners[..., 0] <= lane.x_end)
@@ -190,11 +208,14 @@ def circle_path(radius: float = 40.0, step: float = 0.5) -> np.ndarray:
     return np.c_[radius * np.sin(a), radius * (1.0 - np.cos(a))]
 
 
-def write_courses(folder: FilePath = COURSE_DIR) -> list[FilePath]:
-    """Write the shipped course CSVs (X, Y) to ``folder``; returns their paths."""
+def write_courses(folder: FilePath = COURSE_DIR,
+                  body: Optional[VehicleBody] = None) -> list[FilePath]:
+    """Write the standard course CSVs (X, Y) for ``body`` (default: the default car's) to
+    ``folder``; returns their paths."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, xy in (("iso3888-1", iso3888_1_path()), ("iso3888-2", iso3888_2_path()),
+    for name, xy in (("iso3888-1", iso3888_1_path(body=body)),
+                     ("iso3888-2", iso3888_2_path(body=body)),
                      ("circle", circle_path()),
                      ("straight", np.c_[[-500.0, 500.0], [0.0, 0.0]])):
         path = folder / f"{name}.csv"

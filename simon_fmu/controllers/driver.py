@@ -187,8 +187,17 @@ def load_path(source: Union[str, FilePath]) -> Path:
 
 @dataclass
 class DriverParams:
-    """The driver's parameters (SI). The defaults drive the reference sedan."""
+    """The driver's parameters (SI). The first six describe the vehicle and have no default:
+    the driver FMU's build takes them from the vehicle's event
+    (:func:`simon_fmu.controllers.vehicle_data.driver_starts`); the defaults of the others
+    describe the driver."""
 
+    wheelbase: float                       # m
+    steeringRatio: float                   # steering-wheel angle : road-wheel angle
+    understeerGradient: float              # rad per m/s^2 of lateral acceleration
+    tireRadius: float                      # m, rolling radius of the driven wheels
+    finalDriveRatio: float
+    gearRatios: tuple                      # transmission ratios of gears 1..n
     targetSpeed: float = 60.0 / 3.6        # m/s
     previewTime: float = 0.55              # s, aim point ahead at this time
     minPreview: float = 4.0                # m, shortest preview distance
@@ -196,9 +205,6 @@ class DriverParams:
     feedforwardTime: float = 0.15          # s, path curvature taken this far ahead
     lateralIntegralGain: float = 0.05      # rad of road-wheel angle per m s of path offset
     maxLateralIntegral: float = 0.1        # rad of road-wheel angle, bound of that term
-    steeringRatio: float = 16.0            # steering-wheel angle : road-wheel angle
-    wheelbase: float = 2.5789              # m
-    understeerGradient: float = 0.0015     # rad per m/s^2 of lateral acceleration
     maxSteeringAngle: float = 7.85         # rad at the steering wheel (450 deg)
     maxSteeringRate: float = 20.0          # rad/s at the steering wheel
     speedGain: float = 0.3                 # demand per m/s of speed error
@@ -206,9 +212,6 @@ class DriverParams:
     maxBrakeForce: float = 300.0           # N of pedal force at demand -1
     brakeTime: float = 1.0e9               # s, start of an emergency stop (never by default)
     emergencyBrakeForce: float = 1000.0    # N, pedal force of the emergency stop
-    tireRadius: float = 0.327              # m, rolling radius for the engine speed
-    finalDriveRatio: float = 3.46
-    gearRatios: tuple = (3.67, 2.00, 1.41, 1.00, 0.82)
     upshiftSpeed: float = 4500.0 * math.pi / 30.0    # rad/s of engine speed (4500 rpm)
     downshiftSpeed: float = 1500.0 * math.pi / 30.0  # rad/s (1500 rpm)
     shiftDelay: float = 0.5                # s between two shifts
@@ -268,12 +271,12 @@ class Driver:
 
     Parameters:
         path: the :class:`Path` to follow.
-        params: :class:`DriverParams` (default: the sedan's driver).
+        params: :class:`DriverParams`.
     """
 
-    def __init__(self, path: Path, params: Optional[DriverParams] = None):
+    def __init__(self, path: Path, params: DriverParams):
         self.path = path
-        self.params = params or DriverParams()
+        self.params = params
         problems = self.params.problems()
         if problems:
             raise ValueError("; ".join(problems))

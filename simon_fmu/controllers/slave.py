@@ -4,9 +4,20 @@
 Each registers the variables of its catalogue (:mod:`model_description.controllers`), keeps
 parameters and inputs in dicts, builds its controller when initialisation ends, and in
 ``do_step(t, h)`` hands the inputs at ``t`` to the controller, whose answer becomes the
-outputs for ``t + h``. The FMU's resources hold ``controller.json``: which controller, and for
-the ABS the wheel names of the vehicle it was built for. As in the vehicle's slave, nothing
-raises into pythonfmu: a problem is logged (category logStatusError) and the step refused.
+outputs for ``t + h``. The FMU's resources hold ``controller.json``: which controller, the
+start values of the parameters that describe the vehicle it was built for, and for the ABS
+that vehicle's wheel names. As in the vehicle's slave, nothing raises into pythonfmu: a
+problem is logged (category logStatusError) and the call answers fmi2Error:
+
+- a parameter that is not finite or outside its declared min/max, or that the controller
+  does not accept, fails fmi2ExitInitializationMode, naming it and what it accepts;
+- an input that is not finite or outside its declared min/max fails the next fmi2DoStep,
+  naming it and its range; later steps are refused;
+- reading an output during initialisation builds a controller for the moment from the
+  parameters and inputs as they are; if one of them is not accepted the read answers
+  fmi2Error naming it, and nothing is remembered: once it is corrected the outputs read
+  and initialisation ends normally.
+
 The FMU state is a deep copy of the controller (JSON when serialised).
 """
 from __future__ import annotations
@@ -48,7 +59,10 @@ class _ControllerSlave:
         self._protocol = Protocol(kwargs, self.resources)
         self._config = json.loads((Path(self.resources) / CONTROLLER_FILE).read_text())
         self._catalogue = self._make_catalogue()
+        self._catalogue_causality = {v.binding.index: v.causality for v in self._catalogue}
+        self._by_vr = {v.value_reference: v for v in self._catalogue}
         self._values = {v.binding.index: v.start for v in self._catalogue}
+        self._initial: Optional[tuple] = None    # (values, problem) of the last initial read
         self._controller = None
         self._time = 0.0
         self._failure: Optional[str] = None
@@ -65,28 +79,87 @@ class _ControllerSlave:
         output = v.causality == "output"
 
         def get():
-            if output and self._controller is None:
-                self._initial_outputs()
+            if output and self._controller is None and self._initial_outputs():
+                return fallback
             value = self._values.get(key)
             return fallback if value is None else convert(value)
         return get
 
-    def _initial_outputs(self) -> None:
-        """The outputs during initialisation, from the parameters and inputs as they are.
+    def _initial_outputs(self) -> Optional[str]:
+        """The outputs during initialisation, from the parameters and inputs as they are;
+        returns why they cannot be computed (None: they are in ``self._values``).
 
         An importer that exchanges values in initialisation mode (libcosim does) reads them
         before the controller is built: a controller built for the moment answers, and is
         dropped again, so that parameters can still be set.
         """
         if self._failure is not None:
-            return
-        try:
-            self._controller = self._build(self._parameters())
-            self._step(self._time, 0.0)
-        except Exception:  # noqa: BLE001 - reported when initialisation ends
-            pass
-        finally:
-            self._controller = None
+            return self._failure
+        now = ({k: v for k, v in self._values.items()
+                if self._catalogue_causality[k] != "output"}, self._time)
+        if self._initial is not None and self._initial[0] == now:
+            return self._initial[1]
+        problem = self._problem("parameter") or self._problem("input")
+        if problem is None:
+            try:
+                self._controller = self._build(self._parameters())
+                self._step(self._time, 0.0)
+            except (ValueError, driver.PathError) as exc:
+                problem = f"the parameters are not accepted: {exc}"
+            except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
+                detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+                problem = f"internal error in building the controller: {detail}"
+            finally:
+                self._controller = None
+        self._initial = (now, problem)
+        return problem
+
+    def _problem(self, causality: str) -> Optional[str]:
+        """The first parameter or input (``causality``) that is not finite or outside its
+        declared range, with what it accepts (None: all are accepted)."""
+        for v in self._catalogue.with_causality(causality):
+            if v.type not in ("Real", "Integer"):
+                continue
+            value = self._values[v.binding.index]
+            if not (isinstance(value, (int, float)) and math.isfinite(value)) \
+                    or (v.min is not None and value < v.min) \
+                    or (v.max is not None and value > v.max):
+                return (f"{causality} {v.name} = {value!r} rejected: it accepts a finite "
+                        f"value in [{v.min!r}, {v.max!r}]")
+        return None
+
+    # The project's library: one call per fmi2Get*, the values in memoryviews of the
+    # caller's arrays; an output that cannot be computed is fmi2Error with the reason.
+    def _fmi2_get(self, vrs, values, kind: str, function: str) -> int:
+        status, problem = OK, None
+        convert = {"Real": float, "Integer": int, "Boolean": bool}[kind]
+        unread = []
+        for i, vr in enumerate(vrs):
+            v = self._by_vr.get(vr)
+            if v is None or v.type != kind:
+                self._log(f"{function}: value reference {vr} is no {kind} variable")
+                values[i], status = convert(0), ERROR
+                continue
+            if v.causality == "output" and self._controller is None:
+                problem = problem or self._initial_outputs()
+                if problem:
+                    unread.append(v.name)
+                    values[i], status = (math.nan if kind == "Real" else convert(0)), ERROR
+                    continue
+            value = self._values.get(v.binding.index)
+            values[i] = convert(0 if value is None else value)
+        if unread:
+            self._log(f"{function}: {', '.join(unread)} cannot be read: {problem}")
+        return status
+
+    def fmi2_get_real(self, vrs, values):
+        return self._fmi2_get(vrs, values, "Real", "fmi2GetReal")
+
+    def fmi2_get_integer(self, vrs, values):
+        return self._fmi2_get(vrs, values, "Integer", "fmi2GetInteger")
+
+    def fmi2_get_boolean(self, vrs, values):
+        return self._fmi2_get(vrs, values, "Boolean", "fmi2GetBoolean")
 
     def _setter(self, v):
         key = v.binding.index
@@ -101,6 +174,11 @@ class _ControllerSlave:
                 self._values[key] = value
         return set_
 
+    def _starts(self) -> dict:
+        """The start values of the parameters that describe the vehicle, from the build."""
+        return {k: tuple(v) if isinstance(v, list) else v
+                for k, v in self._config["starts"].items()}
+
     def _parameters(self) -> dict:
         return {v.binding.index[0]: self._values[v.binding.index]
                 for v in self._catalogue.with_causality("parameter")}
@@ -109,6 +187,9 @@ class _ControllerSlave:
         self._time = float(start_time)
 
     def exit_initialization_mode(self):
+        problem = self._problem("parameter")
+        if problem:
+            return self._fail(problem)
         try:
             self._controller = self._build(self._parameters())
             self._step(self._time, 0.0)    # the outputs before the first step
@@ -128,11 +209,9 @@ class _ControllerSlave:
             self._log(f"doStep refused: communication step size {step_size!r} is not > 0",
                       Fmi2Status.error)
             return self._protocol.answer(ERROR)
-        for v in self._catalogue.with_causality("input"):
-            value = self._values[v.binding.index]
-            if not math.isfinite(value):
-                return self._fail(f"t={current_time!r}: input {v.name} = {value!r} rejected: "
-                                  "it accepts a finite value")
+        problem = self._problem("input")
+        if problem:
+            return self._fail(f"t={current_time!r}: {problem}")
         try:
             self._step(float(current_time), float(step_size))
         except Exception as exc:  # noqa: BLE001
@@ -211,7 +290,7 @@ class DriverSlave(_ControllerSlave, Fmi2Slave):
     description = "Closed-loop driver: preview path following, speed control, gear selection"
 
     def _make_catalogue(self):
-        return driver_catalogue()
+        return driver_catalogue(self._starts())
 
     def _build(self, p: dict):
         path, course = p.pop("path"), p.pop("course")
@@ -255,7 +334,7 @@ class AbsSlave(_ControllerSlave, Fmi2Slave):
 
     def _make_catalogue(self):
         self._wheels = self._config["wheels"]
-        return abs_catalogue(self._wheels)
+        return abs_catalogue(self._wheels, self._starts())
 
     def _build(self, p: dict):
         return abs_controller.AbsController(len(self._wheels), abs_controller.AbsParams(**p))
