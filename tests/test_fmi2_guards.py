@@ -130,6 +130,20 @@ def test_bad_communication_points_are_errors_that_harm_nothing(instance, any_fmu
     assert inst.fmu.getRealStatus(fmi2LastSuccessfulTime) == pytest.approx(2 * H)
 
 
+def test_a_step_too_long_to_take_without_a_stop_time_is_refused_and_harms_nothing(
+        instance, car_fmu):
+    """1e20 s is a finite step the library lets through when no stop time is defined; the
+    vehicle refuses it before it starts (the engine's t_end), and steps on afterwards."""
+    inst = instance(car_fmu)
+    inst.start()
+    assert _raw(inst, "fmi2DoStep", 0.0, H, 1) == fmi2OK
+    assert _raw(inst, "fmi2DoStep", H, 1e20, 1) == fmi2Error
+    assert "doStep refused" in _last_error(inst) and "t_end" in _last_error(inst)
+    assert inst.fmu.getRealStatus(fmi2LastSuccessfulTime) == pytest.approx(H)
+    assert _raw(inst, "fmi2DoStep", H, H, 1) == fmi2OK          # not poisoned
+    assert inst.fmu.getRealStatus(fmi2LastSuccessfulTime) == pytest.approx(2 * H)
+
+
 @pytest.mark.parametrize("start, stop, reason", [
     (math.nan, None, "startTime = nan"),
     (-math.inf, None, "startTime = -inf"),

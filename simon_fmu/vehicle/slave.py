@@ -446,6 +446,10 @@ class SimonSlave(Fmi2Slave):
                               f"it accepts {exc.accepts}")
         try:
             sim.advance(t + h - self._start_time)
+        except engine.InputError as exc:   # the step itself (t_end): refused before it starts
+            self._log_error(f"doStep refused: communication step from t={t!r} of {h!r} s: "
+                            f"{exc.field} = {exc.value!r}, it accepts {exc.accepts}")
+            return ERROR
         except engine.SimulationError as exc:
             return self._fail(f"simulation stopped at t={sim.time + self._start_time!r}: {exc}")
         self._time = t + h
