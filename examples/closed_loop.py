@@ -25,10 +25,12 @@ sys.path.insert(0, str(ROOT))
 from simon_fmu.cosim import ssp  # noqa: E402
 from simon_fmu.controllers.courses import check_lanes, cones, iso3888_2_lanes  # noqa: E402
 from simon_fmu.controllers.driver import COURSE_DIR  # noqa: E402
+from simon_fmu.controllers.vehicle_data import rolling_radius  # noqa: E402
+import engine  # noqa: E402
 
 OUT = ROOT / "out"
 WHEELS = [f"axle{k}.{side}" for k in (1, 2) for side in ("left", "right")]
-R = 0.327   # the sedan's rolling radius, m
+R = rolling_radius(engine.load_event())   # the default car's rolling radius at rest, m
 
 
 def _figure(rows: int):
