@@ -3,6 +3,8 @@
 ``python -m simon_fmu build [EVENT_FILE] -o OUT.fmu`` builds an FMU (the default car without
 EVENT_FILE); ``python -m simon_fmu variables [EVENT_FILE]`` prints its variable table;
 ``python -m simon_fmu ssp SYSTEM -o OUT.ssp`` writes a closed-loop system as an SSP file.
+``--standalone`` (build, build-driver, build-abs) writes an FMU that carries its own Python
+(docs/standalone.md); ``python -m simon_fmu doctor FMU`` checks an FMU on this machine.
 """
 from __future__ import annotations
 
@@ -26,16 +28,24 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--library", choices=("simon", "pythonfmu"), default="simon",
                        help="the FMU's shared library: the project's own (default) or "
                             "pythonfmu 0.7.0's")
+    standalone_help = ("write an FMU that carries its own Python runtime and compiled kernels, "
+                       "for Linux x86-64 machines without this environment (docs/standalone.md)")
+    build.add_argument("--standalone", action="store_true", help=standalone_help)
     drv = commands.add_parser("build-driver", help="build the closed-loop driver FMU")
     drv.add_argument("event_file", nargs="?", default=None,
                      help="the vehicle's event JSON file (default: the default car)")
     drv.add_argument("-o", "--output", default="out/Driver.fmu",
                      help="FMU file to write (default: %(default)s)")
+    drv.add_argument("--standalone", action="store_true", help=standalone_help)
     abs_ = commands.add_parser("build-abs", help="build the ABS FMU for a vehicle")
     abs_.add_argument("event_file", nargs="?", default=None,
                       help="the vehicle's event JSON file (default: the default car)")
     abs_.add_argument("-o", "--output", default="out/ABS.fmu",
                       help="FMU file to write (default: %(default)s)")
+    abs_.add_argument("--standalone", action="store_true", help=standalone_help)
+    doctor = commands.add_parser("doctor", help="check that an FMU runs on this machine, and "
+                                                "what to do if it does not")
+    doctor.add_argument("fmu", help="the .fmu file or an extracted FMU folder")
     ssp = commands.add_parser("ssp", help="write a closed-loop system as an SSP file")
     ssp.add_argument("system", choices=("lane-change", "abs-braking", "split-mu"),
                      help="the system (see simon_fmu.cosim.ssp)")
@@ -53,16 +63,29 @@ def main(argv: list[str] | None = None) -> int:
 
     import engine
     try:
-        if args.command == "build":
+        if args.command == "build" and args.standalone:
+            from .runtime.standalone import build_standalone
+            from .vehicle.build import build_fmu
+            if args.library != "simon":
+                parser.error("--standalone needs the project's own library (--library simon)")
+            print(build_standalone(build_fmu, args.output, args.event_file,
+                                   model_identifier=args.model_identifier, warm_cache=False))
+        elif args.command == "build":
             from .vehicle.build import build_fmu
             print(build_fmu(args.event_file, args.output, args.model_identifier,
                             warm_cache=not args.no_warm, library=args.library))
-        elif args.command == "build-driver":
-            from .controllers.build import build_driver
-            print(build_driver(args.event_file, args.output))
-        elif args.command == "build-abs":
-            from .controllers.build import build_abs
-            print(build_abs(args.event_file, args.output))
+        elif args.command in ("build-driver", "build-abs"):
+            from .controllers import build as controllers
+            builder = controllers.build_driver if args.command == "build-driver" \
+                else controllers.build_abs
+            if args.standalone:
+                from .runtime.standalone import build_standalone
+                print(build_standalone(builder, args.output, args.event_file))
+            else:
+                print(builder(args.event_file, args.output))
+        elif args.command == "doctor":
+            from .tools.doctor import doctor
+            return doctor(args.fmu)
         elif args.command == "ssp":
             from .cosim.ssp import make_ssp
             print(make_ssp(args.system, args.output or f"out/{args.system}.ssp",

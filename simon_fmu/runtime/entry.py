@@ -11,7 +11,9 @@ Each package is imported from a copy made once under the user's cache folder
 (``$SIMON_FMU_CACHE``, else ``$XDG_CACHE_HOME/simon-fmu``, else ``~/.cache/simon-fmu``),
 keyed by the digest. Its files keep their paths and times from one extraction of an FMU to
 the next, so numba's cache of compiled code, which is keyed on them, stays valid. Where that
-folder cannot be written, the package is imported from the resources folder itself.
+folder cannot be written, the package is imported from the resources folder itself. A
+standalone FMU (``resources/standalone/``, see docs/standalone.md) always imports its packages
+in place: its compiled kernels are found by content, not by file times, and it writes nothing.
 
 The project's FMI library (:mod:`simon_fmu.runtime.fmi2_library`) imports this file once per process,
 as ``resources/slavemodule.txt`` names it. pythonfmu 0.7.0's library (``build --library
@@ -58,7 +60,8 @@ def load_package(resources: Path, name: str):
     """Import the bundled package ``name`` (once per process) and return it."""
     if name in sys.modules:
         return sys.modules[name]
-    location = stable_copy(resources / name, name)
+    location = resources / name if (resources / "standalone").is_dir() \
+        else stable_copy(resources / name, name)
     spec = importlib.util.spec_from_file_location(
         name, location / "__init__.py", submodule_search_locations=[str(location)])
     module = importlib.util.module_from_spec(spec)

@@ -1,0 +1,308 @@
+"""Standalone FMUs: an FMU that carries everything it needs to run on Linux x86-64.
+
+:func:`make_standalone` turns a development FMU (what ``build`` writes: the project's FMI
+library over the building environment's Python) into one that needs nothing of that
+environment:
+
+```
+binaries/linux64/<id>.so                    standalone_proxy.c: the FMI functions, libc only
+resources/standalone/bin/simon-fmu-worker   standalone_worker.c: the FMU's own process
+resources/standalone/lib/libpython3.X.so.1.0, fmi2_python.so (the project's FMI library)
+resources/standalone/python/lib/python3.X/  a pruned standard library (sourceless .pyc),
+                                            lib-dynload, site-packages (numpy, numba,
+                                            llvmlite, lxml, simon_fmu_worker)
+resources/standalone/numba-cache/           the engine's kernels, compiled at build time
+                                            for a generic x86-64 CPU
+resources/standalone/manifest.json          what the FMU carries (read by ``doctor``)
+```
+
+Everything else (the slave, the bundled engine, the event) is the development FMU's, with
+bytecode compiled next to it. See docs/standalone.md for the design and its trade-offs.
+"""
+from __future__ import annotations
+
+import compileall
+import json
+import os
+import py_compile
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import textwrap
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+from . import fmi2_library
+from .fmi2_library import CFLAGS, SOURCE_DIR, LibraryBuildError, PathLike
+
+PROXY = "standalone_proxy.c"
+WORKER = "standalone_worker.c"
+CHANNEL = "standalone_channel.h"
+STANDALONE = "standalone"
+WORKER_NAME = "simon-fmu-worker"
+MANIFEST = "manifest.json"
+#: The packages the FMU's code imports beyond the standard library.
+PACKAGES = ("numpy", "numba", "llvmlite", "lxml")
+#: Folders of the standard library a simulation never imports.
+STDLIB_PRUNED = {"test", "tests", "idle_test", "idlelib", "tkinter", "turtledemo", "ensurepip",
+                 "lib2to3", "pydoc_data", "venv", "distutils", "site-packages", "__pycache__",
+                 "curses", "dbm", "sqlite3", "wsgiref", "xmlrpc", "msilib"}
+STDLIB_FILES_PRUNED = {"turtle.py", "pydoc.py", "doctest.py", "_pydecimal.py", "imaplib.py",
+                       "nntplib.py", "smtplib.py", "poplib.py", "ftplib.py", "mailbox.py"}
+DYNLOAD_PRUNED = ("_test", "_ctypes_test", "_tkinter", "xxlimited", "xxsubtype", "_xxtestfuzz",
+                  "_curses", "_sqlite3", "_dbm", "_gdbm", "readline", "_crypt", "nis",
+                  "ossaudiodev", "spwd", "_testbuffer", "_testcapi", "_testimportmultiple",
+                  "_testinternalcapi", "_testmultiphase", "_xxsubinterpreters")
+#: Parts of the packages a simulation never imports.
+PACKAGE_PRUNED = {"tests", "test", "testing", "__pycache__", "include", "includes", "cuda",
+                  "distutils", "f2py", "_pyinstaller", "isoschematron"}
+PACKAGE_KEEP = {"numpy/testing"}     # numba imports it
+SUFFIX_PRUNED = (".pyi", ".pxd", ".pyx", ".h", ".c", ".cpp", ".hpp", ".pxi", ".f", ".f90",
+                 ".pyc", ".typed")
+
+
+class StandaloneError(RuntimeError):
+    """A standalone FMU cannot be made here (the message says why)."""
+
+
+def _run(command, **kwargs):
+    done = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if done.returncode != 0:
+        raise StandaloneError(f"{' '.join(map(str, command))} failed "
+                              f"(exit {done.returncode}):\n{done.stdout}{done.stderr}")
+    return done
+
+
+def _strip(path: Path) -> None:
+    if shutil.which("strip"):
+        subprocess.run(["strip", "--strip-unneeded", str(path)], capture_output=True)
+
+
+def compile_proxy(output: Path) -> Path:
+    """``binaries/linux64/<id>.so``: the FMI functions over the channel; needs libc only."""
+    cc = fmi2_library._compiler()
+    includes = [f"-I{SOURCE_DIR}", f"-I{fmi2_library.fmi2_headers()}"]
+    _run([cc, *CFLAGS, *includes, str(SOURCE_DIR / PROXY), "-o", str(output)])
+    _strip(output)
+    return output
+
+
+def compile_worker(output: Path) -> Path:
+    """The worker, linked to libpython with an rpath of ``$ORIGIN/../lib`` (DT_RPATH, which
+    LD_LIBRARY_PATH cannot override)."""
+    cc = fmi2_library._compiler()
+    lib = fmi2_library.libpython()
+    if lib is None:
+        raise StandaloneError("this Python has no shared libpython: a standalone FMU needs one "
+                              "(pyenv: --enable-shared; Debian: libpython3.X)")
+    flags = [f for f in CFLAGS if f not in ("-shared", "-fPIC", "-fvisibility=hidden")]
+    name = sysconfig.get_config_var("LDLIBRARY") or lib.name
+    link = name[3:].split(".so")[0] if name.startswith("lib") else "python3"
+    _run([cc, *flags, f"-I{SOURCE_DIR}", f"-I{fmi2_library.fmi2_headers()}",
+          f"-I{fmi2_library.python_include()}", str(SOURCE_DIR / WORKER), "-o", str(output),
+          f"-L{lib.parent}", f"-l{link}", "-Wl,-rpath,$ORIGIN/../lib", "-Wl,--disable-new-dtags",
+          "-ldl", "-lm"])
+    _strip(output)
+    return output
+
+
+def _copy_tree(source: Path, target: Path, keep) -> None:
+    """Copy the files under ``source`` for which keep(relative path) is true."""
+    for path in sorted(source.rglob("*")):
+        rel = path.relative_to(source)
+        if path.is_dir() or not keep(rel):
+            continue
+        dest = target / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, dest, follow_symlinks=True)
+
+
+def _stage_stdlib(lib: Path) -> None:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+
+    def keep(rel: Path) -> bool:
+        if any(part in STDLIB_PRUNED or part.startswith("config-") for part in rel.parts):
+            return False
+        if rel.parts[0] == "lib-dynload":
+            return not rel.name.startswith(DYNLOAD_PRUNED)
+        return rel.name not in STDLIB_FILES_PRUNED and not rel.name.endswith((".pyc", ".exe"))
+    _copy_tree(stdlib, lib, keep)
+    # sourceless bytecode, valid whatever the files' times (unchecked hash)
+    compileall.compile_dir(str(lib), quiet=2, legacy=True, workers=1,
+                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+                           rx=__import__("re").compile(r"lib-dynload|site-packages"))
+    for path in lib.rglob("*.py"):
+        if "site-packages" in path.parts or path.name == "os.py":   # os.py: the landmark
+            continue
+        if path.with_suffix(".pyc").is_file():
+            path.unlink()
+
+
+def _distribution_files(name: str):
+    dist = metadata.distribution(name)
+    return dist, [Path(str(f)) for f in dist.files or ()]
+
+
+def _stage_packages(site: Path) -> dict:
+    versions = {}
+    for name in PACKAGES:
+        dist, files = _distribution_files(name)
+        versions[name] = dist.version
+        base = Path(dist.locate_file(""))
+
+        def keep(rel: Path) -> bool:
+            text = rel.as_posix()
+            if any(text.startswith(k + "/") for k in PACKAGE_KEEP):
+                return not any(p in ("tests", "__pycache__") for p in rel.parts)
+            if any(part in PACKAGE_PRUNED for part in rel.parts[1:]):
+                return False
+            if rel.suffix in SUFFIX_PRUNED or rel.name.startswith("_simd."):
+                return False
+            return not rel.parts[0].endswith(".dist-info") or rel.name in ("METADATA",
+                                                                          "top_level.txt")
+        for rel in files:
+            path = base / rel
+            if rel.parts and rel.parts[0] != ".." and path.is_file() and keep(rel):
+                dest = site / rel
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, dest)
+    shutil.copy2(Path(__file__).with_name("standalone_boot.py"), site / "simon_fmu_worker.py")
+    compileall.compile_dir(str(site), quiet=2, workers=1,
+                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    return versions
+
+
+def _compile_resources(resources: Path) -> None:
+    """Bytecode for the FMU's own code, beside it: imported as is, never written at run time."""
+    for path in resources.rglob("*.py"):
+        if STANDALONE in path.relative_to(resources).parts[:1]:
+            continue
+        py_compile.compile(str(path), doraise=True,
+                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+
+
+_WARM = textwrap.dedent("""
+    import sys
+    from fmpy import read_model_description
+    from fmpy.fmi2 import FMU2Slave
+    folder = sys.argv[1]
+    md = read_model_description(folder)
+    fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder,
+                    modelIdentifier=md.coSimulation.modelIdentifier, instanceName="warm")
+    fmu.instantiate()
+    fmu.setupExperiment(startTime=0.0)
+    fmu.enterInitializationMode()
+    fmu.exitInitializationMode()
+    outputs = [v.valueReference for v in md.modelVariables
+               if v.causality == "output" and v.type == "Real"]
+    t, h = 0.0, 0.001
+    for _ in range(3):
+        fmu.doStep(t, h)
+        t += h
+    state = fmu.getFMUstate()
+    fmu.doStep(t, h)
+    fmu.setFMUstate(state)
+    data = fmu.serializeFMUstate(state)
+    fmu.freeFMUstate(state)
+    fmu.setFMUstate(fmu.deSerializeFMUstate(data))
+    fmu.doStep(t, h)
+    fmu.getReal(outputs)
+    fmu.terminate()
+    fmu.reset()
+    fmu.freeInstance()
+""")
+
+
+def _warm(folder: Path) -> str:
+    """Run the staged FMU once through its own library, so that the worker compiles the
+    kernels into the shipped cache (for a generic CPU); answers the worker's report."""
+    done = _run([sys.executable, "-c", _WARM, str(folder)],
+                env={**os.environ, "SIMON_FMU_CACHE": "off"}, timeout=900)
+    return done.stderr
+
+
+def runtime_size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def make_standalone(development_fmu: PathLike, output: PathLike, warm: bool = True) -> Path:
+    """Write the standalone form of ``development_fmu`` to ``output`` and return its path."""
+    from fmpy import read_model_description
+
+    development_fmu, output = Path(development_fmu), Path(output)
+    md = read_model_description(str(development_fmu), validate=False)
+    identifier = md.coSimulation.modelIdentifier
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    lib = fmi2_library.libpython()
+    if lib is None:
+        raise StandaloneError("this Python has no shared libpython")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="simon_standalone_") as tmp:
+        tree = Path(tmp) / "fmu"
+        with zipfile.ZipFile(development_fmu) as archive:
+            archive.extractall(tree)
+        binaries = tree / "binaries" / "linux64"
+        resources = tree / "resources"
+        root = resources / STANDALONE
+        for folder in ("bin", "lib", "numba-cache"):
+            (root / folder).mkdir(parents=True)
+        implementation = binaries / f"{identifier}_python.so"
+        if not implementation.is_file():
+            raise StandaloneError(f"{development_fmu} carries no {implementation.name}: only "
+                                  "FMUs on the project's own library can be made standalone")
+        shutil.move(implementation, root / "lib" / "fmi2_python.so")
+        _strip(root / "lib" / "fmi2_python.so")
+        (resources / fmi2_library.RECORD_FILE).unlink(missing_ok=True)
+        compile_proxy(binaries / f"{identifier}.so")
+        compile_worker(root / "bin" / WORKER_NAME)
+        lib_name = sysconfig.get_config_var("INSTSONAME") or lib.name
+        shutil.copy2(lib.resolve(), root / "lib" / lib_name)
+        python_lib = root / "python" / "lib" / f"python{version}"
+        _stage_stdlib(python_lib)
+        versions = _stage_packages(python_lib / "site-packages")
+        # the wheels' own libraries are left alone: auditwheel's patchelf edits do not survive
+        # strip; these carry debug symbols and are not patched
+        for so in [root / "lib" / lib_name, *root.rglob("libllvmlite.so")]:
+            _strip(so)
+        _compile_resources(resources)
+        report = _warm(tree) if warm else ""
+        compiled = sorted(p.name for p in (root / "numba-cache").rglob("*.nbi"))
+        manifest = {
+            "format": 1, "platform": "linux64 (x86-64, glibc)", "model_identifier": identifier,
+            "python": sys.version.split()[0], "packages": versions,
+            "numba_cpu": "generic", "compiled_kernels": compiled,
+            "worker": f"{STANDALONE}/bin/{WORKER_NAME}",
+            "runtime_bytes": runtime_size(root),
+        }
+        (root / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+        if warm and not compiled and "compiling" in report:
+            raise StandaloneError(f"the kernels were not cached by the warm-up run:\n{report}")
+        _zip(tree, output)
+    return output
+
+
+def _zip(tree: Path, output: Path) -> None:
+    partial = output.with_name(output.name + ".partial")
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+        for path in sorted(tree.rglob("*")):
+            if path.is_dir():
+                continue
+            rel = path.relative_to(tree).as_posix()
+            info = zipfile.ZipInfo(rel, (1980, 1, 1, 0, 0, 0))
+            executable = rel.startswith("binaries/") or rel.endswith(f"bin/{WORKER_NAME}") \
+                or ".so" in path.name
+            info.external_attr = (0o755 if executable else 0o644) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, path.read_bytes())
+    os.replace(partial, output)
+
+
+def build_standalone(build, output: PathLike, *args, **kwargs) -> Path:
+    """Build a development FMU with ``build(*args, output=..., **kwargs)`` (one of the
+    project's builders) in a temporary folder and write its standalone form to ``output``."""
+    with tempfile.TemporaryDirectory(prefix="simon_dev_") as tmp:
+        development = build(*args, output=Path(tmp) / Path(output).name, **kwargs)
+        return make_standalone(development, output)

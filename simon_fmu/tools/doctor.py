@@ -1,0 +1,194 @@
+"""``python -m simon_fmu doctor FMU``: does this FMU run on this machine, and if not, why.
+
+It reads the FMU (a ``.fmu`` file or an extracted folder), says whether it is standalone
+(carries its own Python, docs/standalone.md) or a development FMU (needs the Python
+environment it was built in, docs/fmi2-library.md), checks what that kind needs on this
+machine, then instantiates it and runs one step in a process of its own, and ends with what to
+do about anything missing. Exit status 0 when the trial step succeeded, 1 otherwise.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import zipfile
+from pathlib import Path
+from xml.etree import ElementTree
+
+TRIAL = textwrap.dedent("""
+    import sys, time
+    from ctypes import byref
+    from fmpy import read_model_description
+    from fmpy.fmi2 import FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE
+    from fmpy.fmi2 import fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE
+    from fmpy.fmi1 import calloc, free
+    from fmpy.logging import addLoggerProxy
+    folder = sys.argv[1]
+    md = read_model_description(folder, validate=False)
+    def logger(env, name, status, category, message):
+        print(f"  log [{(category or b'').decode()}] {(message or b'').decode()}", flush=True)
+    callbacks = fmi2CallbackFunctions()
+    callbacks.logger = fmi2CallbackLoggerTYPE(logger)
+    callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    addLoggerProxy(byref(callbacks))
+    start = time.perf_counter()
+    fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder,
+                    modelIdentifier=md.coSimulation.modelIdentifier, instanceName="doctor")
+    fmu.instantiate(callbacks=callbacks)
+    instantiated = time.perf_counter()
+    fmu.setupExperiment(startTime=0.0)
+    fmu.enterInitializationMode()
+    fmu.exitInitializationMode()
+    fmu.doStep(0.0, 0.001)
+    stepped = time.perf_counter()
+    fmu.terminate()
+    fmu.freeInstance()
+    print(f"TRIAL instantiate {instantiated - start:.3f} s, to the first finished step "
+          f"{stepped - start:.3f} s", flush=True)
+""")
+
+
+class Report:
+    def __init__(self):
+        self.problems: list[str] = []
+        self.advice: list[str] = []
+
+    def line(self, ok: bool, text: str) -> None:
+        print(f"  [{'ok' if ok else '!!'}] {text}")
+        if not ok:
+            self.problems.append(text)
+
+
+def _folder(fmu: Path, tmp: Path) -> Path:
+    if fmu.is_dir():
+        return fmu
+    with zipfile.ZipFile(fmu) as archive:
+        archive.extractall(tmp)
+    for info in zipfile.ZipFile(fmu).infolist():   # keep the execute bits
+        mode = (info.external_attr >> 16) & 0o777
+        if mode and not info.is_dir():
+            os.chmod(tmp / info.filename, mode)
+    return tmp
+
+
+def _check_standalone(folder: Path, manifest: dict, report: Report) -> None:
+    resources = folder / "resources"
+    worker = resources / manifest.get("worker", "standalone/bin/simon-fmu-worker")
+    print(f"  Python {manifest.get('python')} with "
+          + ", ".join(f"{k} {v}" for k, v in manifest.get("packages", {}).items())
+          + f"; kernels compiled for a {manifest.get('numba_cpu')} x86-64 CPU "
+          f"({len(manifest.get('compiled_kernels', []))} cached)")
+    report.line(worker.is_file(), f"worker {worker.relative_to(folder)}")
+    report.line(os.path.exists("/lib64/ld-linux-x86-64.so.2"),
+                "the x86-64 ELF interpreter /lib64/ld-linux-x86-64.so.2")
+    report.line(hasattr(os, "memfd_create"), "shared memory (memfd_create)")
+    if not worker.is_file():
+        report.advice.append("extract the whole FMU again: its worker is missing")
+        return
+    command = [str(worker), "--python", "-c",
+               "import numpy, numba, llvmlite, lxml, sys; print(sys.version.split()[0], "
+               "numpy.__version__, numba.__version__, sep=' ')"]
+    if not os.access(worker, os.X_OK):
+        command.insert(0, "/lib64/ld-linux-x86-64.so.2")
+    done = subprocess.run(command, capture_output=True, text=True, env={"HOME": str(Path.home())})
+    report.line(done.returncode == 0, "the FMU's own Python starts and imports its packages"
+                + (f" ({done.stdout.strip()})" if done.returncode == 0 else
+                   f":\n{textwrap.indent(done.stderr.strip(), '      ')}"))
+    if done.returncode != 0:
+        report.advice.append("the FMU's runtime does not start here: check that this is Linux "
+                             "x86-64 with glibc at least as new as the building machine's "
+                             f"(this machine: glibc {platform.libc_ver()[1]})")
+
+
+def _check_development(folder: Path, report: Report) -> None:
+    record = {}
+    path = folder / "resources" / "fmi2_python.txt"
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            if "=" in line and not line.startswith("#"):
+                key, _, value = line.partition("=")
+                record[key] = value
+    executable = os.environ.get("SIMON_FMU_PYTHON") or record.get("executable", "")
+    print(f"  built for development: needs the Python environment at {executable or '?'}")
+    report.line(bool(executable) and os.access(executable, os.X_OK), f"Python {executable}")
+    if record.get("libpython"):
+        report.line(os.path.isfile(record["libpython"]), f"libpython {record['libpython']}")
+    if executable and os.access(executable, os.X_OK):
+        done = subprocess.run([executable, "-c", "import numpy, numba, scipy, lxml"],
+                              capture_output=True, text=True)
+        report.line(done.returncode == 0, "its packages numpy, numba, scipy, lxml"
+                    + ("" if done.returncode == 0 else f": {done.stderr.strip().splitlines()[-1]}"))
+    print("  (a Python host, such as fmpy, runs it with its own interpreter: that interpreter "
+          "needs numpy, numba, scipy and lxml)")
+    report.advice.append("to run this FMU elsewhere, build it with --standalone "
+                         "(python -m simon_fmu build --standalone, build-driver --standalone, "
+                         "build-abs --standalone)")
+
+
+def doctor(fmu: str) -> int:
+    """Check ``fmu`` on this machine, print the findings; 0 when a trial step succeeded."""
+    path = Path(fmu)
+    report = Report()
+    if not path.exists():
+        print(f"{fmu}: no such file or folder")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="simon_doctor_") as tmp:
+        try:
+            folder = _folder(path, Path(tmp))
+            md = ElementTree.parse(folder / "modelDescription.xml").getroot()
+        except (zipfile.BadZipFile, OSError, ElementTree.ParseError) as exc:
+            print(f"{fmu}: not an FMU ({exc})")
+            return 1
+        cs = md.find("CoSimulation")
+        identifier = cs.get("modelIdentifier") if cs is not None else None
+        print(f"{fmu}: {md.get('modelName')} (FMI {md.get('fmiVersion')}, "
+              f"modelIdentifier {identifier}, generated by {md.get('generationTool')})")
+        machine = f"{platform.system()} {platform.machine()}"
+        report.line(platform.system() == "Linux" and platform.machine() in ("x86_64", "AMD64"),
+                    f"this machine is {machine}; the FMU has binaries for linux64 only")
+        library = folder / "binaries" / "linux64" / f"{identifier}.so"
+        report.line(library.is_file(), f"binaries/linux64/{identifier}.so")
+        manifest_file = folder / "resources" / "standalone" / "manifest.json"
+        if manifest_file.is_file():
+            print("  standalone: carries its own Python runtime")
+            _check_standalone(folder, json.loads(manifest_file.read_text()), report)
+        else:
+            _check_development(folder, report)
+
+        print("  trial: instantiate, initialise and one 1 ms step, in a process of its own")
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", TRIAL, str(folder)], capture_output=True,
+                              text=True, timeout=600)
+        lines = [l for l in done.stdout.splitlines() if l.strip()]
+        for line in lines:
+            if not line.startswith("TRIAL"):
+                print(line)
+        trial = next((l[len("TRIAL "):] for l in lines if l.startswith("TRIAL")), None)
+        report.line(done.returncode == 0 and trial is not None,
+                    f"trial step: {trial}" if trial else
+                    f"trial step failed after {time.perf_counter() - start:.1f} s"
+                    + (f": {done.stderr.strip().splitlines()[-1]}" if done.stderr.strip() else ""))
+    if report.problems:
+        print("what to do:")
+        for advice in report.advice or ["see the messages above"]:
+            print(f"  - {advice}")
+        return 1
+    if report.advice:
+        print("note:")
+        for advice in report.advice:
+            print(f"  - {advice}")
+    print("this FMU runs on this machine")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m simon_fmu.tools.doctor FMU")
+    sys.exit(doctor(sys.argv[1]))
