@@ -4,9 +4,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 import engine
-from engine.signals import UNIT_INPUTS, UNIT_OUTPUTS
+from engine.signals import TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_OUTPUTS
 
 BASE = json.loads(engine.load_event().to_json())
 
@@ -46,3 +47,205 @@ def test_bump_steer_per_side_steers_the_car():
     p = [0.002, 0.0, 0.0, 0.0]
     y, yaw = _brake_pulses(_event(bump_steer={"left": p, "right": p}))
     assert y[-1] > 0.02
+
+
+# --- roll steer: bump steer in roll changes the understeer gradient ------------------------------
+
+G = 9.80665
+UNIT = BASE["units"][0]
+
+
+def _static_loads():
+    ms, mu = UNIT["sprung_mass"]["mass"], UNIT["axles"][0]["unsprung_mass_per_wheel"]
+    a, b = UNIT["axles"][0]["x"], -UNIT["axles"][1]["x"]
+    return ms * G * b / (a + b) / 2 + mu * G, ms * G * a / (a + b) / 2 + mu * G
+
+
+def suspension_roll_gradients():
+    """Per axle, the suspension's share of the roll gradient (rad of body-to-wheel roll per
+    m/s^2 of lateral acceleration), from the sheet.
+
+    Body roll gradient (as in tests/test_fmu_physics.py): m_s h / (K - m_s g h - m g r), K the
+    sum over the axles of the suspension roll stiffness (springs k t^2/2 plus the anti-sway
+    bar) in series with the tires' (k_T t^2/2). In series each axle's moment is K_i phi, so
+    its suspension rolls by K_i phi / K_s,i = phi K_t,i / (K_s,i + K_t,i)."""
+    ms = UNIT["sprung_mass"]["mass"]
+    m = ms + 4 * UNIT["axles"][0]["unsprung_mass_per_wheel"]
+    h = UNIT["sprung_mass"]["cg_height"]
+    tire = UNIT["tires"]["front"]
+    r_mean = np.mean([tire["unloaded_radius"] - f / tire["radial_stiffness"] for f in _static_loads()])
+    k_s = [ax["suspension"]["spring_rate"] * ax["track"] ** 2 / 2 + ax["suspension"]["antisway_roll_stiffness"]
+           for ax in UNIT["axles"]]
+    k_t = [UNIT["tires"][ax["tire"]]["radial_stiffness"] * ax["track"] ** 2 / 2 for ax in UNIT["axles"]]
+    k_roll = sum(s * t / (s + t) for s, t in zip(k_s, k_t))
+    body = ms * h / (k_roll - ms * G * h - m * G * r_mean)
+    return [body * t / (s + t) for s, t in zip(k_s, k_t)]
+
+
+def roll_steer_understeer_change(axle, kappa1):
+    """Understeer-gradient change (rad of road-wheel steer per m/s^2) of kappa1 (rad/m, Eq. 63,
+    one polynomial: right wheel kappa1 dz, left mirrored) on one axle.
+
+    In a turn with lateral acceleration a_y (right +) the body rolls by phi = -g_s a_y (right
+    side down +), the right wheel's dz (down +) is -(t/2) phi and the left's +(t/2) phi. The
+    right wheel steers kappa1 dz_R, the left (mirrored) -kappa1 dz_L: both -kappa1 (t/2) phi
+    = kappa1 (t/2) g_s a_y. Bicycle model: delta + delta_f - delta_r = L/R + K a_y, so
+    dK = -kappa1 (t_f/2) g_f on the front axle and +kappa1 (t_r/2) g_r on the rear: roll
+    understeer when the outer (jouncing, dz < 0) front wheel toes out (kappa1 < 0) or the
+    outer rear wheel toes in (kappa1 > 0)."""
+    g_s = suspension_roll_gradients()[axle]
+    sign = -1.0 if axle == 0 else 1.0
+    return sign * kappa1 * UNIT["axles"][axle]["track"] / 2 * g_s
+
+
+def _axle_bump_steer(axle, kappa1):
+    data = json.loads(json.dumps(BASE))
+    data["units"][0]["axles"][axle]["suspension"]["bump_steer"] = [0.0, kappa1, 0.0, 0.0]
+    return data
+
+
+U0, STEER_ROAD = 20.0, 0.01
+
+
+def _circle_control(t, speed):
+    """Steady-state circle: road steer STEER_ROAD ramped in over 0.5 s, speed held at U0 in
+    fourth gear. Returns (steeringWheelAngle, throttle, gear)."""
+    ratio = UNIT["steering"]["gear_ratio"]
+    return ratio * STEER_ROAD * min(1.0, t / 0.5), min(1.0, max(0.0, 0.15 + 0.5 * (U0 - speed))), 4
+
+
+def _understeer_gradient(u, r, ay):
+    """K = (delta - L r / u) / a_y, road-wheel angle per m/s^2 (delta = L/R + K a_y)."""
+    wheelbase = UNIT["axles"][0]["x"] - UNIT["axles"][1]["x"]
+    return (STEER_ROAD - wheelbase * r / u) / ay
+
+
+def _circle_fmu(inst, t_end=8.0, h=0.01):
+    names = ["car.u", "car.r", "car.ay", "car.axle1.left.steer", "car.axle1.right.steer",
+             "car.axle1.left.jounce", "car.axle1.right.jounce"]
+    for n in range(round(t_end / h)):
+        steer, throttle, gear = _circle_control(n * h, inst.get("car.u"))
+        inst.set("car.gear", gear)
+        inst.set("car.steeringWheelAngle", steer)
+        inst.set("car.throttle", throttle)
+        inst.fmu.doStep(n * h, h)
+    return dict(zip(names, inst.get_reals(names)))
+
+
+@pytest.fixture(scope="module")
+def roll_steer_fmu(fmu_dir):
+    """The default car with front bump steer kappa1 = -0.1 rad/m: the jouncing wheel toes out."""
+    from conftest import build
+    event_file = fmu_dir / "roll_steer.json"
+    event_file.write_text(json.dumps(_axle_bump_steer(0, KAPPA1_FRONT)))
+    return build(event_file, fmu_dir / "SimonRollSteer.fmu")
+
+
+KAPPA1_FRONT = -0.1
+
+
+def test_front_roll_steer_adds_understeer_through_the_fmu(instance, car_fmu, roll_steer_fmu):
+    """Steady-state circle at 20 m/s (a_y = 1.2 m/s^2) with and without front roll steer: the
+    understeer gradient grows by -kappa1 (t_f/2) g_f (6.8e-4 rad per m/s^2, 43 % of the
+    car's own 1.6e-3), and each front wheel steers the road angle plus its Eq. 63 term."""
+    base = _circle_fmu(instance(car_fmu, "base").start({"car.speed0": U0}))
+    steer = _circle_fmu(instance(roll_steer_fmu, "roll_steer").start({"car.speed0": U0}))
+    dk = (_understeer_gradient(steer["car.u"], steer["car.r"], steer["car.ay"])
+          - _understeer_gradient(base["car.u"], base["car.r"], base["car.ay"]))
+    theory = roll_steer_understeer_change(0, KAPPA1_FRONT)
+    assert theory > 0 and dk > 0                                  # roll understeer
+    assert dk == pytest.approx(theory, rel=0.02)                  # measured -0.46 %
+    # Eq. 63 at each wheel, jounce = -dz: right kappa1 dz_R, left mirrored -kappa1 dz_L
+    assert steer["car.axle1.right.steer"] == pytest.approx(
+        STEER_ROAD - KAPPA1_FRONT * steer["car.axle1.right.jounce"], abs=1e-15)
+    assert steer["car.axle1.left.steer"] == pytest.approx(
+        STEER_ROAD + KAPPA1_FRONT * steer["car.axle1.left.jounce"], abs=1e-15)
+    # in a right turn the outer (left) front wheel jounces and steers left: it toes out
+    assert steer["car.axle1.left.jounce"] > 0 and steer["car.axle1.left.steer"] < STEER_ROAD
+
+
+def _circle_engine(event, t_end=8.0, h=0.01):
+    sim = engine.Simulation(event, initial={"car": {"speed0": U0}})
+    col = {k: UNIT_OUTPUTS.index(k) for k in ("u", "r", "ay")}
+    for n in range(round(t_end / h)):
+        sim.u_unit[0, [UNIT_INPUTS.index(k) for k in ("steeringWheelAngle", "throttle", "gear")]] = \
+            _circle_control(n * h, sim.y_unit[0, col["u"]])
+        sim.advance((n + 1) * h)
+    return _understeer_gradient(*(sim.y_unit[0, col[k]] for k in ("u", "r", "ay")))
+
+
+@pytest.mark.parametrize("kappa1", [0.1, -0.1])
+def test_rear_roll_steer_changes_understeer_by_the_closed_form(kappa1):
+    """The rear axle's kappa1 > 0 toes the outer (jouncing) rear wheel in, steering the rear
+    with the front: understeer of +kappa1 (t_r/2) g_r; kappa1 < 0 the opposite, oversteer."""
+    dk = _circle_engine(engine.load_event(_axle_bump_steer(1, kappa1))) - _circle_engine(engine.load_event())
+    theory = roll_steer_understeer_change(1, kappa1)
+    assert np.sign(dk) == np.sign(kappa1)
+    assert dk == pytest.approx(theory, rel=0.03)                  # measured +1.2 %
+
+
+# --- half-track change and camber change (Eq. 16, 61, 69-70, 79) -------------------------------
+
+HALF_TRACK = [[-0.1, -0.01], [0.1, 0.01]]                # outward 0.1 m per m of jounce
+CAMBER = [[-0.1, -0.03], [0.0, 0.01], [0.1, 0.04]]       # top outward, 0.01 rad static
+
+
+def _heave_outputs(event, t_end=2.0, h=0.01):
+    """Brake pulses at 20 m/s (as _brake_pulses): per step the unit outputs, the wheels'
+    jounce and the tires' inclination and lateral force."""
+    sim = engine.Simulation(event, initial={"car": {"speed0": 20.0}})
+    ib = UNIT_INPUTS.index("brakePedalForce")
+    out = {k: [] for k in ("Y", "yaw", "roll", "pitch", "jounce", "inclination", "Fy")}
+    for n in range(round(t_end / h)):
+        sim.u_unit[0, ib] = 150.0 if (n * h) % 0.5 < 0.25 else 0.0
+        sim.advance((n + 1) * h)
+        for k in ("Y", "yaw", "roll", "pitch"):
+            out[k].append(sim.y_unit[0, UNIT_OUTPUTS.index(k)])
+        out["jounce"].append(sim.y_wheel[:, WHEEL_OUTPUTS.index("jounce")].copy())
+        for k in ("inclination", "Fy"):
+            out[k].append(sim.y_tire[:, TIRE_OUTPUTS.index(k)].copy())
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def test_half_track_and_camber_change_in_heave_keep_the_car_straight():
+    """Heave and pitch with half-track change, camber change (with a static camber) and bump
+    steer on both axles: left and right are mirror images, so the scrub and camber forces
+    cancel pairwise (F_y,left = -F_y,right, each tens of newtons) and the car goes straight
+    and level to the numerical noise."""
+    r = _heave_outputs(_event(half_track_change=HALF_TRACK, camber_change=CAMBER,
+                              bump_steer=[0.002, 0.05, 0.0, 0.0]))
+    for k in ("Y", "yaw", "roll"):
+        assert np.abs(r[k]).max() < 1e-9, k
+    fy = r["Fy"]
+    assert np.abs(fy).max() > 20.0                              # the geometry acts
+    assert np.abs(fy[:, 0] + fy[:, 1]).max() < 1e-9 * np.abs(fy).max()
+    assert np.abs(fy[:, 2] + fy[:, 3]).max() < 1e-9 * np.abs(fy).max()
+    assert np.abs(r["jounce"]).max() > 2e-3                      # it heaves and pitches
+
+
+def test_inclination_is_the_camber_table_at_the_jounce():
+    """Eq. 79 and 81-82 with the camber table: at zero steer the wheel's axle vector is
+    R (0, cos c, sin c) with c = +cam(jounce) on the right and -cam(jounce) on the left (top
+    outward positive), so the inclination is asin(cos(pitch) sin(roll + c)); here roll = 0."""
+    r = _heave_outputs(_event(camber_change=CAMBER))
+    x, y = np.array(CAMBER).T
+    for w, side in enumerate((-1.0, 1.0, -1.0, 1.0)):
+        cam = side * np.interp(r["jounce"][:, w], x, y)
+        expected = np.arcsin(np.cos(r["pitch"]) * np.sin(r["roll"] + cam))
+        assert np.abs(r["inclination"][:, w] - expected).max() < 1e-12
+    assert np.ptp(r["inclination"][:, 1]) > 1e-4                 # the jounce sweeps the table
+
+
+def test_static_camber_thrust_is_c_gamma_times_inclination():
+    """A constant camber of 0.02 rad (top outward) rolling straight at 20 m/s: each tire pushes
+    towards its top, F_y = C_gamma(F_z) Gamma in the linear range (camber thrust in K_y,
+    docs/equations.md), outward on both sides, and the pair cancels."""
+    sim = engine.Simulation(_event(camber_change=[[0.0, 0.02]]), initial={"car": {"speed0": 20.0}})
+    sim.advance(2.0)
+    fy, fz, incl = (sim.y_tire[:, TIRE_OUTPUTS.index(k)] for k in ("Fy", "Fz", "inclination"))
+    assert incl == pytest.approx([-0.02, 0.02, -0.02, 0.02], rel=1e-6)
+    for t, tire in enumerate(("front", "front", "rear", "rear")):
+        data = UNIT["tires"][tire]
+        c_gamma = np.interp(fz[t], data["test_loads"], [row[0] for row in data["camber_stiffness"]])
+        assert fy[t] == pytest.approx(c_gamma * incl[t], rel=0.03)      # measured +0.8 %, +1.0 %
+    assert abs(sim.y_unit[0, UNIT_OUTPUTS.index("Y")]) < 1e-12
