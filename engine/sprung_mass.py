@@ -68,7 +68,9 @@ def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
 
     F, M: external force and moment about the sprung CG (vehicle-fixed, length 3).
     m_w, x_w, y_w, z_w, zd_w: per-wheel mass, position and z-rate (length n).
-    fz_w: per wheel, the vehicle-z component of its tire forces plus its suspension force Fs.
+    fz_w: per wheel, the generalised force on its z-displacement: its tire forces' (their z
+    component, and the lateral force through the half-track and camber change, see
+    engine/vehicle.py) plus its suspension force Fs.
     g*: gravity in the vehicle frame. A (at least 6x6) and b (at least 6): scratch for the
     system. Writes acc = (u', v', w', p', q', r') and zdd[:n].
 

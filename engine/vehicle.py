@@ -191,7 +191,11 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                 M[0] += mx
                 M[1] += my
                 M[2] += mz
-                fz_w[k] += fbz
+                # generalised force on the wheel's z-displacement: the tire force times the
+                # contact point's velocity per unit wheel z-rate (Eq. 69-70), i.e. the vertical
+                # force and, through the half-track and camber change, the lateral force (the
+                # jacking force that lifts an independent axle's roll centre off the ground)
+                fz_w[k] += fbz + fby * (dcam * (rcz - zw) - dht) - fbz * dcam * (rcy - yw)
                 t_tire -= fx * rT
                 m_roll += rolling_resistance(rT, FR, u_gp, om, P_TIRE[t, T_SIG0], P_TIRE[t, T_SIGV])
                 if record:
