@@ -68,10 +68,32 @@ def load_package(resources: Path, name: str):
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
+    except ModuleNotFoundError as exc:
+        del sys.modules[name]
+        if (exc.name or "").partition(".")[0] in _ENVIRONMENT_PACKAGES:
+            raise ImportError(development_message(resources)) from None
+        raise
     except BaseException:
         del sys.modules[name]
         raise
     return module
+
+
+#: What the FMU's code imports from the Python environment (a standalone FMU carries them).
+_ENVIRONMENT_PACKAGES = ("numpy", "numba", "llvmlite", "scipy", "lxml")
+
+
+def development_message(resources: Path) -> str:
+    """What a development FMU says when the interpreter that runs it lacks its packages."""
+    try:
+        lines = (resources / "fmi2_python.txt").read_text().splitlines()
+    except OSError:
+        lines = []
+    record = dict(line.partition("=")[::2] for line in lines if not line.startswith("#"))
+    prefix = record.get("prefix") or record.get("executable")
+    return (f"this FMU was built for development and needs the Python environment at "
+            f"{prefix or 'the one it was built in'}; build with --standalone to run it "
+            f"elsewhere (the interpreter running it, {sys.executable}, lacks its packages)")
 
 
 if __name__.startswith("simon_slave_"):

@@ -93,7 +93,8 @@ def python_record() -> str:
             "# $SIMON_FMU_PYTHON (the path of a Python executable) overrides it.\n"
             f"executable={sys.executable}\n"
             f"libpython={lib or ''}\n"
-            f"version={sys.version_info[0]}.{sys.version_info[1]}\n")
+            f"version={sys.version_info[0]}.{sys.version_info[1]}\n"
+            f"prefix={sys.prefix}\n")
 
 
 def _compiler() -> str:

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fmi2Functions.h"
 #include "fmi2_python.h"
@@ -60,7 +61,11 @@ typedef struct {
     char executable[PATH_MAX];
     char libpython[PATH_MAX];
     char version[32];
+    char prefix[PATH_MAX];      /* the environment (sys.prefix) the FMU was built in */
 } PythonInfo;
+
+#define DEVELOPMENT_FMU "this FMU was built for development and needs the Python environment " \
+    "at %s; build with --standalone to run it elsewhere"
 
 static void chomp(char *s)
 {
@@ -92,6 +97,8 @@ static int read_record(const char *resources, PythonInfo *info, char *error, siz
             snprintf(info->libpython, sizeof info->libpython, "%s", value);
         else if (strcmp(line, "version") == 0)
             snprintf(info->version, sizeof info->version, "%s", value);
+        else if (strcmp(line, "prefix") == 0)
+            snprintf(info->prefix, sizeof info->prefix, "%s", value);
     }
     fclose(f);
     return 0;
@@ -165,10 +172,21 @@ static int load(const char *resources, char *error, size_t size)
         const char *chosen = getenv(PYTHON_VARIABLE);
         if (chosen && *chosen ? ask_python(chosen, &info, error, size)
                               : read_record(resources, &info, error, size)) return -1;
+        /* the recorded environment is gone (another machine, a moved or deleted venv) */
+        if (!(chosen && *chosen) && info.executable[0] && access(info.executable, X_OK) != 0) {
+            snprintf(error, size, DEVELOPMENT_FMU, info.prefix[0] ? info.prefix : info.executable);
+            return -1;
+        }
     }
     if (!is_initialized) {
         if (!info.libpython[0]) {
             snprintf(error, size, "%s/%s names no libpython", resources, CONFIG_FILE);
+            return -1;
+        }
+        if (!(getenv(PYTHON_VARIABLE) && *getenv(PYTHON_VARIABLE))
+                && access(info.libpython, R_OK) != 0) {
+            snprintf(error, size, DEVELOPMENT_FMU " (its libpython %s is missing)",
+                     info.prefix[0] ? info.prefix : info.executable, info.libpython);
             return -1;
         }
         if (!dlopen(info.libpython, RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE)) {

@@ -1,0 +1,420 @@
+"""Standalone FMUs (docs/standalone.md): they run where the building environment is not.
+
+The standalone vehicle and driver FMUs are built once per session with the commands a user
+runs (``build --standalone``, ``build-driver --standalone``). They run:
+
+- in a C host started with an empty environment, in a mount namespace where this repository,
+  its virtual environment and the Python it was made from are hidden (empty folders mounted
+  over them), also with the FMU's folder mounted read-only; /proc/<pid>/maps of the host and
+  of the FMU's workers show that nothing Python-related comes from outside the FMU's folder;
+- in fmpy inside a virtual environment that has only fmpy, made once per session from the
+  package registries, on Debian's Python with a NumPy older than the FMU's;
+- in libcosim and ecos.
+
+Every result agrees with the development FMU's (fmpy in this environment) to 1e-9 relative.
+A development FMU whose environment is missing says so plainly, in a C host and in a foreign
+Python host.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from importers import Scenario, compare_results
+from importers.c_host import build_host, fmi2_headers, run_host
+from importers.isolated import isolated_runner
+from importers.system import MissingSystemLibrary, require_tbb
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The building environment: the repository (with .venv), and the Python it was made from.
+_PLACES = {ROOT, Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
+BUILDING = sorted(p for p in _PLACES if not any(q in p.parents for q in _PLACES))
+PYTHON_RELATED = re.compile(r"python|numpy|numba|llvmlite|lxml|\.cpython-|openblas|gfortran",
+                            re.IGNORECASE)
+DEVELOPMENT = ("this FMU was built for development and needs the Python environment at "
+               f"{sys.prefix}; build with --standalone to run it elsewhere")
+RTOL = 1e-9
+FOREIGN_PYTHON = "/usr/bin/python3"
+
+
+def _build(command: str, output: Path) -> Path:
+    subprocess.run([sys.executable, "-m", "simon_fmu", command, "--standalone", "-o",
+                    str(output)], check=True, cwd=ROOT, capture_output=True, timeout=1200)
+    return output
+
+
+@pytest.fixture(scope="session")
+def standalone_car(fmu_dir) -> Path:
+    return _build("build", fmu_dir / "standalone" / "SimonCar.fmu")
+
+
+@pytest.fixture(scope="session")
+def standalone_driver(fmu_dir) -> Path:
+    return _build("build-driver", fmu_dir / "standalone" / "Driver.fmu")
+
+
+def _extract(fmu: Path, folder: Path) -> Path:
+    """Extract as Python's zipfile does (file modes dropped: the worker is not executable)."""
+    with zipfile.ZipFile(fmu) as archive:
+        archive.extractall(folder)
+    return folder.resolve()
+
+
+@pytest.fixture(scope="session")
+def hide(tmp_path_factory):
+    """hide(command, read_only=()) -> the command run in a mount namespace where the building
+    environment is hidden and the folders `read_only` are read-only."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("hiding the building environment needs root and unshare(1)")
+    work = tmp_path_factory.mktemp("hide")
+    empty = work / "empty"
+    empty.mkdir()
+    script = work / "hide.sh"
+    script.write_text("#!/bin/sh\nset -e\n"
+                      + "".join(f"mount --bind '{empty}' '{p}'\n" for p in BUILDING)
+                      + 'while [ "$1" != "--" ]; do mount --bind "$1" "$1"; '
+                        'mount -o remount,bind,ro "$1"; shift; done\nshift\nexec "$@"\n')
+
+    def wrap(command, read_only=()):
+        return ["unshare", "-m", "--propagation", "private", "/bin/sh", str(script),
+                *map(str, read_only), "--", *map(str, command)]
+    done = subprocess.run(wrap(["/bin/ls", *BUILDING]), capture_output=True, text=True)
+    assert done.returncode == 0, f"the building environment cannot be hidden: {done.stderr}"
+    assert done.stdout.strip() == "" or set(done.stdout.split()) <= {f"{p}:" for p in BUILDING}, \
+        "the building environment is still visible"
+    return wrap
+
+
+def _empty_env(tmp_path: Path) -> dict:
+    home = tmp_path / "home"
+    home.mkdir()
+    return {"PATH": "/usr/bin:/bin", "HOME": str(home)}
+
+
+def _written(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def _scenario(fmu: Path, stop_time: float = 1.0) -> Scenario:
+    inputs = ["car.steeringWheelAngle", "car.throttle", "car.brakePedalForce"]
+    return Scenario.for_fmu(fmu, step_size=0.001, stop_time=stop_time, inputs=inputs)
+
+
+@pytest.fixture(scope="session")
+def development_reference(car_fmu):
+    """The development FMU in fmpy, in this environment: what every run must reproduce."""
+    return isolated_runner("fmpy")(_scenario(car_fmu))
+
+
+def _assert_same(result, reference):
+    mismatches = compare_results(reference, [result], rtol=RTOL)
+    assert not mismatches, f"{len(mismatches)} values differ, first: {mismatches[0]}"
+
+
+# ------------------------------------------------------------------ C hosts
+
+
+@pytest.fixture(scope="session")
+def maps_host(tmp_path_factory):
+    output = tmp_path_factory.mktemp("standalone-host") / "standalone_host"
+    subprocess.run(["gcc", "-std=gnu11", "-O1", "-Wall", "-Wextra", "-Werror",
+                    f"-I{fmi2_headers()}", str(ROOT / "tests" / "c_host" / "standalone_host.c"),
+                    "-o", str(output), "-ldl"], check=True, capture_output=True)
+    return output
+
+
+def test_c_host_runs_it_with_an_empty_environment_and_no_building_environment(
+        standalone_car, development_reference, hide, tmp_path):
+    script = tmp_path / "host.sh"      # run_host's host: the compiled host, inside `hide`
+    host = build_host(tmp_path / "host")
+    script.write_text("#!/bin/sh\nexec " + " ".join(hide([host])) + ' "$@"\n')
+    script.chmod(0o755)
+    env = _empty_env(tmp_path)
+    result = run_host(script, _scenario(standalone_car), env=env)
+    _assert_same(result, development_reference)
+    assert _written(Path(env["HOME"])) == [], "the FMU wrote into HOME"
+
+
+def _run_maps_host(maps_host, hide, tmp_path, fmus, read_only=(), n_steps=50):
+    maps = tmp_path / "maps.txt"
+    args = [maps_host, n_steps, 0.001, maps]
+    for folder, fmu in fmus:
+        md = _md(fmu)
+        outputs = [v.valueReference for v in md.modelVariables
+                   if v.causality == "output" and v.type == "Real"]
+        args += [folder, md.coSimulation.modelIdentifier, md.guid, ",".join(map(str, outputs))]
+    env = dict(_empty_env(tmp_path), TMPDIR=str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    done = subprocess.run(hide(args, read_only), env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert _written(tmp_path / "tmp") == [] and _written(Path(env["HOME"])) == [], \
+        "the FMU wrote outside the folders it was given"
+    lines = {line.split()[0]: np.array(line.split()[1:], dtype=float)
+             for line in done.stdout.splitlines()}
+    sections, current = {}, None
+    for line in maps.read_text().splitlines():
+        if line.startswith("== "):
+            current = line[3:]
+            sections[current] = []
+        else:
+            parts = line.split(maxsplit=5)
+            if len(parts) == 6 and parts[5].startswith("/"):
+                sections[current].append(parts[5])
+    return lines, sections
+
+
+def _md(fmu: Path):
+    from fmpy import read_model_description
+    return read_model_description(str(fmu), validate=False)
+
+
+def _python_related_outside(paths, folders) -> list[str]:
+    return sorted({p for p in paths if PYTHON_RELATED.search(p)
+                   and not any(p.startswith(str(f) + "/") for f in folders)})
+
+
+def test_two_fmus_two_instances_each_in_one_c_host_load_nothing_from_outside(
+        standalone_car, standalone_driver, maps_host, hide, tmp_path):
+    car = _extract(standalone_car, tmp_path / "car")
+    driver = _extract(standalone_driver, tmp_path / "driver")
+    lines, sections = _run_maps_host(maps_host, hide, tmp_path,
+                                     [(car, standalone_car), (driver, standalone_driver)])
+    assert set(lines) == {"SimonCar-a", "SimonCar-b", "Driver-a", "Driver-b"}
+    np.testing.assert_array_equal(lines["SimonCar-a"], lines["SimonCar-b"])
+    np.testing.assert_array_equal(lines["Driver-a"], lines["Driver-b"])
+    host = next(v for k, v in sections.items() if k.startswith("host"))
+    workers = {k: v for k, v in sections.items() if k.startswith("child")}
+    assert len(workers) == 4, list(sections)
+    # the host: the FMUs' libraries only, nothing Python-related at all
+    assert [p for p in host if PYTHON_RELATED.search(p)] == []
+    assert {p for p in host if p.startswith((str(car), str(driver)))} == {
+        f"{car}/binaries/linux64/SimonCar.so", f"{driver}/binaries/linux64/Driver.so"}
+    for name, paths in workers.items():
+        assert _python_related_outside(paths, (car, driver)) == [], name
+        assert any("libpython" in p for p in paths) and any("numba" in p for p in paths)
+        assert not any(p.startswith(tuple(map(str, BUILDING))) for p in paths), name
+
+
+def test_read_only_resources(standalone_car, maps_host, hide, tmp_path):
+    car = _extract(standalone_car, tmp_path / "car")
+    before = {p: p.stat().st_mtime_ns for p in car.rglob("*")}
+    lines, _ = _run_maps_host(maps_host, hide, tmp_path, [(car, standalone_car)],
+                              read_only=[car], n_steps=20)
+    assert np.all(np.isfinite(lines["SimonCar-a"]))
+    assert {p: p.stat().st_mtime_ns for p in car.rglob("*")} == before
+
+
+def test_development_fmu_without_its_environment_says_so_in_a_c_host(car_fmu, hide, tmp_path):
+    scenario = _scenario(car_fmu, stop_time=0.01)
+    script = tmp_path / "host.sh"
+    script.write_text("#!/bin/sh\nexec " + " ".join(hide([build_host(tmp_path / "host")]))
+                      + ' "$@"\n')
+    script.chmod(0o755)
+    with pytest.raises(RuntimeError) as failure:
+        run_host(script, scenario, env=_empty_env(tmp_path))
+    assert DEVELOPMENT in str(failure.value)
+    assert "numba" not in str(failure.value).lower()
+
+
+# ------------------------------------------------------------------ a Python host of its own
+
+
+@pytest.fixture(scope="session")
+def fmpy_venv(tmp_path_factory) -> Path:
+    """A virtual environment with fmpy only (and an older NumPy than the FMU's), on Debian's
+    Python, installed from the package registries."""
+    if not os.access(FOREIGN_PYTHON, os.X_OK):
+        pytest.skip(f"{FOREIGN_PYTHON} is needed for a foreign Python host")
+    venv = tmp_path_factory.mktemp("fmpy-only") / "venv"
+    subprocess.run([FOREIGN_PYTHON, "-m", "venv", str(venv)], check=True, capture_output=True)
+    done = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "fmpy", "numpy<2"],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, f"pip install fmpy failed:\n{done.stderr[-3000:]}"
+    return venv / "bin" / "python"
+
+
+FOREIGN_RUN = textwrap.dedent("""
+    import json, sys, time
+    started = time.perf_counter()
+    import numpy
+    from fmpy import extract, read_model_description
+    from fmpy.fmi2 import FMU2Slave
+    spec = json.load(open(sys.argv[1]))
+    messages = []
+    def logger(env, name, status, category, message):
+        messages.append(message.decode())
+    folders, identifiers, loaded = [], [], []
+    def instance(fmu, name, initial=False):
+        folder = extract(fmu)
+        folders.append(folder)
+        identifiers.append(read_model_description(folder).coSimulation.modelIdentifier)
+        md = read_model_description(folder, validate=False)
+        loaded.append(time.perf_counter())
+        s = FMU2Slave(guid=md.guid, unzipDirectory=folder, instanceName=name,
+                      modelIdentifier=md.coSimulation.modelIdentifier)
+        from fmpy.fmi2 import fmi2CallbackFunctions, fmi2CallbackLoggerTYPE
+        from fmpy.fmi2 import fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE
+        from fmpy.fmi1 import calloc, free
+        from fmpy.logging import addLoggerProxy
+        from ctypes import byref
+        cb = fmi2CallbackFunctions()
+        cb.logger = fmi2CallbackLoggerTYPE(logger)
+        cb.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+        cb.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+        addLoggerProxy(byref(cb))
+        s._keep = cb
+        try:
+            s.instantiate(callbacks=cb)
+        except Exception as exc:
+            return None, folder
+        s.setupExperiment(startTime=0.0)
+        s.enterInitializationMode()
+        if initial and spec["initial"]:
+            s.setReal(spec["initial_vrs"], spec["initial"])
+        s.exitInitializationMode()
+        return s, folder
+    out = {"numpy": numpy.__version__}
+    car, folder = instance(spec["fmu"], "car", True)
+    if car is None:
+        out["messages"] = messages
+        json.dump(out, open(sys.argv[2], "w"))
+        sys.exit(0)
+    h, rows, values = spec["h"], spec["rows"], []
+    for k, row in enumerate(rows):
+        car.setReal(spec["in_vrs"], row)
+        car.doStep(k * h, h)
+        if k == 0:
+            out["cold_start_s"] = time.perf_counter() - loaded[0]
+        values.append(car.getReal(spec["out_vrs"]))
+    out["values"] = values
+    # a second instance, and two of another FMU, in the same process
+    others = [instance(spec["fmu"], "car2", True)[0]] + [instance(spec["other"], f"o{i}")[0]
+                                                   for i in range(2)]
+    for i, other in enumerate(others):
+        for k in range(5):
+            other.doStep(k * h, h)
+    out["folders"], out["identifiers"] = folders, identifiers
+    import os
+    maps = {"host": open("/proc/self/maps").read()}
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                stat = open(f"/proc/{pid}/stat").read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid():
+                maps[f"child {pid}"] = open(f"/proc/{pid}/maps").read()
+    out["maps"] = maps
+    for s in [car, *others]:
+        s.terminate()
+        s.freeInstance()
+    json.dump(out, open(sys.argv[2], "w"))
+""")
+
+
+def _run_foreign(python: Path, fmu: Path, other: Path, scenario: Scenario, tmp_path: Path,
+                 standalone: bool = True):
+    from importers.runners import _initial_values
+    initial = _initial_values(scenario)
+    spec = {"fmu": str(fmu), "other": str(other), "h": scenario.step_size,
+            "rows": scenario.input_rows().tolist(),
+            "in_vrs": scenario.value_references(scenario.inputs.names),
+            "out_vrs": scenario.value_references(scenario.outputs),
+            "initial_vrs": scenario.value_references(list(initial)),
+            "initial": list(initial.values())}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "TMPDIR": str(tmp_path)}
+    done = subprocess.run([str(python), "-c", FOREIGN_RUN, str(tmp_path / "spec.json"),
+                           str(tmp_path / "out.json")], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr[-4000:]
+    if standalone:     # a development FMU keeps its documented cache under HOME
+        assert _written(home) == [], "the FMU wrote into HOME"
+    return json.loads((tmp_path / "out.json").read_text())
+
+
+def test_fmpy_only_venv_runs_it(fmpy_venv, standalone_car, standalone_driver,
+                                development_reference, tmp_path):
+    scenario = _scenario(standalone_car)
+    out = _run_foreign(fmpy_venv, standalone_car, standalone_driver, scenario, tmp_path)
+    manifest = json.loads(zipfile.ZipFile(standalone_car).read(
+        "resources/standalone/manifest.json"))
+    assert out["numpy"].split(".")[0] != manifest["packages"]["numpy"].split(".")[0], \
+        "the host's NumPy should differ from the FMU's"
+    from importers import Result
+    result = Result("fmpy-only venv", scenario.outputs, development_reference.time,
+                    np.array(out["values"]))
+    _assert_same(result, development_reference)
+    # from loading the library to the first finished step, with empty caches (a new HOME)
+    assert out["cold_start_s"] < 3.0, f"first step after {out['cold_start_s']:.2f} s"
+    # the host: its own Python, fmpy, NumPy and lxml; of the FMUs, only their libraries
+    host = [l.split(maxsplit=5)[5] for l in out["maps"]["host"].splitlines()
+            if len(l.split()) == 6]
+    assert not [p for p in host if re.search(r"numba|llvmlite", p)], "the host loaded them"
+    assert {p for p in host if p.startswith(tuple(out["folders"]))} == {
+        f"{f}/binaries/linux64/{n}.so" for f, n in zip(out["folders"], out["identifiers"])}
+    workers = {k: v for k, v in out["maps"].items() if k.startswith("child")}
+    assert len(workers) == 4
+    for name, text in workers.items():
+        paths = [l.split(maxsplit=5)[5] for l in text.splitlines() if len(l.split()) == 6]
+        outside = _python_related_outside([p for p in paths if p.startswith("/")],
+                                          out["folders"])
+        assert outside == [], name
+
+
+def test_development_fmu_in_a_foreign_python_says_so(fmpy_venv, car_fmu, standalone_driver,
+                                                       tmp_path):
+    out = _run_foreign(fmpy_venv, car_fmu, standalone_driver, _scenario(car_fmu, 0.01),
+                       tmp_path, standalone=False)
+    text = "\n".join(out["messages"])
+    assert DEVELOPMENT in text, text[-2000:]
+    assert "numba" not in text.lower(), text[-2000:]
+
+
+# ------------------------------------------------------------------ other importers
+
+
+@pytest.mark.parametrize("importer", ["libcosim", "ecos"])
+def test_libcosim_and_ecos_run_it(importer, standalone_car, development_reference):
+    if importer == "ecos":
+        try:
+            require_tbb()
+        except MissingSystemLibrary as error:
+            pytest.fail(f"ecospy cannot be loaded: {error}")
+    result = isolated_runner(importer)(_scenario(standalone_car))
+    _assert_same(result, development_reference)
+
+
+# ------------------------------------------------------------------ doctor
+
+
+def test_doctor(standalone_car, car_fmu, tmp_path):
+    def doctor(fmu):
+        return subprocess.run([sys.executable, "-m", "simon_fmu", "doctor", str(fmu)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=300)
+    good = doctor(standalone_car)
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "standalone" in good.stdout and "trial step: instantiate" in good.stdout
+    broken = tmp_path / "moved.fmu"
+    with zipfile.ZipFile(car_fmu) as src, zipfile.ZipFile(broken, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == "resources/fmi2_python.txt":
+                data = data.replace(sys.prefix.encode(), b"/nonexistent/venv")
+            dst.writestr(info, data)
+    bad = doctor(broken)
+    assert bad.returncode == 1, bad.stdout
+    assert "/nonexistent/venv" in bad.stdout and "--standalone" in bad.stdout
