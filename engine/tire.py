@@ -6,23 +6,22 @@ The manual's Eq. 105-112 give the longitudinal force as a braking force for S > 
 is returned as a magnitude and the caller gives it the direction of the slip.
 
 Transient slip. Eq. 94 (S = 1 - Omega r / u_GP) is singular at u_GP = 0. Each tire carries
-two first-order states (the carcass relaxation of a real tire), which settle to exactly the
-manual's slips whenever the tire rolls:
+two first-order states, the carcass deflections of a real tire (rho_x, rho_y) divided by the
+relaxation lengths (so that they read as transient slips: kx drive +, ky as sin(alpha)). Each
+is a spring (C_s / sigma_x, C_alpha / sigma_y), damped at low speed, whose force equals the
+steady-state (EDC) force linearised by its secant G at the kinematic slip: the carcass and
+the contact patch in series. Solving that equality for the deflection rate gives the one law
+of :func:`carcass`
 
-* kx, the longitudinal carcass deflection rho_x divided by the relaxation length sigma_x (so
-  that it reads as a transient slip, drive +). The carcass is a spring of stiffness
-  C_s / sigma_x, damped at low speed; its force equals the steady-state (EDC) force linearised
-  by its secant G = F(k) / k at the kinematic slip k = -(u_GP - Omega r) / max(|u_GP|, V_N).
-  Solving that equality for the deflection rate gives (see :func:`longitudinal`)
+    dk/dt = v (F_ss - C k) / max(C tau w v + G sigma, C v TAU_MIN)
 
-      dkx/dt = -(C_s kx v + G v_sx) / (C_s tau w v + G sigma_x),  v = max(|u_GP|, V_N)
-
-  In the linear range (G = C_s) this is sigma_x dkx/dt = -v_sx - |u_GP| kx. When the tire
-  slides the secant is small, the deflection cannot grow beyond the one that carries the
-  friction force, and a wheel that stops while sliding stands on a carcass deflected by a few
-  millimetres, not one relaxation length: it springs back by that much and holds.
-* ky, the transient sine of the slip angle: sigma_y dky/dt = v_GP - |V_GP| ky, with the
-  low-speed damping ky + w tau dky fed to the tire model.
+with F_ss the EDC force at the kinematic slips (in the sign of k), v the reference speed.
+In the linear range (G = C) this is the usual sigma dk/dt = v_slip - v k; at steady state the
+force is exactly the EDC force of the manual's slips. When the tire slides the secant is
+small, the deflection cannot grow beyond the one that carries the friction force, and a tire
+that stops while sliding (locked, or sideways) stands on a carcass deflected by what carries
+that force (a few millimetres longitudinally, about two centimetres laterally at full
+friction), not one relaxation length: it springs back by that much and holds.
 
 See docs/equations.md.
 """
@@ -220,22 +219,21 @@ def rolling_resistance(r, FR, u_gp, omega, sig0, sigv):
 
 
 @njit
-def slip_rates(ky, u_gp, v_gp, omega, r, rly):
-    """Kinematic longitudinal slip (Eq. 94), and the rate of the transient lateral slip.
+def kinematic_slips(u_gp, v_gp, omega, r):
+    """Kinematic slips of the contact patch (Eq. 94 and the slip angle), floored at V_N.
 
-    Returns (kin, v_ref, v_sx, dky, ky_eff, w): kin = -v_sx / v_ref, the steady-state kx
-    (Omega r / u_GP - 1 while |u_GP| >= V_N), with v_sx = u_GP - Omega r and
-    v_ref = max(|u_GP|, V_N); the lateral state's rate and its damped value fed to the tire
-    model; w in [0, 1], the low-speed weight.
+    Returns (kin, v_ref, sa, V_ref, w): kin = -(u_GP - Omega r) / v_ref, the manual's slip as a
+    transient-slip value (Omega r / u_GP - 1 while |u_GP| >= V_N), v_ref = max(|u_GP|, V_N);
+    sa = v_GP / V_ref, the sine of the slip angle, V_ref = max(|V_GP|, V_N); w in [0, 1], the
+    low-speed weight (1 at standstill, 0 from V_LOW up).
     """
-    vsx = u_gp - omega * r
     v_ref = max(abs(u_gp), V_N)
     V = math.sqrt(u_gp * u_gp + v_gp * v_gp)
-    dky = (v_gp - V * ky) / rly
+    V_ref = max(V, V_N)
     w = 1.0 - V / V_LOW
     if w < 0.0:
         w = 0.0
-    return -vsx / v_ref, v_ref, vsx, dky, ky + w * TAU_DAMP * dky, w
+    return -(u_gp - omega * r) / v_ref, v_ref, v_gp / V_ref, V_ref, w
 
 
 @njit
@@ -253,47 +251,61 @@ def edc_slip(kx_eff, u_gp):
 
 
 @njit
-def longitudinal(kx, v_ref, vsx, G, Cs, w_low, rlx):
-    """Rate of the carcass state kx and the longitudinal force Fx' (drive +).
+def carcass(k, v_ref, f_ss, G, C, w_low, rl):
+    """Rate of a carcass state k (deflection over relaxation length rl) and its force.
 
-    The carcass force C_s (kx + w tau dkx/dt) (a spring of C_s / sigma_x on the deflection
-    sigma_x kx, with the low-speed damping) equals the steady-state force G k_patch at the
-    contact-patch slip k_patch = -(v_sx + sigma_x dkx/dt) / v_ref, G being the secant
-    F(kin) / kin of the EDC force at the kinematic slip. Solved for dkx/dt:
+    The carcass is a spring C / rl on the deflection rl k, with the low-speed damping
+    C TAU_DAMP w_low; its force C (k + TAU_DAMP w_low dk/dt) equals the steady-state force at
+    the contact-patch slip, linearised by the secant G: G (kin - rl dk/dt / v_ref), where
+    G kin = f_ss is the steady-state force at the kinematic slip kin (in the sign of k).
+    Solved for dk/dt:
 
-        dkx/dt = -(C_s kx v_ref + G v_sx) / max(C_s tau w v_ref + G sigma_x, C_s v_ref TAU_MIN)
+        dk/dt = v_ref (f_ss - C k) / max(C TAU_DAMP w_low v_ref + G rl, C v_ref TAU_MIN)
 
     (the floor keeps a sliding tire's deflection from relaxing faster than TAU_MIN).
+    Returns (dk/dt, carcass force in the sign of k).
     """
-    d = Cs * TAU_DAMP * w_low
-    den = d * v_ref + G * rlx
-    floor = Cs * v_ref * TAU_MIN
+    d = C * TAU_DAMP * w_low
+    den = d * v_ref + G * rl
+    floor = C * v_ref * TAU_MIN
     if den < floor:
         den = floor
-    dkx = -(Cs * kx * v_ref + G * vsx) / den
-    return dkx, Cs * kx + d * dkx
+    dk = v_ref * (f_ss - C * k) / den
+    return dk, C * k + d * dk
 
 
 @njit_inline
-def tire_forces(Fz, kx, kin, v_ref, vsx, ky_eff, w_low, u_gp, gamma, mup, mus, sp, ca, cg,
-                fmult, rlx):
-    """Tire-frame forces (Fx', Fy'), the rate of the carcass state kx, the manual slip S of
-    the kinematic slip and X_s/L.
+def tire_forces(Fz, kx, ky, kin, v_ref, sa, V_ref, w_low, u_gp, gamma, mup, mus, sp, ca, cg,
+                fmult, rlx, rly):
+    """Tire-frame forces (Fx', Fy'), the rates of the carcass states kx and ky, the manual
+    slip S of the kinematic slip and X_s/L.
 
-    The EDC model (Eq. 94-112) is evaluated at the kinematic longitudinal slip and the
-    transient lateral slip; its Fy' is the lateral force, its Fx' gives the secant G that
-    drives the longitudinal carcass deflection (:func:`longitudinal`), whose force is Fx'.
+    The EDC model (Eq. 94-112) is evaluated once, at the kinematic slips (kin, sa); its Fx'
+    and Fy' are the steady-state forces that the two carcass deflections carry at steady
+    state (:func:`carcass`), whose forces are the tire's. The longitudinal secant is
+    F_x' / kin, the lateral F_y' over the kinematic lateral slip with the camber thrust's
+    equivalent slip, -F_y' / (sa - C_gamma' Gamma / C_alpha'): the slip at which the
+    adhesion term K_y of Eq. 103 is C_alpha' times it.
     """
     k = kin
     if abs(k) < K_EPS:
         k = K_EPS if k >= 0.0 else -K_EPS
     S = edc_slip(k, u_gp)
-    sa = min(1.0, max(-1.0, ky_eff))
+    sa = min(1.0, max(-1.0, sa))
+    if Fz <= 0.0:      # unloaded: the carcass relaxes
+        return 0.0, 0.0, -kx * v_ref / rlx, -ky * V_ref / rly, S, 1.0
     # camber thrust needs a rolling tire: faded out with the low-speed weight
     kyc = cg * gamma * (1.0 - w_low)
-    if Fz <= 0.0:
-        return 0.0, 0.0, -kx * v_ref / rlx, S, 1.0    # unloaded: the carcass relaxes
     A, B, Cs = slip_stiffness(Fz, mup, mus, sp)
     fxm, fy, xsl = edc_core(Fz, S, sa, kyc, A, B, Cs, ca, fmult)
-    dkx, fx = longitudinal(kx, v_ref, vsx, fxm / abs(k), Cs, w_low, rlx)
-    return fx, fy, dkx, S, xsl
+    gx = fxm / abs(k)
+    dkx, fx = carcass(kx, v_ref, gx * kin, gx, Cs, w_low, rlx)
+    cy = ca if ca > 0.0 else Cs      # a carcass needs a stiffness; F_ss is unchanged
+    se = sa - kyc / cy
+    if abs(se) < K_EPS:
+        se = K_EPS if se >= 0.0 else -K_EPS
+    gy = -fy / se
+    if gy < 0.0:
+        gy = 0.0
+    dky, fyc = carcass(ky, V_ref, -fy, gy, cy, w_low, rly)
+    return fx, -fyc, dkx, dky, S, xsl

@@ -42,7 +42,7 @@ from .layout import (E_G, IE_WIND_DIR, IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEE
 from .sprung_mass import solve_unit
 from .suspension import antisway_force, bump_steer, camber_change, half_track_change, suspension_force
 from .terrain import surface
-from .tire import contact, properties, radial_force, rolling_resistance, skid_flag, slip_rates, tire_axes, tire_forces
+from .tire import contact, kinematic_slips, properties, radial_force, rolling_resistance, skid_flag, tire_axes, tire_forces
 from .wheel_spin import brake_torque, spin_accelerations
 
 #: error codes reported through err[0]; err[1] holds the tire or state index
@@ -170,13 +170,12 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                 loading = vcenter_z * nz >= 0.0
                 FR = radial_force(defl, loading, P_TIRE, t)                # Eq. 93
                 ts = tire_base + N_TIRE_STATE * t
-                kin, v_ref, vsx, dky, kye, wl = slip_rates(y[ts + TKY], u_gp, v_gp, om, rT,
-                                                           P_TIRE[t, T_RLY])
+                kin, v_ref, sa, V_ref, wl = kinematic_slips(u_gp, v_gp, om, rT)
                 mup, mus, sp_, ca, cg = properties(P_TIRE, TT, t, FR, u_gp)
                 fmult = fr * u_wheel[w, IW_MU]
-                fx, fy, dkx, S, xsl = tire_forces(FR, y[ts + TKX], kin, v_ref, vsx, kye, wl, u_gp,
-                                                  incl, mup, mus, sp_, ca, cg, fmult,
-                                                  P_TIRE[t, T_RLX])
+                fx, fy, dkx, dky, S, xsl = tire_forces(FR, y[ts + TKX], y[ts + TKY], kin, v_ref, sa,
+                                                       V_ref, wl, u_gp, incl, mup, mus, sp_, ca, cg,
+                                                       fmult, P_TIRE[t, T_RLX], P_TIRE[t, T_RLY])
                 dy[ts + TKX] = dkx
                 dy[ts + TKY] = dky
                 # ground force on the tire: Fx' x' + Fy' y' + F_R along the upward normal
@@ -203,7 +202,7 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                     y_tire[t, YT_FY] = fy
                     y_tire[t, YT_FZ] = FR
                     y_tire[t, YT_SLIP] = -kin
-                    y_tire[t, YT_ALPHA] = math.asin(min(1.0, max(-1.0, kye)))
+                    y_tire[t, YT_ALPHA] = math.asin(min(1.0, max(-1.0, sa)))
                     y_tire[t, YT_INCL] = incl
                     y_tire[t, YT_DEFL] = defl
                     y_tire[t, YT_SKID] = skid_flag(FR, xsl, P_TIRE[t, T_FZMIN], P_TIRE[t, T_TAU])

@@ -19,9 +19,9 @@ import pytest
 
 import engine
 from engine.params import pack
-from engine.tire import (V_N, edc_forces, edc_slip, longitudinal, properties, radial_force,
-                         rolling_resistance, slip_rates, slip_stiffness, static_deflection,
-                         tire_forces)
+from engine.tire import (TAU_DAMP, V_N, carcass, edc_forces, edc_slip, kinematic_slips,
+                         properties, radial_force, rolling_resistance, slip_stiffness,
+                         static_deflection, tire_forces)
 
 FZ = 3000.0
 MUP, MUS, SP, CA, CG = 0.985, 0.80, 0.15, 60000.0, 2250.0
@@ -140,37 +140,72 @@ def test_rolling_resistance_opposes_spin():
     assert rolling_resistance(r, fr, 0.0, 0.0, 0.01, 0.0) == 0.0
 
 
+def _forces(kx, ky, u, v, omega, r=0.33, gamma=0.0, rlx=0.2, rly=0.4):
+    """tire_forces at the hand-calculation tire for a contact patch moving at (u, v)."""
+    kin, v_ref, sa, V_ref, w = kinematic_slips(u, v, omega, r)
+    return tire_forces(FZ, kx, ky, kin, v_ref, sa, V_ref, w, u, gamma, MUP, MUS, SP, CA, CG, 1.0,
+                       rlx, rly)
+
+
 def test_transient_slip_settles_to_eq_94():
     """The kinematic slip is the manual's S = 1 - Omega r / u_GP, and the carcass state's
     steady state gives the EDC force at that slip (Eq. 94-112)."""
     u, omega, r = 20.0, 50.0, 0.33
-    kin, v_ref, vsx, _, _, w = slip_rates(0.0, u, 0.0, omega, r, 0.4)
+    kin, v_ref, sa, V_ref, w = kinematic_slips(u, 0.0, omega, r)
     assert -kin == pytest.approx(1 - omega * r / u) and v_ref == u and w == 0.0
+    assert sa == 0.0 and V_ref == u
     # driving: the slip referred to the wheel speed, (Omega r - u)/(Omega r), inside [0, 1)
     assert edc_slip(0.25, 20.0) == pytest.approx(0.25 / 1.25)
     # steady state of the carcass: dkx/dt = 0 at C_s kx = G kin, the EDC force
     A, B, Cs = slip_stiffness(FZ, MUP, MUS, SP)
     fxm, _, _ = edc_forces(FZ, -kin, 0.0, 0.0, MUP, MUS, SP, CA, 1.0)
     G = fxm / abs(kin)
-    dkx, fx = longitudinal(G * kin / Cs, v_ref, vsx, G, Cs, w, 0.2)
+    dkx, fx = carcass(G * kin / Cs, v_ref, G * kin, G, Cs, w, 0.2)
     assert dkx == pytest.approx(0.0, abs=1e-12) and fx == pytest.approx(-fxm, rel=1e-12)
-    # lateral: ky settles to sin(alpha)
-    v = 2.0
-    ky = v / math.hypot(u, v)
-    assert slip_rates(ky, u, v, u / r, r, 0.4)[3] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_lateral_carcass_settles_to_the_steady_state_force():
+    """At a steady slip angle (with camber thrust and a braking slip) the lateral carcass at
+    k_y = -F_y'/C_alpha' is at rest, and its force is the EDC force at the kinematic slips."""
+    u, v, omega, r, g = 20.0, 1.5, 20.0 * 0.97 / 0.33, 0.33, 0.03
+    V = math.hypot(u, v)
+    S = 1 - omega * r / u
+    fxm, fy, _ = edc_forces(FZ, S, v / V, CG * g, MUP, MUS, SP, CA, 1.0)
+    A, B, Cs = slip_stiffness(FZ, MUP, MUS, SP)
+    kx = -fxm / Cs
+    fx_t, fy_t, dkx, dky, S_t, _ = _forces(kx, -fy / CA, u, v, omega, r, g)
+    assert S_t == pytest.approx(S, rel=1e-12)
+    assert dky == pytest.approx(0.0, abs=1e-12) and dkx == pytest.approx(0.0, abs=1e-9)
+    assert fy_t == pytest.approx(fy, rel=1e-12) and fx_t == pytest.approx(-fxm, rel=1e-9)
+
+
+def test_lateral_carcass_is_the_classic_relaxation_in_the_linear_range():
+    """Small slip angle, rolling: sigma_y dk_y/dt = v_GP - |V_GP| k_y, F_y' = -C_alpha' k_y."""
+    u, v, ky = 20.0, 0.05, 0.001
+    _, fy, _, dky, _, _ = _forces(0.0, ky, u, v, u / 0.33)
+    assert dky * 0.4 == pytest.approx(v - math.hypot(u, v) * ky, rel=1e-4)
+    assert fy == pytest.approx(-CA * ky, rel=1e-12)
 
 
 def test_carcass_is_a_spring_at_standstill():
     """At rest (u_GP = 0, Omega = 0) the contact patch sticks: the deflection sigma kx follows
     the wheel's displacement (dkx/dt = -v_sx / sigma) and the force is C_s kx plus the
-    low-speed damping C_s tau dkx/dt."""
+    low-speed damping C_s tau dkx/dt. The same holds sideways, with C_alpha'."""
     A, B, Cs = slip_stiffness(FZ, MUP, MUS, SP)
     kx, sigma, vsx = 0.01, 0.2, 1e-4
     G = Cs                                       # the secant at vanishing slip
-    dkx, fx = longitudinal(kx, V_N, vsx, G, Cs, 1.0, sigma)
-    assert dkx == pytest.approx(-(Cs * kx * V_N + Cs * vsx) / (Cs * 0.02 * V_N + Cs * sigma), rel=1e-12)
+    kin = -vsx / V_N
+    dkx, fx = carcass(kx, V_N, G * kin, G, Cs, 1.0, sigma)
+    assert dkx == pytest.approx(-(Cs * kx * V_N + Cs * vsx) / (Cs * TAU_DAMP * V_N + Cs * sigma), rel=1e-12)
     assert dkx * sigma == pytest.approx(-vsx, rel=0.01, abs=V_N * kx * 1.01)
-    assert fx == pytest.approx(Cs * (kx + 0.02 * dkx), rel=1e-12)
+    assert fx == pytest.approx(Cs * (kx + TAU_DAMP * dkx), rel=1e-12)
+    # sideways: the wheel moves right at 1e-5 m/s on a carcass deflected right by 4 mm
+    ky, v = 0.004 / 0.4, 1e-5
+    _, fy, _, dky, _, _ = _forces(0.0, ky, 0.0, v, 0.0)
+    w = kinematic_slips(0.0, v, 0.0, 0.33)[4]
+    assert dky * 0.4 == pytest.approx(v, rel=0.01, abs=V_N * ky * 1.01)
+    assert fy == pytest.approx(-CA * (ky + TAU_DAMP * w * dky), rel=1e-12)
+    assert abs(fy) == pytest.approx(CA / 0.4 * 0.004, rel=0.03)   # F = k rho, k = C_alpha / sigma
 
 
 def test_a_sliding_tire_holds_only_the_deflection_of_its_friction_force():
@@ -179,18 +214,39 @@ def test_a_sliding_tire_holds_only_the_deflection_of_its_friction_force():
     A, B, Cs = slip_stiffness(FZ, MUP, MUS, SP)
     G = MUS * FZ
     kx = -G / Cs
-    dkx, fx = longitudinal(kx, 1.0, 1.0, G, Cs, 0.0, 0.2)
+    dkx, fx = carcass(kx, 1.0, -G, G, Cs, 0.0, 0.2)
     assert dkx == pytest.approx(0.0, abs=1e-9) and fx == pytest.approx(-MUS * FZ, rel=1e-12)
     assert abs(kx) * 0.2 < 0.004
 
 
+def test_a_tire_sliding_sideways_holds_only_the_deflection_of_its_friction_force():
+    """Broadside at 3 m/s (alpha = 90 deg, free rolling): the lateral deflection settles where
+    C_alpha' k_y is the sliding force mu_s F_z (1 - X_s/L / 2) (2376 N, Eq. 104, 108, 110):
+    sigma_y k_y = 2376 / (60000 / 0.4) = 15.8 mm, not sigma_y = 0.4 m. Started at one
+    relaxation length (the transient slip of a slide), the deflection falls to it in
+    milliseconds, and at that deflection the force is the sliding force."""
+    f_slide = MUS * FZ * (1 - MUS * FZ / (4 * CA))
+    ky = f_slide / CA
+    _, fy, _, dky, _, _ = _forces(0.0, ky, 0.0, 3.0, 0.0)
+    # (the longitudinal slip is the floor K_EPS, so S_r and X_s/L differ from 1 by 1e-6)
+    assert dky == pytest.approx(0.0, abs=1e-6) and -fy == pytest.approx(f_slide, rel=1e-5)
+    assert ky * 0.4 == pytest.approx(0.0158, abs=1e-4)
+    _, fy, _, dky, _, _ = _forces(0.0, 1.0, 0.0, 3.0, 0.0)
+    assert dky < 0 and -(1.0 - ky) / dky < 0.01          # relaxes within 10 ms
+
+
 def test_tire_forces_signs():
-    """Braking slip gives a rearward force, drive slip a forward one, in the tire frame."""
+    """Braking slip gives a rearward force, drive slip a forward one, in the tire frame; a
+    contact patch moving right (positive slip angle) a force to the left."""
+    A, B, Cs = slip_stiffness(FZ, MUP, MUS, SP)
     for kin, sign in ((-0.05, -1.0), (0.05, 1.0)):
-        A, B, Cs = slip_stiffness(FZ, MUP, MUS, SP)
         fxm, _, _ = edc_forces(FZ, edc_slip(kin, 20.0), 0.0, 0.0, MUP, MUS, SP, CA, 1.0)
         kx = fxm / abs(kin) * kin / Cs             # the carcass at its steady state
-        fx, _, dkx, S, _ = tire_forces(FZ, kx, kin, 20.0, -kin * 20.0, 0.0, 0.0, 20.0, 0.0,
-                                       MUP, MUS, SP, CA, CG, 1.0, 0.2)
+        fx, fy, dkx, dky, S, _ = _forces(kx, 0.0, 20.0, 0.0, 20.0 * (1 + kin) / 0.33)
         assert fx * sign > 0 and dkx == pytest.approx(0.0, abs=1e-6)
         assert fx == pytest.approx(sign * fxm, rel=1e-6)
+        assert fy == 0.0 and dky == 0.0
+    _, fy, _, dky, _, _ = _forces(0.0, 0.0, 20.0, 1.0, 20.0 / 0.33)
+    assert dky > 0
+    _, fy, _, _, _, _ = _forces(0.0, 0.01, 20.0, 1.0, 20.0 / 0.33)
+    assert fy < 0
