@@ -90,6 +90,30 @@ def test_locked_wheel_stop_from_25_ms_stays_put(instance, car_fmu, pedal):
           f"CG {s['drift_cg'] * 1e3:+.1f} mm (pitch rock {s['rock'] * 1e3:.1f} mm)")
 
 
+def test_steering_at_standstill_does_not_move_the_car(instance, car_fmu):
+    """After a locked stop, with the brake held, the driver turns the steering wheel to
+    6 rad (0.38 rad at the road wheels) in 1 s. The road wheels turn about their contact
+    patches: the car stays put, only the small carcass deflection left after the stop turns
+    with the wheels (rho sin(delta), a fraction of a millimetre)."""
+    inst = instance(car_fmu).start({"car.speed0": 25.0})
+    names = ["car.X", "car.Y", "car.u", "car.pitch", "car.yaw", "car.axle1.left.steer"]
+    vrs = [inst.vr[n] for n in names]
+    inst.set("car.brakePedalForce", 1500.0)
+    h, rows = 0.01, []
+    for n in range(round(9.0 / h)):
+        inst.set("car.steeringWheelAngle", 6.0 * min(1.0, max(0.0, n * h - 6.0)))
+        inst.fmu.doStep(n * h, h)
+        rows.append([(n + 1) * h] + list(inst.fmu.getReal(vrs)))
+    t, X, Y, u, pitch, yaw, steer = np.array(rows).T
+    a = int(np.searchsorted(t, 6.0))
+    assert np.abs(u[a:]).max() < 1e-3
+    assert steer[-1] == pytest.approx(6.0 / CAR["steering"]["gear_ratio"], rel=1e-9)
+    ground = X + H * np.sin(pitch)
+    assert np.abs(ground[a:] - ground[a]).max() < 1e-3
+    assert np.abs(Y[a:] - Y[a]).max() < 1e-3
+    assert np.abs(yaw[a:] - yaw[a]).max() < 1e-3 / WB
+
+
 def test_rolling_stop_stays_put(instance, car_fmu):
     """A stop below the lock-up pedal force: the wheels roll down to zero and hold."""
     t, X, u, pitch, ax, spin = _stop_run(instance, car_fmu, 10.0, 150.0, t_end=9.0)
