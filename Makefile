@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 FMU := out/SimonCar.fmu
 SOURCES := $(shell find engine model_description simon_fmu -name '*.py' -o -name '*.json' 2>/dev/null)
 
-.PHONY: .venv setup fmu demo test bench crosscheck clean
+.PHONY: .venv setup fmu standalone demo test bench crosscheck clean
 
 # System packages (tools/system-packages.txt: gcc, and oneTBB for the ecos importer tests),
 # installed with apt-get when missing; demo and test run this first.
@@ -27,8 +27,16 @@ $(FMU): $(STAMP) $(SOURCES)
 
 fmu: $(FMU)
 
+# the FMU to hand to other tools and machines: carries its own Python (docs/standalone.md)
+STANDALONE_FMU := out/SimonCar-standalone.fmu
+$(STANDALONE_FMU): $(STAMP) $(SOURCES)
+	$(PY) -m simon_fmu build --standalone -o $@
+
+standalone: setup $(STANDALONE_FMU)
+
 demo: setup $(FMU)
 	$(PY) examples/lane_change.py
+	@echo "$(FMU) runs only next to .venv; for other tools and machines: make standalone"
 
 test: setup $(STAMP)
 	$(PY) -m pytest -q -m "not slow"

@@ -418,3 +418,21 @@ def test_doctor(standalone_car, car_fmu, tmp_path):
     bad = doctor(broken)
     assert bad.returncode == 1, bad.stdout
     assert "/nonexistent/venv" in bad.stdout and "--standalone" in bad.stdout
+
+
+def test_deferred_inputs_and_prefetched_outputs_answer_as_the_development_fmu(
+        standalone_car, instance):
+    """fmi2SetReal of inputs waits for the next call, fmi2GetReal after a step may come from
+    the worker's prefetch (docs/standalone.md): a refused input is still named by the step,
+    and an output set is still a warning."""
+    inst = instance(standalone_car).start()
+    inst.fmu.doStep(0.0, 0.001)
+    speed = inst.get("car.u")
+    assert inst.get("car.u") == speed
+    inst.set("car.throttle", 2.0)      # accepts 0..1: taken now, refused by the step
+    with pytest.raises(Exception):
+        inst.fmu.doStep(0.001, 0.001)
+    assert any("car.throttle" in m for m in inst.messages(min_status=3)), inst.log
+    before = len(inst.log)
+    inst.set("car.u", 1.0)             # an output: not deferred, a warning at once
+    assert any(status == 1 for status, _, _ in inst.log[before:]), inst.log[before:]

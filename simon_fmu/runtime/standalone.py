@@ -58,7 +58,9 @@ DYNLOAD_PRUNED = ("_test", "_ctypes_test", "_tkinter", "xxlimited", "xxsubtype",
                   "_testinternalcapi", "_testmultiphase", "_xxsubinterpreters")
 #: Parts of the packages a simulation never imports.
 PACKAGE_PRUNED = {"tests", "test", "testing", "__pycache__", "include", "includes", "cuda",
-                  "distutils", "f2py", "_pyinstaller", "isoschematron"}
+                  "distutils", "f2py", "_pyinstaller", "isoschematron", "html"}
+#: Extension modules of the packages a simulation never imports (by name prefix).
+MODULES_PRUNED = ("_simd.", "objectify.", "_test")
 PACKAGE_KEEP = {"numpy/testing"}     # numba imports it
 SUFFIX_PRUNED = (".pyi", ".pxd", ".pyx", ".h", ".c", ".cpp", ".hpp", ".pxi", ".f", ".f90",
                  ".pyc", ".typed")
@@ -159,7 +161,7 @@ def _stage_packages(site: Path) -> dict:
                 return not any(p in ("tests", "__pycache__") for p in rel.parts)
             if any(part in PACKAGE_PRUNED for part in rel.parts[1:]):
                 return False
-            if rel.suffix in SUFFIX_PRUNED or rel.name.startswith("_simd."):
+            if rel.suffix in SUFFIX_PRUNED or rel.name.startswith(MODULES_PRUNED):
                 return False
             return not rel.parts[0].endswith(".dist-info") or rel.name in ("METADATA",
                                                                           "top_level.txt")

@@ -53,6 +53,10 @@ typedef struct Proxy {
     fmi2String *string_values;
     size_t n_string_values;
     char *status_string;
+    fmi2ValueReference *inputs;   /* the Real inputs, sorted (deferrable fmi2SetReal) */
+    size_t n_inputs;
+    int stepping;    /* between fmi2ExitInitializationMode and fmi2Terminate/fmi2Reset */
+    int last_ok;     /* the last call answered fmi2OK */
 } Proxy;
 
 static Proxy *live;
@@ -150,17 +154,82 @@ static fmi2Status call(Proxy *p, Op op, const char *function)
     ch->op = op;
     ch->reply = REPLY_DONE;
     ch->status = fmi2Error;
+    ch->prefetch_valid = 0;
     channel_hand(ch, TURN_WORKER);
     for (;;) {
         if (channel_wait(ch, TURN_HOST, SIDE_HOST, p->spin_ns, worker_alive, p) != 0) {
             p->dead = 1;
+            p->last_ok = 0;
             report_end(p, function);
             return fmi2Error;
         }
         deliver_log(p);
-        if (ch->reply != REPLY_LOG) return (fmi2Status)ch->status;
+        if (ch->reply != REPLY_LOG) {
+            p->last_ok = ch->status == fmi2OK;
+            return (fmi2Status)ch->status;
+        }
         channel_hand(ch, TURN_WORKER);
     }
+}
+
+static int compare_vr(const void *a, const void *b)
+{
+    fmi2ValueReference x = *(const fmi2ValueReference *)a, y = *(const fmi2ValueReference *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The value references of the Real inputs, from modelDescription.xml beside the resources
+ * folder (the project's own writer: one ScalarVariable element per variable, its type element
+ * first inside). None found: nothing is deferred. */
+static void read_inputs(Proxy *p, const char *resources)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/../modelDescription.xml", resources);
+    FILE *f = fopen(path, "rb");
+    if (!f) return;
+    size_t cap = 1 << 20, len = 0;
+    char *text = malloc(cap + 1);
+    for (size_t got; text && (got = fread(text + len, 1, cap - len, f)) > 0;) {
+        len += got;
+        if (len == cap) {
+            char *bigger = realloc(text, 2 * cap + 1);
+            if (!bigger) break;
+            text = bigger;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!text) return;
+    text[len] = 0;
+    size_t n = 0, room = 0;
+    for (char *at = strstr(text, "<ScalarVariable"); at; at = strstr(at + 1, "<ScalarVariable")) {
+        char *end = strchr(at, '>');
+        if (!end) break;
+        *end = 0;
+        char *vr = strstr(at, " valueReference=\"");
+        int input = strstr(at, " causality=\"input\"") != NULL;
+        *end = '>';
+        const char *next = end + 1;
+        while (*next == ' ' || *next == '\n' || *next == '\r' || *next == '\t') next++;
+        if (!vr || !input || strncmp(next, "<Real", 5) != 0) continue;
+        if (n == room) {
+            room = room ? 2 * room : 64;
+            fmi2ValueReference *more = realloc(p->inputs, room * sizeof *more);
+            if (!more) break;
+            p->inputs = more;
+        }
+        p->inputs[n++] = (fmi2ValueReference)strtoul(vr + 17, NULL, 10);
+    }
+    free(text);
+    p->n_inputs = n;
+    if (n) qsort(p->inputs, n, sizeof *p->inputs, compare_vr);
+}
+
+static int all_inputs(const Proxy *p, const fmi2ValueReference vr[], size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!bsearch(&vr[i], p->inputs, p->n_inputs, sizeof *p->inputs, compare_vr)) return 0;
+    return 1;
 }
 
 static int fits(Proxy *p, size_t bytes, const char *function)
@@ -289,6 +358,7 @@ static void destroy(Proxy *p)
     free(p->strings);
     free(p->string_values);
     free(p->status_string);
+    free(p->inputs);
     p->magic = 0;
     free(p);
 }
@@ -346,6 +416,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         destroy(p);
         return NULL;
     }
+    read_inputs(p, resources);
     ch->n[0] = (uint64_t)fmuType;
     ch->n[1] = (uint64_t)visible;
     ch->n[2] = (uint64_t)loggingOn;
@@ -435,36 +506,88 @@ fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fm
     }
 
 SIMPLE(fmi2EnterInitializationMode, OP_ENTER_INIT)
-SIMPLE(fmi2ExitInitializationMode, OP_EXIT_INIT)
-SIMPLE(fmi2Terminate, OP_TERMINATE)
-SIMPLE(fmi2Reset, OP_RESET)
 SIMPLE(fmi2CancelStep, OP_CANCEL_STEP)
 
+fmi2Status fmi2ExitInitializationMode(fmi2Component c)
+{
+    ENTER("fmi2ExitInitializationMode");
+    fmi2Status status = call(p, OP_EXIT_INIT, "fmi2ExitInitializationMode");
+    p->stepping = status <= fmi2Warning;
+    return status;
+}
+
+fmi2Status fmi2Terminate(fmi2Component c)
+{
+    ENTER("fmi2Terminate");
+    p->stepping = 0;
+    return call(p, OP_TERMINATE, "fmi2Terminate");
+}
+
+fmi2Status fmi2Reset(fmi2Component c)
+{
+    ENTER("fmi2Reset");
+    p->stepping = 0;
+    return call(p, OP_RESET, "fmi2Reset");
+}
+
 /* Get and set of Real, Integer, Boolean: value references at data, values at data + offset. */
-#define VALUES(function, op, type, out)                                                         \
+#define VALUES(function, name, op, type, out)                                                   \
     fmi2Status function(fmi2Component c, const fmi2ValueReference vr[], size_t n, type value[]) \
     {                                                                                           \
-        ENTER(#function);                                                                       \
+        ENTER(name);                                                                            \
         size_t at = channel_align(n * sizeof(fmi2ValueReference));                              \
-        if (!fits(p, at + n * sizeof(type), #function)) return fmi2Error;                        \
+        if (!fits(p, at + n * sizeof(type), name)) return fmi2Error;                        \
         if (n && (!vr || !value)) {                                                             \
-            REPORT(p, "%s: NULL value reference or value array for %zu values", #function, n);  \
+            REPORT(p, "%s: NULL value reference or value array for %zu values", name, n);  \
             return fmi2Error;                                                                   \
         }                                                                                       \
         ch->n[0] = n;                                                                           \
         if (n) memcpy(ch->data, vr, n * sizeof(fmi2ValueReference));                            \
         if (!(out) && n) memcpy(ch->data + at, value, n * sizeof(type));                        \
-        fmi2Status status = call(p, op, #function);                                             \
+        fmi2Status status = call(p, op, name);                                             \
         if ((out) && n && !p->dead) memcpy((void *)value, ch->data + at, n * sizeof(type));     \
         return status;                                                                          \
     }
 
-VALUES(fmi2GetReal, OP_GET_REAL, fmi2Real, 1)
-VALUES(fmi2GetInteger, OP_GET_INTEGER, fmi2Integer, 1)
-VALUES(fmi2GetBoolean, OP_GET_BOOLEAN, fmi2Boolean, 1)
-VALUES(fmi2SetReal, OP_SET_REAL, const fmi2Real, 0)
-VALUES(fmi2SetInteger, OP_SET_INTEGER, const fmi2Integer, 0)
-VALUES(fmi2SetBoolean, OP_SET_BOOLEAN, const fmi2Boolean, 0)
+static VALUES(get_real, "fmi2GetReal", OP_GET_REAL, fmi2Real, 1)
+VALUES(fmi2GetInteger, "fmi2GetInteger", OP_GET_INTEGER, fmi2Integer, 1)
+VALUES(fmi2GetBoolean, "fmi2GetBoolean", OP_GET_BOOLEAN, fmi2Boolean, 1)
+static VALUES(set_real, "fmi2SetReal", OP_SET_REAL, const fmi2Real, 0)
+VALUES(fmi2SetInteger, "fmi2SetInteger", OP_SET_INTEGER, const fmi2Integer, 0)
+VALUES(fmi2SetBoolean, "fmi2SetBoolean", OP_SET_BOOLEAN, const fmi2Boolean, 0)
+
+/* fmi2GetReal: from the worker's prefetch when it holds these references' values now. */
+fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real value[])
+{
+    ENTER("fmi2GetReal");
+    if (n && vr && value && ch->prefetch_valid && ch->pending_n == 0 && n == ch->prefetch_n
+            && memcmp(vr, ch->prefetch_vrs, n * sizeof *vr) == 0) {
+        memcpy(value, ch->prefetch_values, n * sizeof *value);
+        return fmi2OK;
+    }
+    fmi2Status status = get_real(c, vr, n, value);
+    if (status == fmi2OK && !p->dead && n && n <= CHANNEL_PREFETCH) {
+        ch->prefetch_n = (uint32_t)n;
+        memcpy(ch->prefetch_vrs, vr, n * sizeof *vr);
+    }
+    return status;
+}
+
+/* fmi2SetReal: deferred to the next call when it sets inputs only (standalone_channel.h). */
+fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                       const fmi2Real value[])
+{
+    ENTER("fmi2SetReal");
+    if (n && vr && value && p->stepping && p->last_ok && !p->dead
+            && ch->pending_n + n <= CHANNEL_PENDING && all_inputs(p, vr, n)) {
+        memcpy(ch->pending_vrs + ch->pending_n, vr, n * sizeof *vr);
+        memcpy(ch->pending_values + ch->pending_n, value, n * sizeof *value);
+        ch->pending_n += (uint32_t)n;
+        ch->prefetch_valid = 0;
+        return fmi2OK;
+    }
+    return set_real(c, vr, n, value);
+}
 
 fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n,
                          fmi2String value[])

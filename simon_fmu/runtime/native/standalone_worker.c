@@ -407,6 +407,33 @@ static fmi2Status serve(Op op)
     }
 }
 
+/* The host's deferred fmi2SetReal of inputs, in order, before the request. */
+static fmi2Status apply_pending(void)
+{
+    uint32_t n = ch->pending_n;
+    if (!n) return fmi2OK;
+    ch->pending_n = 0;
+    fmi2Status s = T->setReal(component, ch->pending_vrs, n, ch->pending_values);
+    if (s != fmi2OK)
+        append_log(s, "logStatusError", "fmi2SetReal of inputs (deferred to the next call) did "
+                   "not answer fmi2OK");
+    return s;
+}
+
+/* The values of the last fmi2GetReal's references after a step, if reading them is silent. */
+static void prefetch(void)
+{
+    uint32_t n = ch->prefetch_n, count = ch->log_count, used = ch->log_used;
+    if (!n || n > CHANNEL_PREFETCH) return;
+    fmi2Status s = T->getReal(component, ch->prefetch_vrs, n, ch->prefetch_values);
+    if (s == fmi2OK && ch->log_count == count) {
+        ch->prefetch_valid = 1;
+    } else {   /* not silent: the host asks for real */
+        ch->log_count = count;
+        ch->log_used = used;
+    }
+}
+
 static int serve_channel(int fd)
 {
     ch = mmap(NULL, sizeof(Channel), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -430,7 +457,10 @@ static int serve_channel(int fd)
     uint64_t spin = (uint64_t)ch->spin_us * 1000u;
     for (;;) {
         Op op = (Op)ch->op;
-        ch->status = serve(op);
+        fmi2Status deferred = apply_pending();
+        fmi2Status status = serve(op);
+        ch->status = status > deferred ? status : deferred;
+        if (op == OP_DO_STEP && ch->status == fmi2OK) prefetch();
         ch->reply = REPLY_DONE;
         int leaving = op == OP_FREE || (op == OP_INSTANTIATE && !component);
         channel_hand(ch, TURN_HOST);
