@@ -28,8 +28,12 @@ UNIT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 #: objects and lists nest at most this deep in an event (the format itself nests 7 deep)
 MAX_DEPTH = 32
 #: the internal step the engine accepts, s: below MIN_STEP_SIZE a communication step of
-#: seconds would take more internal steps than the step counter holds exactly
-MIN_STEP_SIZE, MAX_STEP_SIZE = 1e-6, 0.02
+#: seconds would take more internal steps than the step counter holds exactly; above
+#: MAX_STEP_SIZE the 4th-order Runge-Kutta step leaves its stability interval (z >= -2.785)
+#: for a sliding tire's carcass deflection, whose shortest time constant is
+#: engine.tire.TAU_MIN = 1 ms (2 ms = 0.72 x 2.785 ms; engine.stability checks each
+#: vehicle's own modes at its initial state on top of this)
+MIN_STEP_SIZE, MAX_STEP_SIZE = 1e-6, 0.002
 # The range of the engine's arithmetic, wide beyond any road vehicle: within it products of
 # forces and lever arms stay finite and positions resolve the tire deflection (m, m, K, Pa)
 LENGTH_RANGE = 100.0       # a dimension, axle position, tire radius or CG height

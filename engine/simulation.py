@@ -18,6 +18,7 @@ from . import layout as L
 from .event import MAX_STEP_SIZE, MIN_STEP_SIZE, Event, EventError
 from .integrator import advance as _advance
 from .params import pack
+from .stability import stable_step
 from .signals import (ENV_INPUTS, INPUT_LIMITS, TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS,
                       WHEEL_INPUTS, WHEEL_OUTPUTS)
 from .vehicle import ERR_NONFINITE, ERR_TIRE_DEFLECTION
@@ -62,7 +63,9 @@ class Simulation:
         The validated event (``engine.load_event``).
     step_size : float, optional
         Internal fixed integration step in s (default: the event's ``simulation.step_size``,
-        1 ms for the reference sedan). Accepts 1e-6 <= h <= 0.02.
+        1 ms for the reference sedan). Accepts 1e-6 <= h <= 0.002
+        (``engine.event.MAX_STEP_SIZE``) and no more than the vehicle's stiffest mode allows
+        at its initial state (:mod:`engine.stability`).
     friction_multiplier : float, optional
         Road friction multiplier applied on top of the event's environment (default 1).
     initial : dict, optional
@@ -138,6 +141,24 @@ class Simulation:
         self._n_gears = [int(p) for p in self.model.P_UNIT[:, L.U_N_GEARS]]
         self._bounds = self._input_bounds()
         self._run(0.0, 0)  # outputs at the initial state
+        self._check_step_size()
+
+    def _check_step_size(self):
+        """Refuse a step the integrator cannot take for this vehicle (engine.stability)."""
+        try:
+            limit = stable_step(self)
+        except (ValueError, np.linalg.LinAlgError) as exc:
+            raise EventError([f"the event cannot be integrated: {exc}"]) from None
+        if not self.step_size <= limit.h_max:
+            lam = limit.eigenvalue
+            raise EventError([
+                f"stepSize: a step <= {limit.h_max:.3g} s for this vehicle (got {self.step_size!r}): "
+                f"its stiffest mode, in {limit.state}, has the eigenvalue "
+                f"{lam.real:.4g}{lam.imag:+.4g}j 1/s at the initial state, and the 4th-order "
+                f"Runge-Kutta step is stable only up to h = {limit.h_max:.3g} s for it"
+                + ("" if math.isfinite(limit.h_max) and limit.h_max >= MIN_STEP_SIZE else
+                   "; no step the engine accepts resolves it: check the stiffnesses and masses "
+                   "of the event")])
 
     # --- the arrays ---------------------------------------------------------------------
     y = property(lambda self: self._y, doc="The state vector (names: ``state_names``).")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Iterator, NamedTuple, Optional, Union
 
 import engine
+from engine.event import MAX_STEP_SIZE, MIN_STEP_SIZE
 
 Number = Union[float, int, bool]
 
@@ -105,7 +106,8 @@ _FRICTION_MIN, _FRICTION_MAX, _ = engine.INPUT_LIMITS["frictionMultiplier"]
 #: Parameters of the whole simulation. The start values are the defaults; the event's own
 #: values (simulation.step_size, environment.friction_multiplier) replace them.
 PARAMETERS: dict[str, Parameter] = {
-    "stepSize": Parameter(Field("s", None, "Internal fixed integration step"), 0.001, 1e-6, 0.02),
+    "stepSize": Parameter(Field("s", None, "Internal fixed integration step"), 0.001,
+                          MIN_STEP_SIZE, MAX_STEP_SIZE),
     "frictionMultiplier": Parameter(Field(None, None, "Road friction multiplier"),
                                     1.0, _FRICTION_MIN, _FRICTION_MAX),
 }

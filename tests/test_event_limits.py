@@ -252,7 +252,7 @@ def test_advance_refuses_bad_times_and_arrays_cannot_be_replaced(sim):
     for name in ("y", "u_unit", "u_wheel", "u_env", "y_unit", "y_wheel", "y_tire"):
         with pytest.raises(AttributeError):
             setattr(sim, name, np.zeros(1))
-    with pytest.raises(engine.EventError, match="stepSize: a step 1e-06 <= h <= 0.02 s"):
+    with pytest.raises(engine.EventError, match="stepSize: a step 1e-06 <= h <= 0.002 s"):
         engine.Simulation(sim.event, step_size=1e-300)
 
 

@@ -75,9 +75,9 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
             raw = FmuBuilder.build_FMU(entry, dest=Path(tmp) / "raw.fmu",
                                        project_files=[stage / p for p in packages]
                                        + [stage / EVENT_FILE])
-            if warm_cache:
-                _warm(sys.modules.get(next(p for p in packages if p.startswith("simon_engine_"))),
-                      stage / EVENT_FILE)
+            checked = warm_cache and _warm(
+                sys.modules.get(next(p for p in packages if p.startswith("simon_engine_"))),
+                stage / EVENT_FILE)
         finally:
             # the builder imports the entry script and leaves it on sys.path and in sys.modules
             sys.path[:] = saved_path
@@ -85,6 +85,8 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
                 if name.startswith(("simon_slave_", *packages)):
                     del sys.modules[name]
 
+        if not checked:
+            engine.Simulation(event)   # what the FMU does first: refuses what it cannot run
         epoch = os.environ.get("SOURCE_DATE_EPOCH")
         xml = fmu_model_description(
             event, model_identifier, generation_time(float(epoch) if epoch else None), key)
@@ -92,15 +94,23 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
     return output
 
 
-def _warm(bundled_engine, event_file: Path) -> None:
-    """Compile the bundled engine where the FMU will import it from (numba caches it there)."""
+def _warm(bundled_engine, event_file: Path) -> bool:
+    """Compile the bundled engine where the FMU will import it from (numba caches it there).
+
+    Returns True when the bundled engine set up the event as the FMU will (so the event is
+    one the FMU can run); an event it refuses raises :class:`engine.EventError`.
+    """
     if bundled_engine is None or runtime_entry.cache_root() not in Path(bundled_engine.__file__).parents:
-        return
+        return False
     try:
         sim = bundled_engine.Simulation(bundled_engine.load_event(event_file))
+    except bundled_engine.EventError as exc:
+        raise engine.EventError(exc.problems) from None
+    try:
         sim.advance(1.5 * sim.step_size)   # a whole step and a partial one
     except Exception as exc:  # noqa: BLE001 - the FMU is still usable; it compiles when run
         warnings.warn(f"the bundled engine could not be compiled at build time: {exc}")
+    return True
 
 
 def fmu_model_description(event: "engine.Event", model_identifier: str = MODEL_IDENTIFIER,

@@ -1,0 +1,117 @@
+"""The internal step size: every step the engine and the FMU accept runs the vehicle, and a step
+the vehicle's stiffest mode cannot take is refused up front, naming it (engine.stability)."""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from fmpy.fmi1 import FMICallException
+from fmpy.fmi2 import fmi2Error
+
+from conftest import build
+
+import engine
+from engine.event import MAX_STEP_SIZE
+from engine.stability import rk4_amplification, rk4_limit, stable_step
+from engine.tire import TAU_MIN
+
+EVENT = engine.load_event()
+CAR = EVENT.data["units"][0]
+STIFF_SPRING = 1.0e9      # N/m on the front axle: a wheel-hop mode of about 6000 rad/s
+U = engine.UNIT_INPUTS
+
+
+def _stiff_event(rate=STIFF_SPRING):
+    data = copy.deepcopy(EVENT.data)
+    data["units"][0]["axles"][0]["suspension"]["spring_rate"] = rate
+    return engine.load_event(data)
+
+
+def test_rk4_stability_interval_and_imaginary_reach():
+    """The classical values: -2.7853 on the real axis, 2 sqrt(2) on the imaginary axis."""
+    assert rk4_limit(-1.0) == pytest.approx(2.785293563405282, rel=1e-12)
+    assert rk4_limit(1j) == pytest.approx(2.0 * math.sqrt(2.0), rel=1e-12)
+    assert rk4_amplification(2.0 * math.sqrt(2.0) * 1j) == pytest.approx(1.0, abs=1e-12)
+    lam = complex(-50.0, 400.0)
+    h = rk4_limit(lam)
+    assert rk4_amplification(h * lam) <= 1.0 < rk4_amplification(1.001 * h * lam)
+
+
+def test_the_largest_accepted_step_resolves_a_sliding_tire():
+    """MAX_STEP_SIZE keeps a sliding tire's carcass deflection (time constant TAU_MIN) inside
+    the RK4 interval, with margin."""
+    assert MAX_STEP_SIZE <= 0.75 * rk4_limit(-1.0 / TAU_MIN)
+
+
+@pytest.mark.parametrize("speed, steer, brake, throttle, gear", [
+    (40.0, 0.0, 5000.0, 0.0, 0),     # locked-wheel stop from 144 km/h
+    (5.0, 0.0, 5000.0, 1.0, 1),      # brake and throttle against each other
+    (40.0, 2.0, 0.0, 0.0, 0),        # steering-wheel 2 rad at 144 km/h: a spin
+    (0.0, 0.5, 0.0, 1.0, 1),         # full-throttle launch, steered
+])
+def test_every_accepted_step_runs_the_hardest_manoeuvres(speed, steer, brake, throttle, gear):
+    sim = engine.Simulation(EVENT, step_size=MAX_STEP_SIZE, initial={"car": {"speed0": speed}})
+    for name, value in (("steeringWheelAngle", steer), ("brakePedalForce", brake),
+                        ("throttle", throttle), ("gear", gear)):
+        sim.u_unit[0, U.index(name)] = value
+    sim.advance(4.0)
+    assert np.isfinite(sim.y).all()
+
+
+def test_a_step_beyond_the_stiffest_mode_is_refused_and_really_diverges():
+    event = _stiff_event()
+    probe = engine.Simulation(event, step_size=1e-4)
+    limit = stable_step(probe)
+    assert "axle1" in limit.state and "dz" in limit.state
+    # the wheel-hop mode: the unsprung mass between the tire and the spring, whose far end
+    # is the body at the wheel, of effective mass 1/m_c = 1/m_s + (t/2)^2/I_x + a^2/I_y
+    axle = CAR["axles"][0]
+    m_u, m_s = axle["unsprung_mass_per_wheel"], CAR["sprung_mass"]["mass"]
+    i_x, i_y, _ = CAR["sprung_mass"]["inertia"]
+    m_c = 1.0 / (1.0 / m_s + (axle["track"] / 2) ** 2 / i_x + axle["x"] ** 2 / i_y)
+    k_t = CAR["tires"]["front"]["radial_stiffness"]
+    omega = math.sqrt((STIFF_SPRING + k_t) / m_u + STIFF_SPRING / m_c)
+    assert abs(limit.eigenvalue.imag) == pytest.approx(omega, rel=0.01)     # 0.3 % measured
+    assert limit.h_max == pytest.approx(rk4_limit(limit.eigenvalue), rel=1e-12)
+    with pytest.raises(engine.EventError) as refused:
+        engine.Simulation(event, step_size=1.05 * limit.h_max)
+    (message,) = refused.value.problems
+    assert message.startswith("stepSize: a step <= ") and limit.state in message
+    # the check predicts the integrator: just inside it runs, just outside it diverges
+    ok = engine.Simulation(event, step_size=0.95 * limit.h_max)
+    ok.advance(0.5)
+    with pytest.raises(engine.SimulationError):
+        probe._run(1.3 * limit.h_max, int(0.5 / (1.3 * limit.h_max)))
+
+
+def test_build_refuses_an_event_no_step_resolves(tmp_path):
+    event_file = tmp_path / "stiff.json"
+    event_file.write_text(json.dumps(_stiff_event().data))
+    done = subprocess.run([sys.executable, "-m", "simon_fmu", "build", str(event_file), "-o",
+                           str(tmp_path / "x.fmu"), "--no-warm"], capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    assert "stepSize: a step <= " in done.stderr and "axle1" in done.stderr
+    assert not (tmp_path / "x.fmu").exists()
+
+
+def test_fmu_refuses_a_step_size_its_vehicle_cannot_take(instance, fmu_dir):
+    """A vehicle that runs at 0.5 ms but not at 2 ms: fmi2Error at the end of
+    initialisation, naming stepSize and the mode; at 0.5 ms it runs."""
+    rate = 2.0e8
+    event_file = fmu_dir / "stiff-2e8.json"
+    event_file.write_text(json.dumps(_stiff_event(rate).data | {"simulation": {"step_size": 5e-4}}))
+    fmu = build(event_file, fmu_dir / "Stiff.fmu")
+    inst = instance(fmu)
+    with pytest.raises(FMICallException) as failed:
+        inst.start({"stepSize": MAX_STEP_SIZE})
+    assert failed.value.status == fmi2Error
+    message = inst.messages(fmi2Error)[-1]
+    assert "stepSize" in message and "axle1" in message, inst.log
+    runs = instance(fmu).start({"car.speed0": 10.0})
+    for n in range(20):
+        runs.fmu.doStep(n * 0.01, 0.01)
