@@ -12,9 +12,10 @@ State vector (one float64 array), in this order:
   and its rate (independent suspension: the wheel's vehicle-fixed z displacement from static
   equilibrium, down +, Eq. 17/62; a solid axle will use the two wheel slots of its axle for
   axle heave and axle roll), and the wheel spin velocity Omega (rad/s, rolling forward +);
-* per tire, 2 states at ``12*n_units + 3*n_wheels + 2*t``: the transient
-  longitudinal slip kx (drive +) and the transient lateral slip ky (~ sin of the slip angle),
-  see ``engine/tire.py``.
+* per tire, 3 states at ``tire_offset(t) = 12*n_units + 3*n_wheels + 3*t``: the transient
+  longitudinal slip kx (drive +), the transient lateral slip ky (~ sin of the slip angle) and
+  the radial deflection at the last loading turning point (m, the memory of the rebound
+  multiplier's loop, Eq. 93), see ``engine/tire.py``.
 """
 
 # --- body states -------------------------------------------------------------------------
@@ -24,8 +25,8 @@ N_BODY = 12
 WZ, WZD, WOMEGA = range(3)
 N_WHEEL_STATE = 3
 # --- tire states -------------------------------------------------------------------------
-TKX, TKY = range(2)
-N_TIRE_STATE = 2
+TKX, TKY, TTURN = range(3)
+N_TIRE_STATE = 3
 
 # --- packed unit parameters: P_UNIT[u, :] ------------------------------------------------
 (U_MS, U_IX, U_IY, U_IZ, U_IXZ, U_CGH, U_STEER_RATIO, U_PEDAL_RATIO, U_PROP_START, U_PROP_RATIO,
@@ -103,13 +104,17 @@ def wheel_offset(n_units, w):
     return N_BODY * n_units + N_WHEEL_STATE * w
 
 
+def tire_offset(n_units, n_wheels, t):
+    return N_BODY * n_units + N_WHEEL_STATE * n_wheels + N_TIRE_STATE * t
+
+
 def state_size(n_units, n_wheels, n_tires):
     return N_BODY * n_units + N_WHEEL_STATE * n_wheels + N_TIRE_STATE * n_tires
 
 
 BODY_STATE_NAMES = ("X", "Y", "Z", "roll", "pitch", "yaw", "u", "v", "w", "p", "q", "r")
 WHEEL_STATE_NAMES = ("dz", "dz_rate", "spin")
-TIRE_STATE_NAMES = ("kx", "ky")
+TIRE_STATE_NAMES = ("kx", "ky", "defl_turn")
 
 
 def state_names(unit_names, wheel_names, tire_names):

@@ -251,6 +251,8 @@ def pack(event, friction_multiplier: float, initial: dict):
             offsets = [0.0] if ntires == 1 else [-side * ax["dual_spacing"] / 2.0, side * ax["dual_spacing"] / 2.0]
             for off in offsets:  # inner first, then outer
                 _pack_tire(P_TIRE, TT, t, w, off, tire)
+                # on its loading curve at the static deflection: the turning point of Eq. 93
+                y0[L.tire_offset(nu, nw, t) + L.TTURN] = defl
                 t += 1
             w += 1
         P[L.U_MTOTAL] = sm["mass"] + m_unsprung

@@ -47,20 +47,56 @@ OMEGA_RR = 1.0
 
 
 @njit
-def radial_force(defl, loading, P, t):
-    """Eq. 93, 2-step radial tire force for radial deflection ``defl``.
-
-    ``loading`` is True while the deflection grows (xi = 1) and False while it shrinks
-    (xi = lambda, the rebound multiplier).
-    """
+def loading_force(defl, P, t):
+    """Eq. 93 with xi = 1: the 2-step radial force of a tire loaded to deflection ``defl``."""
     if defl <= 0.0:
         return 0.0
     kt = P[t, T_KT]
     d2 = P[t, T_D2]
-    xi = 1.0 if loading else P[t, T_LAMBDA]
     if defl < d2:
-        return xi * kt * defl
-    return xi * kt * (P[t, T_KBAR] * (defl - d2) + d2)
+        return kt * defl
+    return kt * (P[t, T_KBAR] * (defl - d2) + d2)
+
+
+@njit
+def radial_force(defl, turn, P, t):
+    """Eq. 93, radial tire force for radial deflection ``defl``, with the rebound multiplier
+    lambda as a hysteresis loop whose memory is the turning point ``turn`` (the deflection at
+    which the tire last stopped loading, a state: :func:`turning_point_rate`).
+
+    At or beyond the turning point the tire is on its loading curve (Eq. 93 with xi = 1).
+    Below it the tire unloads, and reloads, on the loading curve compressed towards the
+    turning point by lambda: F = F_load((defl - d0) / lambda), zero at the permanent set
+    d0 = (1 - lambda) turn. The force is continuous in the deflection, the unloading returns
+    lambda of the energy stored, and lambda = 1 is the loading curve itself (docs/equations.md:
+    the manual's xi = lambda on a non-growing deflection cannot hold a static load).
+    """
+    if defl <= 0.0:
+        return 0.0
+    if defl >= turn:
+        return loading_force(defl, P, t)
+    lam = P[t, T_LAMBDA]
+    d0 = (1.0 - lam) * turn
+    if defl <= d0:
+        return 0.0
+    return loading_force((defl - d0) / lam, P, t)
+
+
+@njit
+def turning_point_rate(defl, rate, turn, lam):
+    """Rate of the turning point of the radial-force loop (Eq. 93, :func:`radial_force`).
+
+    ``rate`` is the deflection rate d(defl)/dt. On the loading curve (defl >= turn) the
+    turning point follows a growing deflection; on the unloading branch it holds; below the
+    permanent set (the tire carries no force: it has left the ground) the set recovers with
+    the deflection, d0 = (1 - lambda) turn following defl down, so the tire is unset when it
+    is in the air and the force stays continuous (zero) meanwhile.
+    """
+    if defl >= turn:
+        return rate if rate > 0.0 else 0.0
+    if rate < 0.0 and lam < 1.0 and defl <= (1.0 - lam) * turn:
+        return rate / (1.0 - lam)
+    return 0.0
 
 
 def static_deflection(load, kt, kbar, d2):

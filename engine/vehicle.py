@@ -14,6 +14,15 @@ For each unit:
  6. the coupled sprung/unsprung accelerations (Eq. 1-14, 18), Euler-angle rates (Eq. 54-56)
     and earth-fixed velocity (Eq. 57).
 
+The one state the pass writes is a tire's loading turning point (Eq. 93, ``engine.tire``).
+When the deflection has passed it, the tire is on its loading curve, where the force and
+the rates do not depend on the turning point, and it is set to the deflection: at an
+integration step's first stage this removes the lag that the step's stages leave when a
+tire starts loading (the stages before and after the turn straddle the switch). A tire off
+the ground carries no force whatever its turning point, and its turning point is set to
+zero: the tire in the air keeps no memory of its last load. Neither changes a derivative
+of the state it is applied to.
+
 When ``record`` is true the same pass also fills the output arrays. Nothing is allocated:
 the per-wheel values, the rotation matrix and the unit's system matrix live in the
 preallocated ``scratch`` (rows named in ``engine.layout``, shape ``layout.scratch_shape``).
@@ -30,7 +39,7 @@ from .layout import (E_G, IE_WIND_DIR, IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEE
                      IW_BPF, IW_MU, N_BODY, N_TIRE_STATE, N_WHEEL_STATE, S_A, S_ACC, S_B, S_DOMEGA,
                      S_DRIVEN, S_F, S_FZW, S_INERTIA, S_JZ, S_M, S_MW, S_R, S_TORQUE, S_XW, S_YW,
                      S_ZDD, S_ZDW, S_ZW, SP, SPHI, SPSI, SQ, SR, STHETA, SU, SV, SW, SX, SY, SZ, T_DMAX, T_DY, T_FZMIN, T_RLX, T_RLY, T_RU,
-                     T_SIG0, T_SIGV, T_TAU, TKX, TKY, U_AERO0, U_DIFF_RATIO, U_I_DT, U_IX, U_IXZ,
+                     T_LAMBDA, T_SIG0, T_SIGV, T_TAU, TKX, TKY, TTURN, U_AERO0, U_DIFF_RATIO, U_I_DT, U_IX, U_IXZ,
                      U_IY, U_IZ, U_MS, U_N_DRIVEN, U_NAERO, U_NWHEELS, U_PEDAL_RATIO,
                      U_PROP_RATIO, U_PROP_START, U_PUSHOUT, U_STEER_RATIO, U_WHEEL0, W_DRIVEN,
                      W_ISPIN, W_KRS, W_MUS, W_NTIRES, W_PARTNER, W_PROPORTIONED, W_SIDE,
@@ -42,7 +51,8 @@ from .layout import (E_G, IE_WIND_DIR, IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEE
 from .sprung_mass import solve_unit
 from .suspension import antisway_force, bump_steer, camber_change, half_track_change, suspension_force
 from .terrain import surface
-from .tire import contact, kinematic_slips, properties, radial_force, rolling_resistance, skid_flag, tire_axes, tire_forces
+from .tire import (contact, kinematic_slips, properties, radial_force, rolling_resistance, skid_flag,
+                   tire_axes, tire_forces, turning_point_rate)
 from .wheel_spin import brake_torque, spin_accelerations
 
 #: error codes reported through err[0]; err[1] holds the tire or state index
@@ -137,10 +147,6 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
             axb, ayb, azb = -ss, cc * cs, sc * cs                             # Eq. 79
             axe, aye, aze = to_earth(R, axb, ayb, azb)
             xx, xy, yx, yy = tire_axes(axe, aye, aze)
-            vwx, vwy, vwz = point_velocity(uu, vv, ww, p, q, r, xw, yw, zw)
-            vwy += ydot
-            vwz += dzd
-            _, _, vcenter_z = to_earth(R, vwx, vwy, vwz)
             t_tire = 0.0
             m_roll = 0.0
             t0 = int(P_WHEEL[w, W_TIRE0])
@@ -167,9 +173,21 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                 vex, vey, vez = to_earth(R, vcx, vcy, vcz)
                 u_gp = vex * xx + vey * xy                                 # Eq. 74
                 v_gp = vex * yx + vey * yy                                 # Eq. 78
-                loading = vcenter_z * nz >= 0.0
-                FR = radial_force(defl, loading, P_TIRE, t)                # Eq. 93
                 ts = tire_base + N_TIRE_STATE * t
+                # Eq. 93 on its loop: the deflection rate is the contact point's velocity
+                # (wheel-carrier fixed) along the normal over d.n, the rate of Eq. 90-92. A
+                # turning point below the deflection (the integration's lag as the tire
+                # starts loading) is raised to it, a tire off the ground has none (module
+                # docstring)
+                turn = y[ts + TTURN]
+                if defl > turn or D >= ru:
+                    turn = defl
+                    y[ts + TTURN] = defl
+                FR = radial_force(defl, turn, P_TIRE, t)                   # Eq. 93
+                rate = 0.0
+                if D < ru:
+                    rate = (vex * nx + vey * ny + vez * nz) / (dxe * nx + dye * ny + dze * nz)
+                dy[ts + TTURN] = turning_point_rate(defl, rate, turn, P_TIRE[t, T_LAMBDA])
                 kin, v_ref, sa, V_ref, wl = kinematic_slips(u_gp, v_gp, om, rT)
                 mup, mus, sp_, ca, cg = properties(P_TIRE, TT, t, FR, u_gp)
                 fmult = fr * u_wheel[w, IW_MU]

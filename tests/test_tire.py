@@ -126,10 +126,13 @@ def test_friction_multiplier_scales_friction_not_stiffness():
 def test_radial_force_two_step(model):
     P = model.P_TIRE
     kt = 158294.0
-    assert radial_force(0.02, True, P, 0) == pytest.approx(kt * 0.02)
+    # loading (the deflection at its turning point, or a fresh tire)
+    assert radial_force(0.02, 0.02, P, 0) == pytest.approx(kt * 0.02)
     # beyond delta_2 = 0.05 m the secondary multiplier 3 applies (Eq. 93)
-    assert radial_force(0.06, True, P, 0) == pytest.approx(kt * (3.0 * 0.01 + 0.05))
-    assert radial_force(-0.01, True, P, 0) == 0.0
+    assert radial_force(0.06, 0.0, P, 0) == pytest.approx(kt * (3.0 * 0.01 + 0.05))
+    assert radial_force(-0.01, 0.0, P, 0) == 0.0
+    # the sedan's lambda = 1: unloading from 0.08 m follows the loading curve
+    assert radial_force(0.06, 0.08, P, 0) == radial_force(0.06, 0.0, P, 0)
     assert static_deflection(kt * 0.08, kt, 3.0, 0.05) == pytest.approx(0.06)
 
 
