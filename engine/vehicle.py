@@ -14,14 +14,14 @@ For each unit:
  6. the coupled sprung/unsprung accelerations (Eq. 1-14, 18), Euler-angle rates (Eq. 54-56)
     and earth-fixed velocity (Eq. 57).
 
-The one state the pass writes is a tire's loading turning point (Eq. 93, ``engine.tire``).
-When the deflection has passed it, the tire is on its loading curve, where the force and
-the rates do not depend on the turning point, and it is set to the deflection: at an
-integration step's first stage this removes the lag that the step's stages leave when a
-tire starts loading (the stages before and after the turn straddle the switch). A tire off
-the ground carries no force whatever its turning point, and its turning point is set to
-zero: the tire in the air keeps no memory of its last load. Neither changes a derivative
-of the state it is applied to.
+The one state the pass writes (unless it records: a recording pass leaves ``y`` alone) is a
+tire's loading turning point (Eq. 93, ``engine.tire``). When the deflection has passed it,
+the tire is on its loading curve, where the force and the rates do not depend on the
+turning point, and it is set to the deflection: at an integration step's first stage this
+removes the lag that the step's stages leave when a tire starts loading (the stages before
+and after the turn straddle the switch). A tire off the ground carries no force whatever
+its turning point, and its turning point is set to zero: the tire in the air keeps no
+memory of its last load. Neither changes a derivative of the state it is applied to.
 
 When ``record`` is true the same pass also fills the output arrays. Nothing is allocated:
 the per-wheel values, the rotation matrix and the unit's system matrix live in the
@@ -182,7 +182,8 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                 turn = y[ts + TTURN]
                 if defl > turn or D >= ru:
                     turn = defl
-                    y[ts + TTURN] = defl
+                    if not record:
+                        y[ts + TTURN] = defl
                 FR = radial_force(defl, turn, P_TIRE, t)                   # Eq. 93
                 rate = 0.0
                 if D < ru:
