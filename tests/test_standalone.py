@@ -436,3 +436,53 @@ def test_deferred_inputs_and_prefetched_outputs_answer_as_the_development_fmu(
     before = len(inst.log)
     inst.set("car.u", 1.0)             # an output: not deferred, a warning at once
     assert any(status == 1 for status, _, _ in inst.log[before:]), inst.log[before:]
+
+
+def test_fmu_states_through_the_worker(standalone_car, instance):
+    inst = instance(standalone_car).start()
+    names = ["car.u", "car.v", "car.yaw", "car.X"]
+    inst.set("car.steeringWheelAngle", 0.5)
+    inst.fmu.doStep(0.0, 0.01)
+    state = inst.fmu.getFMUstate()
+    inst.fmu.doStep(0.01, 0.01)
+    after = inst.get_reals(names)
+    inst.fmu.setFMUstate(state)
+    inst.fmu.doStep(0.01, 0.01)
+    assert inst.get_reals(names) == after
+    copy = inst.fmu.deSerializeFMUstate(inst.fmu.serializeFMUstate(state))
+    inst.fmu.doStep(0.02, 0.01)
+    inst.fmu.setFMUstate(copy)
+    inst.fmu.doStep(0.01, 0.01)
+    assert inst.get_reals(names) == after
+    inst.fmu.freeFMUstate(state)
+    inst.fmu.freeFMUstate(copy)
+
+
+def _workers() -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid() and b"simon-fmu-worker" in cmdline:
+            found.append(int(pid))
+    return found
+
+
+def test_a_worker_that_dies_is_an_error_for_its_instance_only(standalone_car, instance):
+    import signal
+    first = instance(standalone_car, "first").start()
+    first.fmu.doStep(0.0, 0.001)
+    (worker,) = _workers()
+    second = instance(standalone_car, "second").start()
+    os.kill(worker, signal.SIGKILL)
+    with pytest.raises(Exception):
+        first.fmu.doStep(0.001, 0.001)
+    # fmpy's logger proxy passes every message to the logger registered last: second's
+    logged = first.messages(3) + second.messages(3)
+    assert any("worker process" in m and "signal 9" in m for m in logged), logged
+    second.fmu.doStep(0.0, 0.001)       # the other instance carries on
+    first.free()
+    assert len(_workers()) == 1

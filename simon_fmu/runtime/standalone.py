@@ -226,6 +226,22 @@ def _warm(folder: Path) -> str:
     return done.stderr
 
 
+def glibc_needed(folder: Path) -> str:
+    """The newest glibc symbol version any binary under ``folder`` needs (objdump), else the
+    building machine's glibc."""
+    import platform
+    import re
+    newest = (0,)
+    if shutil.which("objdump"):
+        for path in folder.rglob("*"):
+            if path.is_file() and (".so" in path.name or path.name == WORKER_NAME):
+                done = subprocess.run(["objdump", "-T", str(path)], capture_output=True,
+                                      text=True)
+                for version in re.findall(r"GLIBC_([0-9.]+)", done.stdout):
+                    newest = max(newest, tuple(int(x) for x in version.split(".")))
+    return ".".join(map(str, newest)) if newest != (0,) else platform.libc_ver()[1]
+
+
 def runtime_size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
@@ -277,7 +293,7 @@ def make_standalone(development_fmu: PathLike, output: PathLike, warm: bool = Tr
             "python": sys.version.split()[0], "packages": versions,
             "numba_cpu": "generic", "compiled_kernels": compiled,
             "worker": f"{STANDALONE}/bin/{WORKER_NAME}",
-            "runtime_bytes": runtime_size(root),
+            "runtime_bytes": runtime_size(root), "glibc": glibc_needed(tree),
         }
         (root / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
         if warm and not compiled and "compiling" in report:

@@ -89,6 +89,15 @@ def _check_standalone(folder: Path, manifest: dict, report: Report) -> None:
     report.line(os.path.exists("/lib64/ld-linux-x86-64.so.2"),
                 "the x86-64 ELF interpreter /lib64/ld-linux-x86-64.so.2")
     report.line(hasattr(os, "memfd_create"), "shared memory (memfd_create)")
+    needed, here = manifest.get("glibc"), platform.libc_ver()[1]
+    if needed:
+        def version(text):
+            return tuple(int(x) for x in text.split(".") if x.isdigit())
+        ok = bool(here) and version(here) >= version(needed)
+        report.line(ok, f"glibc {here or '(not glibc)'}; the FMU needs {needed} or newer")
+        if not ok:
+            report.advice.append(f"run it on a Linux with glibc {needed} or newer, or build it "
+                                 "on a machine with an older glibc")
     if not worker.is_file():
         report.advice.append("extract the whole FMU again: its worker is missing")
         return
