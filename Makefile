@@ -41,9 +41,12 @@ demo: setup $(FMU)
 test: setup $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
 
-bench: $(FMU)
+# the development FMU with the engine and the peer, then the standalone FMU's own figures
+bench: $(FMU) $(STANDALONE_FMU)
 	$(PY) -m pip install -q -e '.[test,bench]'
 	$(PY) benchmarks/speed.py --fmu $(FMU)
+	$(PY) benchmarks/speed.py --fmu $(STANDALONE_FMU) --json out/benchmark-standalone.json \
+		--only fmu-10ms fmu-1ms fmu-1ms-buffers fmu-simulate cold-start
 
 # an FMI cross-check folder for the default car, checked by fmpy's validator
 crosscheck: $(FMU)
