@@ -342,12 +342,16 @@ def test_c_host_with_simon_fmu_python_instead_of_the_record(c_host, tmp_path, fa
     assert float(done.stdout.splitlines()[-1].split(",")[1]) == 2.0
 
 
-def test_c_host_with_a_python_that_cannot_be_used(c_host, faulty_fmu, extracted):
+@pytest.mark.parametrize("python", ["/no/such/python", "/bin/false"])
+def test_c_host_with_a_python_that_cannot_be_used(c_host, faulty_fmu, extracted, python):
+    """The message names the variable and says what to do; no shell error leaks out."""
     folder, md = extracted(faulty_fmu)
     done = _run_host(c_host, folder, md, ["u"], ["y"], [[1.0]],
-                     _bare_environment(SIMON_FMU_PYTHON="/no/such/python"))
+                     _bare_environment(SIMON_FMU_PYTHON=python))
     assert done.returncode == 3
-    assert "SIMON_FMU_PYTHON=/no/such/python" in done.stderr
+    assert f"SIMON_FMU_PYTHON={python}" in done.stderr
+    assert "unset it" in done.stderr and "--standalone" in done.stderr, done.stderr
+    assert "not found" not in done.stderr, done.stderr
 
 
 def test_c_host_runs_the_vehicle_without_environment(c_host, car_fmu, extracted):

@@ -67,6 +67,9 @@ typedef struct {
 #define DEVELOPMENT_FMU "this FMU was built for development and needs the Python environment " \
     "at %s; build with --standalone to run it elsewhere"
 
+#define ENVIRONMENT_HINT "unset it to use the environment this FMU was built in, or build " \
+    "with --standalone to run it elsewhere"
+
 static void chomp(char *s)
 {
     size_t n = strlen(s);
@@ -113,6 +116,12 @@ static int ask_python(const char *executable, PythonInfo *info, char *error, siz
         "os.path.join(sys.base_prefix, \"lib\")]; print(sys.executable); "
         "print(next((os.path.join(x, n) for x in d if \".so\" in n "
         "and os.path.isfile(os.path.join(x, n))), \"\")); print(\"%d.%d\" % sys.version_info[:2])";
+    if (access(executable, X_OK) != 0) {
+        snprintf(error, size, "%s=%s is no executable file; it names the Python whose "
+                 "environment this development FMU uses: " ENVIRONMENT_HINT, PYTHON_VARIABLE,
+                 executable);
+        return -1;
+    }
     char command[3 * PATH_MAX + sizeof script + 16];
     size_t n = 0;
     command[n++] = '\'';
@@ -138,8 +147,8 @@ static int ask_python(const char *executable, PythonInfo *info, char *error, siz
     chomp(info->libpython);
     chomp(info->version);
     if (!ok || status != 0) {
-        snprintf(error, size, "%s=%s did not answer as a Python interpreter", PYTHON_VARIABLE,
-                 executable);
+        snprintf(error, size, "%s=%s did not answer as a Python interpreter; "
+                 ENVIRONMENT_HINT, PYTHON_VARIABLE, executable);
         return -1;
     }
     if (!info->libpython[0]) {
