@@ -46,6 +46,13 @@ def test_docs_cite_no_file_outside_the_clone():
     assert not offenders, offenders
 
 
+def test_docs_name_no_folder_of_the_machine_they_were_written_on():
+    """A reader's clone is elsewhere: examples show a path of their own, not this clone's."""
+    here = str(ROOT.resolve())
+    offenders = [str(p.relative_to(ROOT)) for p in _markdown_files() if here in p.read_text()]
+    assert not offenders, offenders
+
+
 def test_no_test_installs_system_packages():
     """System packages come from the set-up step (`make setup`, tools/system-packages.txt)."""
     installer = "apt" + "-get"      # spelt apart, so that this file does not match itself
