@@ -398,6 +398,22 @@ def test_libcosim_and_ecos_run_it(importer, standalone_car, development_referenc
     _assert_same(result, development_reference)
 
 
+# ------------------------------------------------------------------ size
+
+
+def test_the_size_the_readme_and_the_design_page_state_is_the_fmus(standalone_car):
+    """README and docs/standalone.md give the file and its extracted size in MB of 2^20 bytes."""
+    mib = 2 ** 20
+    with zipfile.ZipFile(standalone_car) as archive:
+        extracted = sum(info.file_size for info in archive.infolist()) / mib
+    size = standalone_car.stat().st_size / mib
+    for page in (ROOT / "README.md", ROOT / "docs" / "standalone.md"):
+        stated = re.search(r"\*\*(\d+) MB\*\* \((\d+) MB extracted", page.read_text())
+        assert stated, f"{page.name} states no size"
+        assert float(stated[1]) == pytest.approx(size, rel=0.03), page.name
+        assert float(stated[2]) == pytest.approx(extracted, rel=0.03), page.name
+
+
 # ------------------------------------------------------------------ doctor
 
 
