@@ -53,6 +53,14 @@ def test_docs_name_no_folder_of_the_machine_they_were_written_on():
     assert not offenders, offenders
 
 
+def test_every_test_marker_the_docs_name_marks_some_test():
+    named = {m for page in _markdown_files()
+             for m in re.findall(r"marked `(\w+)`", page.read_text())}
+    used = "".join(p.read_text() for p in (ROOT / "tests").rglob("*.py"))
+    unused = sorted(m for m in named if f"mark.{m}" not in used)
+    assert not unused, unused
+
+
 def test_no_test_installs_system_packages():
     """System packages come from the set-up step (`make setup`, tools/system-packages.txt)."""
     installer = "apt" + "-get"      # spelt apart, so that this file does not match itself
