@@ -79,6 +79,12 @@ def test_an_input_outside_its_declared_range_fails_the_step(request, instance, f
     message = inst.messages(fmi2Error)[-1]
     assert name in message and repr(value) in message and f"[{lo!r}, {hi!r}]" in message, \
         inst.log
+    # corrected, the input is no longer the reason: the message says the failure is past
+    inst.set(name, (lo + hi) / 2)
+    with pytest.raises(FMICallException):
+        inst.fmu.doStep(H, H)
+    later = inst.messages(fmi2Error)[-1]
+    assert "failed earlier" in later and "reset" in later, inst.log
 
 
 def test_the_abs_answers_finite_values_over_its_whole_spin_range(instance, abs_fmu):

@@ -202,8 +202,10 @@ class _ControllerSlave:
 
     def do_step(self, current_time, step_size):
         if self._failure is not None or self._controller is None:
-            self._log(f"doStep at t={current_time!r} refused: "
-                      f"{self._failure or 'initialisation has not ended'}", Fmi2Status.error)
+            reason = ("initialisation has not ended" if self._failure is None else
+                      f"the instance failed earlier ({self._failure}); restore an FMU state "
+                      "or reset it")
+            self._log(f"doStep at t={current_time!r} refused: {reason}", Fmi2Status.error)
             return self._protocol.answer(ERROR)
         if not (step_size > 0 and math.isfinite(step_size)):
             self._log(f"doStep refused: communication step size {step_size!r} is not > 0",
