@@ -434,6 +434,9 @@ def test_doctor(standalone_car, car_fmu, tmp_path):
     bad = doctor(broken)
     assert bad.returncode == 1, bad.stdout
     assert "/nonexistent/venv" in bad.stdout and "--standalone" in bad.stdout
+    # the trial runs it as a Python host does, which says nothing about a C host
+    assert f"under this Python, {sys.executable}" in bad.stdout, bad.stdout
+    assert "is missing: a C host cannot run it here" in bad.stdout, bad.stdout
 
 
 def test_deferred_inputs_and_prefetched_outputs_answer_as_the_development_fmu(

@@ -127,6 +127,11 @@ def _check_development(folder: Path, report: Report) -> None:
     executable = os.environ.get("SIMON_FMU_PYTHON") or record.get("executable", "")
     print(f"  built for development: needs the Python environment at {executable or '?'}")
     report.line(bool(executable) and os.access(executable, os.X_OK), f"Python {executable}")
+    if not (executable and os.access(executable, os.X_OK)):
+        report.advice.append(f"its environment, {record.get('prefix') or executable or '?'}, is "
+                             "missing: a C host cannot run it here; rebuild the FMU in an "
+                             "environment that exists, or set SIMON_FMU_PYTHON to a Python "
+                             "with its packages")
     if record.get("libpython"):
         report.line(os.path.isfile(record["libpython"]), f"libpython {record['libpython']}")
     if executable and os.access(executable, os.X_OK):
@@ -168,10 +173,11 @@ def doctor(fmu: str) -> int:
         if manifest_file.is_file():
             print("  standalone: carries its own Python runtime")
             _check_standalone(folder, json.loads(manifest_file.read_text()), report)
+            where = "in a process of its own"
         else:
             _check_development(folder, report)
-
-        print("  trial: instantiate, initialise and one 1 ms step, in a process of its own")
+            where = f"in fmpy under this Python, {sys.executable}, as a Python host runs it"
+        print(f"  trial: instantiate, initialise and one 1 ms step, {where}")
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-c", TRIAL, str(folder)], capture_output=True,
                               text=True, timeout=600)
