@@ -37,7 +37,7 @@ from model_description.controllers import abs_catalogue, driver_catalogue
 from model_description.writer import LOG_CATEGORIES
 
 from . import abs_controller, driver
-from ..runtime.protocol import ERROR, OK, Protocol
+from ..runtime.protocol import ERROR, OK, Protocol, range_problem
 
 #: The controller description in the FMU's resources folder.
 CONTROLLER_FILE = "controller.json"
@@ -117,16 +117,10 @@ class _ControllerSlave:
     def _problem(self, causality: str) -> Optional[str]:
         """The first parameter or input (``causality``) that is not finite or outside its
         declared range, with what it accepts (None: all are accepted)."""
-        for v in self._catalogue.with_causality(causality):
-            if v.type not in ("Real", "Integer"):
-                continue
-            value = self._values[v.binding.index]
-            if not (isinstance(value, (int, float)) and math.isfinite(value)) \
-                    or (v.min is not None and value < v.min) \
-                    or (v.max is not None and value > v.max):
-                return (f"{causality} {v.name} = {value!r} rejected: it accepts a finite "
-                        f"value in [{v.min!r}, {v.max!r}]")
-        return None
+        return range_problem(
+            causality, (v for v in self._catalogue.with_causality(causality)
+                        if v.type in ("Real", "Integer")),
+            lambda v: self._values[v.binding.index])
 
     # The project's library: one call per fmi2Get*, the values in memoryviews of the
     # caller's arrays; an output that cannot be computed is fmi2Error with the reason.

@@ -13,6 +13,9 @@ difference from the slaves.
 """
 from __future__ import annotations
 
+import math
+from typing import Callable, Iterable, Optional
+
 from .exit_guard import guard_exit
 
 OK, WARNING, DISCARD, ERROR = 0, 1, 2, 3
@@ -35,3 +38,17 @@ class Protocol:
     def text(self, message: str) -> str:
         """A log message as the library wants it: plain, or escaped as a printf format."""
         return message if self.native else message.replace("%", "%%")
+
+
+def range_problem(causality: str, variables: Iterable, value_of: Callable) -> Optional[str]:
+    """The first of ``variables`` (catalogue variables of ``causality``) whose value
+    (``value_of(variable)``) is not finite or outside its declared [min, max], with what it
+    accepts; None when all are accepted."""
+    for v in variables:
+        value = value_of(v)
+        if not (isinstance(value, (int, float)) and math.isfinite(value)) \
+                or (v.min is not None and value < v.min) \
+                or (v.max is not None and value > v.max):
+            return (f"{causality} {v.name} = {value!r} rejected: it accepts a finite value"
+                    f" in [{v.min!r}, {v.max!r}]")
+    return None

@@ -55,7 +55,7 @@ from pythonfmu.enums import Fmi2Status
 import engine
 from model_description.catalogue import Catalogue, Variable, build_catalogue
 from model_description.writer import LOG_CATEGORIES
-from simon_fmu.runtime.protocol import ERROR, OK, WARNING, Protocol
+from simon_fmu.runtime.protocol import ERROR, OK, WARNING, Protocol, range_problem
 
 #: The event file in the FMU's resources folder.
 EVENT_FILE = "event.json"
@@ -355,14 +355,8 @@ class SimonSlave(Fmi2Slave):
 
     # ----------------------------------------------------------------- simulation
     def _parameter_problem(self) -> Optional[str]:
-        for v in self._catalogue.with_causality("parameter"):
-            value = self._params[v.binding]
-            if not (isinstance(value, (int, float)) and math.isfinite(value)) \
-                    or (v.min is not None and value < v.min) \
-                    or (v.max is not None and value > v.max):
-                return (f"parameter {v.name} = {value!r} rejected: it accepts a finite value"
-                        f" in [{v.min!r}, {v.max!r}]")
-        return None
+        return range_problem("parameter", self._catalogue.with_causality("parameter"),
+                             lambda v: self._params[v.binding])
 
     def _simulation(self, final: bool = True) -> Optional["engine.Simulation"]:
         """The engine, (re)built from the current parameters if they changed.
