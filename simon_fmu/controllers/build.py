@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import shutil
-import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -26,7 +25,7 @@ from model_description import generation_time, model_description_xml
 from model_description.controllers import abs_catalogue, abs_wheels, driver_catalogue
 
 from ..runtime import bundle, entry as runtime_entry
-from ..runtime.packaging import PathLike, repack
+from ..runtime.packaging import PathLike, builder_imports, repack
 from . import courses
 from .slave import CONTROLLER_FILE
 from .driver import COURSE_DIR
@@ -94,7 +93,6 @@ def _build(kind, catalogue, config, output, model_identifier, extra_files) -> Pa
 
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
-    saved_path, saved_modules = list(sys.path), set(sys.modules)
     with tempfile.TemporaryDirectory(prefix="simon_ctl_") as tmp:
         stage = Path(tmp) / "stage"
         stage.mkdir()
@@ -110,14 +108,9 @@ def _build(kind, catalogue, config, output, model_identifier, extra_files) -> Pa
         shutil.copy2(runtime_entry.__file__, loader)
         entry = stage / f"simon_ctl_{kind}_{key}.py"
         shutil.copy2(Path(__file__).with_name("entry.py"), entry)
-        try:
+        with builder_imports("simon_ctl_", "simon_loader_", *packages):
             raw = FmuBuilder.build_FMU(entry, dest=Path(tmp) / "raw.fmu",
                                        project_files=files + [loader])
-        finally:
-            sys.path[:] = saved_path
-            for name in set(sys.modules) - saved_modules:
-                if name.startswith(("simon_ctl_", "simon_loader_", *packages)):
-                    del sys.modules[name]
         epoch = os.environ.get("SOURCE_DATE_EPOCH")
         guid = uuid.uuid5(_GUID_NAMESPACE, hashlib.sha256(
             f"{key}\0{model_identifier}\0{json.dumps(config)}".encode()).hexdigest())

@@ -3,11 +3,13 @@ pythonfmu's zip with the generated modelDescription.xml and the project's librar
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Union
+from typing import Iterator, Union
 
 PathLike = Union[str, os.PathLike]
 
@@ -17,6 +19,22 @@ LIBRARIES = ("simon", "pythonfmu")
 def check_library(library: str) -> None:
     if library not in LIBRARIES:
         raise ValueError(f"library {library!r}: one of {', '.join(LIBRARIES)}")
+
+
+@contextlib.contextmanager
+def builder_imports(*prefixes: str) -> Iterator[None]:
+    """Undo what pythonfmu's builder leaves behind: it imports the entry script, so the
+    staged folder stays on sys.path and the staged modules in sys.modules. On leaving,
+    sys.path is restored and the modules imported meanwhile whose names start with one of
+    ``prefixes`` are dropped."""
+    saved_path, saved_modules = list(sys.path), set(sys.modules)
+    try:
+        yield
+    finally:
+        sys.path[:] = saved_path
+        for name in set(sys.modules) - saved_modules:
+            if name.startswith(prefixes):
+                del sys.modules[name]
 
 
 def repack(raw: Path, output: Path, xml: bytes, model_identifier: str,

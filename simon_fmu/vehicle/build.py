@@ -27,7 +27,7 @@ import engine
 from model_description import build_catalogue, generation_time, model_description_xml
 
 from ..runtime import bundle, entry as runtime_entry
-from ..runtime.packaging import PathLike, check_library, repack
+from ..runtime.packaging import PathLike, builder_imports, check_library, repack
 from .slave import EVENT_FILE
 
 MODEL_IDENTIFIER = "SimonCar"
@@ -63,7 +63,6 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
 
-    saved_path, saved_modules = list(sys.path), set(sys.modules)
     with tempfile.TemporaryDirectory(prefix="simon_fmu_") as tmp:
         stage = Path(tmp) / "stage"
         stage.mkdir()
@@ -71,19 +70,13 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
         (stage / EVENT_FILE).write_text(event.to_json())
         entry = stage / f"simon_slave_{key}.py"
         shutil.copy2(runtime_entry.__file__, entry)
-        try:
+        with builder_imports("simon_slave_", *packages):
             raw = FmuBuilder.build_FMU(entry, dest=Path(tmp) / "raw.fmu",
                                        project_files=[stage / p for p in packages]
                                        + [stage / EVENT_FILE])
             checked = warm_cache and _warm(
                 sys.modules.get(next(p for p in packages if p.startswith("simon_engine_"))),
                 stage / EVENT_FILE)
-        finally:
-            # the builder imports the entry script and leaves it on sys.path and in sys.modules
-            sys.path[:] = saved_path
-            for name in set(sys.modules) - saved_modules:
-                if name.startswith(("simon_slave_", *packages)):
-                    del sys.modules[name]
 
         if not checked:
             engine.Simulation(event)   # what the FMU does first: refuses what it cannot run
