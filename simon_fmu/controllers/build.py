@@ -59,7 +59,7 @@ def build_driver(event_file: Optional[PathLike] = None, output: PathLike = "out/
         model_identifier: the FMU's modelIdentifier. Default ``Driver``.
         unit: the vehicle unit the driver drives (default: the first).
     """
-    event = engine.load_event(event_file) if event_file is not None else engine.load_event()
+    event = engine.load_event(event_file)
     starts = driver_starts(event, unit)
     config = {"kind": "driver", "starts": starts}
     body = vehicle_body(event, unit)
@@ -81,7 +81,7 @@ def build_abs(event_file: Optional[PathLike] = None, output: PathLike = "out/ABS
         model_identifier: the FMU's modelIdentifier. Default ``ABS``.
         unit: the vehicle unit whose wheels it controls (default: the first).
     """
-    event = engine.load_event(event_file) if event_file is not None else engine.load_event()
+    event = engine.load_event(event_file)
     wheels, starts = abs_wheels(event, unit), abs_starts(event, unit)
     return _build("abs", abs_catalogue(wheels, starts),
                   {"kind": "abs", "wheels": wheels, "starts": starts}, output,

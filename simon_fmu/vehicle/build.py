@@ -59,7 +59,7 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
     from pythonfmu.builder import FmuBuilder  # heavy, and only needed here
 
     check_library(library)
-    event = engine.load_event(event_file) if event_file is not None else engine.load_event()
+    event = engine.load_event(event_file)
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
 
