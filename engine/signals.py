@@ -44,6 +44,18 @@ tire outputs
     inclination         rad, inclination of the wheel plane to the ground normal
     deflection          m, tire radial deflection
     skid                1/0, skid flag (Eq. 113)
+solid-axle outputs (one row per solid axle, ``<unit>.axle<k>.<field>``)
+    roll                rad, axle roll relative to the sprung mass, positive right side down
+    heave               m, roll-centre displacement from static equilibrium, down +
+connection outputs (one row per towed unit, at its front connection)
+    articulation        rad, yaw of the unit ahead minus this unit's yaw (Eq. 126), wrapped
+                        to (-pi, pi]; the variable is ``<unit>.articulation``
+    Fx, Fy, Fz          N, force the unit ahead exerts on this unit at its front connection,
+                        in this unit's vehicle-fixed frame; ``<unit>.hitch.<field>``
+    failed              1/0, the connection has failed (above its failure force,
+                        not before its failure start time); ``<unit>.hitch.failed``
+    separation          m, distance between the two connection points;
+                        ``<unit>.hitch.separation``
 """
 
 UNIT_INPUTS = ("steeringWheelAngle", "throttle", "brakePedalForce", "gear")
@@ -57,6 +69,8 @@ UNIT_OUTPUTS = (
 )
 WHEEL_OUTPUTS = ("steer", "spin", "jounce", "brakePressure", "brakeTorque", "driveTorque")
 TIRE_OUTPUTS = ("Fx", "Fy", "Fz", "slip", "slipAngle", "inclination", "deflection", "skid")
+AXLE_OUTPUTS = ("roll", "heave")
+HITCH_OUTPUTS = ("articulation", "Fx", "Fy", "Fz", "failed", "separation")
 
 #: (min, max, start) accepted for each input field; None means unbounded.
 #: ``gear`` max depends on the vehicle's transmission and is checked against it.
