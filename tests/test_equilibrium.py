@@ -13,7 +13,8 @@ import engine
 from engine import equilibrium as eq
 
 G = 9.80665
-REL = 1e-12          # measured agreement with the lever rule: below 4e-15 relative
+REL = 2e-13          # measured agreement with the lever rule: at most 6.6e-14 relative
+REL_DRAWBAR = 1e-12  # the converter drawbar load, a difference of larger loads: measured 3.4e-13
 
 
 def _stop():
@@ -182,7 +183,8 @@ def test_double_with_a_converter_dolly():
     x_pintle = t1["connections"]["rear"]["point"][0]
     P0 = (-x_group * W_t + (x_pintle - x_group) * P1) / (t1["connections"]["front"]["point"][0] - x_group)
     assert [(c.tow, c.towed) for c in conns] == [(0, 1), (1, 2), (2, 3)]
-    assert [c.P for c in conns] == pytest.approx([P0, P1, P2], rel=REL)
+    assert [conns[0].P, conns[2].P] == pytest.approx([P0, P2], rel=REL)
+    assert conns[1].P == pytest.approx(P1, rel=REL_DRAWBAR)
     assert P1 > 0.0
     assert axle_loads(units[2], dl)[0][0] == pytest.approx(W_d + P2 - P1, rel=REL)
     front, drive = _tractor_loads(tr["sprung_mass"]["mass"] * G, P0, tr["axles"][0]["x"],
