@@ -110,8 +110,9 @@ def test_static_equilibrium_is_checked(raw):
     single = copy.deepcopy(raw)
     single["units"][0]["axles"] = single["units"][0]["axles"][:1]
     assert any(p.startswith("units[0].axles: no static equilibrium") for p in problems(single))
-    single["units"][0]["axles"][0]["x"] = 0.0     # one axle under the CG balances the weight
-    engine.load_event(single)
+    single["units"][0]["axles"][0]["x"] = 0.0     # one axle under the CG: balanced, but nothing holds it in pitch
+    assert any(p.startswith("units[0].axles: no static equilibrium") and "no support in pitch" in p
+               for p in problems(single))
 
 
 # --- the engine's limits are the validator's ------------------------------------------
