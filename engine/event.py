@@ -12,13 +12,19 @@ import math
 import os
 import re
 from dataclasses import dataclass
-from typing import List
+from typing import List, Optional
 
 from .layout import MAX_GEARS, MAX_TIRE_TESTS
-from .params import static_equilibrium_problems
+from . import params
 from .schema import Field as F, check_object, shown
 
 DEFAULT_EVENT = os.path.join(os.path.dirname(__file__), "data", "sedan.json")
+#: the reference tractor-semitrailer (units ``tractor``, ``trailer``)
+TRACTOR_SEMITRAILER_EVENT = os.path.join(os.path.dirname(__file__), "data", "tractor-semitrailer.json")
+#: the reference double: ``tractor``, ``trailer1``, converter ``dolly``, ``trailer2``
+DOUBLE_EVENT = os.path.join(os.path.dirname(__file__), "data", "double.json")
+#: the double with a fixed dolly in place of the converter dolly
+DOUBLE_FIXED_DOLLY_EVENT = os.path.join(os.path.dirname(__file__), "data", "double-fixed-dolly.json")
 MAX_AXLES = 3
 MAX_AXLES_FULL_TRAILER = 6
 MAX_UNITS = 8
@@ -42,6 +48,11 @@ MIN_AIR_TEMPERATURE, MAX_AIR_TEMPERATURE = 100.0, 1000.0
 MAX_AIR_PRESSURE = 1.0e7
 MAX_FRICTION = 10.0        # a tire friction coefficient
 MAX_DRAG_COEFFICIENT = 10.0
+#: the mating points of a connection agree in height above ground within this, m
+MATING_HEIGHT_TOLERANCE = 1e-3
+MAX_ROLL_STEER = 1.0       # rad/rad
+MAX_CAMBER_SET = 0.5       # rad
+MAX_JOINT_DEFLECTION = 1.0  # m
 
 
 class EventError(ValueError):
@@ -83,24 +94,54 @@ def _zero_table():
     return [[0.0, 0.0]]
 
 
+def _optional(kind="number", doc="", **kw):
+    """A field that may be absent or null (None in the data until a cross-check fills it)."""
+    return F(kind, default=None, nullable=True, doc=doc, **kw)
+
+
+def _point(doc):
+    return F("vector3", doc=f"{doc}, from the sprung-mass CG, m, each within +-{LENGTH_RANGE:g}",
+             extra_check=lambda v: None if max(map(abs, v)) <= LENGTH_RANGE else
+             f"a point within +-{LENGTH_RANGE:g} m of the CG (got {v})")
+
+
+#: the fields of a solid axle's suspension (None in the data of an independent one)
+SOLID_FIELDS = ("roll_center_height", "spring_spacing", "axle_roll_inertia", "roll_steer", "camber_set")
+#: the fields of an independent suspension's geometry, refused on a solid axle
+INDEPENDENT_FIELDS = ("half_track_change", "camber_change", "bump_steer")
+
+
 SUSPENSION = {
-    "type": F("str", choices=("independent",), doc="suspension type; solid axles arrive later"),
-    "spring_rate": _pos("N/m per wheel"),
-    "damping": _nonneg("N s/m per wheel"),
-    "coulomb_friction": _nonneg("N per wheel"),
+    "type": F("str", choices=("independent", "solid"), doc="suspension type"),
+    "spring_rate": _pos("N/m per wheel (per spring of a solid axle)"),
+    "damping": _nonneg("N s/m per wheel (per spring of a solid axle)"),
+    "coulomb_friction": _nonneg("N per wheel (per spring of a solid axle)"),
     "antisway_roll_stiffness": _nonneg("auxiliary roll stiffness of the axle, N m/rad"),
     "jounce_stop": _stop(),
     "rebound_stop": _stop(),
-    "half_track_change": F("table", default=_zero_table,
+    "half_track_change": F("table", default=_zero_table, nullable=True,
                            doc="[jounce m, outward half-track change m]"),
-    "camber_change": F("table", default=_zero_table,
+    "camber_change": F("table", default=_zero_table, nullable=True,
                        doc="[jounce m, camber rad, top outward positive]"),
     "bump_steer": F("sides", item=F("list", item=_num(), min_items=4, max_items=4),
-                    default=lambda: [0.0] * 4,
+                    default=lambda: [0.0] * 4, nullable=True,
                     doc="kappa0..kappa3 of Eq. 63 (rad, rad/m, rad/m^2, rad/m^3) against the wheel's "
                         "z-displacement (down +), in the vehicle's steer sign (right +). One list is "
                         "the right wheel's, mirrored on the left (a toe change: +kappa is toe-out); "
                         "{\"left\": [...], \"right\": [...]} gives each wheel its own"),
+    "roll_center_height": _optional(lo=0.0, hi=LENGTH_RANGE, lo_open=True,
+                                    doc="solid axle (required): roll-centre height above ground at "
+                                        "static equilibrium, m"),
+    "spring_spacing": _optional(lo=0.0, hi=LENGTH_RANGE, lo_open=True,
+                                doc="solid axle (required): left spring to right spring, m (r_s of Eq. 115)"),
+    "axle_roll_inertia": _optional(lo=0.0, lo_open=True,
+                                   doc="solid axle (required): roll inertia of the axle about its roll "
+                                       "centre, kg m^2; above m_axle rho^2 (rho: roll centre to loaded "
+                                       "wheel centre)"),
+    "roll_steer": _optional(lo=-MAX_ROLL_STEER, hi=MAX_ROLL_STEER,
+                            doc="solid axle: kappa_phi of Eq. 65, rad/rad (default 0)"),
+    "camber_set": _optional(lo=-MAX_CAMBER_SET, hi=MAX_CAMBER_SET,
+                            doc="solid axle: camber set of Eq. 64, rad (default 0)"),
 }
 
 AXLE = {
@@ -115,6 +156,45 @@ AXLE = {
     "driven": F("bool"),
     "brake_torque_ratio": _nonneg("N m/Pa"),
     "proportioned": F("bool", doc="brake pressure passes the proportioning valve"),
+    "group": _optional("str", doc="axles of one unit with the same group name share their static load "
+                                  "equally (a load-equalising tandem or tridem); null: its own group"),
+}
+
+PAYLOAD = {
+    "name": F("str"),
+    "mass": _pos("kg"),
+    "inertia": F("list", item=_nonneg(), min_items=3, max_items=3, doc="Ix, Iy, Iz about its own CG, kg m^2"),
+    "position": _point("its CG"),
+}
+
+REAR = {
+    "type": F("str", choices=("fifth_wheel", "pintle")),
+    "point": _point("the coupling point"),
+    "frame_torsion": F("object", default=lambda: {"stiffness": 0.0, "damping": 0.0},
+                       doc="K_Frame of Eq. 127, of this (the tow) unit", fields={
+                           "stiffness": _nonneg("N m/rad", default=0.0),
+                           "damping": _nonneg("N m s/rad", default=0.0)}),
+    "hitch_friction": F("object", default=lambda: {"coefficient": 0.0, "radius": 0.0, "null_band": 0.05},
+                        doc="Eq. 128", fields={
+                            "coefficient": _num(0.0, MAX_FRICTION, default=0.0),
+                            "radius": _num(0.0, LENGTH_RANGE, default=0.0, doc="moment radius, m"),
+                            "null_band": _pos("rad/s", default=0.05)}),
+    "stiffness": _optional(lo=0.0, lo_open=True, doc="N/m, the joint rate of connection model 'tow'"),
+    "damping": _optional(lo=0.0, doc="N s/m, the joint damping of connection model 'tow'"),
+    "pitch_stiffness": _nonneg("N m/rad (required > 0 on a fixed dolly)", default=0.0),
+    "pitch_damping": _nonneg("N m s/rad", default=0.0),
+}
+
+FRONT = {
+    "type": F("str", choices=("kingpin", "drawbar"), doc="mates a fifth_wheel / a pintle"),
+    "point": _point("the coupling point"),
+    "tow": F("str", doc="name of the unit whose rear connection this one mates, listed before this unit"),
+    "model": F("str", choices=("heavier", "both", "tow"), default="heavier",
+               doc="connection model: Use Heavier Vehicle / Use Both Vehicles / Use Tow Veh Properties"),
+    "deflection": _num(0.0, MAX_JOINT_DEFLECTION, lo_open=True, default=0.001,
+                       doc="joint deflection under the governing weight, m (K_C = W / deflection)"),
+    "failure_force": _optional(lo=0.0, lo_open=True, doc="N; null: never fails"),
+    "failure_start_time": _nonneg("s", default=0.0),
 }
 
 _load_row = F("number", lo=0.0)
@@ -158,18 +238,26 @@ UNIT = {
         "Ixz": _num(doc="kg m^2"),
         "cg_height": _num(0.0, LENGTH_RANGE, lo_open=True, doc="CG height above ground at static equilibrium, m"),
     }),
-    "dimensions": F("object", fields={"length": _pos("m"), "width": _pos("m")}),
+    "dimensions": F("object", fields={
+        "length": _pos("m"), "width": _pos("m"),
+        "height": _optional(lo=0.0, hi=LENGTH_RANGE, lo_open=True, doc="overall height, m"),
+        "front_x": _optional(lo=-LENGTH_RANGE, hi=LENGTH_RANGE,
+                             doc="x of the unit's front end from the sprung-mass CG, m"),
+    }),
     "axles": F("list", item=F("object", fields=AXLE), min_items=1, max_items=MAX_AXLES_FULL_TRAILER),
     "full_trailer": F("bool", default=False),
     "tires": F("object", fields=None),  # checked separately: a mapping of name -> TIRE
-    "steering": F("object", fields={"gear_ratio": _pos("steering-wheel angle : road-wheel angle")}),
+    "steering": F("object", default=None, nullable=True, doc="required on a lead unit, refused on a towed unit",
+                  fields={"gear_ratio": _pos("steering-wheel angle : road-wheel angle")}),
     "brakes": F("object", fields={
-        "pedal_ratio": _nonneg("Pa/N"),
-        "proportioning_start": _nonneg("Pa"),
-        "proportioning_ratio": _num(0.0, 1.0),
+        "pedal_ratio": _optional(lo=0.0, doc="Pa/N; required on a lead unit, refused on a towed unit "
+                                             "(it follows the lead unit's pedal)"),
+        "proportioning_start": _nonneg("Pa", default=0.0),
+        "proportioning_ratio": _num(0.0, 1.0, default=1.0, doc="1: none"),
         "pushout_pressure": _nonneg("Pa"),
     }),
-    "drivetrain": F("object", fields={
+    "drivetrain": F("object", default=None, nullable=True, doc="required on a lead unit, refused on a towed unit",
+                    fields={
         "engine_wot_torque": F("table", doc="[engine speed rpm, torque N m]"),
         "engine_closed_throttle_torque": F("table", item=F("number", hi=0.0),
                                            doc="[engine speed rpm, torque N m <= 0]"),
@@ -182,18 +270,27 @@ UNIT = {
         "name": F("str"),
         "drag_coefficient": _num(0.0, MAX_DRAG_COEFFICIENT),
         "area": _num(0.0, LENGTH_RANGE ** 2, doc="m^2"),
-        "center_of_pressure": F("vector3", doc=f"from the sprung-mass CG, m, each within +-{LENGTH_RANGE:g}",
-                                extra_check=lambda v: None if max(map(abs, v)) <= LENGTH_RANGE else
-                                f"a point within +-{LENGTH_RANGE:g} m of the CG (got {v})"),
+        "center_of_pressure": _point("the centre of pressure"),
     })),
-    "initial": F("object", default=lambda: {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": 0.0}, fields={
+    "initial": F("object", default=None, nullable=True,
+                 doc="lead units only (default all 0); a towed unit is placed by its connection", fields={
         "X": _num(default=0.0), "Y": _num(default=0.0), "yaw": _num(default=0.0),
         "speed": _num(-100.0, 100.0, default=0.0, doc="initial forward speed, m/s"),
     }),
+    "payloads": F("list", default=list, item=F("object", fields=PAYLOAD), doc="masses carried (Eq. 40-46)"),
+    "occupants": F("list", default=list, item=F("object", fields=PAYLOAD), doc="as payloads"),
+    "dolly": _optional("str", choices=("converter", "fixed"),
+                       doc="converter: the fifth wheel pitches, the drawbar is rigid; fixed: the fifth "
+                           "wheel is pitch-rigid (connections.rear.pitch_stiffness), the drawbar hinged"),
+    "connections": F("object", default=lambda: {"front": None, "rear": None},
+                     doc="a unit with a front connection is towed, one without is a lead unit", fields={
+                         "front": F("object", default=None, nullable=True, fields=FRONT),
+                         "rear": F("object", default=None, nullable=True, fields=REAR)}),
 }
 
 EVENT = {
     "name": F("str", default="event"),
+    "description": _optional("str", doc="free text: the event's sources and choices"),
     "environment": F("object", fields={
         "gravity": _pos("m/s^2"),
         "air_pressure": _num(0.0, MAX_AIR_PRESSURE, lo_open=True, doc="Pa"),
@@ -212,7 +309,7 @@ EVENT = {
 @dataclass(frozen=True)
 class AxleInfo:
     number: int
-    suspension: str
+    suspension: str        # "independent" or "solid"
     dual: bool
     steered: bool
     driven: bool
@@ -222,6 +319,9 @@ class AxleInfo:
 class UnitInfo:
     name: str
     axles: List[AxleInfo]
+    towed: bool = False    # it has a front connection (else it is a lead unit)
+    tow: Optional[str] = None   # the unit it is towed by
+    dolly: Optional[str] = None
 
 
 class Event:
@@ -229,10 +329,25 @@ class Event:
 
     def __init__(self, data: dict):
         self.data = data
-        self.units = [
-            UnitInfo(u["name"], [AxleInfo(i + 1, a["suspension"]["type"], a["dual"], a["steered"], a["driven"])
-                                 for i, a in enumerate(u["axles"])])
-            for u in data["units"]]
+        self.units = []
+        for u in data["units"]:
+            front = u["connections"]["front"]
+            self.units.append(UnitInfo(
+                u["name"], [AxleInfo(i + 1, a["suspension"]["type"], a["dual"], a["steered"], a["driven"])
+                            for i, a in enumerate(u["axles"])],
+                towed=front is not None, tow=front["tow"] if front else None, dolly=u["dolly"]))
+
+    def lead_unit_names(self) -> List[str]:
+        """The units without a front connection, in unit order."""
+        return [u.name for u in self.units if not u.towed]
+
+    def connection_names(self) -> List[str]:
+        """One name per connection: the towed unit's, in unit order."""
+        return [u.name for u in self.units if u.towed]
+
+    def solid_axle_names(self) -> List[str]:
+        """``<unit>.axle<k>`` of every solid axle, in unit order then axle order."""
+        return [f"{u.name}.axle{a.number}" for u in self.units for a in u.axles if a.suspension == "solid"]
 
     def to_json(self) -> str:
         return json.dumps(self.data, indent=2, sort_keys=True)
@@ -292,6 +407,219 @@ def _check_tires(tires, path, problems):
     return out
 
 
+def _given(raw, key):
+    """Whether the raw object ``raw`` gives ``key`` a value other than null."""
+    return isinstance(raw, dict) and raw.get(key) is not None
+
+
+_LEAD_ONLY = ("steering", "drivetrain", "initial")
+
+
+def _role_problems(u, raw, p, problems):
+    """A lead unit (no front connection) has steering, a drivetrain and the brake pedal ratio;
+    a towed unit has none of them, nor initial conditions (they are None in its data)."""
+    conns = u.get("connections") or {}
+    towed = conns.get("front") is not None or _given((raw or {}).get("connections"), "front")
+    brakes = u.get("brakes") or {}
+    if towed:
+        for key in _LEAD_ONLY:
+            if _given(raw, key):
+                problems.append(f"{p}.{key}: not on a towed unit (it has connections.front; it follows "
+                                "the lead unit); remove it")
+            u[key] = None
+        if _given(raw.get("brakes"), "pedal_ratio"):
+            problems.append(f"{p}.brakes.pedal_ratio: not on a towed unit (its brakes follow the lead "
+                            "unit's pedal); remove it")
+        if u.get("brakes"):
+            brakes["pedal_ratio"] = None
+        for j, a in enumerate(u.get("axles") or []):
+            for key, what in (("steered", "steering"), ("driven", "drivetrain")):
+                if a and a.get(key):
+                    problems.append(f"{p}.axles[{j}].{key}: false on a unit without {what} (a towed unit "
+                                    f"has none; got true)")
+        return
+    for key in ("steering", "drivetrain"):
+        if key not in (raw or {}) or raw[key] is None:
+            problems.append(f"{p}.{key}: missing; an object (required on a lead unit, one without "
+                            "connections.front)")
+    if isinstance(raw, dict) and isinstance(raw.get("brakes"), dict) and raw["brakes"].get("pedal_ratio") is None:
+        problems.append(f"{p}.brakes.pedal_ratio: missing; a number >= 0, Pa/N (required on a lead unit)")
+    if u.get("initial") is None and not _given(raw, "initial"):
+        u["initial"] = {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": 0.0}
+
+
+def _suspension_problems(u, raw, p, problems):
+    """A solid axle has the solid fields (roll steer and camber set default 0) and none of the
+    independent geometry (None in its data); an independent one the reverse (null or absent
+    geometry takes its default)."""
+    raw_axles = raw.get("axles") if isinstance(raw, dict) else None
+    for j, a in enumerate(u.get("axles") or []):
+        susp = a.get("suspension") if a else None
+        if not susp:
+            continue
+        try:
+            raw_susp = raw_axles[j]["suspension"]
+        except (TypeError, KeyError, IndexError):
+            raw_susp = {}
+        ps = f"{p}.axles[{j}].suspension"
+        if susp.get("type") == "solid":
+            for key in INDEPENDENT_FIELDS:
+                susp[key] = None
+                if _given(raw_susp, key):
+                    problems.append(f"{ps}.{key}: only for an independent suspension (type 'solid' has "
+                                    "the axle's roll_center_height, spring_spacing, roll_steer, camber_set); "
+                                    "remove it")
+            for key in ("roll_center_height", "spring_spacing", "axle_roll_inertia"):
+                if raw_susp.get(key) is None:
+                    problems.append(f"{ps}.{key}: missing; {SUSPENSION[key].accepts().replace(' or null', '')} "
+                                    f"({SUSPENSION[key].doc})")
+            for key in ("roll_steer", "camber_set"):
+                if susp.get(key) is None and raw_susp.get(key) is None:
+                    susp[key] = 0.0
+        elif susp.get("type") == "independent":
+            for key in SOLID_FIELDS:
+                if _given(raw_susp, key):
+                    problems.append(f"{ps}.{key}: only for a solid axle (suspension.type 'solid'); remove it")
+            for key in INDEPENDENT_FIELDS:
+                if susp.get(key) is None and not _given(raw_susp, key):
+                    susp[key] = SUSPENSION[key].default()
+
+
+def _height(unit, point):
+    """Height above ground of a vehicle-fixed point at static equilibrium (z down), m."""
+    return unit["sprung_mass"]["cg_height"] - point[2]
+
+
+def _connection_problems(units, problems):
+    """The connections form trees: every front connection names an earlier unit with a rear
+    connection of the mating type, free for it, at the same height above ground."""
+    index = {u["name"]: i for i, u in enumerate(units) if u and u.get("name")}
+    front = {i: (u.get("connections") or {}).get("front") for i, u in enumerate(units) if u}
+    tow = {i: index.get(f["tow"]) if f and f.get("tow") else None for i, f in front.items()}
+    mates = {"kingpin": "fifth_wheel", "drawbar": "pintle"}
+    towed_by = {}
+    in_cycle = set()
+    for i, f in front.items():
+        if not f or f.get("tow") is None:
+            continue
+        p = f"units[{i}].connections.front"
+        name = f["tow"]
+        if name not in index:
+            problems.append(f"{p}.tow: the name of another unit, one of {sorted(index)} (got {name!r})")
+            continue
+        k = index[name]
+        if k == i:
+            problems.append(f"{p}.tow: another unit than this one (got its own name {name!r})")
+            continue
+        chain, j = [i], k
+        while j is not None and j not in chain:
+            chain.append(j)
+            j = tow.get(j)
+        if j is not None:   # back to a unit of the chain: a cycle
+            loop = chain[chain.index(j):]
+            if i == min(loop):
+                problems.append(f"{p}.tow: a chain of tow units ending at a lead unit (got a cycle: "
+                                + " -> ".join(repr(units[m]["name"]) for m in loop + [j]) + ")")
+            in_cycle.update(loop)
+            continue
+        if k > i:
+            problems.append(f"{p}.tow: a unit listed before this one; list the tow unit first "
+                            f"(got {name!r}, units[{k}])")
+        rear = (units[k].get("connections") or {}).get("rear")
+        if rear is None:
+            problems.append(f"{p}.tow: a unit with a rear connection (units[{k}] {name!r} has "
+                            "connections.rear null)")
+            continue
+        if k in towed_by:
+            problems.append(f"{p}.tow: a tow unit whose rear connection tows no other unit ({name!r} "
+                            f"already tows units[{towed_by[k]}] {units[towed_by[k]]['name']!r})")
+        else:
+            towed_by[k] = i
+        if f.get("type") and rear.get("type") and mates[f["type"]] != rear["type"]:
+            want = {v: key for key, v in mates.items()}[rear["type"]]
+            problems.append(f"{p}.type: {want!r} to mate units[{k}].connections.rear.type "
+                            f"{rear['type']!r} (got {f['type']!r})")
+        if f.get("model") == "tow":
+            for key in ("stiffness", "damping"):
+                if rear.get(key) is None:
+                    problems.append(f"units[{k}].connections.rear.{key}: missing; a number "
+                                    f"{'> 0' if key == 'stiffness' else '>= 0'} (required by {p}.model 'tow')")
+        sm_i, sm_k = units[i].get("sprung_mass") or {}, units[k].get("sprung_mass") or {}
+        if None not in (f.get("point"), rear.get("point"), sm_i.get("cg_height"), sm_k.get("cg_height")):
+            h_front, h_rear = _height(units[i], f["point"]), _height(units[k], rear["point"])
+            if abs(h_front - h_rear) > MATING_HEIGHT_TOLERANCE:
+                problems.append(f"{p}.point: a point at the height above ground of units[{k}]"
+                                f".connections.rear.point, {h_rear:.6g} m within {MATING_HEIGHT_TOLERANCE:g} m "
+                                f"(got {h_front:.6g} m: cg_height - z)")
+    for i, u in enumerate(units):
+        if not u:
+            continue
+        p = f"units[{i}]"
+        f = front.get(i)
+        dolly = u.get("dolly")
+        if dolly is not None and (not f or f.get("type") != "drawbar"):
+            problems.append(f"{p}.dolly: only on a unit whose connections.front is a drawbar "
+                            f"(got {dolly!r} with front {f.get('type') if f else None!r})")
+        rear = (u.get("connections") or {}).get("rear")
+        if dolly == "fixed" and not (rear and rear.get("pitch_stiffness")):
+            problems.append(f"{p}.connections.rear.pitch_stiffness: a stiffness > 0 on a fixed dolly "
+                            "(its fifth wheel is pitch-rigid)"
+                            + ("" if rear else "; give the dolly a rear connection"))
+
+
+def _roll_inertia_problems(data, problems):
+    """Eq. 24: a solid axle's roll inertia about its roll centre includes its own mass at the
+    distance rho from the roll centre to the loaded wheel centre, so it exceeds m_axle rho^2.
+    The wheel centre is taken at the tire's unloaded radius less its static deflection where
+    the static state is known, else at the unloaded radius."""
+    deflections = _static_deflections(data)
+    for i, u in enumerate(data["units"]):
+        for j, a in enumerate(u["axles"]):
+            susp = a["suspension"]
+            if susp["type"] != "solid":
+                continue
+            tire = u["tires"][a["tire"]]
+            defl = deflections.get((i, j), 0.0)
+            rho = susp["roll_center_height"] - (tire["unloaded_radius"] - defl)
+            m_axle = 2.0 * a["unsprung_mass_per_wheel"]
+            if not susp["axle_roll_inertia"] > m_axle * rho ** 2:
+                problems.append(f"units[{i}].axles[{j}].suspension.axle_roll_inertia: a roll inertia > "
+                                f"m_axle rho^2 = {m_axle * rho ** 2:.6g} kg m^2 (m_axle = 2 x "
+                                f"unsprung_mass_per_wheel = {m_axle:g} kg, rho = roll_center_height - loaded "
+                                f"wheel-centre height = {rho:.6g} m; got {susp['axle_roll_inertia']:g})")
+
+
+def _static_deflections(data):
+    """{(unit index, axle index): a static tire deflection of the axle, m} where known."""
+    try:
+        from .equilibrium import static_state
+    except ImportError:
+        return {}
+    out = {}
+    units_static = static_state(data)[0]
+    for i, (u, st) in enumerate(zip(data["units"], units_static)):
+        for j in range(len(u["axles"])):
+            out[(i, j)] = max(st.tire_deflections[2 * j] + st.tire_deflections[2 * j + 1])
+    return out
+
+
+def _equilibrium_problems(data):
+    """Why the combination has no static equilibrium to start from (messages naming fields)."""
+    try:
+        from .equilibrium import static_equilibrium_problems
+    except ImportError:
+        static_equilibrium_problems = None
+    if static_equilibrium_problems is not None:
+        return static_equilibrium_problems(data)
+    # each lead unit on its own wheels; towed units are left to the combination's equilibrium
+    problems = []
+    for i, u in enumerate(data["units"]):
+        if u["connections"]["front"] is None:
+            one = dict(data, units=[u])
+            problems += [m.replace("units[0]", f"units[{i}]") for m in params.static_equilibrium_problems(one)]
+    return problems
+
+
 def validate_event(raw) -> Event:
     """Validate a parsed event; raise :class:`EventError` listing every problem."""
     problems: list = []
@@ -340,15 +668,21 @@ def validate_event(raw) -> Event:
                     problems.append(f"{p}.axles[{j}].tire: one of {sorted(u['tires'])} (got {a['tire']!r})")
                 if a.get("dual") and not a.get("dual_spacing"):
                     problems.append(f"{p}.axles[{j}].dual_spacing: a spacing > 0 for dual tires (got 0)")
+            raw_u = raw["units"][i]
+            _role_problems(u, raw_u, p, problems)
+            _suspension_problems(u, raw_u, p, problems)
             sm = u.get("sprung_mass")
             if sm and sm.get("inertia") and None not in sm["inertia"] and sm.get("Ixz") is not None:
                 ix, iy, iz = sm["inertia"]
                 if abs(sm["Ixz"]) >= math.sqrt(ix) * math.sqrt(iz):
                     problems.append(f"{p}.sprung_mass.Ixz: |Ixz| < sqrt(Ix*Iz) (got {sm['Ixz']})")
+        _connection_problems(data["units"], problems)
     if problems:
         raise EventError(problems)
     # every field is valid: the engine must find the static equilibrium it starts from
-    problems = static_equilibrium_problems(data)
+    problems = _equilibrium_problems(data)
+    if not problems:
+        _roll_inertia_problems(data, problems)
     if problems:
         raise EventError(problems)
     return Event(data)
@@ -480,10 +814,43 @@ def format_reference() -> str:
               "An event file is UTF-8 JSON with each key once per object, nested at most "
               f"{MAX_DEPTH} deep.",
               "Tables (`[x, y]` rows) may have any number of rows. Once every field is valid, each",
-              "unit must have a static equilibrium on its wheels, the state every simulation starts",
-              "from: the axles balance the sprung weight about its CG (axles on both sides of it, or",
-              "one axle at x = 0), every tire carries a load > 0 and deflects less than its",
-              "`max_deflection` under it (Eq. 93).", ""]
+              "unit must have a static equilibrium, the state every simulation starts from: the axles,",
+              "with the vertical loads of the unit's connections, balance the sprung weight about its",
+              "CG (a unit on its own needs axles on both sides of the CG; a one-axle unit stands only",
+              "when a connection that carries vertical load holds it), every tire carries a load > 0",
+              "and deflects less than its `max_deflection` under it (Eq. 93).", "",
+              "## Combinations", "",
+              "A unit with `connections.front` is *towed* by the unit its `tow` names; one without is a",
+              "*lead* unit. A lead unit has `steering`, `drivetrain`, `brakes.pedal_ratio` and `initial`",
+              "(default all 0); a towed unit has none of them (null in the validated data): it follows",
+              "the lead unit's pedal through its own brake torque ratios, and is placed by its",
+              "connection. Units are listed with each tow unit before the units it tows. A `kingpin`",
+              "mates a `fifth_wheel`, a `drawbar` a `pintle`; one rear connection tows one unit; the",
+              "two mating points lie at the same height above ground (`cg_height - z`) within "
+              f"{MATING_HEIGHT_TOLERANCE:g} m.",
+              "`dolly` is allowed on a unit whose front connection is a drawbar; a `fixed` dolly's",
+              "rear connection needs `pitch_stiffness` > 0. Connection model `tow` needs the tow",
+              "unit's rear `stiffness` and `damping`.", "",
+              "A solid axle (`suspension.type` \"solid\") needs `roll_center_height`, `spring_spacing`",
+              "and `axle_roll_inertia` (above m_axle rho^2, m_axle = 2 x `unsprung_mass_per_wheel`, rho",
+              "from the roll centre to the loaded wheel centre); `roll_steer` and `camber_set` default",
+              "to 0. It refuses `half_track_change`, `camber_change` and `bump_steer` (null in its",
+              "data); an independent suspension refuses the solid fields (null in its data). Spring",
+              "rate, damping, coulomb friction and stops are per spring.", "",
+              "## The heavy-vehicle events", "",
+              "`engine/data/tractor-semitrailer.json` (\"reference tractor-semitrailer\") takes every value",
+              "from `docs/reference/tractor-semitrailer.md`, with the sheet's positions behind the front",
+              "axle or the kingpin and heights above ground turned into coordinates from each unit's CG.",
+              "The sheet gives no reverse gear: reverse uses gear 1's ratio, 12.94. The trailer's Ixz",
+              "(not on the sheet) is 0, as the tractor's. `engine/data/double.json` adds the sheet's",
+              "rear pintle to the semitrailer (`trailer1`), the converter `dolly` and the same",
+              "semitrailer again (`trailer2`). Choices of this project, not sheet data: the dolly's",
+              "fifth wheel is 1.35 m high (the sheet's 1.20 m would not meet the semitrailer's 1.35 m",
+              "kingpin); its axle takes the tractor drive axle's roll-centre height, spring spacing,",
+              "rates, damping, friction, stops and roll inertia, the tractor tire with 0.335 m dual",
+              "spacing, and the brake torque ratio 0.030 N m/Pa; its dimensions are 3.50 m x 2.50 m.",
+              "`engine/data/double-fixed-dolly.json` is the double with a `fixed` dolly; its fifth",
+              "wheel's pitch stiffness 1.0e8 N m/rad and damping 1.0e5 N m s/rad are project values.", ""]
     return "\n".join(lines)
 
 

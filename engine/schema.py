@@ -36,10 +36,14 @@ class Field:
     min_items: int = 0
     max_items: Optional[int] = None
     doc: str = ""
+    nullable: bool = False                 # JSON null is accepted (and kept as None)
     extra_check: Optional[Callable[[Any], Optional[str]]] = field(default=None, repr=False)
 
     def accepts(self) -> str:
         """Human description of what the field accepts."""
+        return self._accepts() + (" or null" if self.nullable else "")
+
+    def _accepts(self) -> str:
         if self.kind == "number" or self.kind == "int":
             what = "an integer" if self.kind == "int" else "a number"
             parts = []
@@ -117,6 +121,8 @@ def _check_number(f: Field, v, path, problems, integer=False):
 
 def check(f: Field, v, path: str, problems: list):
     """Check value ``v`` against field ``f``; append problems; return the cleaned value."""
+    if v is None and f.nullable:
+        return None
     k = f.kind
     out = None
     if k in ("number", "int"):
@@ -224,10 +230,10 @@ def describe(fields: dict, prefix: str = "") -> list:
     rows = []
     for key, f in fields.items():
         path = f"{prefix}.{key}" if prefix else key
-        default = "required" if f.default is _MISSING else (
+        default = "required" if f.default is _MISSING else "null" if f.default is None else (
             "(defaults)" if callable(f.default) else repr(f.default))
         if f.kind == "object" and f.fields:
-            rows.append(f"| `{path}` | an object | {default} | {f.doc} |")
+            rows.append(f"| `{path}` | {f.accepts()} | {default} | {f.doc} |")
             rows.extend(describe(f.fields, path))
         elif f.kind == "list" and f.item is not None and f.item.kind == "object" and f.item.fields:
             rows.append(f"| `{path}` | {f.accepts()} | {default} | {f.doc} |")
