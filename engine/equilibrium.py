@@ -226,10 +226,13 @@ def _mechanisms(s: _System) -> list:
 
 
 def _solve(s: _System):
-    """The least-complementary-energy loads: u = K A^T lam with (A K A^T) lam = b."""
-    AK = s.A * s.k
-    lam = np.linalg.solve(AK @ s.A.T, s.b)
-    return s.k * (s.A.T @ lam)
+    """The least-complementary-energy loads: u = K A^T lam with (A K A^T) lam = b, solved with
+    K and b divided by their largest entries (u does not depend on the scale of K and is
+    linear in b), so that loads within the range of a float are found whatever the rates."""
+    k = s.k / np.max(s.k)
+    w = float(np.max(np.abs(s.b)))
+    lam = np.linalg.solve((s.A * k) @ s.A.T, s.b / w)
+    return w * (k * (s.A.T @ lam))
 
 
 def _wheel_loads(unit, props, u, cols, g):

@@ -362,3 +362,11 @@ def test_lift_off_and_overload_are_named():
     got = eq.static_equilibrium_problems(heavy)
     assert got and all("beyond its max_deflection 0.12 m" in p for p in got)
     assert {p.split(":")[0] for p in got} >= {f"units[1].axles[{k}] (left)" for k in range(3)}
+
+
+def test_loads_beyond_a_float_are_named_not_raised():
+    data = semi()
+    data["environment"]["gravity"] = 1e300
+    got = eq.static_equilibrium_problems(data)
+    assert [p.split(":")[0] for p in got] == ["units[0]", "units[1]"]
+    assert all("the wheel loads are not finite numbers" in p and "environment.gravity 1e+300" in p for p in got)
