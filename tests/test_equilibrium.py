@@ -12,6 +12,8 @@ import pytest
 import engine
 from engine import equilibrium as eq
 
+from conftest import ROOT
+
 G = 9.80665
 REL = 2e-13          # measured agreement with the lever rule: at most 6.6e-14 relative
 REL_DRAWBAR = 1e-12  # the converter drawbar load, a difference of larger loads: measured 3.4e-13
@@ -370,3 +372,36 @@ def test_loads_beyond_a_float_are_named_not_raised():
     got = eq.static_equilibrium_problems(data)
     assert [p.split(":")[0] for p in got] == ["units[0]", "units[1]"]
     assert all("the wheel loads are not finite numbers" in p and "environment.gravity 1e+300" in p for p in got)
+
+
+# --- the default events, validated, against the sheet's distances --------------------------
+W_TRACTOR, W_TRAILER, W_DOLLY = 10000.0 * G, 20000.0 * G, 1200.0 * G
+KINGPIN = W_TRAILER * (7.59 - 5.96) / 7.59     # trailer CG 5.96 m, tridem centre 7.59 m behind the kingpin
+
+
+@pytest.mark.parametrize("name", ["tractor-semitrailer", "double", "double-fixed-dolly"])
+def test_default_events_by_the_sheet(name):
+    """engine/data events as loaded, against the lever rule of the sheet's distances: the
+    tractor's CG 2.00 m, drive-group centre 4.78 m and fifth wheel 4.64 m behind its front
+    axle; the trailer's pintle 12.00 m behind the kingpin; the dolly's CG 0.50 m and drawbar
+    eye 2.90 m ahead of its axle, its fifth wheel over the axle."""
+    data = engine.load_event(str(ROOT / "engine" / "data" / f"{name}.json")).data
+    units, conns = eq.static_state(data)
+    if name == "tractor-semitrailer":
+        P0 = KINGPIN
+    elif name == "double":
+        P1 = W_DOLLY * 0.50 / 2.90
+        assert conns[1].P == pytest.approx(P1, rel=REL_DRAWBAR)
+        assert conns[2].P == pytest.approx(KINGPIN, rel=REL)
+        P0 = (W_TRAILER * (7.59 - 5.96) + P1 * (7.59 - 12.00)) / 7.59
+    else:
+        assert conns[1].P == 0.0
+        # dolly and trailer 2 as one body: the dolly axle under the kingpin, its CG 0.50 m ahead
+        axle = (W_TRAILER * (7.59 - 5.96) + W_DOLLY * (7.59 + 0.50)) / 7.59
+        assert conns[2].P == pytest.approx(axle - W_DOLLY, rel=REL)
+        assert conns[2].M == pytest.approx(-0.50 * W_DOLLY, rel=REL)
+        P0 = KINGPIN
+    assert conns[0].P == pytest.approx(P0, rel=REL)
+    front = (W_TRACTOR * (4.78 - 2.00) + P0 * (4.78 - 4.64)) / 4.78
+    assert sum(units[0].fs0[:2]) == pytest.approx(front, rel=REL)
+    assert eq.static_equilibrium_problems(data) == []
