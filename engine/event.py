@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from .layout import MAX_GEARS, MAX_TIRE_TESTS
-from . import params
+from .equilibrium import static_equilibrium_problems, static_state
 from .schema import Field as F, check_object, shown
 
 DEFAULT_EVENT = os.path.join(os.path.dirname(__file__), "data", "sedan.json")
@@ -570,54 +570,23 @@ def _connection_problems(units, problems):
 def _roll_inertia_problems(data, problems):
     """Eq. 24: a solid axle's roll inertia about its roll centre includes its own mass at the
     distance rho from the roll centre to the loaded wheel centre, so it exceeds m_axle rho^2.
-    The wheel centre is taken at the tire's unloaded radius less its static deflection where
-    the static state is known, else at the unloaded radius."""
-    deflections = _static_deflections(data)
-    for i, u in enumerate(data["units"]):
+    The loaded wheel centre lies the tire's unloaded radius less its mean static deflection
+    (engine.equilibrium.static_state) above the ground."""
+    units_static = static_state(data)[0]
+    for i, (u, st) in enumerate(zip(data["units"], units_static)):
         for j, a in enumerate(u["axles"]):
             susp = a["suspension"]
             if susp["type"] != "solid":
                 continue
-            tire = u["tires"][a["tire"]]
-            defl = deflections.get((i, j), 0.0)
-            rho = susp["roll_center_height"] - (tire["unloaded_radius"] - defl)
+            defls = st.tire_deflections[2 * j] + st.tire_deflections[2 * j + 1]
+            wheel_centre = u["tires"][a["tire"]]["unloaded_radius"] - sum(defls) / len(defls)
+            rho = susp["roll_center_height"] - wheel_centre
             m_axle = 2.0 * a["unsprung_mass_per_wheel"]
             if not susp["axle_roll_inertia"] > m_axle * rho ** 2:
                 problems.append(f"units[{i}].axles[{j}].suspension.axle_roll_inertia: a roll inertia > "
                                 f"m_axle rho^2 = {m_axle * rho ** 2:.6g} kg m^2 (m_axle = 2 x "
                                 f"unsprung_mass_per_wheel = {m_axle:g} kg, rho = roll_center_height - loaded "
                                 f"wheel-centre height = {rho:.6g} m; got {susp['axle_roll_inertia']:g})")
-
-
-def _static_deflections(data):
-    """{(unit index, axle index): a static tire deflection of the axle, m} where known."""
-    try:
-        from .equilibrium import static_state
-    except ImportError:
-        return {}
-    out = {}
-    units_static = static_state(data)[0]
-    for i, (u, st) in enumerate(zip(data["units"], units_static)):
-        for j in range(len(u["axles"])):
-            out[(i, j)] = max(st.tire_deflections[2 * j] + st.tire_deflections[2 * j + 1])
-    return out
-
-
-def _equilibrium_problems(data):
-    """Why the combination has no static equilibrium to start from (messages naming fields)."""
-    try:
-        from .equilibrium import static_equilibrium_problems
-    except ImportError:
-        static_equilibrium_problems = None
-    if static_equilibrium_problems is not None:
-        return static_equilibrium_problems(data)
-    # each lead unit on its own wheels; towed units are left to the combination's equilibrium
-    problems = []
-    for i, u in enumerate(data["units"]):
-        if u["connections"]["front"] is None:
-            one = dict(data, units=[u])
-            problems += [m.replace("units[0]", f"units[{i}]") for m in params.static_equilibrium_problems(one)]
-    return problems
 
 
 def validate_event(raw) -> Event:
@@ -680,7 +649,7 @@ def validate_event(raw) -> Event:
     if problems:
         raise EventError(problems)
     # every field is valid: the engine must find the static equilibrium it starts from
-    problems = _equilibrium_problems(data)
+    problems = static_equilibrium_problems(data)
     if not problems:
         _roll_inertia_problems(data, problems)
     if problems:
