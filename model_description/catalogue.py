@@ -6,10 +6,18 @@ its variables from it, :mod:`model_description.writer` turns it into modelDescri
 and :mod:`model_description.markdown` into the README's table, so a name, a unit or a
 description is written once, here, in :data:`FIELDS` and :data:`PARAMETERS`.
 
+A combination (units joined by connections) is described by the same event: a *lead* unit
+(one without a front connection) has the initial-condition parameters, which place the whole
+combination, and the driver's inputs; a *towed* unit has neither, and has instead the
+outputs of its front connection (:data:`HITCH_FIELDS`); a solid axle has its own outputs
+(:data:`AXLE_FIELDS`).
+
 Value references are assigned in catalogue order, from 0: environment and global parameters
-first, then, unit by unit in event order, its parameters, inputs and outputs, and wheel by
-wheel (axles from the front, left before right) its inputs and outputs. The same event always
-gives the same numbering.
+first, then, unit by unit in event order, its parameters (lead units), calculated
+parameters, inputs (lead units) and the inputs of its wheels, its outputs, the outputs of its
+front connection (towed units), and axle by axle from the front its solid-axle outputs and,
+wheel by wheel (left before right), the wheel and tire outputs. The same event always gives
+the same numbering.
 """
 from __future__ import annotations
 
@@ -18,6 +26,7 @@ from typing import Iterator, NamedTuple, Optional, Union
 
 import engine
 from engine.event import MAX_STEP_SIZE, MIN_STEP_SIZE
+from engine.signals import AXLE_OUTPUTS, HITCH_OUTPUTS
 
 Number = Union[float, int, bool]
 
@@ -92,6 +101,37 @@ FIELDS: dict[str, Field] = {
 }
 
 
+#: The outputs of a solid axle, ``<unit>.axle<k>.<field>`` (:data:`engine.signals.AXLE_OUTPUTS`).
+AXLE_FIELDS: dict[str, Field] = {
+    "roll": Field("rad", "deg", "Roll of the solid axle relative to the sprung mass "
+                  "(positive right side down)"),
+    "heave": Field("m", None, "Displacement of the solid axle's roll centre from static "
+                   "equilibrium, vehicle-fixed frame (down +)"),
+}
+
+_HITCH_FORCE = ("force the unit ahead exerts on this unit at its front connection, this "
+                "unit's vehicle-fixed frame")
+
+#: The outputs of a towed unit's front connection (:data:`engine.signals.HITCH_OUTPUTS`):
+#: ``<unit>.articulation`` and ``<unit>.hitch.<field>`` for the others.
+HITCH_FIELDS: dict[str, Field] = {
+    "articulation": Field("rad", "deg", "Articulation angle: yaw of the unit ahead minus this "
+                          "unit's yaw (Eq. 126), wrapped to (-pi, pi]"),
+    "Fx": Field("N", "kN", f"Longitudinal {_HITCH_FORCE} (x forward)"),
+    "Fy": Field("N", "kN", f"Lateral {_HITCH_FORCE} (y right)"),
+    "Fz": Field("N", "kN", f"Vertical {_HITCH_FORCE} (z down: a kingpin load is negative)"),
+    "failed": Field(None, None, "The front connection has failed (its force exceeded the "
+                    "failure force after the failure start time); the units are separate",
+                    "Boolean"),
+    "separation": Field("m", None, "Distance between the two mating connection points "
+                        "(the joint's deflection while connected)"),
+}
+
+#: The FMU variable name of each connection output of towed unit ``u``.
+HITCH_NAMES: dict[str, str] = {key: "<unit>.articulation" if key == "articulation"
+                               else f"<unit>.hitch.{key}" for key in HITCH_OUTPUTS}
+
+
 class Parameter(NamedTuple):
     """A parameter of the FMU: the field, its start value and its accepted range."""
 
@@ -145,7 +185,9 @@ class Binding(NamedTuple):
     """Where a variable's value lives.
 
     ``source`` is one of the engine arrays (``"u_unit"``, ``"u_wheel"``, ``"u_env"``,
-    ``"y_unit"``, ``"y_wheel"``, ``"y_tire"``, with ``index`` the numpy index into it), or
+    ``"y_unit"``, ``"y_wheel"``, ``"y_tire"``, ``"y_axle"`` (rows: ``Simulation.axle_names``,
+    the solid axles), ``"y_conn"`` (rows: ``Simulation.connection_names``, the towed units),
+    with ``index`` the numpy index into it), or
     ``"parameter"`` (index ``(key,)``), ``"initial"`` (index ``(unit, key)``) or
     ``"calculated"`` (index ``(unit, key)``) for the values the slave keeps itself.
     """
@@ -252,7 +294,9 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
 
     Parameters:
         event: a validated :class:`engine.Event` (from :func:`engine.load_event`); its unit
-            names, axles and dual tires decide the variables.
+            names, axles, dual tires, solid axles (``Event.solid_axle_names``), lead units
+            (``Event.lead_unit_names``) and connections (``Event.connection_names``) decide
+            the variables.
     """
     b = _Builder()
     for key, par in PARAMETERS.items():
@@ -263,17 +307,22 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
 
     wheel_index = {name: i for i, name in enumerate(event.wheel_names())}
     tire_index = {name: i for i, name in enumerate(event.tire_names())}
+    axle_index = {name: i for i, name in enumerate(event.solid_axle_names())}
+    connection_index = {name: i for i, name in enumerate(event.connection_names())}
+    lead = set(event.lead_unit_names())
     for i, unit in enumerate(event.units):
         u = unit.name
-        for key, par in UNIT_PARAMETERS.items():
-            b.add(f"{u}.{key}", f"<unit>.{key}", par.field, "parameter",
-                  Binding("initial", (u, key)), _event_value(event.data["units"][i], key, par.start),
-                  par.min, par.max)
+        if u in lead:
+            for key, par in UNIT_PARAMETERS.items():
+                b.add(f"{u}.{key}", f"<unit>.{key}", par.field, "parameter",
+                      Binding("initial", (u, key)),
+                      _event_value(event.data["units"][i], key, par.start), par.min, par.max)
         for key, fld in UNIT_CALCULATED.items():
             b.add(f"{u}.{key}", f"<unit>.{key}", fld, "calculatedParameter",
                   Binding("calculated", (u, key)))
-        for j, key in enumerate(engine.UNIT_INPUTS):
-            b.add_input(f"{u}.{key}", f"<unit>.{key}", key, Binding("u_unit", (i, j)))
+        if u in lead:
+            for j, key in enumerate(engine.UNIT_INPUTS):
+                b.add_input(f"{u}.{key}", f"<unit>.{key}", key, Binding("u_unit", (i, j)))
         for axle in unit.axles:
             for side in SIDES:
                 wheel = f"{u}.axle{axle.number}.{side}"
@@ -282,9 +331,19 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
                                 Binding("u_wheel", (wheel_index[wheel], j)))
         for j, key in enumerate(engine.UNIT_OUTPUTS):
             b.add(f"{u}.{key}", f"<unit>.{key}", FIELDS[key], "output", Binding("y_unit", (i, j)))
+        if u in connection_index:
+            for j, key in enumerate(HITCH_OUTPUTS):
+                pattern = HITCH_NAMES[key]
+                b.add(pattern.replace("<unit>", u), pattern, HITCH_FIELDS[key], "output",
+                      Binding("y_conn", (connection_index[u], j)))
         for axle in unit.axles:
+            name = f"{u}.axle{axle.number}"
+            if name in axle_index:
+                for j, key in enumerate(AXLE_OUTPUTS):
+                    b.add(f"{name}.{key}", f"<unit>.axle<k>.{key}", AXLE_FIELDS[key], "output",
+                          Binding("y_axle", (axle_index[name], j)))
             for side in SIDES:
-                wheel = f"{u}.axle{axle.number}.{side}"
+                wheel = f"{name}.{side}"
                 for j, key in enumerate(engine.WHEEL_OUTPUTS):
                     b.add(f"{wheel}.{key}", f"<unit>.axle<k>.<side>.{key}", FIELDS[key],
                           "output", Binding("y_wheel", (wheel_index[wheel], j)))

@@ -1,6 +1,8 @@
 """The README's table of FMU variables, rendered from a :class:`Catalogue`."""
 from __future__ import annotations
 
+from typing import Callable, Optional
+
 from .catalogue import Catalogue, Variable
 from .writer import format_value
 
@@ -19,19 +21,21 @@ def _row(name: str, v: Variable) -> str:
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
-def variable_table(catalogue: Catalogue, generic: bool = True) -> str:
+def variable_table(catalogue: Catalogue, generic: bool = True,
+                   only: Optional[Callable[[Variable], bool]] = None) -> str:
     """A Markdown table of the variables.
 
     Parameters:
         catalogue: the variables to list.
         generic: True (default) lists each kind of variable once, with ``<unit>``, ``<k>``
             (axle number) and ``<side>`` placeholders; False lists every variable by name.
+        only: list only the variables for which this is true (default: all).
     """
     lines = ["| " + " | ".join(_COLUMNS) + " |", "|" + " --- |" * len(_COLUMNS)]
     seen = set()
     for v in catalogue:
         name = v.pattern if generic else v.name
-        if name not in seen:
+        if name not in seen and (only is None or only(v)):
             seen.add(name)
             lines.append(_row(name, v))
     return "\n".join(lines) + "\n"

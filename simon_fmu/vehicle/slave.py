@@ -62,7 +62,9 @@ EVENT_FILE = "event.json"
 
 _STATE_FORMAT = "simon-fmu-state/1"
 _INPUT_SOURCES = ("u_unit", "u_wheel", "u_env")
-_OUTPUT_SOURCES = ("y_unit", "y_wheel", "y_tire")
+#: The engine's output arrays (``y_axle``: solid axles, ``y_conn``: connections of towed units);
+#: an FMU reads, and keeps in its FMU state, those its catalogue binds (:func:`_output_sources`).
+_OUTPUT_SOURCES = ("y_unit", "y_wheel", "y_tire", "y_axle", "y_conn")
 _TYPES = {"Real": Real, "Integer": Integer, "Boolean": Boolean}
 #: From this many values on, fmi2GetReal of outputs gathers them with NumPy in one go.
 _GATHER_MIN = 8
@@ -76,13 +78,28 @@ def _load(event_path: str, stamp: tuple) -> tuple["engine.Event", Catalogue]:
 
 
 def _input_arrays(event, catalogue: Catalogue) -> dict[str, np.ndarray]:
-    """The slave's copy of the engine's input arrays, filled with the start values."""
+    """The slave's copy of the engine's input arrays, filled with the start values.
+
+    Rows without variables (the unit inputs of a towed unit, which the engine does not read)
+    keep the inputs' defaults, as the engine's own arrays start.
+    """
     arrays = {"u_unit": np.zeros((len(event.units), len(engine.UNIT_INPUTS))),
               "u_wheel": np.zeros((len(event.wheel_names()), len(engine.WHEEL_INPUTS))),
               "u_env": np.zeros(len(engine.ENV_INPUTS))}
+    for source, fields in (("u_unit", engine.UNIT_INPUTS), ("u_wheel", engine.WHEEL_INPUTS),
+                           ("u_env", engine.ENV_INPUTS)):
+        for j, key in enumerate(fields):
+            arrays[source][..., j] = engine.INPUT_LIMITS[key][2]
     for v in catalogue.with_causality("input"):
         arrays[v.binding.source][v.binding.index] = v.start
     return arrays
+
+
+def _output_sources(catalogue: Catalogue) -> tuple[str, ...]:
+    """The engine output arrays that ``catalogue``'s outputs read, in _OUTPUT_SOURCES order
+    (a car has no solid axle and no connection, so no ``y_axle`` and no ``y_conn``)."""
+    used = {v.binding.source for v in catalogue.with_causality("output")}
+    return tuple(s for s in _OUTPUT_SOURCES if s in used)
 
 
 class _SlaveState:
@@ -136,6 +153,7 @@ class SimonSlave(Fmi2Slave):
         st = event_path.stat()
         self._event, self._catalogue = _load(str(event_path), (st.st_mtime_ns, st.st_size))
         self._inputs = _input_arrays(self._event, self._catalogue)
+        self._outputs = _output_sources(self._catalogue)
         self._params = {v.binding: v.start for v in self._catalogue.with_causality("parameter")}
         self._sim: Optional[engine.Simulation] = None
         self._sim_params: Optional[dict] = None   # the parameters self._sim was built with
@@ -318,7 +336,7 @@ class SimonSlave(Fmi2Slave):
             except IndexError:
                 where = None
             if where is not None and where.min() >= 0:    # all outputs: one gather
-                flat = np.concatenate([getattr(sim, s) for s in _OUTPUT_SOURCES], axis=None,
+                flat = np.concatenate([getattr(sim, s) for s in self._outputs], axis=None,
                                       out=gather[1])
                 np.take(flat, where, out=np.frombuffer(values, np.float64))
                 return OK
@@ -326,7 +344,7 @@ class SimonSlave(Fmi2Slave):
 
     def _make_gather(self, sim) -> tuple:
         offsets, total = {}, 0
-        for source in _OUTPUT_SOURCES:
+        for source in self._outputs:
             offsets[source] = total
             total += getattr(sim, source).size
         where = np.full(len(self._catalogue), -1, np.intp)
@@ -481,7 +499,7 @@ class SimonSlave(Fmi2Slave):
         arrays = {s: a.copy() for s, a in self._inputs.items()}
         if sim is None:
             return _SlaveState(header, arrays)
-        arrays.update({s: getattr(sim, s).copy() for s in _OUTPUT_SOURCES})
+        arrays.update({s: getattr(sim, s).copy() for s in self._outputs})
         return _SlaveState(header, arrays, sim.get_state(), sim.serialize_state)
 
     def _set_fmu_state(self, state: _SlaveState):
@@ -491,7 +509,7 @@ class SimonSlave(Fmi2Slave):
         saved = (self._params, {s: a.copy() for s, a in self._inputs.items()}, sim,
                  self._sim_params, self._start_time, self._time, self._started, self._failure)
         engine_saved = None if sim is None else (
-            sim.get_state(), {s: getattr(sim, s).copy() for s in _OUTPUT_SOURCES})
+            sim.get_state(), {s: getattr(sim, s).copy() for s in self._outputs})
         try:
             self._restore(state)
             return self._protocol.answer(OK)
@@ -502,7 +520,7 @@ class SimonSlave(Fmi2Slave):
                 np.copyto(self._inputs[s], inputs[s])
             if engine_saved is not None:
                 sim.set_state(engine_saved[0])
-                for s in _OUTPUT_SOURCES:
+                for s in self._outputs:
                     np.copyto(getattr(sim, s), engine_saved[1][s])
             detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
             self._log_error(f"fmi2SetFMUstate refused, the instance is unchanged: {detail}")
@@ -516,6 +534,9 @@ class SimonSlave(Fmi2Slave):
         params = {_unflat(k): value for k, value in h["params"]}
         if params.keys() != self._params.keys():
             raise ValueError("the state's parameters are not this FMU's")
+        for s in _INPUT_SOURCES + (self._outputs if h["has_engine"] else ()):
+            if s not in state.arrays:
+                raise ValueError(f"the state has no {s}: it is not one of this FMU's")
         for s in _INPUT_SOURCES:
             if state.arrays[s].shape != self._inputs[s].shape:
                 raise ValueError(f"the state's {s} has the shape {state.arrays[s].shape}, this "
@@ -531,7 +552,7 @@ class SimonSlave(Fmi2Slave):
                 raise ValueError(f"the state's simulation cannot be built: {self._failure}")
             sim.set_state(state.engine_state if state.engine_state is not None
                           else sim.deserialize_state(state.engine_blob))
-            for s in _OUTPUT_SOURCES:
+            for s in self._outputs:
                 np.copyto(getattr(sim, s), state.arrays[s])
         self._failure = h["failure"]
 
@@ -547,8 +568,8 @@ class SimonSlave(Fmi2Slave):
             h = decoded.header
             for key in ("time", "start_time", "started", "failure", "params", "has_engine"):
                 h[key]
-            for s in _INPUT_SOURCES + (_OUTPUT_SOURCES if h["has_engine"] else ()):
-                decoded.arrays[s]
+            for s in _INPUT_SOURCES + (("y_unit",) if h["has_engine"] else ()):
+                decoded.arrays[s]    # the outputs this FMU binds are checked on restore
         except Exception as exc:  # noqa: BLE001 - any corruption is reported the same way
             raise ValueError(f"not a serialised FMU state of this FMU ({exc!r})") from None
         return decoded

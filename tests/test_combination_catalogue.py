@@ -1,0 +1,192 @@
+"""The FMU variables of a combination: lead and towed units, connections, solid axles.
+
+The car's catalogue is the contract of issue 2 and must not change: it is compared, variable by
+variable (name, value reference, type, causality, unit, start, range, description, binding),
+with ``data/sedan_catalogue.json``, the catalogue the car had before combinations existed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import fmpy
+import pytest
+from fmpy.validation import validate_fmu
+from lxml import etree
+
+import engine
+from engine.signals import AXLE_OUTPUTS, HITCH_OUTPUTS
+from model_description import build_catalogue, model_description_xml, variable_table
+from model_description.catalogue import AXLE_FIELDS, HITCH_FIELDS, HITCH_NAMES
+from simon_fmu.vehicle.build import DESCRIPTION, fmu_model_description
+
+DATA = Path(__file__).parent / "data"
+EVENTS = Path(engine.__file__).parent / "data"
+XSD = Path(fmpy.__file__).parent / "schema" / "fmi2" / "fmi2ModelDescription.xsd"
+DATE = "2024-01-01T00:00:00Z"
+LEAD_ONLY = ("speed0", "X0", "Y0", "yaw0", "steeringWheelAngle", "throttle",
+             "brakePedalForce", "gear")
+
+
+@pytest.fixture(scope="module")
+def combination():
+    return engine.load_event(EVENTS / "tractor-semitrailer.json")
+
+
+@pytest.fixture(scope="module")
+def catalogue(combination):
+    return build_catalogue(combination)
+
+
+def test_the_car_catalogue_is_unchanged():
+    expected = json.loads((DATA / "sedan_catalogue.json").read_text())
+    catalogue = build_catalogue(engine.load_event())
+    rows = [[getattr(v, c) for c in expected["columns"]] for v in catalogue]
+    for row in rows:
+        source, index = row[expected["columns"].index("binding")]
+        row[expected["columns"].index("binding")] = [source, list(index)]
+    assert len(rows) == len(expected["variables"]) == 95
+    for row, want in zip(rows, expected["variables"]):
+        assert row == want, row[0]
+    xml = model_description_xml(catalogue, model_identifier="SimonCar",
+                                guid="{00000000-0000-0000-0000-000000000000}",
+                                generated_at=DATE, description=DESCRIPTION)
+    assert hashlib.sha256(xml).hexdigest() == expected["model_description_sha256"]
+
+
+def test_only_lead_units_have_initial_conditions_and_driver_inputs(catalogue):
+    c = catalogue.by_name
+    for key in LEAD_ONLY:
+        assert f"tractor.{key}" in c
+        assert f"trailer.{key}" not in c
+    assert c["tractor.speed0"].binding == ("initial", ("tractor", "speed0"))
+    assert c["tractor.gear"].binding == ("u_unit", (0, engine.UNIT_INPUTS.index("gear")))
+    assert not [v for v in catalogue if v.binding.source == "u_unit" and v.binding.index[0] != 0]
+    assert not [v for v in catalogue if v.binding.source == "initial"
+                and v.binding.index[0] != "tractor"]
+    # every unit keeps its outputs, calculated parameters and its wheels' inputs
+    for unit in ("tractor", "trailer"):
+        for key in engine.UNIT_OUTPUTS:
+            assert c[f"{unit}.{key}"].causality == "output"
+        for key in ("mass", "wheelbase"):
+            assert c[f"{unit}.{key}"].causality == "calculatedParameter"
+    for wheel in [f"{u}.axle{k}.{side}" for u in ("tractor", "trailer") for k in (1, 2, 3)
+                  for side in ("left", "right")]:
+        for key in engine.WHEEL_INPUTS:
+            assert c[f"{wheel}.{key}"].causality == "input"
+    for side in ("left", "right"):   # the tractor's drive axles run on duals
+        for pos in ("inner", "outer"):
+            assert c[f"tractor.axle2.{side}.{pos}.Fz"].causality == "output"
+
+
+def test_towed_units_have_the_connection_outputs(catalogue):
+    c = catalogue.by_name
+    names = ["trailer.articulation", "trailer.hitch.Fx", "trailer.hitch.Fy", "trailer.hitch.Fz",
+             "trailer.hitch.failed", "trailer.hitch.separation"]
+    for j, name in enumerate(names):
+        v = c[name]
+        assert v.causality == "output"
+        assert v.binding == ("y_conn", (0, j))
+        assert HITCH_OUTPUTS[j] == name.rsplit(".", 1)[1]
+    assert (c["trailer.articulation"].unit, c["trailer.articulation"].display_unit) == ("rad", "deg")
+    for axis in "xyz":
+        assert c[f"trailer.hitch.F{axis}"].unit == "N"
+    assert c["trailer.hitch.separation"].unit == "m"
+    failed = c["trailer.hitch.failed"]
+    assert (failed.type, failed.variability, failed.unit) == ("Boolean", "discrete", None)
+    assert not [v.name for v in catalogue if v.name.startswith("tractor.")
+                and (".hitch." in v.name or v.name.endswith(".articulation"))]
+
+
+def test_solid_axles_have_roll_and_heave(combination, catalogue):
+    c = catalogue.by_name
+    for i, axle in enumerate(combination.solid_axle_names()):
+        for j, key in enumerate(AXLE_OUTPUTS):
+            v = c[f"{axle}.{key}"]
+            assert (v.causality, v.binding) == ("output", ("y_axle", (i, j)))
+    assert (c["tractor.axle1.roll"].unit, c["tractor.axle1.roll"].display_unit) == ("rad", "deg")
+    assert c["trailer.axle1.heave"].unit == "m"
+    assert len([v for v in catalogue if v.binding.source == "y_axle"]) == 6 * len(AXLE_OUTPUTS)
+
+
+def test_bindings_cover_every_cell_once_and_numbering_follows_the_order(combination, catalogue):
+    sizes = {"u_wheel": (len(combination.wheel_names()), len(engine.WHEEL_INPUTS)),
+             "y_unit": (len(combination.units), len(engine.UNIT_OUTPUTS)),
+             "y_wheel": (len(combination.wheel_names()), len(engine.WHEEL_OUTPUTS)),
+             "y_tire": (len(combination.tire_names()), len(engine.TIRE_OUTPUTS)),
+             "y_axle": (len(combination.solid_axle_names()), len(AXLE_OUTPUTS)),
+             "y_conn": (len(combination.connection_names()), len(HITCH_OUTPUTS))}
+    for source, (rows, columns) in sizes.items():
+        cells = [v.binding.index for v in catalogue if v.binding.source == source]
+        assert sorted(cells) == [(i, j) for i in range(rows) for j in range(columns)], source
+    assert [v.value_reference for v in catalogue] == list(range(len(catalogue)))
+    names = [v.name for v in catalogue]
+    # the trailer's variables follow the tractor's; a unit's connection outputs follow its
+    # own outputs, an axle's outputs precede its wheels'
+    assert names.index("trailer.mass") > names.index("tractor.axle3.right.outer.skid")
+    assert names.index("trailer.sideslip") < names.index("trailer.articulation") \
+        < names.index("trailer.hitch.separation") < names.index("trailer.axle1.roll") \
+        < names.index("trailer.axle1.left.steer")
+
+
+def test_descriptions_say_frames_and_units():
+    assert set(AXLE_FIELDS) == set(AXLE_OUTPUTS) and set(HITCH_FIELDS) == set(HITCH_OUTPUTS)
+    assert HITCH_NAMES["articulation"] == "<unit>.articulation"
+    assert HITCH_NAMES["Fz"] == "<unit>.hitch.Fz"
+    assert "Eq. 126" in HITCH_FIELDS["articulation"].description
+    for key in ("Fx", "Fy", "Fz"):
+        assert "vehicle-fixed" in HITCH_FIELDS[key].description
+
+
+def test_combination_model_description_validates(combination, tmp_path):
+    xml = fmu_model_description(combination, generated_at=DATE)
+    schema = etree.XMLSchema(etree.parse(str(XSD)))
+    assert schema.validate(etree.fromstring(xml)), schema.error_log
+    (tmp_path / "modelDescription.xml").write_bytes(xml)
+    assert validate_fmu(str(tmp_path)) == []
+
+
+def test_markdown_lists_the_combination_patterns(catalogue):
+    table = variable_table(catalogue)
+    for pattern in ("<unit>.articulation", "<unit>.hitch.Fx", "<unit>.hitch.failed",
+                    "<unit>.hitch.separation", "<unit>.axle<k>.roll", "<unit>.axle<k>.heave"):
+        assert f"| `{pattern}` | output |" in table
+
+
+def test_the_slave_reads_the_arrays_its_outputs_bind(combination, catalogue):
+    from simon_fmu.vehicle.slave import _input_arrays, _output_sources
+    assert _output_sources(build_catalogue(engine.load_event())) == ("y_unit", "y_wheel", "y_tire")
+    assert _output_sources(catalogue) == ("y_unit", "y_wheel", "y_tire", "y_axle", "y_conn")
+    inputs = _input_arrays(combination, catalogue)
+    assert inputs["u_unit"].shape == (2, len(engine.UNIT_INPUTS))
+    # the towed unit's row, which no variable sets, holds the inputs' defaults
+    assert list(inputs["u_unit"][1]) == [engine.INPUT_LIMITS[k][2] for k in engine.UNIT_INPUTS]
+
+
+def test_readme_lists_the_variables_a_combination_adds():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "update_readme", Path(__file__).parents[1] / "tools" / "update_readme.py")
+    update_readme = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(update_readme)
+    from test_docs import readme_section
+    expected = update_readme.sections()["combination-variables"]
+    assert readme_section("combination-variables") == expected, "run: python tools/update_readme.py"
+    for pattern in ("<unit>.articulation", "<unit>.hitch.failed", "<unit>.axle<k>.roll"):
+        assert f"| `{pattern}` |" in expected
+    assert "| `<unit>.speed0` |" not in expected
+
+
+def test_the_double_has_one_set_of_connection_outputs_per_towed_unit():
+    event = engine.load_event(EVENTS / "double.json")
+    c = build_catalogue(event).by_name
+    assert event.connection_names() == ["trailer1", "dolly", "trailer2"]
+    for i, unit in enumerate(event.connection_names()):
+        assert c[f"{unit}.articulation"].binding == ("y_conn", (i, 0))
+        assert c[f"{unit}.hitch.failed"].binding == ("y_conn", (i, HITCH_OUTPUTS.index("failed")))
+        assert f"{unit}.speed0" not in c and f"{unit}.brakePedalForce" not in c
+    assert c["dolly.axle1.roll"].binding == ("y_axle", (event.solid_axle_names().index(
+        "dolly.axle1"), 0))
+    start = event.data["units"][0]["initial"]
+    assert (c["tractor.speed0"].start, c["tractor.yaw0"].start) == (start["speed"], start["yaw"])
