@@ -2,48 +2,48 @@
 
 ``advance`` takes ``n`` steps of size ``h`` with the inputs held (the zero-order hold of a
 co-simulation communication step), checks every step, and on failure leaves the state at
-the last good step.
+the last good step. At each step boundary it latches the connections whose force exceeds
+their failure force (``engine.connection.latch_failures``).
 """
 import numpy as np
 
+from .connection import latch_failures
 from .jit import njit
-from .vehicle import ERR_NONFINITE, derivatives
+from .vehicle import ERR_NONFINITE, derivatives, state_bases
 
 
 @njit
-def record(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE,
-           TT, P_AERO, P_ENV, y_unit, y_wheel, y_tire, err, scratch):
+def record(y, dy, U, P, Y, err, W):
     """The derivative at y with the outputs recorded: compiled once, outside the step loop."""
-    derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                P_TIRE, TT, P_AERO, P_ENV, True, y_unit, y_wheel, y_tire, err, scratch)
+    derivatives(y, dy, U, P, True, Y, err, W)
 
 
 @njit
-def advance(y, h, n, work, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-            P_TIRE, TT, P_AERO, P_ENV, y_unit, y_wheel, y_tire, err, scratch):
-    """Integrate n RK4 steps of size h in place. Returns the number of steps completed.
+def advance(y, t0, h, n, work, U, P, Y, err, W):
+    """Integrate n RK4 steps of size h in place from time t0. Returns the number of steps
+    completed.
 
-    work: array (6, len(y)) of scratch rows; scratch: the derivative's scratch array
-    (``layout.scratch_shape``). err[0] != 0 on failure (see vehicle.ERR_*), with y restored
-    to the last good state; the outputs are recorded at the final state. err is cleared on
-    entry.
+    work: array (6, len(y)) of scratch rows; W: the derivative's scratch (``layout.Work``).
+    err[0] != 0 on failure (see vehicle.ERR_*), with y restored to the last good state; the
+    outputs are recorded at the final state. err is cleared on entry.
     """
     err[0] = 0
     err[1] = 0
     k1, k2, k3, k4, yt, y_good = work[0], work[1], work[2], work[3], work[4], work[5]
     m = y.shape[0]
+    conn_base = state_bases(P)[3]
     done = 0
     for step in range(n):
         # the stages k_s = f(y + c_s h k_(s-1)), c = (0, 1/2, 1/2, 1), from one call site, so
         # that the derivative is compiled into this loop once
         for s in range(4):
             ks = work[s]
-            derivatives(y if s == 0 else yt, ks, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG,
-                        N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO, P_ENV, False, y_unit,
-                        y_wheel, y_tire, err, scratch)
+            derivatives(y if s == 0 else yt, ks, U, P, False, Y, err, W)
             if s == 0:
                 if err[0] != 0:
                     break
+                # a connection that fails at this boundary carries nothing from here on
+                latch_failures(y, t0 + step * h, P.P_CONN, conn_base, W.conn_force)
                 for i in range(m):
                     y_good[i] = y[i]
             if s < 3:
@@ -71,8 +71,7 @@ def advance(y, h, n, work, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG,
         done += 1
     # outputs at the final state (also judges its tire deflection)
     if err[0] == 0:
-        record(y, k1, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-               P_TIRE, TT, P_AERO, P_ENV, y_unit, y_wheel, y_tire, err, scratch)
+        record(y, k1, U, P, Y, err, W)
         if err[0] != 0 and done > 0:
             for i in range(m):
                 y[i] = y_good[i]
@@ -80,7 +79,6 @@ def advance(y, h, n, work, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG,
     if err[0] != 0:
         e0, e1 = err[0], err[1]
         err[0] = 0
-        record(y, k1, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-               P_TIRE, TT, P_AERO, P_ENV, y_unit, y_wheel, y_tire, err, scratch)
+        record(y, k1, U, P, Y, err, W)
         err[0], err[1] = e0, e1
     return done

@@ -8,14 +8,20 @@ State vector (one float64 array), in this order:
 * per unit, 12 body states at ``unit_offset(u) = 12*u``:
   X, Y, Z (earth-fixed CG, m), roll, pitch, yaw (rad), u, v, w (m/s, vehicle-fixed),
   p, q, r (rad/s, vehicle-fixed);
-* per wheel, 3 states at ``wheel_offset(w) = 12*n_units + 3*w``: the suspension coordinate
-  and its rate (independent suspension: the wheel's vehicle-fixed z displacement from static
-  equilibrium, down +, Eq. 17/62; a solid axle will use the two wheel slots of its axle for
-  axle heave and axle roll), and the wheel spin velocity Omega (rad/s, rolling forward +);
-* per tire, 3 states at ``tire_offset(t) = 12*n_units + 3*n_wheels + 3*t``: the transient
-  longitudinal slip kx (drive +), the transient lateral slip ky (~ sin of the slip angle) and
-  the radial deflection at the last loading turning point (m, the memory of the rebound
-  multiplier's loop, Eq. 93), see ``engine/tire.py``.
+* per wheel, 3 states at ``wheel_offset(w)``: the independent suspension's coordinate and its
+  rate (the wheel's vehicle-fixed z displacement from static equilibrium, down +, Eq. 17/62;
+  a wheel of a solid axle keeps both at zero, its axle has its own block) and the wheel spin
+  velocity Omega (rad/s, rolling forward +);
+* per solid axle, 4 states at ``axle_offset(a)``: the roll centre's heave from static
+  equilibrium (vehicle-fixed z, down +, delta of Eq. 22) and its rate, the axle roll relative
+  to the sprung mass (rad, about the vehicle x-axis through the roll centre, right side down
+  +, phi of Eq. 19-26) and its rate;
+* per tire, 3 states at ``tire_offset(t)``: the transient longitudinal slip kx (drive +), the
+  transient lateral slip ky (~ sin of the slip angle) and the radial deflection at the last
+  loading turning point (m, the memory of the rebound multiplier's loop, Eq. 93), see
+  ``engine/tire.py``;
+* per inter-vehicle connection, 1 state at ``connection_offset(c)``: 1 once the connection
+  has failed, else 0 (its rate is zero; the integrator latches it, ``engine.connection``).
 """
 
 # --- body states -------------------------------------------------------------------------
@@ -27,12 +33,20 @@ N_WHEEL_STATE = 3
 # --- tire states -------------------------------------------------------------------------
 TKX, TKY, TTURN = range(3)
 N_TIRE_STATE = 3
+# --- solid axle states -------------------------------------------------------------------
+AZ, AZD, APHI, APHID = range(4)
+N_AXLE_STATE = 4
+# --- connection states -------------------------------------------------------------------
+CFAILED = 0
+N_CONN_STATE = 1
 
 # --- packed unit parameters: P_UNIT[u, :] ------------------------------------------------
 (U_MS, U_IX, U_IY, U_IZ, U_IXZ, U_CGH, U_STEER_RATIO, U_PEDAL_RATIO, U_PROP_START, U_PROP_RATIO,
  U_PUSHOUT, U_DIFF_RATIO, U_I_DT, U_N_GEARS, U_WHEEL0, U_NWHEELS, U_N_DRIVEN, U_AERO0, U_NAERO,
- U_MTOTAL) = range(20)
-N_UNIT_P = 20
+ U_MTOTAL, U_LEAD, U_STEERING, U_AXLE0, U_NAXLES) = range(24)
+N_UNIT_P = 24
+# U_LEAD: the unit whose brake pedal drives this unit's brakes (itself for a lead unit);
+# U_STEERING: 1 when the unit has a steering system; U_AXLE0, U_NAXLES: its solid axles in P_AXLE
 MAX_GEARS = 20  # forward gears a unit may have (the event's limit)
 # P_GEAR[u, 0] is reverse, P_GEAR[u, k] forward gear k (0 ratio = not present); as many
 # columns as the event's longest list of gears
@@ -40,8 +54,29 @@ MAX_GEARS = 20  # forward gears a unit may have (the event's limit)
 # --- packed wheel parameters: P_WHEEL[w, :] ----------------------------------------------
 (W_UNIT, W_AXLE, W_SIDE, W_X, W_Y0, W_Z0, W_MUS, W_K, W_C, W_FMU, W_FS0, W_KRS, W_TRACK, W_PARTNER,
  W_JCL, W_JK1, W_JK3, W_JER, W_RCL, W_RK1, W_RK3, W_RER, W_STEERED, W_BS0, W_BS1, W_BS2, W_BS3,
- W_DRIVEN, W_ZETA, W_TB_RATIO, W_PROPORTIONED, W_ISPIN, W_TIRE0, W_NTIRES, W_NHT, W_NCAM) = range(36)
-N_WHEEL_P = 36
+ W_DRIVEN, W_ZETA, W_TB_RATIO, W_PROPORTIONED, W_ISPIN, W_TIRE0, W_NTIRES, W_NHT, W_NCAM,
+ W_SOLID, W_YS) = range(38)
+N_WHEEL_P = 38
+# W_SOLID: index of the wheel's solid axle in P_AXLE, -1 for an independent suspension;
+# W_YS: y of the wheel's spring on a solid axle (its side of the spring spacing)
+
+# --- packed solid axles: P_AXLE[a, :] -----------------------------------------------------
+# x of the axle, y and z of its roll centre at static equilibrium (from the sprung CG), rho:
+# the axle's mass centre below the roll centre (Eq. 19-24), its mass and roll inertia about
+# its own mass centre, the anti-sway bar's roll stiffness, roll steer (Eq. 65), camber set
+# (Eq. 64), its left and right wheels
+(AX_UNIT, AX_X, AX_YC, AX_ZRC, AX_RHO, AX_M, AX_ICM, AX_KRS, AX_KAPPA, AX_CAMBER, AX_WL,
+ AX_WR) = range(12)
+N_AXLE_P = 12
+
+# --- packed connections: P_CONN[c, :] ------------------------------------------------------
+# tow and towed unit, the tow unit's rear point and the towed unit's front point (vehicle-
+# fixed from each CG), constraint rate and damping (Eq. 117), 1 when the joint carries vertical
+# force, its static vertical load (up on the towed unit +), frame torsion (Eq. 127), hitch
+# friction (Eq. 128), pitch stiffness, damping and static moment (a pitch-rigid joint), failure
+(C_TOW, C_TOWED, C_AX, C_AY, C_AZ, C_BX, C_BY, C_BZ, C_K, C_C, C_VERTICAL, C_P0, C_KFRAME,
+ C_CFRAME, C_MU, C_RADIUS, C_NULL, C_KPITCH, C_CPITCH, C_M0, C_FAIL_F, C_FAIL_T) = range(22)
+N_CONN_P = 22
 # wheel tables T_WHEEL[w, table, row] (half-track change, camber change) and engine maps
 # P_ENG[u, table, row] have as many rows as the event's longest table
 T_HT_X, T_HT_Y, T_CAM_X, T_CAM_Y = range(4)
@@ -68,7 +103,8 @@ EM_WOT_X, EM_WOT_Y, EM_CT_X, EM_CT_Y = range(4)
 
 # --- per-wheel work/outputs computed by the derivative ------------------------------------
 # indices into the wheel output array (match engine.signals.WHEEL_OUTPUTS)
-from .signals import TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS, ENV_INPUTS  # noqa: E402
+from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, TIRE_OUTPUTS, UNIT_INPUTS,  # noqa: E402
+                      UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS)
 
 YW_STEER, YW_SPIN, YW_JOUNCE, YW_BRAKEP, YW_BRAKET, YW_DRIVET = range(len(WHEEL_OUTPUTS))
 YT_FX, YT_FY, YT_FZ, YT_SLIP, YT_ALPHA, YT_INCL, YT_DEFL, YT_SKID = range(len(TIRE_OUTPUTS))
@@ -77,6 +113,9 @@ YT_FX, YT_FY, YT_FZ, YT_SLIP, YT_ALPHA, YT_INCL, YT_DEFL, YT_SKID = range(len(TI
 IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR = range(len(UNIT_INPUTS))
 IW_BPF, IW_MU = range(len(WHEEL_INPUTS))
 IE_WIND_SPEED, IE_WIND_DIR = range(len(ENV_INPUTS))
+YA_ROLL, YA_HEAVE = range(len(AXLE_OUTPUTS))
+YC_ART, YC_FX, YC_FY, YC_FZ, YC_FAILED, YC_SEP = range(len(HITCH_OUTPUTS))
+assert HITCH_OUTPUTS[YC_SEP] == "separation" and AXLE_OUTPUTS[YA_HEAVE] == "heave"
 assert WHEEL_OUTPUTS[YW_DRIVET] == "driveTorque" and TIRE_OUTPUTS[YT_SKID] == "skid"
 assert UNIT_OUTPUTS[YU_BETA] == "sideslip" and UNIT_INPUTS[IU_GEAR] == "gear"
 
@@ -84,10 +123,20 @@ assert UNIT_OUTPUTS[YU_BETA] == "sideslip" and UNIT_INPUTS[IU_GEAR] == "gear"
 # Preallocated once per simulation so that an evaluation allocates nothing. Each row below
 # holds one value per wheel of the unit being assembled (or the few values named); the last
 # rows hold the unit's rotation matrix and the matrix of its coupled equations (Eq. 1-14, 18).
+# S_JZ .. S_ZDD are indexed by the unit's independent wheels, S_TORQUE .. S_DOMEGA by all its
+# wheels, S_QD, S_QP (generalised forces on a solid axle's heave and roll) by its solid axles.
 (S_JZ, S_MW, S_XW, S_YW, S_ZW, S_ZDW, S_FZW, S_TORQUE, S_INERTIA, S_DRIVEN, S_DOMEGA, S_ZDD,
- S_F, S_M, S_ACC, S_B) = range(16)
-S_R = 16            # rows S_R .. S_R+2, columns 0..2: the vehicle-to-earth rotation R (Eq. 53)
+ S_F, S_M, S_ACC, S_B, S_QD, S_QP) = range(18)
+S_R = 18            # rows S_R .. S_R+2, columns 0..2: the vehicle-to-earth rotation R (Eq. 53)
 S_A = S_R + 3       # rows S_A .. S_A+5, columns 0..5: the unit's reduced 6x6 system matrix
+
+# --- per-unit work of the synchronize phase: FRAMES[u, 0:9] the unit's rotation R (row-major),
+# FRAMES[u, 9:12] its Euler-angle rates; EXT[u, 0:6] the connection force and moment on it
+# (vehicle-fixed, about its CG); AXLE_WORK[axle of the unit, :] a solid axle's eliminated block
+FR_R, FR_RATES = 0, 9
+N_FRAME = 12
+(AW_B, AW_MINV, AW_BQ) = (0, 12, 15)   # B (6x2, row-major), M_qq^-1 (a, b, c), b_q (2)
+N_AXLE_WORK = 17
 
 
 def scratch_shape(max_wheels):
@@ -104,26 +153,94 @@ def wheel_offset(n_units, w):
     return N_BODY * n_units + N_WHEEL_STATE * w
 
 
-def tire_offset(n_units, n_wheels, t):
-    return N_BODY * n_units + N_WHEEL_STATE * n_wheels + N_TIRE_STATE * t
+def axle_offset(n_units, n_wheels, a):
+    return N_BODY * n_units + N_WHEEL_STATE * n_wheels + N_AXLE_STATE * a
 
 
-def state_size(n_units, n_wheels, n_tires):
-    return N_BODY * n_units + N_WHEEL_STATE * n_wheels + N_TIRE_STATE * n_tires
+def tire_offset(n_units, n_wheels, t, n_axles=0):
+    return N_BODY * n_units + N_WHEEL_STATE * n_wheels + N_AXLE_STATE * n_axles + N_TIRE_STATE * t
+
+
+def connection_offset(n_units, n_wheels, n_axles, n_tires, c):
+    return tire_offset(n_units, n_wheels, n_tires, n_axles) + N_CONN_STATE * c
+
+
+def state_size(n_units, n_wheels, n_tires, n_axles=0, n_connections=0):
+    return connection_offset(n_units, n_wheels, n_axles, n_tires, n_connections)
 
 
 BODY_STATE_NAMES = ("X", "Y", "Z", "roll", "pitch", "yaw", "u", "v", "w", "p", "q", "r")
 WHEEL_STATE_NAMES = ("dz", "dz_rate", "spin")
+AXLE_STATE_NAMES = ("heave", "heave_rate", "roll", "roll_rate")
 TIRE_STATE_NAMES = ("kx", "ky", "defl_turn")
+CONN_STATE_NAMES = ("hitch.failed",)
 
 
-def state_names(unit_names, wheel_names, tire_names):
+def state_names(unit_names, wheel_names, tire_names, axle_names=(), connection_names=()):
     """Names of every slot of the state vector, for diagnostics and state checks."""
     out = [f"{u}.{s}" for u in unit_names for s in BODY_STATE_NAMES]
     out += [f"{w}.{s}" for w in wheel_names for s in WHEEL_STATE_NAMES]
+    out += [f"{a}.{s}" for a in axle_names for s in AXLE_STATE_NAMES]
     out += [f"{t}.{s}" for t in tire_names for s in TIRE_STATE_NAMES]
+    out += [f"{c}.{s}" for c in connection_names for s in CONN_STATE_NAMES]
     return out
 
 
 # vehicle.derivatives copies the body states straight into the first unit outputs
 assert UNIT_OUTPUTS[YU_X:YU_R + 1] == BODY_STATE_NAMES and (SX, SR) == (0, N_BODY - 1)
+
+
+# --- the kernels' argument structures ----------------------------------------------------
+from typing import NamedTuple  # noqa: E402
+
+import numpy as _np  # noqa: E402
+
+
+class Model(NamedTuple):
+    """The packed parameters (``engine.params.pack``), one argument of every kernel."""
+    P_UNIT: _np.ndarray
+    P_GEAR: _np.ndarray
+    P_ENG: _np.ndarray
+    N_ENG: _np.ndarray
+    P_WHEEL: _np.ndarray
+    T_WHEEL: _np.ndarray
+    P_TIRE: _np.ndarray
+    TT: _np.ndarray
+    P_AERO: _np.ndarray
+    P_ENV: _np.ndarray
+    P_AXLE: _np.ndarray
+    P_CONN: _np.ndarray
+
+
+class Inputs(NamedTuple):
+    """The inputs the kernels read: [unit, UNIT_INPUTS], [wheel, WHEEL_INPUTS], [ENV_INPUTS]."""
+    u_unit: _np.ndarray
+    u_wheel: _np.ndarray
+    u_env: _np.ndarray
+
+
+class Outputs(NamedTuple):
+    """The outputs a recording pass writes, laid out after ``engine.signals``."""
+    y_unit: _np.ndarray
+    y_wheel: _np.ndarray
+    y_tire: _np.ndarray
+    y_axle: _np.ndarray
+    y_conn: _np.ndarray
+
+
+class Work(NamedTuple):
+    """Preallocated scratch of a derivative evaluation (nothing is allocated in it)."""
+    scratch: _np.ndarray     # [row, column], rows S_*, shape scratch_shape(max wheels)
+    frames: _np.ndarray      # [unit, N_FRAME]
+    ext: _np.ndarray         # [unit, 6]
+    axle_work: _np.ndarray   # [solid axle of one unit, N_AXLE_WORK]
+    conn_force: _np.ndarray  # [connection]: magnitude of the joint force, N (failure check)
+
+
+def new_work(model: Model) -> Work:
+    """The scratch of a derivative evaluation for ``model``."""
+    nu = model.P_UNIT.shape[0]
+    max_wheels = max(int(k) for k in model.P_UNIT[:, U_NWHEELS])
+    max_axles = max(int(k) for k in model.P_UNIT[:, U_NAXLES])
+    return Work(_np.zeros(scratch_shape(max_wheels)), _np.zeros((nu, N_FRAME)), _np.zeros((nu, 6)),
+                _np.zeros((max(max_axles, 1), N_AXLE_WORK)), _np.zeros(model.P_CONN.shape[0]))

@@ -12,21 +12,9 @@ import numpy as np
 
 from . import layout as L
 from .aerodynamics import air_density, surface_constant
+from .equilibrium import connection_rates, links, place_units, static_state, wheels
+from .payload import adjusted
 from .tire import static_deflection
-
-
-class Model(NamedTuple):
-    """The packed parameters, in the argument order of the kernels."""
-    P_UNIT: np.ndarray
-    P_GEAR: np.ndarray
-    P_ENG: np.ndarray
-    N_ENG: np.ndarray
-    P_WHEEL: np.ndarray
-    T_WHEEL: np.ndarray
-    P_TIRE: np.ndarray
-    TT: np.ndarray
-    P_AERO: np.ndarray
-    P_ENV: np.ndarray
 
 
 def _table(dst_x, dst_y, rows):
@@ -148,23 +136,36 @@ def bump_steer_coefficients(bump_steer, side):
 
 
 def pack(event, friction_multiplier: float, initial: dict):
-    """Return (Model, y0, wheel_names, tire_names) for the event in static equilibrium."""
+    """Return (Model, y0) for the event in static equilibrium (``engine.equilibrium``).
+
+    ``initial``: per lead unit name, its speed0, X0, Y0 and yaw0; the units it tows start in
+    line behind it at its speed. Every component coordinate is referred to the unit's CG with
+    its payloads (Eq. 43).
+    """
     d = event.data
     env = d["environment"]
     g = env["gravity"]
     rho = air_density(env["air_pressure"], env["air_temperature"])
     units = d["units"]
+    statics, conn_statics = static_state(d)
+    rates = connection_rates(d, statics)
+    placement = place_units(d, statics, initial)
+    names = [u["name"] for u in units]
     nu = len(units)
     nw = sum(2 * len(u["axles"]) for u in units)
     nt = sum(2 * (2 if a["dual"] else 1) for u in units for a in u["axles"])
+    na = sum(1 for u in units for a in u["axles"] if a["suspension"]["type"] == "solid")
+    nc = len(conn_statics)
     ns = sum(len(u["aerodynamics"]) for u in units)
+    drivetrains = [u["drivetrain"] for u in units if u.get("drivetrain")]
 
     # the tables and the gear list are as long as the event's longest (no fixed limit)
-    n_eng = max(len(u["drivetrain"][k]) for u in units
-                for k in ("engine_wot_torque", "engine_closed_throttle_torque"))
-    n_wheel_table = max(len(a["suspension"][k]) for u in units for a in u["axles"]
-                        for k in ("half_track_change", "camber_change"))
-    n_gears = max(len(u["drivetrain"]["transmission_ratios"]) for u in units)
+    n_eng = max([len(dt[k]) for dt in drivetrains
+                 for k in ("engine_wot_torque", "engine_closed_throttle_torque")] + [1])
+    n_wheel_table = max([len(a["suspension"][k]) for u in units for a in u["axles"]
+                         for k in ("half_track_change", "camber_change")
+                         if a["suspension"].get(k) is not None] + [1])
+    n_gears = max([len(dt["transmission_ratios"]) for dt in drivetrains] + [0])
     P_UNIT = np.zeros((nu, L.N_UNIT_P))
     P_GEAR = np.zeros((nu, n_gears + 1))
     P_ENG = np.zeros((nu, 4, n_eng))
@@ -174,103 +175,176 @@ def pack(event, friction_multiplier: float, initial: dict):
     P_TIRE = np.zeros((nt, L.N_TIRE_P))
     TT = np.zeros((nt, L.N_TIRE_PROPS, L.MAX_TIRE_TESTS, L.MAX_TIRE_TESTS))
     P_AERO = np.zeros((max(ns, 1), L.N_AERO_P))
+    P_AXLE = np.zeros((na, L.N_AXLE_P))
+    P_CONN = np.zeros((nc, L.N_CONN_P))
     P_ENV = np.zeros(L.N_ENV_P)
     P_ENV[L.E_G] = g
     P_ENV[L.E_RHO] = rho
     P_ENV[L.E_MU] = env["friction_multiplier"] * friction_multiplier
     P_ENV[L.E_GROUND_Z] = env["ground_elevation"]
 
-    y0 = np.zeros(L.state_size(nu, nw, nt))
-    w = t = s = 0
+    y0 = np.zeros(L.state_size(nu, nw, nt, na, nc))
+    lead = _leads(units)
+    w = t = s = a_ = 0
     for ui, unit in enumerate(units):
+        st = statics[ui]
+        props = st.props
+        dx, dy, dz = props.delta
         sm = unit["sprung_mass"]
         br = unit["brakes"]
-        dt = unit["drivetrain"]
-        ix, iy, iz = sm["inertia"]
+        dt = unit.get("drivetrain")
+        ix, iy, iz = props.inertia
         P = P_UNIT[ui]
-        P[L.U_MS], P[L.U_IX], P[L.U_IY], P[L.U_IZ], P[L.U_IXZ] = sm["mass"], ix, iy, iz, sm["Ixz"]
-        P[L.U_CGH] = sm["cg_height"]
-        P[L.U_STEER_RATIO] = unit["steering"]["gear_ratio"]
-        P[L.U_PEDAL_RATIO] = br["pedal_ratio"]
+        P[L.U_MS], P[L.U_IX], P[L.U_IY], P[L.U_IZ], P[L.U_IXZ] = props.mass, ix, iy, iz, props.Ixz
+        P[L.U_CGH] = props.cg_height
+        P[L.U_LEAD] = lead[ui]
+        P[L.U_STEERING] = 1.0 if unit.get("steering") else 0.0
+        P[L.U_STEER_RATIO] = unit["steering"]["gear_ratio"] if unit.get("steering") else 1.0
+        P[L.U_PEDAL_RATIO] = br.get("pedal_ratio") or 0.0
         P[L.U_PROP_START] = br["proportioning_start"]
         P[L.U_PROP_RATIO] = br["proportioning_ratio"]
         P[L.U_PUSHOUT] = br["pushout_pressure"]
-        P[L.U_DIFF_RATIO] = dt["differential_ratio"]
-        P[L.U_I_DT] = dt["inertia"]
-        ratios = dt["transmission_ratios"]
-        P[L.U_N_GEARS] = len(ratios)
-        P_GEAR[ui, 0] = dt["reverse_ratio"]
-        P_GEAR[ui, 1:1 + len(ratios)] = ratios
-        N_ENG[ui, 0] = _table(P_ENG[ui, L.EM_WOT_X], P_ENG[ui, L.EM_WOT_Y], dt["engine_wot_torque"])
-        N_ENG[ui, 1] = _table(P_ENG[ui, L.EM_CT_X], P_ENG[ui, L.EM_CT_Y], dt["engine_closed_throttle_torque"])
+        if dt:
+            P[L.U_DIFF_RATIO] = dt["differential_ratio"]
+            P[L.U_I_DT] = dt["inertia"]
+            ratios = dt["transmission_ratios"]
+            P[L.U_N_GEARS] = len(ratios)
+            P_GEAR[ui, 0] = dt["reverse_ratio"]
+            P_GEAR[ui, 1:1 + len(ratios)] = ratios
+            N_ENG[ui, 0] = _table(P_ENG[ui, L.EM_WOT_X], P_ENG[ui, L.EM_WOT_Y], dt["engine_wot_torque"])
+            N_ENG[ui, 1] = _table(P_ENG[ui, L.EM_CT_X], P_ENG[ui, L.EM_CT_Y],
+                                  dt["engine_closed_throttle_torque"])
         P[L.U_WHEEL0] = w
         P[L.U_NWHEELS] = 2 * len(unit["axles"])
+        P[L.U_AXLE0] = a_
         P[L.U_AERO0] = s
         P[L.U_NAERO] = len(unit["aerodynamics"])
         for surf in unit["aerodynamics"]:
             P_AERO[s, L.A_UNIT] = ui
             P_AERO[s, L.A_CA] = surface_constant(surf["drag_coefficient"], surf["area"], rho)
-            P_AERO[s, L.A_CPX:L.A_CPZ + 1] = surf["center_of_pressure"]
+            P_AERO[s, L.A_CPX:L.A_CPZ + 1] = adjusted(surf["center_of_pressure"], props.delta)
             s += 1
 
-        # wheels: the static equilibrium first
         w0 = w
-        wheel_list = _wheels(unit)
+        wheel_list = wheels(unit)
         n_driven = sum(1 for _, ax, _ in wheel_list if ax["driven"])
         P[L.U_N_DRIVEN] = n_driven
-        static, _, _ = _static_wheels(unit, g)
         m_unsprung = 0.0
+        axle_index = {}
         for j, (ai, ax, side) in enumerate(wheel_list):
             sus = ax["suspension"]
+            solid = sus["type"] == "solid"
             tire = unit["tires"][ax["tire"]]
             ntires = 2 if ax["dual"] else 1
+            defls = st.tire_deflections[j]
+            r_loaded = tire["unloaded_radius"] - float(np.mean(defls))
             W = P_WHEEL[w]
             W[L.W_UNIT], W[L.W_AXLE], W[L.W_SIDE] = ui, ai, side
-            W[L.W_X], W[L.W_Y0] = ax["x"], side * ax["track"] / 2.0
+            W[L.W_X], W[L.W_Y0] = ax["x"] - dx, side * ax["track"] / 2.0 - dy
+            W[L.W_Z0] = props.cg_height - r_loaded
             W[L.W_MUS] = ax["unsprung_mass_per_wheel"]
             m_unsprung += W[L.W_MUS]
             W[L.W_K], W[L.W_C], W[L.W_FMU] = sus["spring_rate"], sus["damping"], sus["coulomb_friction"]
-            W[L.W_FS0], _, defl = static[j]
+            W[L.W_FS0] = st.fs0[j]
             W[L.W_KRS], W[L.W_TRACK] = sus["antisway_roll_stiffness"], ax["track"]
             W[L.W_PARTNER] = w + 1 if side < 0 else w - 1
             js, rs = sus["jounce_stop"], sus["rebound_stop"]
             W[L.W_JCL], W[L.W_JK1], W[L.W_JK3], W[L.W_JER] = js["clearance"], js["K1"], js["K3"], js["energy_ratio"]
             W[L.W_RCL], W[L.W_RK1], W[L.W_RK3], W[L.W_RER] = rs["clearance"], rs["K1"], rs["K3"], rs["energy_ratio"]
             W[L.W_STEERED] = 1.0 if ax["steered"] else 0.0
-            W[L.W_BS0:L.W_BS3 + 1] = bump_steer_coefficients(sus["bump_steer"], side)
             W[L.W_DRIVEN] = 1.0 if ax["driven"] else 0.0
             W[L.W_ZETA] = 1.0 / n_driven if ax["driven"] else 0.0
             W[L.W_TB_RATIO] = ax["brake_torque_ratio"]
             W[L.W_PROPORTIONED] = 1.0 if ax["proportioned"] else 0.0
             W[L.W_ISPIN] = ntires * tire["spin_inertia"]
             W[L.W_TIRE0], W[L.W_NTIRES] = t, ntires
-            W[L.W_NHT] = _table(T_WHEEL[w, L.T_HT_X], T_WHEEL[w, L.T_HT_Y], sus["half_track_change"])
-            W[L.W_NCAM] = _table(T_WHEEL[w, L.T_CAM_X], T_WHEEL[w, L.T_CAM_Y], sus["camber_change"])
-            r_loaded = tire["unloaded_radius"] - defl
-            W[L.W_Z0] = sm["cg_height"] - r_loaded
+            W[L.W_SOLID] = -1.0
+            if solid:
+                if ai not in axle_index:
+                    axle_index[ai] = a_
+                    _pack_axle(P_AXLE[a_], ui, ax, props, r_loaded, w)
+                    a_ += 1
+                W[L.W_SOLID] = axle_index[ai]
+                W[L.W_YS] = side * sus["spring_spacing"] / 2.0 - dy
+                if side > 0:
+                    P_AXLE[axle_index[ai], L.AX_WR] = w
+            else:
+                W[L.W_BS0:L.W_BS3 + 1] = bump_steer_coefficients(sus["bump_steer"], side)
+                W[L.W_NHT] = _table(T_WHEEL[w, L.T_HT_X], T_WHEEL[w, L.T_HT_Y], sus["half_track_change"])
+                W[L.W_NCAM] = _table(T_WHEEL[w, L.T_CAM_X], T_WHEEL[w, L.T_CAM_Y], sus["camber_change"])
             offsets = [0.0] if ntires == 1 else [-side * ax["dual_spacing"] / 2.0, side * ax["dual_spacing"] / 2.0]
-            for off in offsets:  # inner first, then outer
+            for off, defl in zip(offsets, defls):  # inner first, then outer
                 _pack_tire(P_TIRE, TT, t, w, off, tire)
                 # on its loading curve at the static deflection: the turning point of Eq. 93
-                y0[L.tire_offset(nu, nw, t) + L.TTURN] = defl
+                y0[L.tire_offset(nu, nw, t, na) + L.TTURN] = defl
                 t += 1
             w += 1
-        P[L.U_MTOTAL] = sm["mass"] + m_unsprung
+        P[L.U_MTOTAL] = props.mass + m_unsprung
+        P[L.U_NAXLES] = a_ - P[L.U_AXLE0]
 
-        # initial state: static equilibrium at the initial speed
-        ini = initial[unit["name"]]
+        # initial state: static equilibrium, in line behind the lead unit at its speed
+        speed = initial[names[lead[ui]]]["speed0"]
+        X, Y, Z, yaw = placement[ui]
         o = L.unit_offset(ui)
-        y0[o + L.SX] = ini["X0"]
-        y0[o + L.SY] = ini["Y0"]
-        y0[o + L.SZ] = env["ground_elevation"] - sm["cg_height"]
-        y0[o + L.SPSI] = ini["yaw0"]
-        y0[o + L.SU] = ini["speed0"]
+        y0[o + L.SX], y0[o + L.SY], y0[o + L.SZ], y0[o + L.SPSI] = X, Y, Z, yaw
+        y0[o + L.SU] = speed
         for wi in range(w0, w):
-            r_loaded = P_WHEEL[wi, L.W_Z0]
-            r_loaded = sm["cg_height"] - r_loaded
-            y0[L.wheel_offset(nu, wi) + L.WOMEGA] = ini["speed0"] / r_loaded
-    model = Model(P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO, P_ENV)
+            y0[L.wheel_offset(nu, wi) + L.WOMEGA] = speed / (props.cg_height - P_WHEEL[wi, L.W_Z0])
+
+    for c, (cs, (k_c, c_c)) in enumerate(zip(conn_statics, rates)):
+        _pack_connection(P_CONN[c], units, statics, cs, k_c, c_c)
+    model = L.Model(P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO, P_ENV,
+                    P_AXLE, P_CONN)
     return model, y0
+
+
+def _leads(units):
+    """Per unit, the index of the lead unit at the head of its combination."""
+    names = [u["name"] for u in units]
+    lead = list(range(len(units)))
+    for j, unit in enumerate(units):          # a tow unit is listed before the units it tows
+        front = (unit.get("connections") or {}).get("front")
+        if front is not None:
+            lead[j] = lead[names.index(front["tow"])]
+    return lead
+
+
+def _pack_axle(A, ui, ax, props, r_loaded, w_left):
+    """Pack one solid axle (Eq. 19-26): its roll centre and mass centre from the sprung CG."""
+    sus = ax["suspension"]
+    A[L.AX_UNIT] = ui
+    A[L.AX_X] = ax["x"] - props.delta[0]
+    A[L.AX_YC] = -props.delta[1]
+    A[L.AX_ZRC] = props.cg_height - sus["roll_center_height"]
+    A[L.AX_RHO] = sus["roll_center_height"] - r_loaded
+    m = 2.0 * ax["unsprung_mass_per_wheel"]
+    A[L.AX_M] = m
+    A[L.AX_ICM] = sus["axle_roll_inertia"] - m * A[L.AX_RHO] ** 2
+    A[L.AX_KRS] = sus["antisway_roll_stiffness"]
+    A[L.AX_KAPPA] = sus["roll_steer"]
+    A[L.AX_CAMBER] = sus["camber_set"]
+    A[L.AX_WL] = w_left
+
+
+def _pack_connection(C, units, statics, cs, k_c, c_c):
+    """Pack one connection (Eq. 117-135) from the tow unit's rear and the towed unit's front."""
+    tow, towed = units[cs.tow], units[cs.towed]
+    rear, front = tow["connections"]["rear"], towed["connections"]["front"]
+    C[L.C_TOW], C[L.C_TOWED] = cs.tow, cs.towed
+    C[L.C_AX:L.C_AZ + 1] = adjusted(rear["point"], statics[cs.tow].props.delta)
+    C[L.C_BX:L.C_BZ + 1] = adjusted(front["point"], statics[cs.towed].props.delta)
+    C[L.C_K], C[L.C_C] = k_c, c_c
+    link = next(lk for lk in links({"units": units}) if lk.towed == cs.towed)
+    C[L.C_VERTICAL] = 1.0 if link.vertical else 0.0
+    C[L.C_P0] = cs.P
+    ft, hf = rear["frame_torsion"], rear["hitch_friction"]
+    C[L.C_KFRAME], C[L.C_CFRAME] = ft["stiffness"], ft["damping"]
+    C[L.C_MU], C[L.C_RADIUS], C[L.C_NULL] = hf["coefficient"], hf["radius"], hf["null_band"]
+    if link.pitch:
+        C[L.C_KPITCH], C[L.C_CPITCH] = rear["pitch_stiffness"], rear["pitch_damping"]
+        C[L.C_M0] = cs.M
+    C[L.C_FAIL_F] = front["failure_force"] or 0.0
+    C[L.C_FAIL_T] = front["failure_start_time"]
 
 
 def _pack_tire(P_TIRE, TT, t, w, dy, tire):

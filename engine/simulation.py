@@ -2,7 +2,8 @@
 
 See docs/engine-api.md. Everything that evolves lives in the state vector ``y`` (plus the
 time); inputs live in ``u_unit``, ``u_wheel`` and ``u_env`` and outputs in ``y_unit``,
-``y_wheel`` and ``y_tire``, all numpy arrays laid out after ``engine.signals``.
+``y_wheel``, ``y_tire``, ``y_axle`` (solid axles) and ``y_conn`` (connections), all numpy
+arrays laid out after ``engine.signals``.
 """
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from .event import MAX_STEP_SIZE, MIN_STEP_SIZE, Event, EventError
 from .integrator import advance as _advance
 from .params import pack
 from .stability import stable_step
-from .signals import (ENV_INPUTS, INPUT_LIMITS, TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS,
-                      WHEEL_INPUTS, WHEEL_OUTPUTS)
+from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, INPUT_LIMITS, TIRE_OUTPUTS,
+                      UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS)
 from .vehicle import ERR_NONFINITE, ERR_TIRE_DEFLECTION
 
 INITIAL_FIELDS = ("speed0", "X0", "Y0", "yaw0")
@@ -69,8 +70,8 @@ class Simulation:
     friction_multiplier : float, optional
         Road friction multiplier applied on top of the event's environment (default 1).
     initial : dict, optional
-        Per unit name, any of ``speed0`` (m/s), ``X0``, ``Y0`` (m) and ``yaw0`` (rad),
-        overriding the event's initial conditions.
+        Per lead unit name, any of ``speed0`` (m/s), ``X0``, ``Y0`` (m) and ``yaw0`` (rad),
+        overriding the event's initial conditions. A lead unit places the units it tows.
     """
 
     def __init__(self, event: Event, step_size=None, friction_multiplier=1.0, initial=None):
@@ -84,11 +85,14 @@ class Simulation:
             problems.append(f"frictionMultiplier: a multiplier 0..5 (got {friction_multiplier!r})")
         init = {}
         initial = initial or {}
-        names = [u.name for u in event.units]
+        names = event.lead_unit_names()
         for key in initial:
             if key not in names:
-                problems.append(f"initial.{key}: one of the unit names {names}")
+                problems.append(f"initial.{key}: one of the lead unit names {names} (a towed unit "
+                                "follows the unit ahead)")
         for unit in event.data["units"]:
+            if unit["name"] not in names:
+                continue
             ev = unit["initial"]
             vals = {"speed0": ev["speed"], "X0": ev["X"], "Y0": ev["Y"], "yaw0": ev["yaw"]}
             for k, v in (initial.get(unit["name"]) or {}).items():
@@ -110,8 +114,13 @@ class Simulation:
         self.unit_names = [u.name for u in event.units]
         self.wheel_names = event.wheel_names()
         self.tire_names = event.tire_names()
+        self.axle_names = event.solid_axle_names()
+        self.connection_names = event.connection_names()
+        self.lead_units = event.lead_unit_names()
         nu, nw, nt = len(self.unit_names), len(self.wheel_names), len(self.tire_names)
-        self.state_names = L.state_names(self.unit_names, self.wheel_names, self.tire_names)
+        na, nc = len(self.axle_names), len(self.connection_names)
+        self.state_names = L.state_names(self.unit_names, self.wheel_names, self.tire_names,
+                                         self.axle_names, self.connection_names)
         self._signature = hashlib.sha256(
             (event.to_json() + repr((self.step_size, self.friction_multiplier, sorted(init.items())))).encode()
         ).hexdigest()
@@ -127,17 +136,17 @@ class Simulation:
         self._y_unit = np.zeros((nu, len(UNIT_OUTPUTS)))
         self._y_wheel = np.zeros((nw, len(WHEEL_OUTPUTS)))
         self._y_tire = np.zeros((nt, len(TIRE_OUTPUTS)))
+        self._y_axle = np.zeros((na, len(AXLE_OUTPUTS)))
+        self._y_conn = np.zeros((nc, len(HITCH_OUTPUTS)))
         self._work = np.zeros((6, y0.size))
-        max_wheels = max(int(k) for k in self.model.P_UNIT[:, L.U_NWHEELS])
-        self._scratch = np.zeros(L.scratch_shape(max_wheels))
+        self._scratch = L.new_work(self.model)
         self._err = np.zeros(2, dtype=np.int64)
+        self._inputs = L.Inputs(self._u_unit, self._u_wheel, self._u_env)
+        self._outputs = L.Outputs(self._y_unit, self._y_wheel, self._y_tire, self._y_axle, self._y_conn)
         self.time = 0.0
         self._grid_time = 0.0
         self._grid_steps = 0
         self._failed = ""
-        m = self.model
-        self._parameters = (m.P_UNIT, m.P_GEAR, m.P_ENG, m.N_ENG, m.P_WHEEL, m.T_WHEEL, m.P_TIRE,
-                            m.TT, m.P_AERO, m.P_ENV)   # the kernel's parameter arguments, in order
         self._n_gears = [int(p) for p in self.model.P_UNIT[:, L.U_N_GEARS]]
         self._bounds = self._input_bounds()
         self._run(0.0, 0)  # outputs at the initial state
@@ -168,6 +177,8 @@ class Simulation:
     y_unit = property(lambda self: self._y_unit, doc="Unit outputs [unit, UNIT_OUTPUTS].")
     y_wheel = property(lambda self: self._y_wheel, doc="Wheel outputs [wheel, WHEEL_OUTPUTS].")
     y_tire = property(lambda self: self._y_tire, doc="Tire outputs [tire, TIRE_OUTPUTS].")
+    y_axle = property(lambda self: self._y_axle, doc="Solid-axle outputs [axle, AXLE_OUTPUTS].")
+    y_conn = property(lambda self: self._y_conn, doc="Connection outputs [connection, HITCH_OUTPUTS].")
 
     # --- information ------------------------------------------------------------------
     def unit_index(self, name):
@@ -284,9 +295,8 @@ class Simulation:
 
     def _run(self, h, n):
         m = self.model
-        done = _advance(self.y, h, n, self._work, self.u_unit, self.u_wheel, self.u_env,
-                        *self._parameters, self.y_unit, self.y_wheel, self.y_tire, self._err,
-                        self._scratch)
+        done = _advance(self.y, self.time, h, n, self._work, self._inputs, self.model, self._outputs,
+                        self._err, self._scratch)
         code = self._err.item(0)
         if code:
             idx = self._err.item(1)

@@ -64,7 +64,18 @@ def solve_spd(A, b, N):
 @njit_inline
 def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
                F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, A, b, acc, zdd):
-    """Assemble and solve the coupled sprung/unsprung equations of one unit.
+    """Assemble and solve the coupled sprung/unsprung equations of a unit on independent
+    wheels (:func:`assemble_unit`, then :func:`finish_unit`)."""
+    assemble_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz, F, M, m_w, x_w, y_w, z_w,
+                  zd_w, fz_w, n, A, b, zdd)
+    finish_unit(m_w, x_w, y_w, n, A, b, acc, zdd)
+
+
+@njit_inline
+def assemble_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
+                  F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, A, b, zdd):
+    """Assemble the coupled sprung/unsprung equations of one unit, its independent wheels
+    eliminated (solid axles are added by :func:`add_solid_axle`).
 
     F, M: external force and moment about the sprung CG (vehicle-fixed, length 3).
     m_w, x_w, y_w, z_w, zd_w: per-wheel mass, position and z-rate (length n).
@@ -72,7 +83,7 @@ def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
     component, and the lateral force through the half-track and camber change, see
     engine/vehicle.py) plus its suspension force Fs.
     g*: gravity in the vehicle frame. A (at least 6x6) and b (at least 6): scratch for the
-    system. Writes acc = (u', v', w', p', q', r') and zdd[:n].
+    system. Writes zdd[:n] = each wheel's right-hand side b_w for :func:`finish_unit`.
 
     The wheel unknowns are eliminated in closed form. Wheel i's row reads
     m_i (e_i . x + zdd_i) = b_i with e_i = (0, 0, 1, y_i, -x_i, 0) and x the body
@@ -148,9 +159,105 @@ def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
         b[2] -= bw
         b[3] -= ry * bw
         b[4] += rx * bw
+
+
+@njit_inline
+def finish_unit(m_w, x_w, y_w, n, A, b, acc, zdd):
+    """Solve the assembled 6x6 system; acc = (u', v', w', p', q', r'), and the independent
+    wheels' z'' by back-substitution (zdd holds their b_w on entry)."""
     solve_spd(A, b, 6)
     for k in range(6):
         acc[k] = b[k]
     for i in range(n):
         # back-substitution: zdd = bw / mi - e_i . x
         zdd[i] = zdd[i] / m_w[i] - (b[2] + y_w[i] * b[3] - x_w[i] * b[4])
+
+
+@njit_inline
+def add_solid_axle(A, b, aw, m, Icm, x, yc, zc, rho, phi, phid, deld, u, v, w, p, q, r,
+                   gx, gy, gz, Qd, Qp):
+    """Add a solid axle to the assembled system of its unit and eliminate its two unknowns
+    (Eq. 19-26, in the corrected form of docs/equations.md).
+
+    The axle is a rigid body of mass m and roll inertia Icm about its mass centre, which lies
+    rho below the roll centre. Its coordinates are the roll centre's heave delta (the roll
+    centre at (x, yc, zc), zc including delta) and its roll phi relative to the sprung mass,
+    about the vehicle x-axis through the roll centre. Its mass centre is at
+    r = (x, yc - rho sin phi, zc + rho cos phi) (Eq. 19, 22) and accelerates with
+
+        a = V' + w x V - r x w' + w x (w x r) + 2 w x r' + J (delta'', phi'') + c_rel
+
+    with J = [e_z, (0, -rho cos phi, -rho sin phi)] (Eq. 20-21, 23-24) and c_rel the
+    quadratic terms of Eq. 21 and 24. Its angular velocity is w + phi' e_x. Kane's equations
+    of the unit and the axle share the accelerations; the axle's rows (generalised forces Qd
+    and Qp: the tire and suspension forces on its heave and roll) are eliminated into the six
+    body rows by the Schur complement of its 2x2 block, and ``aw`` keeps what
+    :func:`solid_axle_accelerations` needs afterwards. Only the lower triangle of A is used.
+    """
+    cf, sf = math.cos(phi), math.sin(phi)
+    rx, ry, rz = x, yc - rho * sf, zc + rho * cf
+    j2y, j2z = -rho * cf, -rho * sf
+    vry, vrz = j2y * phid, deld + j2z * phid
+    cry, crz = rho * sf * phid * phid, -rho * cf * phid * phid
+    # c = w x V + w x (w x r) + 2 w x r' + c_rel
+    wrx, wry, wrz = q * rz - r * ry, r * rx - p * rz, p * ry - q * rx
+    cx = (q * w - r * v) + (q * wrz - r * wry) + 2.0 * (q * vrz - r * vry)
+    cy = (r * u - p * w) + (r * wrx - p * wrz) + 2.0 * (-p * vrz) + cry
+    cz = (p * v - q * u) + (p * wry - q * wrx) + 2.0 * (p * vry) + crz
+    fx, fy, fz = m * (gx - cx), m * (gy - cy), m * (gz - cz)
+    # body rows: the axle's full inertia
+    A[0, 0] += m
+    A[1, 1] += m
+    A[2, 2] += m
+    A[3, 1] -= m * rz
+    A[3, 2] += m * ry
+    A[4, 0] += m * rz
+    A[4, 2] -= m * rx
+    A[5, 0] -= m * ry
+    A[5, 1] += m * rx
+    A[3, 3] += m * (ry * ry + rz * rz) + Icm
+    A[4, 4] += m * (rx * rx + rz * rz)
+    A[5, 5] += m * (rx * rx + ry * ry)
+    A[4, 3] -= m * rx * ry
+    A[5, 3] -= m * rx * rz
+    A[5, 4] -= m * ry * rz
+    h = Icm * (p + phid)          # the axle's roll momentum; w x (I_u W) = (0, r h, -q h)
+    b[0] += fx
+    b[1] += fy
+    b[2] += fz
+    b[3] += ry * fz - rz * fy
+    b[4] += rz * fx - rx * fz - r * h
+    b[5] += rx * fy - ry * fx + q * h
+    # the coupling B (6x2): [m J; m r x J + I_u G], row-major in aw[0:12]
+    aw[0], aw[1] = 0.0, 0.0
+    aw[2], aw[3] = 0.0, m * j2y
+    aw[4], aw[5] = m, m * j2z
+    aw[6], aw[7] = m * ry, m * (ry * j2z - rz * j2y) + Icm
+    aw[8], aw[9] = -m * rx, m * (-rx * j2z)
+    aw[10], aw[11] = 0.0, m * (rx * j2y)
+    m11, m12, m22 = m, m * j2z, m * rho * rho + Icm
+    det = m11 * m22 - m12 * m12
+    i11, i12, i22 = m22 / det, -m12 / det, m11 / det
+    bq1 = fz + Qd
+    bq2 = j2y * fy + j2z * fz + Qp
+    aw[12], aw[13], aw[14] = i11, i12, i22
+    aw[15], aw[16] = bq1, bq2
+    for i in range(6):
+        bi1, bi2 = aw[2 * i], aw[2 * i + 1]
+        t1 = bi1 * i11 + bi2 * i12
+        t2 = bi1 * i12 + bi2 * i22
+        for j in range(i + 1):
+            A[i, j] -= t1 * aw[2 * j] + t2 * aw[2 * j + 1]
+        b[i] -= t1 * bq1 + t2 * bq2
+
+
+@njit_inline
+def solid_axle_accelerations(aw, acc):
+    """(delta'', phi'') of an axle eliminated by :func:`add_solid_axle`, once the body
+    accelerations ``acc`` are known: M_qq^-1 (b_q - B^T acc)."""
+    r1 = aw[15]
+    r2 = aw[16]
+    for i in range(6):
+        r1 -= aw[2 * i] * acc[i]
+        r2 -= aw[2 * i + 1] * acc[i]
+    return aw[12] * r1 + aw[13] * r2, aw[13] * r1 + aw[14] * r2

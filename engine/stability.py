@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .integrator import record
+from .layout import Outputs, new_work
 
 #: relative size of the finite-difference perturbation of each state
 _FD_STEP = 1.0e-6
@@ -69,18 +70,18 @@ def jacobian(sim) -> np.ndarray:
     """d(y')/dy at the simulation's current state and inputs, by forward differences."""
     y0 = np.array(sim.y, dtype=np.float64)
     n = y0.size
-    parameters = sim._parameters
-    outputs = (np.zeros_like(sim.y_unit), np.zeros_like(sim.y_wheel), np.zeros_like(sim.y_tire),
-               np.zeros(2, dtype=np.int64), np.zeros_like(sim._scratch))
+    outputs = Outputs(*(np.zeros_like(a) for a in sim._outputs))
+    err = np.zeros(2, dtype=np.int64)
+    work = new_work(sim.model)
     base, shifted = np.zeros(n), np.zeros(n)
-    inputs = (sim.u_unit, sim.u_wheel, sim.u_env)
-    record(y0, base, *inputs, *parameters, *outputs)
+    inputs = sim._inputs
+    record(y0, base, inputs, sim.model, outputs, err, work)
     J = np.empty((n, n))
     y = y0.copy()
     for i in range(n):
         e = _FD_STEP * max(1.0, abs(y0[i]))
         y[i] = y0[i] + e
-        record(y, shifted, *inputs, *parameters, *outputs)
+        record(y, shifted, inputs, sim.model, outputs, err, work)
         J[:, i] = (shifted - base) / e
         y[i] = y0[i]
     return J

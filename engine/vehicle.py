@@ -1,6 +1,9 @@
 """Vehicle assembly: the derivative of the whole state, in the one documented order.
 
-For each unit:
+Each evaluation has two phases, as in Chrono::Vehicle. *Synchronize*: every unit's
+orientation (Eq. 53) and Euler-angle rates (Eq. 54-56), then every inter-vehicle
+connection's force and moments from its two points (Eq. 117-135, ``engine.connection``),
+accumulated onto both units. Then each unit is solved on its own:
  1. orientation (Eq. 53), gravity in the vehicle frame;
  2. aerodynamics from the relative wind (Eq. 136-142);
  3. driver controls: road-wheel steer (steering gear ratio), engine torque (Eq. 50-51),
@@ -11,8 +14,14 @@ For each unit:
     (Eq. 114); the tire forces are summed onto the unit at their contact points;
  5. wheel spin torques, brake stick-slip and the drivetrain-coupled spin accelerations
     (Eq. 27-32, 47);
- 6. the coupled sprung/unsprung accelerations (Eq. 1-14, 18), Euler-angle rates (Eq. 54-56)
-    and earth-fixed velocity (Eq. 57).
+ 6. the coupled sprung/unsprung accelerations (Eq. 1-14, 18; a solid axle's heave and roll,
+    Eq. 19-26, in the same system), Euler-angle rates (Eq. 54-56) and earth-fixed velocity
+    (Eq. 57).
+
+A wheel on a solid axle is a point of the axle: its centre follows the axle's heave and roll
+about the roll centre (Eq. 58-60), its camber is the axle roll plus the camber set (Eq. 64),
+its roll steer kappa_phi phi (Eq. 65); its spring sits at its side of the spring spacing
+(Eq. 115) and acts on the axle's heave and roll.
 
 The one state the pass writes (unless it records: a recording pass leaves ``y`` alone) is a
 tire's loading turning point (Eq. 93, ``engine.tire``). When the deflection has passed it,
@@ -31,24 +40,28 @@ import math
 
 from .aerodynamics import relative_wind, surface_forces
 from .brakes import brake_torque_capacity, system_pressure, wheel_pressure
+from .connection import connection_forces
 from .drivetrain import engine_speed, engine_torque, gear_ratio
 from .jit import njit_inline
 from .kinematics import (cos_sin, cross, euler_rates, euler_trig, point_velocity,
                          rotation_vehicle_to_earth, to_earth, to_vehicle)
-from .layout import (E_G, IE_WIND_DIR, IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_THROTTLE,
-                     IW_BPF, IW_MU, N_BODY, N_TIRE_STATE, N_WHEEL_STATE, S_A, S_ACC, S_B, S_DOMEGA,
-                     S_DRIVEN, S_F, S_FZW, S_INERTIA, S_JZ, S_M, S_MW, S_R, S_TORQUE, S_XW, S_YW,
-                     S_ZDD, S_ZDW, S_ZW, SP, SPHI, SPSI, SQ, SR, STHETA, SU, SV, SW, SX, SY, SZ, T_DMAX, T_DY, T_FZMIN, T_RLX, T_RLY, T_RU,
-                     T_LAMBDA, T_SIG0, T_SIGV, T_TAU, TKX, TKY, TTURN, U_AERO0, U_DIFF_RATIO, U_I_DT, U_IX, U_IXZ,
-                     U_IY, U_IZ, U_MS, U_N_DRIVEN, U_NAERO, U_NWHEELS, U_PEDAL_RATIO,
-                     U_PROP_RATIO, U_PROP_START, U_PUSHOUT, U_STEER_RATIO, U_WHEEL0, W_DRIVEN,
-                     W_ISPIN, W_KRS, W_MUS, W_NTIRES, W_PARTNER, W_PROPORTIONED, W_SIDE,
-                     W_STEERED, W_TB_RATIO, W_TIRE0, W_TRACK, W_X, W_Y0, W_Z0, W_ZETA, WOMEGA,
-                     WZ, WZD, YT_ALPHA, YT_DEFL, YT_FX, YT_FY, YT_FZ, YT_INCL, YT_SKID, YT_SLIP,
-                     YU_AX, YU_AY, YU_AZ, YU_BETA, YU_SPEED,
-                     YU_X, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
-                     YW_JOUNCE, YW_SPIN, YW_STEER)
-from .sprung_mass import solve_unit
+from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_RHO, AX_WL, AX_X,
+                     AX_YC, AX_ZRC, AZ, AZD, E_G, FR_R, FR_RATES, IE_WIND_DIR, IE_WIND_SPEED,
+                     IU_BRAKE, IU_GEAR, IU_STEER, IU_THROTTLE, IW_BPF, IW_MU, N_AXLE_STATE,
+                     N_BODY, N_CONN_STATE, N_TIRE_STATE, N_WHEEL_STATE, S_A, S_ACC, S_B, S_DOMEGA,
+                     S_DRIVEN, S_F, S_FZW, S_INERTIA, S_JZ, S_M, S_MW, S_QD, S_QP, S_R, S_TORQUE,
+                     S_XW, S_YW, S_ZDD, S_ZDW, S_ZW, SP, SPHI, SPSI, SQ, SR, STHETA, SU, SV, SW,
+                     SX, SY, SZ, T_DMAX, T_DY, T_FZMIN, T_LAMBDA, T_RLX, T_RLY, T_RU, T_SIG0,
+                     T_SIGV, T_TAU, TKX, TKY, TTURN, U_AERO0, U_AXLE0, U_DIFF_RATIO, U_I_DT,
+                     U_IX, U_IXZ, U_IY, U_IZ, U_LEAD, U_MS, U_N_DRIVEN, U_NAERO, U_NAXLES,
+                     U_NWHEELS, U_PEDAL_RATIO, U_PROP_RATIO, U_PROP_START, U_PUSHOUT,
+                     U_STEER_RATIO, U_STEERING, U_WHEEL0, W_DRIVEN, W_ISPIN, W_KRS, W_MUS,
+                     W_NTIRES, W_PARTNER, W_PROPORTIONED, W_SIDE, W_SOLID, W_STEERED,
+                     W_TB_RATIO, W_TIRE0, W_TRACK, W_X, W_Y0, W_YS, W_Z0, W_ZETA, WOMEGA, WZ,
+                     WZD, YA_HEAVE, YA_ROLL, YT_ALPHA, YT_DEFL, YT_FX, YT_FY, YT_FZ, YT_INCL,
+                     YT_SKID, YT_SLIP, YU_AX, YU_AY, YU_AZ, YU_BETA, YU_SPEED, YU_X, YW_BRAKEP,
+                     YW_BRAKET, YW_DRIVET, YW_JOUNCE, YW_SPIN, YW_STEER)
+from .sprung_mass import add_solid_axle, assemble_unit, finish_unit, solid_axle_accelerations
 from .suspension import antisway_force, bump_steer, camber_change, half_track_change, suspension_force
 from .terrain import surface
 from .tire import (contact, kinematic_slips, properties, radial_force, rolling_resistance, skid_flag,
@@ -61,11 +74,47 @@ ERR_NONFINITE = 2
 
 
 @njit_inline
-def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL,
-                P_TIRE, TT, P_AERO, P_ENV, record, y_unit, y_wheel, y_tire, err, scratch):
-    """dy = f(y, inputs, parameters). See the module docstring for the evaluation order."""
+def state_bases(P):
+    """Offsets of the wheel, solid-axle, tire and connection blocks of the state vector."""
+    wheel_base = N_BODY * P.P_UNIT.shape[0]
+    axle_base = wheel_base + N_WHEEL_STATE * P.P_WHEEL.shape[0]
+    tire_base = axle_base + N_AXLE_STATE * P.P_AXLE.shape[0]
+    conn_base = tire_base + N_TIRE_STATE * P.P_TIRE.shape[0]
+    return wheel_base, axle_base, tire_base, conn_base
+
+
+@njit_inline
+def synchronize(y, P, W, record, Y):
+    """Phase 1: every unit's frame and Euler-angle rates into W.frames, every connection's
+    force and moment into W.ext (``engine.connection``)."""
+    F = W.frames
+    for u in range(P.P_UNIT.shape[0]):
+        o = N_BODY * u
+        cf, sf, ct, st, cp, sp = euler_trig(y[o + SPHI], y[o + STHETA], y[o + SPSI])
+        R = W.scratch[S_R:S_R + 3]
+        rotation_vehicle_to_earth(cf, sf, ct, st, cp, sp, R)
+        for i in range(3):
+            for j in range(3):
+                F[u, FR_R + 3 * i + j] = R[i, j]
+        dphi, dtheta, dpsi = euler_rates(cf, sf, ct, st, y[o + SP], y[o + SQ], y[o + SR])
+        F[u, FR_RATES] = dphi
+        F[u, FR_RATES + 1] = dtheta
+        F[u, FR_RATES + 2] = dpsi
+        for k in range(6):
+            W.ext[u, k] = 0.0
+    _, _, _, conn_base = state_bases(P)
+    connection_forces(y, P.P_CONN, conn_base, F, W.ext, W.conn_force, record, Y.y_conn)
+
+
+@njit_inline
+def derivatives(y, dy, U, P, record, Y, err, W):
+    """dy = f(y, inputs U, parameters P), outputs Y when ``record``; W: scratch (``layout.Work``).
+    See the module docstring for the evaluation order."""
+    u_unit, u_wheel, u_env = U.u_unit, U.u_wheel, U.u_env
+    P_UNIT, P_WHEEL, P_TIRE, P_AXLE, P_ENV = P.P_UNIT, P.P_WHEEL, P.P_TIRE, P.P_AXLE, P.P_ENV
+    y_unit, y_wheel, y_tire = Y.y_unit, Y.y_wheel, Y.y_tire
+    scratch = W.scratch
     nu = P_UNIT.shape[0]
-    nw = P_WHEEL.shape[0]
     g = P_ENV[E_G]
     R = scratch[S_R:S_R + 3]          # R[i, j], j < 3
     F = scratch[S_F]
@@ -83,33 +132,41 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
     driven = scratch[S_DRIVEN]
     domega = scratch[S_DOMEGA]
     zdd = scratch[S_ZDD]
+    q_d = scratch[S_QD]
+    q_p = scratch[S_QP]
     A = scratch[S_A:]
     b = scratch[S_B]
-    wheel_base = N_BODY * nu
-    tire_base = wheel_base + N_WHEEL_STATE * nw
+    wheel_base, axle_base, tire_base, conn_base = state_bases(P)
+    for c in range(P.P_CONN.shape[0]):
+        dy[conn_base + N_CONN_STATE * c] = 0.0
+    synchronize(y, P, W, record, Y)
     for u in range(nu):
         o = N_BODY * u
-        X, Y, Z = y[o + SX], y[o + SY], y[o + SZ]
-        phi, theta, psi = y[o + SPHI], y[o + STHETA], y[o + SPSI]
+        X, Y_, Z = y[o + SX], y[o + SY], y[o + SZ]
         uu, vv, ww = y[o + SU], y[o + SV], y[o + SW]
         p, q, r = y[o + SP], y[o + SQ], y[o + SR]
-        # 1. orientation and gravity
-        cf, sf, ct, st, cp, sp = euler_trig(phi, theta, psi)
-        rotation_vehicle_to_earth(cf, sf, ct, st, cp, sp, R)
+        # 1. orientation and gravity (the frame of the synchronize phase)
+        for i in range(3):
+            for j in range(3):
+                R[i, j] = W.frames[u, FR_R + 3 * i + j]
         gx, gy, gz = to_vehicle(R, 0.0, 0.0, g)
-        # 2. aerodynamics
+        # 2. aerodynamics, plus the connections' force and moment
         wx, wy, wz = relative_wind(R, uu, vv, ww, u_env[IE_WIND_SPEED], u_env[IE_WIND_DIR])
-        fax, fay, faz, max_, may, maz = surface_forces(P_AERO, int(P_UNIT[u, U_AERO0]),
+        fax, fay, faz, max_, may, maz = surface_forces(P.P_AERO, int(P_UNIT[u, U_AERO0]),
                                                        int(P_UNIT[u, U_NAERO]), wx, wy, wz)
-        F[0], F[1], F[2] = fax, fay, faz
-        M[0], M[1], M[2] = max_, may, maz
-        # 3. driver controls
-        road_steer = u_unit[u, IU_STEER] / P_UNIT[u, U_STEER_RATIO]
+        F[0], F[1], F[2] = fax + W.ext[u, 0], fay + W.ext[u, 1], faz + W.ext[u, 2]
+        M[0], M[1], M[2] = max_ + W.ext[u, 3], may + W.ext[u, 4], maz + W.ext[u, 5]
+        # 3. driver controls: steering and drivetrain of the unit, brake pressure of its lead
+        road_steer = 0.0
+        if P_UNIT[u, U_STEERING] > 0.5:
+            road_steer = u_unit[u, IU_STEER] / P_UNIT[u, U_STEER_RATIO]
         gear = int(round(u_unit[u, IU_GEAR]))
         w0 = int(P_UNIT[u, U_WHEEL0])
         n = int(P_UNIT[u, U_NWHEELS])
+        a0 = int(P_UNIT[u, U_AXLE0])
+        na = int(P_UNIT[u, U_NAXLES])
         nd = P_UNIT[u, U_N_DRIVEN]
-        ratio = gear_ratio(P_GEAR, u, gear) * P_UNIT[u, U_DIFF_RATIO]
+        ratio = gear_ratio(P.P_GEAR, u, gear) * P_UNIT[u, U_DIFF_RATIO]
         t_engine = 0.0
         c_dt = 0.0
         if ratio != 0.0 and nd > 0.0:
@@ -118,30 +175,63 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                 if P_WHEEL[w0 + k, W_DRIVEN] > 0.5:
                     om_sum += y[wheel_base + N_WHEEL_STATE * (w0 + k) + WOMEGA]
             omega_e = engine_speed(ratio, om_sum, nd)
-            t_engine = engine_torque(P_ENG, N_ENG, u, omega_e, u_unit[u, IU_THROTTLE])
+            t_engine = engine_torque(P.P_ENG, P.N_ENG, u, omega_e, u_unit[u, IU_THROTTLE])
             c_dt = P_UNIT[u, U_I_DT] * (ratio / nd) ** 2
-        p_source = system_pressure(u_unit[u, IU_BRAKE], P_UNIT[u, U_PEDAL_RATIO])
+        lead = int(P_UNIT[u, U_LEAD])
+        p_source = system_pressure(u_unit[lead, IU_BRAKE], P_UNIT[lead, U_PEDAL_RATIO])
         # 4. wheels and tires
         for k in range(n):
             jz[k] = -y[wheel_base + N_WHEEL_STATE * (w0 + k) + WZ]
-            fz_w[k] = 0.0
+        for k in range(na):
+            q_d[k] = 0.0
+            q_p[k] = 0.0
+        ni = 0                           # independent wheels so far (their compact index)
         for k in range(n):
             w = w0 + k
             wo = wheel_base + N_WHEEL_STATE * w
-            dz, dzd, om = y[wo + WZ], y[wo + WZD], y[wo + WOMEGA]
-            jounce, jrate = -dz, -dzd
-            kp = int(P_WHEEL[w, W_PARTNER]) - w0
-            f_arb = antisway_force(P_WHEEL[w, W_KRS], P_WHEEL[w, W_TRACK], jounce, jz[kp],
-                                   P_WHEEL[w, W_SIDE])
-            fs = suspension_force(P_WHEEL, w, jounce, jrate, f_arb)
-            ht, dht = half_track_change(P_WHEEL, T_WHEEL, w, jounce)
-            cam, dcam = camber_change(P_WHEEL, T_WHEEL, w, jounce)
-            ydot = dht * jrate
-            gdot = dcam * jrate
-            steer = road_steer * P_WHEEL[w, W_STEERED] + bump_steer(P_WHEEL, w, dz)
+            om = y[wo + WOMEGA]
+            solid = int(P_WHEEL[w, W_SOLID])
             xw = P_WHEEL[w, W_X]
-            yw = P_WHEEL[w, W_Y0] + ht
-            zw = P_WHEEL[w, W_Z0] + dz
+            if solid < 0:
+                # independent wheel: its own z-displacement (Eq. 16-17, 61-63)
+                dz, dzd = y[wo + WZ], y[wo + WZD]
+                jounce, jrate = -dz, -dzd
+                kp = int(P_WHEEL[w, W_PARTNER]) - w0
+                f_arb = antisway_force(P_WHEEL[w, W_KRS], P_WHEEL[w, W_TRACK], jounce, jz[kp],
+                                       P_WHEEL[w, W_SIDE])
+                fs = suspension_force(P_WHEEL, w, jounce, jrate, f_arb)
+                ht, dht = half_track_change(P_WHEEL, P.T_WHEEL, w, jounce)
+                cam, dcam = camber_change(P_WHEEL, P.T_WHEEL, w, jounce)
+                ydot = dht * jrate
+                gdot = dcam * jrate
+                steer = road_steer * P_WHEEL[w, W_STEERED] + bump_steer(P_WHEEL, w, dz)
+                yw = P_WHEEL[w, W_Y0] + ht
+                zw = P_WHEEL[w, W_Z0] + dz
+                piv_y, piv_z, piv_zd = yw, zw, dzd      # the point the wheel's camber turns about
+            else:
+                # wheel of a solid axle: a point of the axle (Eq. 58-60, 64-65)
+                ao = axle_base + N_AXLE_STATE * solid
+                delta, deld, phi, phid = y[ao + AZ], y[ao + AZD], y[ao + APHI], y[ao + APHID]
+                yc, zc = P_AXLE[solid, AX_YC], P_AXLE[solid, AX_ZRC] + delta
+                ca, sa_ = math.cos(phi), math.sin(phi)
+                ry0 = P_WHEEL[w, W_Y0] - yc
+                rz0 = P_WHEEL[w, W_Z0] - P_AXLE[solid, AX_ZRC]
+                yw = yc + ry0 * ca - rz0 * sa_
+                zw = zc + ry0 * sa_ + rz0 * ca
+                ys = P_WHEEL[w, W_YS] - yc        # the spring's seat, on the roll-centre line
+                jounce = -(delta + ys * sa_)
+                jrate = -(deld + ys * ca * phid)
+                fs = suspension_force(P_WHEEL, w, jounce, jrate, 0.0)
+                q_d[solid - a0] += fs                                     # Eq. 115 on heave
+                q_p[solid - a0] += fs * ys * ca                           # ... and on roll
+                ydot = 0.0
+                gdot = phid
+                dz = 0.0
+                cam = phi + P_WHEEL[w, W_SIDE] * P_AXLE[solid, AX_CAMBER]             # Eq. 64
+                steer = road_steer * P_WHEEL[w, W_STEERED] + P_AXLE[solid, AX_KAPPA] * phi  # Eq. 65
+                dht = 0.0
+                dcam = 1.0
+                piv_y, piv_z, piv_zd = yc, zc, deld
             cs, ss = cos_sin(steer)
             cc, sc = cos_sin(cam)
             axb, ayb, azb = -ss, cc * cs, sc * cs                             # Eq. 79
@@ -149,13 +239,14 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
             xx, xy, yx, yy = tire_axes(axe, aye, aze)
             t_tire = 0.0
             m_roll = 0.0
+            f_gen = 0.0                 # generalised tire force on the wheel's own z (independent)
             t0 = int(P_WHEEL[w, W_TIRE0])
             for t in range(t0, t0 + int(P_WHEEL[w, W_NTIRES])):
                 dyt = P_TIRE[t, T_DY]
                 cxb, cyb, czb = xw + dyt * axb, yw + dyt * ayb, zw + dyt * azb
                 cex, cey, cez = to_earth(R, cxb, cyb, czb)
                 cex += X
-                cey += Y
+                cey += Y_
                 cez += Z
                 zg, nx, ny, nz, fr = surface(P_ENV, cex, cey)
                 D, dxe, dye, dze, incl = contact(cex, cey, cez, axe, aye, aze, zg)
@@ -167,9 +258,11 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                     err[1] = t
                 dxb, dyb, dzb = to_vehicle(R, dxe, dye, dze)
                 rcx, rcy, rcz = cxb + rT * dxb, cyb + rT * dyb, czb + rT * dzb
+                # contact-patch velocity (Eq. 66-70): the body's, plus the wheel's motion
+                # relative to it (its own z-rate, or the axle's heave and roll)
                 vcx, vcy, vcz = point_velocity(uu, vv, ww, p, q, r, rcx, rcy, rcz)
-                vcy += ydot - gdot * (rcz - zw)
-                vcz += dzd + gdot * (rcy - yw)
+                vcy += ydot - gdot * (rcz - piv_z)
+                vcz += piv_zd + gdot * (rcy - piv_y)
                 vex, vey, vez = to_earth(R, vcx, vcy, vcz)
                 u_gp = vex * xx + vey * xy                                 # Eq. 74
                 v_gp = vex * yx + vey * yy                                 # Eq. 78
@@ -190,10 +283,10 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                     rate = (vex * nx + vey * ny + vez * nz) / (dxe * nx + dye * ny + dze * nz)
                 dy[ts + TTURN] = turning_point_rate(defl, rate, turn, P_TIRE[t, T_LAMBDA])
                 kin, v_ref, sa, V_ref, wl = kinematic_slips(u_gp, v_gp, om, rT)
-                mup, mus, sp_, ca, cg = properties(P_TIRE, TT, t, FR, u_gp)
+                mup, mus, sp_, ca_, cg = properties(P_TIRE, P.TT, t, FR, u_gp)
                 fmult = fr * u_wheel[w, IW_MU]
                 fx, fy, dkx, dky, S, xsl = tire_forces(FR, y[ts + TKX], y[ts + TKY], kin, v_ref, sa,
-                                                       V_ref, wl, u_gp, incl, mup, mus, sp_, ca, cg,
+                                                       V_ref, wl, u_gp, incl, mup, mus, sp_, ca_, cg,
                                                        fmult, P_TIRE[t, T_RLX], P_TIRE[t, T_RLY])
                 dy[ts + TKX] = dkx
                 dy[ts + TKY] = dky
@@ -209,11 +302,17 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                 M[0] += mx
                 M[1] += my
                 M[2] += mz
-                # generalised force on the wheel's z-displacement: the tire force times the
-                # contact point's velocity per unit wheel z-rate (Eq. 69-70), i.e. the vertical
-                # force and, through the half-track and camber change, the lateral force (the
-                # jacking force that lifts an independent axle's roll centre off the ground)
-                fz_w[k] += fbz + fby * (dcam * (rcz - zw) - dht) - fbz * dcam * (rcy - yw)
+                if solid < 0:
+                    # generalised force on the wheel's z-displacement: the tire force times the
+                    # contact point's velocity per unit wheel z-rate (Eq. 69-70), i.e. the
+                    # vertical force and, through the half-track and camber change, the
+                    # lateral force (the jacking force that lifts an independent axle's roll
+                    # centre off the ground)
+                    f_gen += fbz + fby * (dcam * (rcz - zw) - dht) - fbz * dcam * (rcy - yw)
+                else:
+                    # on the axle's heave and roll (about the roll centre)
+                    q_d[solid - a0] += fbz
+                    q_p[solid - a0] += (rcy - piv_y) * fbz - (rcz - piv_z) * fby
                 t_tire -= fx * rT
                 m_roll += rolling_resistance(rT, FR, u_gp, om, P_TIRE[t, T_SIG0], P_TIRE[t, T_SIGV])
                 if record:
@@ -225,12 +324,14 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                     y_tire[t, YT_INCL] = incl
                     y_tire[t, YT_DEFL] = defl
                     y_tire[t, YT_SKID] = skid_flag(FR, xsl, P_TIRE[t, T_FZMIN], P_TIRE[t, T_TAU])
-            fz_w[k] += fs
-            m_w[k] = P_WHEEL[w, W_MUS]
-            x_w[k] = xw
-            y_w[k] = yw
-            z_w[k] = zw
-            zd_w[k] = dzd
+            if solid < 0:
+                fz_w[ni] = f_gen + fs
+                m_w[ni] = P_WHEEL[w, W_MUS]
+                x_w[ni] = xw
+                y_w[ni] = yw
+                z_w[ni] = zw
+                zd_w[ni] = y[wo + WZD]
+                ni += 1
             # 5. spin torques
             drv = P_WHEEL[w, W_DRIVEN]
             driven[k] = drv
@@ -252,24 +353,50 @@ def derivatives(y, dy, u_unit, u_wheel, u_env, P_UNIT, P_GEAR, P_ENG, N_ENG, P_W
                 y_wheel[w, YW_DRIVET] = t_drive
         spin_accelerations(torque, inertia, driven, c_dt, n, domega)
         # 6. coupled accelerations and kinematics
-        solve_unit(P_UNIT[u, U_MS], P_UNIT[u, U_IX], P_UNIT[u, U_IY], P_UNIT[u, U_IZ], P_UNIT[u, U_IXZ],
-                   uu, vv, ww, p, q, r, gx, gy, gz, F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, A, b,
-                   acc, zdd)
+        assemble_unit(P_UNIT[u, U_MS], P_UNIT[u, U_IX], P_UNIT[u, U_IY], P_UNIT[u, U_IZ],
+                      P_UNIT[u, U_IXZ], uu, vv, ww, p, q, r, gx, gy, gz, F, M, m_w, x_w, y_w,
+                      z_w, zd_w, fz_w, ni, A, b, zdd)
+        for k in range(na):
+            ax = a0 + k
+            ao = axle_base + N_AXLE_STATE * ax
+            phi = y[ao + APHI]
+            # the anti-sway bar on the axle roll (Eq. 115's K_rs term: a roll moment K_rs phi)
+            add_solid_axle(A, b, W.axle_work[k], P_AXLE[ax, AX_M], P_AXLE[ax, AX_ICM],
+                           P_AXLE[ax, AX_X], P_AXLE[ax, AX_YC], P_AXLE[ax, AX_ZRC] + y[ao + AZ],
+                           P_AXLE[ax, AX_RHO], phi, y[ao + APHID], y[ao + AZD], uu, vv, ww, p, q,
+                           r, gx, gy, gz, q_d[k], q_p[k] - P_AXLE[ax, AX_KRS] * phi)
+        finish_unit(m_w, x_w, y_w, ni, A, b, acc, zdd)
         vx, vy, vz = to_earth(R, uu, vv, ww)                                # Eq. 57 (CG)
-        dphi, dtheta, dpsi = euler_rates(cf, sf, ct, st, p, q, r)           # Eq. 54-56
         dy[o + SX] = vx
         dy[o + SY] = vy
         dy[o + SZ] = vz
-        dy[o + SPHI] = dphi
-        dy[o + STHETA] = dtheta
-        dy[o + SPSI] = dpsi
+        dy[o + SPHI] = W.frames[u, FR_RATES]                                # Eq. 54-56
+        dy[o + STHETA] = W.frames[u, FR_RATES + 1]
+        dy[o + SPSI] = W.frames[u, FR_RATES + 2]
         for k in range(6):
             dy[o + SU + k] = acc[k]
+        ki = 0
         for k in range(n):
-            wo = wheel_base + N_WHEEL_STATE * (w0 + k)
-            dy[wo + WZ] = y[wo + WZD]
-            dy[wo + WZD] = zdd[k]
+            w = w0 + k
+            wo = wheel_base + N_WHEEL_STATE * w
+            if P_WHEEL[w, W_SOLID] < 0.0:
+                dy[wo + WZ] = y[wo + WZD]
+                dy[wo + WZD] = zdd[ki]
+                ki += 1
+            else:
+                dy[wo + WZ] = 0.0
+                dy[wo + WZD] = 0.0
             dy[wo + WOMEGA] = domega[k]
+        for k in range(na):
+            ao = axle_base + N_AXLE_STATE * (a0 + k)
+            dd, pd = solid_axle_accelerations(W.axle_work[k], acc)
+            dy[ao + AZ] = y[ao + AZD]
+            dy[ao + AZD] = dd
+            dy[ao + APHI] = y[ao + APHID]
+            dy[ao + APHID] = pd
+            if record:
+                Y.y_axle[a0 + k, YA_ROLL] = y[ao + APHI]
+                Y.y_axle[a0 + k, YA_HEAVE] = y[ao + AZ]
         if record:
             # the first twelve unit outputs are the body states, in the same order
             for k in range(N_BODY):

@@ -1,0 +1,177 @@
+"""Inter-vehicle connections: fifth wheel and kingpin, pintle hook and drawbar (Eq. 117-135).
+
+A connection joins the rear point of a tow unit ``a`` to the front point of a towed unit
+``b``. Each unit keeps its six degrees of freedom; the joint is a stiff spring and damper
+between the two points in the earth-fixed frame (Eq. 117), so that every unit is then solved
+on its own (the synchronize phase of ``engine.vehicle``):
+
+    F_C = K_C (R_a - R_b) + C_C (V_a - V_b) - P_0 z_a          (Eq. 117-118, 122-125)
+
+F_C is the force on the towed unit (the tow unit gets -F_C), R and V the points' earth-fixed
+positions and velocities. ``P_0 z_a`` is the joint's static load along the tow unit's z-axis
+(the kingpin load of the static equilibrium, ``engine.equilibrium``): the preload that lets
+the joint carry its static load with the two points together, as the suspension's F_s0
+does. K_C and C_C come from the connection model (``engine.equilibrium.connection_rates``,
+docs/equations.md). A hinged drawbar carries no vertical force: its F_C keeps only its
+earth-horizontal part.
+
+The moments (Eq. 126-135): each unit gets r x f of its own point (Eq. 129-134); the frame
+torsion (Eq. 127) acts in roll on both; the hitch friction (Eq. 128) acts in yaw against the
+articulation rate; a pitch-rigid joint (the fixed dolly's fifth wheel) adds a spring and
+damper on the relative pitch about the towed unit's y-axis, preloaded with its static moment.
+
+A connection fails, for good, when the magnitude of F_C exceeds its failure force at a step
+boundary not before its failure start time (``engine.integrator``); a failed connection
+carries nothing.
+"""
+import math
+
+from .jit import njit
+from .kinematics import cross, point_velocity
+from .layout import (C_AX, C_AY, C_AZ, C_BX, C_BY, C_BZ, C_C, C_CFRAME, C_CPITCH, C_FAIL_F, C_FAIL_T,
+                     C_K, C_KFRAME,
+                     C_KPITCH, C_M0, C_MU, C_NULL, C_P0, C_RADIUS, C_TOW, C_TOWED, C_VERTICAL,
+                     CFAILED, FR_R, FR_RATES, N_BODY, N_CONN_STATE, SP, SPHI, SPSI, SQ, SR, SU, SV,
+                     SW, SX, SY, SZ, YC_ART, YC_FAILED, YC_FX, YC_FY, YC_FZ, YC_SEP)
+
+
+@njit
+def _earth(F, u, x, y, z):
+    """Earth-fixed components of unit u's vehicle-fixed vector (x, y, z) (Eq. 57, 125)."""
+    return (F[u, FR_R + 0] * x + F[u, FR_R + 1] * y + F[u, FR_R + 2] * z,
+            F[u, FR_R + 3] * x + F[u, FR_R + 4] * y + F[u, FR_R + 5] * z,
+            F[u, FR_R + 6] * x + F[u, FR_R + 7] * y + F[u, FR_R + 8] * z)
+
+
+@njit
+def _vehicle(F, u, X, Y, Z):
+    """Unit u's vehicle-fixed components of an earth-fixed vector (Eq. 119-120: A^T)."""
+    return (F[u, FR_R + 0] * X + F[u, FR_R + 3] * Y + F[u, FR_R + 6] * Z,
+            F[u, FR_R + 1] * X + F[u, FR_R + 4] * Y + F[u, FR_R + 7] * Z,
+            F[u, FR_R + 2] * X + F[u, FR_R + 5] * Y + F[u, FR_R + 8] * Z)
+
+
+@njit
+def _point(y, F, u, x, yy, z):
+    """Earth-fixed position and velocity of unit u's point (x, yy, z) (Eq. 118, 122-125)."""
+    o = N_BODY * u
+    dx, dy, dz = _earth(F, u, x, yy, z)
+    vx, vy, vz = point_velocity(y[o + SU], y[o + SV], y[o + SW], y[o + SP], y[o + SQ], y[o + SR],
+                                x, yy, z)
+    ex, ey, ez = _earth(F, u, vx, vy, vz)
+    return y[o + SX] + dx, y[o + SY] + dy, y[o + SZ] + dz, ex, ey, ez
+
+
+@njit
+def _accumulate(ext, u, fx, fy, fz, mx, my, mz):
+    """Add a force and a moment (vehicle-fixed, about the CG) to unit u's row of ``ext``."""
+    for k, v in enumerate((fx, fy, fz, mx, my, mz)):
+        ext[u, k] += v
+
+
+@njit
+def wrap_angle(a):
+    """The angle a in (-pi, pi]."""
+    return math.atan2(math.sin(a), math.cos(a)) if abs(a) > math.pi else a
+
+
+@njit
+def friction_moment(mu, fz, radius, null_band, rate):
+    """Eq. 128, the hitch friction moment on the tow unit about z: mu |F_z| r_Conn against
+    the articulation rate, proportional to it within the null band. (As printed, the moment
+    has the sign of the rate and loses r_Conn inside the band; both are corrected,
+    docs/equations.md.)"""
+    s = rate / null_band
+    if s > 1.0:
+        s = 1.0
+    elif s < -1.0:
+        s = -1.0
+    return -mu * abs(fz) * radius * s
+
+
+@njit
+def connection_forces(y, P_CONN, conn_base, F, ext, conn_force, record, y_conn):
+    """Accumulate every connection's force and moment onto its two units (phase 1 of the
+    derivative, after each unit's frame is in ``F``; see the module docstring).
+
+    ext[u, 0:3] and ext[u, 3:6] receive the force and the moment about the unit's CG,
+    vehicle-fixed; conn_force[c] the magnitude of the joint force (N).
+    """
+    for c in range(P_CONN.shape[0]):
+        a = int(P_CONN[c, C_TOW])
+        b = int(P_CONN[c, C_TOWED])
+        P = P_CONN[c]
+        ax, ay, az = P[C_AX], P[C_AY], P[C_AZ]
+        bx, by, bz = P[C_BX], P[C_BY], P[C_BZ]
+        Xa, Ya, Za, VXa, VYa, VZa = _point(y, F, a, ax, ay, az)
+        Xb, Yb, Zb, VXb, VYb, VZb = _point(y, F, b, bx, by, bz)
+        oa, ob = N_BODY * a, N_BODY * b
+        gamma = y[oa + SPSI] - y[ob + SPSI]                                    # Eq. 126
+        failed = y[conn_base + N_CONN_STATE * c + CFAILED] > 0.5
+        dX, dY, dZ = Xa - Xb, Ya - Yb, Za - Zb
+        sep = math.sqrt(dX * dX + dY * dY + dZ * dZ)
+        fbx = fby = fbz = 0.0
+        if not failed:
+            # Eq. 117, with the static preload along the tow unit's z-axis
+            zx, zy, zz = _earth(F, a, 0.0, 0.0, 1.0)
+            FX = P[C_K] * dX + P[C_C] * (VXa - VXb) - P[C_P0] * zx
+            FY = P[C_K] * dY + P[C_C] * (VYa - VYb) - P[C_P0] * zy
+            FZ = P[C_K] * dZ + P[C_C] * (VZa - VZb) - P[C_P0] * zz
+            if P[C_VERTICAL] < 0.5:
+                FZ = 0.0
+            conn_force[c] = math.sqrt(FX * FX + FY * FY + FZ * FZ)
+            fbx, fby, fbz = _vehicle(F, b, FX, FY, FZ)                      # Eq. 120
+            fax, fay, faz = _vehicle(F, a, -FX, -FY, -FZ)                   # Eq. 119
+            max_, may, maz = cross(ax, ay, az, fax, fay, faz)               # Eq. 129-131
+            mbx, mby, mbz = cross(bx, by, bz, fbx, fby, fbz)                # Eq. 132-134
+            # Eq. 127: frame torsion, from the roll angles and their rates
+            cg, sg = math.cos(gamma), math.sin(gamma)
+            m_roll = ((y[ob + SPHI] * cg - y[oa + SPHI]) * P[C_KFRAME]
+                      + (F[b, FR_RATES] * cg - F[a, FR_RATES]) * P[C_CFRAME])
+            max_ += m_roll
+            mbx -= m_roll * cg
+            mby -= m_roll * sg
+            # Eq. 128: hitch friction against the articulation rate
+            m_fr = friction_moment(P[C_MU], fbz, P[C_RADIUS], P[C_NULL],
+                                   F[a, FR_RATES + 2] - F[b, FR_RATES + 2])
+            maz += m_fr
+            mbz -= m_fr
+            if P[C_KPITCH] > 0.0 or P[C_CPITCH] > 0.0:
+                # pitch-rigid joint: relative pitch of b about its y-axis, and its rate
+                xax, xay, xaz = _earth(F, a, 1.0, 0.0, 0.0)
+                xbx, xby, xbz = _earth(F, b, 1.0, 0.0, 0.0)
+                ybx, yby, ybz = _earth(F, b, 0.0, 1.0, 0.0)
+                cx, cy, cz = cross(xax, xay, xaz, xbx, xby, xbz)
+                s = cx * ybx + cy * yby + cz * ybz
+                theta = math.asin(min(1.0, max(-1.0, s)))
+                wax, way, waz = _earth(F, a, y[oa + SP], y[oa + SQ], y[oa + SR])
+                wbx, wby, wbz = _earth(F, b, y[ob + SP], y[ob + SQ], y[ob + SR])
+                rate = (wbx - wax) * ybx + (wby - way) * yby + (wbz - waz) * ybz
+                m = P[C_M0] - P[C_KPITCH] * theta - P[C_CPITCH] * rate
+                mby += m
+                ex, ey, ez = _vehicle(F, a, -m * ybx, -m * yby, -m * ybz)
+                max_ += ex
+                may += ey
+                maz += ez
+            _accumulate(ext, a, fax, fay, faz, max_, may, maz)
+            _accumulate(ext, b, fbx, fby, fbz, mbx, mby, mbz)
+        else:
+            conn_force[c] = 0.0
+        if record:
+            y_conn[c, YC_ART] = wrap_angle(gamma)
+            y_conn[c, YC_FX] = fbx
+            y_conn[c, YC_FY] = fby
+            y_conn[c, YC_FZ] = fbz
+            y_conn[c, YC_FAILED] = 1.0 if failed else 0.0
+            y_conn[c, YC_SEP] = sep
+
+
+@njit
+def latch_failures(y, t, P_CONN, conn_base, conn_force):
+    """Fail, for good, every connection whose joint force (of the evaluation at the step
+    boundary, ``conn_force``) exceeds its failure force at a time not before its failure
+    start time. A failure force of 0 means the connection never fails."""
+    for c in range(P_CONN.shape[0]):
+        f_fail = P_CONN[c, C_FAIL_F]
+        if f_fail > 0.0 and t >= P_CONN[c, C_FAIL_T] and conn_force[c] > f_fail:
+            y[conn_base + N_CONN_STATE * c + CFAILED] = 1.0
