@@ -190,3 +190,60 @@ def test_the_double_has_one_set_of_connection_outputs_per_towed_unit():
         "dolly.axle1"), 0))
     start = event.data["units"][0]["initial"]
     assert (c["tractor.speed0"].start, c["tractor.yaw0"].start) == (start["speed"], start["yaw"])
+
+
+# ---------------------------------------------------------------- through the built FMU
+@pytest.fixture(scope="module")
+def tractor_semitrailer_fmu(fmu_dir):
+    from conftest import build
+    return build(EVENTS / "tractor-semitrailer.json", fmu_dir / "TractorSemitrailer.fmu")
+
+
+def _tire_loads(inst, unit):
+    return sum(inst.get(v.name) for v in inst.md.modelVariables
+               if v.name.startswith(f"{unit}.axle") and v.name.endswith(".Fz"))
+
+
+def test_the_lead_unit_places_the_combination_and_the_hitch_carries_the_rest(
+        tractor_semitrailer_fmu, instance):
+    inst = instance(tractor_semitrailer_fmu)
+    assert "trailer.speed0" not in inst.vr and "trailer.brakePedalForce" not in inst.vr
+    inst.start({"tractor.speed0": 12.0, "tractor.yaw0": 0.3})
+    # in line, at the lead unit's speed
+    assert inst.get("trailer.u") == pytest.approx(12.0, abs=1e-9)
+    assert inst.get("trailer.yaw") == pytest.approx(0.3, abs=1e-12)
+    assert inst.get("trailer.articulation") == pytest.approx(0.0, abs=1e-12)
+    assert inst.types["trailer.hitch.failed"] == "Boolean" and not inst.get("trailer.hitch.failed")
+    assert 0.0 <= inst.get("trailer.hitch.separation") < 1e-3
+    # vertical balance of the trailer (tires and kingpin) and of the whole combination; they
+    # agree to 2e-13 and 2e-15 (rounding)
+    g = engine.load_event(EVENTS / "tractor-semitrailer.json").data["environment"]["gravity"]
+    trailer, tractor = inst.get("trailer.mass") * g, inst.get("tractor.mass") * g
+    kingpin = -inst.get("trailer.hitch.Fz")    # z down: the fifth wheel pushes up
+    assert kingpin > 0.0
+    assert _tire_loads(inst, "trailer") + kingpin == pytest.approx(trailer, rel=1e-12)
+    assert _tire_loads(inst, "tractor") + _tire_loads(inst, "trailer") == \
+        pytest.approx(tractor + trailer, rel=1e-14)
+
+
+def test_connection_and_axle_outputs_read_alike_one_by_one_in_bulk_and_after_a_restore(
+        tractor_semitrailer_fmu, instance):
+    inst = instance(tractor_semitrailer_fmu)
+    inst.start({"tractor.speed0": 15.0})
+    inst.set("tractor.steeringWheelAngle", 0.5)
+    inst.set("tractor.brakePedalForce", 300.0)
+    for k in range(20):
+        inst.fmu.doStep(currentCommunicationPoint=0.01 * k, communicationStepSize=0.01)
+    names = [v.name for v in inst.md.modelVariables if v.causality == "output"
+             and v.type == "Real" and (".hitch." in v.name or v.name.endswith(
+                 (".articulation", ".roll", ".heave")))]
+    assert len(names) == 5 + 2 + 2 * 6   # the connection; the two units' roll; six solid axles
+    bulk = inst.get_reals(names)      # the gathered path (8 values or more)
+    assert bulk == [inst.get(n) for n in names]
+    assert inst.get("trailer.articulation") != 0.0 and inst.get("tractor.axle1.roll") != 0.0
+    state = inst.fmu.getFMUstate()
+    inst.fmu.doStep(currentCommunicationPoint=0.2, communicationStepSize=0.1)
+    assert inst.get_reals(names) != bulk
+    inst.fmu.setFMUstate(state)
+    assert inst.get_reals(names) == bulk
+    inst.fmu.freeFMUstate(state)
