@@ -247,3 +247,20 @@ def test_connection_and_axle_outputs_read_alike_one_by_one_in_bulk_and_after_a_r
     inst.fmu.setFMUstate(state)
     assert inst.get_reals(names) == bulk
     inst.fmu.freeFMUstate(state)
+
+
+def test_hitch_failed_turns_true_when_the_connection_fails(fmu_dir, instance):
+    from conftest import build
+    data = json.loads(engine.load_event(EVENTS / "tractor-semitrailer.json").to_json())
+    front = data["units"][1]["connections"]["front"]
+    front.update(failure_force=1000.0, failure_start_time=0.05)   # below the kingpin load
+    event_file = fmu_dir / "weak-kingpin.json"
+    event_file.write_text(json.dumps(data))
+    inst = instance(build(event_file, fmu_dir / "WeakKingpin.fmu"))
+    inst.start({"tractor.speed0": 10.0})
+    failed = []
+    for k in range(20):
+        inst.fmu.doStep(currentCommunicationPoint=0.01 * k, communicationStepSize=0.01)
+        failed.append(inst.fmu.getBoolean([inst.vr["trailer.hitch.failed"]])[0])
+    assert not any(failed[:4])          # not before the failure start time
+    assert all(failed[6:])              # latched once failed
