@@ -109,7 +109,8 @@ def connection_forces(y, P_CONN, conn_base, F, ext, conn_force, record, y_conn):
         gamma = y[oa + SPSI] - y[ob + SPSI]                                    # Eq. 126
         failed = y[conn_base + N_CONN_STATE * c + CFAILED] > 0.5
         dX, dY, dZ = Xa - Xb, Ya - Yb, Za - Zb
-        sep = math.sqrt(dX * dX + dY * dY + dZ * dZ)
+        # the separation in the directions the joint holds (a hinged drawbar: horizontal)
+        sep = math.sqrt(dX * dX + dY * dY + (dZ * dZ if P[C_VERTICAL] > 0.5 else 0.0))
         fbx = fby = fbz = 0.0
         if not failed:
             # Eq. 117, with the static preload along the tow unit's z-axis
