@@ -96,6 +96,36 @@ def truck_fmu(fmu_dir) -> Path:
     return build(event_file, fmu_dir / "SimonTruck.fmu")
 
 
+@pytest.fixture(scope="session")
+def semitrailer_fmu(fmu_dir) -> Path:
+    """The reference tractor-semitrailer (engine/data/tractor-semitrailer.json)."""
+    from engine.event import TRACTOR_SEMITRAILER_EVENT
+    return build(Path(TRACTOR_SEMITRAILER_EVENT), fmu_dir / "SimonTractorSemitrailer.fmu")
+
+
+@pytest.fixture(scope="session")
+def double_fmu(fmu_dir) -> Path:
+    """The double with a converter dolly (engine/data/double.json)."""
+    from engine.event import DOUBLE_EVENT
+    return build(Path(DOUBLE_EVENT), fmu_dir / "SimonDouble.fmu")
+
+
+@pytest.fixture(scope="session")
+def fixed_dolly_fmu(fmu_dir) -> Path:
+    """The double with a fixed dolly (engine/data/double-fixed-dolly.json)."""
+    return build(ROOT / "engine" / "data" / "double-fixed-dolly.json", fmu_dir / "SimonDoubleFixed.fmu")
+
+
+def event_fmu(fmu_dir: Path, name: str, data: dict) -> Path:
+    """An FMU of event ``data`` (written to ``name``.json), built once per name and session."""
+    fmu = fmu_dir / f"{name}.fmu"
+    if not fmu.exists():
+        event_file = fmu_dir / f"{name}.json"
+        event_file.write_text(json.dumps(data))
+        build(event_file, fmu)
+    return fmu
+
+
 class Instance:
     """An fmpy FMU2Slave of an extracted FMU, with its log and value references by name."""
 
