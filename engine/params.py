@@ -1,12 +1,10 @@
-"""Pack a validated event into the flat arrays of the hot path, and find static equilibrium.
+"""Pack a validated event into the flat arrays of the hot path, in its static equilibrium.
 
 Parameters are validated once (``engine.event``) and packed once here; the kernels only read
-these arrays, through the named indices of ``engine.layout``.
+these arrays, through the named indices of ``engine.layout``. The static equilibrium the
+simulation starts from is ``engine.equilibrium``'s.
 """
 from __future__ import annotations
-
-import math
-from typing import NamedTuple
 
 import numpy as np
 
@@ -14,7 +12,6 @@ from . import layout as L
 from .aerodynamics import air_density, surface_constant
 from .equilibrium import connection_rates, links, place_units, static_state, wheels
 from .payload import adjusted
-from .tire import static_deflection
 
 
 def _table(dst_x, dst_y, rows):
@@ -23,107 +20,6 @@ def _table(dst_x, dst_y, rows):
         dst_x[i] = x
         dst_y[i] = y
     return n
-
-
-def static_suspension_loads(x, y, k, weight):
-    """Suspension preloads Fs0 carrying the sprung weight at the CG (x = y = 0).
-
-    Solves sum F = W, sum F x = 0, sum F y = 0 with F_i = k_i (a0 + a1 x_i + a2 y_i): the
-    loads of a rigid body resting on springs of rates k_i; statically determinate cases
-    (two axles, symmetric) give the textbook split whatever the rates.
-    """
-    x, y, k = map(np.asarray, (x, y, k))
-    A = np.array([[np.sum(k), np.sum(k * x), np.sum(k * y)],
-                  [np.sum(k * x), np.sum(k * x * x), np.sum(k * x * y)],
-                  [np.sum(k * y), np.sum(k * x * y), np.sum(k * y * y)]])
-    rhs = np.array([weight, 0.0, 0.0])
-    if not (np.isfinite(A).all() and np.isfinite(weight)):   # beyond the range of a float
-        return np.full(k.shape, np.nan)
-    a = np.linalg.lstsq(A, rhs, rcond=None)[0]
-    return k * (a[0] + a[1] * x + a[2] * y)
-
-
-def _wheels(unit):
-    """The unit's wheels in packing order: (axle index, axle, side), left (-1) first."""
-    return [(ai, ax, side) for ai, ax in enumerate(unit["axles"]) for side in (-1.0, 1.0)]
-
-
-def _static_wheels(unit, g):
-    """Static equilibrium of a unit resting on its wheels: per wheel, in packing order, the
-    suspension preload Fs0 (N), the load of each of its tires (N) and that tire's deflection
-    (m, inverse of Eq. 93)."""
-    wheels = _wheels(unit)
-    k_series, xs, ys = [], [], []
-    for _, ax, _side in wheels:
-        tire = unit["tires"][ax["tire"]]
-        ks = ax["suspension"]["spring_rate"]
-        kt = (2 if ax["dual"] else 1) * tire["radial_stiffness"]
-        k_series.append(ks * kt / (ks + kt))
-        xs.append(ax["x"])
-        ys.append(_side * ax["track"] / 2.0)
-    fs0 = static_suspension_loads(xs, ys, k_series, unit["sprung_mass"]["mass"] * g)
-    out = []
-    for f, (_, ax, _side) in zip(fs0, wheels):
-        tire = unit["tires"][ax["tire"]]
-        load = (f + ax["unsprung_mass_per_wheel"] * g) / (2 if ax["dual"] else 1)
-        defl = static_deflection(load, tire["radial_stiffness"], tire["secondary_stiffness_multiplier"],
-                                 tire["secondary_stiffness_deflection"])
-        out.append((float(f), float(load), float(defl)))
-    return out, np.asarray(xs), np.asarray(ys)
-
-
-def static_equilibrium_problems(data) -> list:
-    """Why the event of validated data ``data`` has no static equilibrium the engine can start
-    from, one message per problem naming the fields ([] when every unit has one).
-
-    Each unit must rest on its wheels (Eq. 115 preloads carrying the sprung weight, with
-    balanced moments about the CG), every tire pressed on the ground (a load > 0) and within
-    its max_deflection (Eq. 93): the engine starts every simulation in this state and stops
-    when a tire deflects beyond its maximum.
-    """
-    g = data["environment"]["gravity"]
-    problems = []
-    for i, unit in enumerate(data["units"]):
-        p = f"units[{i}]"
-        weight = unit["sprung_mass"]["mass"] * g
-        with np.errstate(all="ignore"):
-            try:
-                wheels, xs, ys = _static_wheels(unit, g)
-            except np.linalg.LinAlgError:
-                wheels, xs, ys = None, None, None
-            finite = wheels is not None and math.isfinite(weight) and all(
-                math.isfinite(v) for row in wheels for v in row)
-            if finite:
-                fs0 = np.array([w[0] for w in wheels])
-                span = max(1.0, float(np.max(np.abs(xs))), float(np.max(np.abs(ys))))
-                residual = max(abs(float(np.sum(fs0)) - weight), abs(float(np.sum(fs0 * xs))) / span,
-                               abs(float(np.sum(fs0 * ys))) / span)
-        if not finite:
-            problems.append(f"{p}: no static equilibrium: the wheel loads are not finite numbers "
-                            f"(sprung_mass.mass {unit['sprung_mass']['mass']!r} kg, environment.gravity "
-                            f"{g!r} m/s^2, the axles' spring_rate and the tires' radial_stiffness "
-                            "must give loads within the range of a float)")
-            continue
-        if not residual <= 1e-9 * max(weight, 1.0):
-            problems.append(f"{p}.axles: no static equilibrium: the axles at x = {[a['x'] for a in unit['axles']]} m "
-                            "cannot balance the sprung weight at the CG (x = 0) by themselves; give axles "
-                            "on both sides of the CG (a single axle at x = 0)")
-            continue
-        for j, (ai, ax, side) in enumerate(_wheels(unit)):
-            _, load, defl = wheels[j]
-            wheel = f"{p}.axles[{ai}] ({'left' if side < 0 else 'right'})"
-            tire = unit["tires"][ax["tire"]]
-            if not load > 0.0:
-                problems.append(f"{wheel}: no static equilibrium: the tire load would be {load:.6g} N "
-                                "(the wheel lifts off); the sprung-mass CG (x = 0) must lie between the "
-                                "first and the last axle")
-            elif not defl < tire["max_deflection"]:
-                problems.append(f"{wheel}: no static equilibrium: the static tire load {load:.6g} N "
-                                f"deflects tire {ax['tire']!r} by {defl:.6g} m, beyond its max_deflection "
-                                f"{tire['max_deflection']:g} m (units[{i}].sprung_mass.mass {unit['sprung_mass']['mass']:g} kg, "
-                                f"environment.gravity {g:g} m/s^2, units[{i}].tires.{ax['tire']}.radial_stiffness "
-                                f"{tire['radial_stiffness']:g} N/m)")
-    return problems
 
 
 def bump_steer_coefficients(bump_steer, side):

@@ -9,7 +9,7 @@ from engine.aerodynamics import air_density, relative_wind, surface_constant
 from engine.brakes import brake_torque_capacity, system_pressure, wheel_pressure
 from engine.drivetrain import engine_torque, gear_ratio
 from engine.kinematics import euler_rates, euler_trig, rotation_vehicle_to_earth, to_earth
-from engine.params import pack, static_suspension_loads
+from engine.params import pack
 from engine.suspension import antisway_force, stop_force
 from engine.wheel_spin import brake_torque, spin_accelerations
 
@@ -119,14 +119,20 @@ def test_suspension_stops_and_antisway_bar():
 
 
 def test_static_preloads_two_axles():
-    """Two axles: the loads are statically determinate, whatever the spring rates."""
-    a, b, W = 1.1562, 1.4227, 9470.0
-    x = [a, a, -b, -b]
-    y = [-0.7, 0.7, -0.68, 0.68]
-    for k in ([1.0, 1.0, 1.0, 1.0], [3.0, 3.0, 1.0, 1.0]):
-        f = static_suspension_loads(x, y, k, W)
-        assert f[0] == pytest.approx(W * b / (a + b) / 2)
-        assert f[2] == pytest.approx(W * a / (a + b) / 2)
+    """Two axles: the spring preloads are statically determinate (the lever rule on the sprung
+    weight), whatever the spring rates."""
+    import copy
+
+    from engine.equilibrium import static_state
+    data = copy.deepcopy(engine.load_event().data)
+    unit = data["units"][0]
+    a, b = unit["axles"][0]["x"], -unit["axles"][1]["x"]
+    W = unit["sprung_mass"]["mass"] * data["environment"]["gravity"]
+    for rate in (1.0, 3.0):
+        unit["axles"][0]["suspension"]["spring_rate"] *= rate
+        f = static_state(data)[0][0].fs0
+        assert f[0] == pytest.approx(W * b / (a + b) / 2, rel=1e-12)
+        assert f[2] == pytest.approx(W * a / (a + b) / 2, rel=1e-12)
 
 
 def test_aero_force_acts_along_the_relative_wind():

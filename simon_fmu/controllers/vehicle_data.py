@@ -22,7 +22,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 import engine
-from engine.params import _static_wheels
+from engine.equilibrium import static_state
 
 
 class VehicleBody(NamedTuple):
@@ -49,11 +49,12 @@ def _wheels(event, unit) -> list[tuple[dict, dict, float, float]]:
     """Per wheel of the unit, in the engine's order (axle by axle, left first): its axle, its
     tire, the load per tire (N) and the tire's rolling radius (m)."""
     u = unit_data(event, unit)
-    static, _, _ = _static_wheels(u, event.data["environment"]["gravity"])
+    static = static_state(event.data)[0][event.data["units"].index(u)]
     out = []
-    for (_, load, deflection), axle in zip(static, [a for a in u["axles"] for _ in (0, 1)]):
+    axles = [a for a in u["axles"] for _ in (0, 1)]
+    for loads, deflections, axle in zip(static.tire_loads, static.tire_deflections, axles):
         tire = u["tires"][axle["tire"]]
-        out.append((axle, tire, load, tire["unloaded_radius"] - deflection))
+        out.append((axle, tire, float(np.mean(loads)), tire["unloaded_radius"] - float(np.mean(deflections))))
     return out
 
 
