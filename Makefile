@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 FMU := out/SimonCar.fmu
 SOURCES := $(shell find engine model_description simon_fmu -name '*.py' -o -name '*.json' 2>/dev/null)
 
-.PHONY: .venv setup fmu standalone demo test bench crosscheck clean
+.PHONY: .venv setup fmu standalone demo demo-truck test bench crosscheck clean
 
 # System packages (tools/system-packages.txt: gcc, and oneTBB for the ecos importer tests),
 # installed with apt-get when missing; demo and test run this first.
@@ -37,6 +37,14 @@ standalone: setup $(STANDALONE_FMU)
 demo: setup $(FMU)
 	$(PY) examples/lane_change.py
 	@echo "$(FMU) runs only next to .venv; for other tools and machines: make standalone"
+
+# the reference tractor-semitrailer's lane change (examples/tractor_semitrailer_lane_change.py)
+TRUCK_FMU := out/SimonTractorSemitrailer.fmu
+$(TRUCK_FMU): $(STAMP) $(SOURCES)
+	$(PY) -m simon_fmu build engine/data/tractor-semitrailer.json -o $@
+
+demo-truck: setup $(TRUCK_FMU)
+	$(PY) examples/tractor_semitrailer_lane_change.py --fmu $(TRUCK_FMU)
 
 test: setup $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
