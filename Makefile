@@ -49,12 +49,15 @@ demo-truck: setup $(TRUCK_FMU)
 test: setup $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
 
-# the development FMU with the engine and the peer, then the standalone FMU's own figures
-bench: $(FMU) $(STANDALONE_FMU)
+# the development FMU with the engine and the peer, then the standalone FMU's own figures,
+# then the tractor-semitrailer's (engine, FMU and the peer set up as its tractor)
+bench: $(FMU) $(STANDALONE_FMU) $(TRUCK_FMU)
 	$(PY) -m pip install -q -e '.[test,bench]'
 	$(PY) benchmarks/speed.py --fmu $(FMU)
 	$(PY) benchmarks/speed.py --fmu $(STANDALONE_FMU) --json out/benchmark-standalone.json \
 		--only fmu-10ms fmu-1ms fmu-1ms-buffers fmu-simulate cold-start
+	$(PY) benchmarks/speed.py --event engine/data/tractor-semitrailer.json --fmu $(TRUCK_FMU) \
+		--json out/benchmark-tractor-semitrailer.json
 
 # an FMI cross-check folder for the default car, checked by fmpy's validator
 crosscheck: $(FMU)

@@ -1,11 +1,13 @@
 """The benchmark's manoeuvre: a steering-wheel sine at constant speed, derived from the event.
 
 20 s at 20 m/s, a 0.5 Hz sine of the steering wheel whose amplitude gives about 4 m/s^2 peak
-lateral acceleration, with the throttle (the peer's acceleration input) governed to hold the
-speed. What the manoeuvre asks of the driver (speed, frequency, target lateral acceleration,
-gear, governor gains) is set here; every vehicle value it is sized with (masses, geometry,
-tire tables, steering ratio, drivetrain, aerodynamics, gravity, air) is read from the event's
-first unit.
+lateral acceleration on a single vehicle (2 m/s^2 on a combination), with the throttle (the
+peer's acceleration input) governed to hold the speed. What the manoeuvre asks of the driver
+(speed, frequency, target lateral acceleration, the shift rule, governor gains) is set here;
+every vehicle value it is sized with (masses, geometry, tire tables, steering ratio,
+drivetrain, aerodynamics, gravity, air) is read from the event: the lead unit (the first),
+and for a combination the units it tows (their weight on the lead unit's rear connection,
+their rolling resistance).
 
 :func:`sine_steer` turns an event's data into a plain dict (the "manoeuvre") that the parent
 process passes to every variant's process as JSON, so that a variant that does not run the
@@ -20,10 +22,18 @@ import math
 SPEED = 20.0                 # m/s, initial and target speed
 SINE_FREQUENCY = 0.5         # Hz, steering-wheel sine
 TARGET_PEAK_AY = 4.0         # m/s^2, peak lateral acceleration the amplitude is sized for
+# A combination (an event with towed units) is sized for half of it: a laden
+# tractor-semitrailer rolls over at about 3.5 m/s^2, so 2 m/s^2 is a brisk lane change that
+# stays in the tires' linear range and clear of wheel lift-off.
+COMBINATION_PEAK_AY = 2.0    # m/s^2
 DURATION = 20.0              # s, full run
 QUICK_DURATION = 2.0         # s, --quick smoke run
 PHYSICS_STEP = 0.001         # s, peer RK4 step and engine internal step
-GEAR = 4                     # forward gear held (on the reference sedan about 1980 rpm)
+# The gear held: the highest in which the engine turns at least this fraction of the way up
+# its torque table's speed range at the manoeuvre speed (a driver who keeps the engine off the
+# bottom of its range): 4th at 1921 rpm on the reference sedan, 10th at 1137 rpm on the
+# reference tractor (select_gear()).
+ENGINE_SPEED_FLOOR = 0.15
 
 # Speed governor, the same structure for every variant: input = feed-forward + PI on the
 # speed error. Output is throttle (0..1) for the engine, acceleration (m/s^2) for the peer.
@@ -34,6 +44,15 @@ PEER_ACCEL_KP = 1.0          # (m/s^2) per m/s
 PEER_ACCEL_KI = 0.5          # (m/s^2) per m
 
 GAS_CONSTANT_AIR = 287.058   # J/(kg K), dry air
+
+# The peer's own lateral-compliance values that the event has no counterpart for, scaled by
+# the event's sprung mass over the parameter set's so that their modes keep the set's
+# frequencies on a heavier vehicle (for the sedan the factor is 1.0001): the lateral spring
+# and damper at the roll axis and the auxiliary roll stiffnesses with it, the tires' lateral
+# compliance against it. Unscaled, a 10 t tractor on the set's 1.3 t car values rolls over
+# within a few seconds of the sine.
+PEER_SCALED_WITH_MASS = ("K_ras", "K_rad", "K_tsf", "K_tsr")
+PEER_SCALED_AGAINST_MASS = ("K_lt",)
 
 
 class SpeedGovernor:
@@ -77,51 +96,119 @@ def interp(x, xs, ys):
 # ---------------------------------------------------------------------------------------------
 # Vehicle values, from the event
 # ---------------------------------------------------------------------------------------------
-def vehicle(event_data):
-    """The first unit's values the manoeuvre and the peer are set up with, SI units.
+def last_axle_group(axles):
+    """The unit's last axle group: the axles sharing the last axle's group name (a tandem, a
+    tridem: load-equalising, one static load each), or the last axle alone when it has none."""
+    last = axles[-1]
+    if last.get("group") is None:
+        return [last]
+    return [a for a in axles if a.get("group") == last["group"]]
 
-    The front axle is the first steered axle, the rear axle the last axle; the sprung-mass CG
-    to axle distances are the axles' x positions (positive forward). Tire tables are taken
-    at their first test speed (the manoeuvre runs at one speed).
+
+def _tires_per_axle(axle):
+    return 4 if axle["dual"] else 2
+
+
+def _unit_mass(unit):
+    """Sprung mass plus every axle's unsprung mass (two wheels an axle, a dual pair being
+    one wheel), payloads and occupants included."""
+    carried = sum(p["mass"] for key in ("payloads", "occupants") for p in unit.get(key) or [])
+    return (unit["sprung_mass"]["mass"] + carried
+            + sum(2.0 * a["unsprung_mass_per_wheel"] for a in unit["axles"]))
+
+
+def _joint_loads_on(event_data, lead, gravity):
+    """The static vertical loads (N, downward) the units towed by `lead` put on its rear
+    connection: each towed unit whose front connection carries vertical force (a kingpin,
+    or the drawbar of a converter dolly) rests its sprung weight on that connection and on
+    the centre of its last axle group by the lever rule. Loads that reach the towed unit
+    from units further back are left out (a dolly's on a trailer's pintle)."""
+    loads = []
+    for unit in event_data["units"]:
+        front = (unit.get("connections") or {}).get("front")
+        if not front or front["tow"] != lead["name"]:
+            continue
+        if front["type"] != "kingpin" and unit.get("dolly") != "converter":
+            continue                               # a hinged drawbar: horizontal force only
+        x_front = front["point"][0]
+        group = last_axle_group(unit["axles"])
+        x_axles = sum(a["x"] for a in group) / len(group)
+        loads.append(unit["sprung_mass"]["mass"] * gravity * -x_axles / (x_front - x_axles))
+    return sum(loads)
+
+
+def vehicle(event_data):
+    """The lead unit's values the manoeuvre and the peer are set up with, SI units, and what
+    the units it tows add to it.
+
+    The front axle is the lead unit's first steered axle, the rear axle its last axle group
+    (for a tandem the mean of its axles' x); the sprung-mass CG to axle distances are the
+    axles' x positions (positive forward). Tire tables are taken at their first test speed
+    (the manoeuvre runs at one speed). The combination's rolling-resistance weight is every
+    unit's mass times its tires' mean sigma_0; drag is the lead unit's.
     """
-    unit = event_data["units"][0]
+    units = event_data["units"]
+    unit = units[0]
     environment = event_data["environment"]
+    gravity = environment["gravity"]
     axles = unit["axles"]
     front = next((a for a in axles if a["steered"]), axles[0])
-    rear = axles[-1]
-    if front is rear:
+    rear_group = last_axle_group(axles)
+    rear = rear_group[-1]
+    if front in rear_group:
         raise ValueError(f"unit {unit['name']!r}: the sine-steer manoeuvre needs a steered "
                          "front axle and a rear axle")
     tires = unit["tires"]
     tire_f, tire_r = tires[front["tire"]], tires[rear["tire"]]
-    axle_mass = sum(a["unsprung_mass_per_wheel"] * (4 if a["dual"] else 2) for a in axles)
     drive = unit["drivetrain"]
     rho = environment["air_pressure"] / (GAS_CONSTANT_AIR * environment["air_temperature"])
+    rear_connection = (unit.get("connections") or {}).get("rear")
+    rolling_weight = sum(
+        _unit_mass(u) * gravity
+        * sum(u["tires"][a["tire"]]["rolling_resistance"]["sigma0"] for a in u["axles"])
+        / len(u["axles"]) for u in units)
     return {
         "unit": unit["name"],
-        "gravity": environment["gravity"],
+        "units": len(units),
+        "gravity": gravity,
         "air_density": rho,
         "sprung_mass": unit["sprung_mass"]["mass"],
-        "total_mass": unit["sprung_mass"]["mass"] + axle_mass,
+        "total_mass": _unit_mass(unit),
+        "combination_mass": sum(_unit_mass(u) for u in units),
         "inertia": list(unit["sprung_mass"]["inertia"]),
         "Ixz": unit["sprung_mass"]["Ixz"],
         "cg_height": unit["sprung_mass"]["cg_height"],
         "length": unit["dimensions"]["length"],
         "width": unit["dimensions"]["width"],
         "cg_to_front": front["x"],
-        "cg_to_rear": -rear["x"],
+        "cg_to_rear": -sum(a["x"] for a in rear_group) / len(rear_group),
+        "rear_axles": len(rear_group),
+        "tires_front": _tires_per_axle(front),
+        "tires_rear": sum(_tires_per_axle(a) for a in rear_group),
         "track_front": front["track"],
         "track_rear": rear["track"],
         "unsprung_mass_front": front["unsprung_mass_per_wheel"],
-        "unsprung_mass_rear": rear["unsprung_mass_per_wheel"],
+        "unsprung_mass_rear": sum(a["unsprung_mass_per_wheel"] for a in rear_group),
+        "unsprung_mass_per_tire_front": 2 * front["unsprung_mass_per_wheel"]
+                                        / _tires_per_axle(front),
+        "unsprung_mass_per_tire_rear": 2 * rear["unsprung_mass_per_wheel"] / _tires_per_axle(rear),
         "spring_rate_front": front["suspension"]["spring_rate"],
-        "spring_rate_rear": rear["suspension"]["spring_rate"],
+        "spring_rate_rear": sum(a["suspension"]["spring_rate"] for a in rear_group),
         "damping_front": front["suspension"]["damping"],
-        "damping_rear": rear["suspension"]["damping"],
+        "damping_rear": sum(a["suspension"]["damping"] for a in rear_group),
+        "roll_center_height_front": front["suspension"].get("roll_center_height"),
+        "roll_center_height_rear": (sum(a["suspension"]["roll_center_height"]
+                                        for a in rear_group) / len(rear_group)
+                                    if rear["suspension"].get("roll_center_height") else None),
+        "axle_roll_inertia_front": front["suspension"].get("axle_roll_inertia"),
+        "axle_roll_inertia_rear": (sum(a["suspension"]["axle_roll_inertia"] for a in rear_group)
+                                   if rear["suspension"].get("axle_roll_inertia") else None),
+        "joint_load_N": _joint_loads_on(event_data, unit, gravity),
+        "joint_x": rear_connection["point"][0] if rear_connection else 0.0,
         "tire_radius": tire_r["unloaded_radius"],
         "tire_radial_stiffness": tire_r["radial_stiffness"],
         "tire_spin_inertia": tire_r["spin_inertia"],
-        "rolling_resistance": tire_r["rolling_resistance"]["sigma0"],
+        "rolling_resistance_weight_N": rolling_weight,
         "tire_loads": list(tire_f["test_loads"]),
         "cornering_stiffness_front": [row[0] for row in tire_f["cornering_stiffness"]],
         "tire_loads_rear": list(tire_r["test_loads"]),
@@ -139,27 +226,35 @@ def steering_amplitude(car, speed, target_ay):
     """Road-wheel and steering-wheel sine amplitudes (rad) for `target_ay` at `speed`.
 
     Linear bicycle model in steady state: ay / delta = V^2 / (L + K V^2), with L the
-    wheelbase, delta the road-wheel angle and K = m_f / C_f - m_r / C_r the understeer
-    gradient (rad per m/s^2): m_f, m_r the static axle loads in kg, C_f, C_r the axle
-    cornering stiffnesses (two tires each) from the tire tables at the static tire load.
-    That load is the sprung mass shared by the lever rule plus the unsprung mass of the
-    wheel (on the reference sedan about 2925 N front and 2436 N rear). The gain is the
-    steady-state one; the sedan's yaw natural frequency at 20 m/s is about 1.9 Hz, so at
-    0.5 Hz the peak stays close to it.
+    wheelbase (steered axle to the centre of the last axle group), delta the road-wheel angle
+    and K = m_f / C_f - m_r / C_r the understeer gradient (rad per m/s^2): m_f, m_r the static
+    axle (group) loads in kg, C_f, C_r the axle (group) cornering stiffnesses, every tire's
+    from the tire table at the static tire load. That load is the sprung mass shared by the
+    lever rule, plus the towed units' weight on the rear connection (shared by the lever rule
+    too: it rides with the lead unit in a turn), over the axle's tires, plus the tire's share
+    of the unsprung mass (on the reference sedan about 2925 N front and 2436 N rear). The gain
+    is the steady-state one; the sedan's yaw natural frequency at 20 m/s is about 1.9 Hz, so
+    at 0.5 Hz the peak stays close to it.
     """
     g, a, b = car["gravity"], car["cg_to_front"], car["cg_to_rear"]
     wheelbase = a + b
     m_s = car["sprung_mass"]
-    fz_front = (m_s * b / wheelbase / 2 + car["unsprung_mass_front"]) * g      # N per tire
-    fz_rear = (m_s * a / wheelbase / 2 + car["unsprung_mass_rear"]) * g        # N per tire
-    c_front = 2 * interp(fz_front, car["tire_loads"], car["cornering_stiffness_front"])
-    c_rear = 2 * interp(fz_rear, car["tire_loads_rear"], car["cornering_stiffness_rear"])
-    mass_front = 2 * fz_front / g                                              # kg on axle
-    mass_rear = 2 * fz_rear / g
+    joint, x_joint = car["joint_load_N"], car["joint_x"]
+    n_f, n_r = car["tires_front"], car["tires_rear"]
+    fz_front = ((m_s * g * b + joint * (x_joint + b)) / wheelbase / n_f
+                + car["unsprung_mass_per_tire_front"] * g)                     # N per tire
+    fz_rear = ((m_s * g * a + joint * (a - x_joint)) / wheelbase / n_r
+               + car["unsprung_mass_per_tire_rear"] * g)                       # N per tire
+    c_front = n_f * interp(fz_front, car["tire_loads"], car["cornering_stiffness_front"])
+    c_rear = n_r * interp(fz_rear, car["tire_loads_rear"], car["cornering_stiffness_rear"])
+    mass_front = n_f * fz_front / g                                            # kg on axle
+    mass_rear = n_r * fz_rear / g
     understeer = mass_front / c_front - mass_rear / c_rear                     # rad/(m/s^2)
     ay_per_rad = speed ** 2 / (wheelbase + understeer * speed ** 2)            # m/s^2/rad
     road_wheel = target_ay / ay_per_rad
     return {
+        "wheelbase_m": wheelbase,
+        "joint_load_N": joint,
         "tire_load_front_N": fz_front,
         "tire_load_rear_N": fz_rear,
         "axle_cornering_stiffness_front_N_per_rad": c_front,
@@ -171,13 +266,34 @@ def steering_amplitude(car, speed, target_ay):
     }
 
 
+def _engine_rpm(car, speed, gear):
+    overall = car["transmission_ratios"][gear - 1] * car["differential_ratio"]
+    return speed / car["tire_radius"] * overall * 60.0 / (2.0 * math.pi)
+
+
+def select_gear(car, speed):
+    """The gear held: the highest whose engine speed at `speed` (on the driven tire's
+    unloaded radius, through the gear and differential ratios) lies inside the engine's
+    torque table and at least ENGINE_SPEED_FLOOR of the way up its speed range."""
+    speeds = [p[0] for p in car["engine_wot_torque"]]
+    low, high = speeds[0], speeds[-1]
+    floor = low + ENGINE_SPEED_FLOOR * (high - low)
+    fitting = [gear for gear in range(1, len(car["transmission_ratios"]) + 1)
+               if floor <= _engine_rpm(car, speed, gear) <= high]
+    if not fitting:
+        raise ValueError(f"unit {car['unit']!r}: no forward gear puts the engine between "
+                         f"{floor:.0f} and {high:.0f} rpm at {speed:g} m/s")
+    return max(fitting)
+
+
 def throttle_feedforward(car, speed, gear):
     """The governor's first guess at the constant-speed throttle in `gear`, straight ahead.
 
-    Road load F = sigma_0 m g + rho/2 C_d A V^2 (rolling resistance, drag) at the driven
-    wheels' unloaded radius R; engine torque T = F R / (i_gear i_diff) at engine speed
-    V / R i_gear i_diff; throttle = (T - T_closed) / (T_wot - T_closed) at that speed. The
-    PI part of the governor takes up the rest (tire deflection, cornering drag).
+    Road load F = sum over units of sigma_0 m g + rho/2 C_d A V^2 (every unit's rolling
+    resistance, the lead unit's drag) at the driven wheels' unloaded radius R; engine torque
+    T = F R / (i_gear i_diff) at engine speed V / R i_gear i_diff; throttle = (T - T_closed) /
+    (T_wot - T_closed) at that speed. The PI part of the governor takes up the rest (tire
+    deflection, cornering drag).
     """
     ratios = car["transmission_ratios"]
     if not 1 <= gear <= len(ratios):
@@ -185,10 +301,10 @@ def throttle_feedforward(car, speed, gear):
                          f"not {gear}")
     overall = ratios[gear - 1] * car["differential_ratio"]
     radius = car["tire_radius"]
-    force = (car["rolling_resistance"] * car["total_mass"] * car["gravity"]
+    force = (car["rolling_resistance_weight_N"]
              + 0.5 * car["air_density"] * car["drag_area"] * speed ** 2)
     torque = force * radius / overall
-    rpm = speed / radius * overall * 60.0 / (2.0 * math.pi)
+    rpm = _engine_rpm(car, speed, gear)
     wot = car["engine_wot_torque"]
     closed = car["engine_closed_throttle_torque"]
     t_wot = interp(rpm, [p[0] for p in wot], [p[1] for p in wot])
@@ -202,17 +318,27 @@ def throttle_feedforward(car, speed, gear):
 
 
 def peer_parameters(car):
-    """Values of CommonRoad's multi-body parameter set that the event also defines.
+    """Values of CommonRoad's multi-body parameter set that the event's lead unit also defines.
 
     The peer runs with ``parameters_vehicle2()`` overridden by these, so that it carries the
-    event's mass, inertia, geometry, suspension rates and tire radius and stiffness; its tire
-    model (Pacejka coefficients), roll-axis and anti-roll values stay its own. Its axle masses
-    ``m_uf``, ``m_ur`` are the two wheels of an axle.
+    lead unit's mass, inertia, geometry, suspension rates and tire radius and stiffness; its
+    tire model (Pacejka coefficients), roll-axis and anti-roll values stay its own. It has two
+    axles and no trailer: its rear axle is the last axle group (at the group's centre, with
+    the group's unsprung mass and its axles' spring and damper rates side by side); its axle
+    masses ``m_uf``, ``m_ur`` are the two wheels of an axle. A solid axle's roll inertia and
+    roll-centre height (``I_uf``, ``I_ur``, ``h_raf``, ``h_rar``) are the event's too: with
+    a heavy axle under the set's own car inertia the axle's roll mode on its tires would be
+    far too fast for the peer's 1 ms step. See also :func:`peer_setup`.
     """
     m_uf = 2 * car["unsprung_mass_front"]
     m_ur = 2 * car["unsprung_mass_rear"]
     ix, iy, iz = car["inertia"]
+    axle_roll = {key: car[f"{name}_{end}"] for key, name, end in (
+        ("I_uf", "axle_roll_inertia", "front"), ("I_ur", "axle_roll_inertia", "rear"),
+        ("h_raf", "roll_center_height", "front"), ("h_rar", "roll_center_height", "rear"))
+        if car[f"{name}_{end}"]}
     return {
+        **axle_roll,
         "m": car["sprung_mass"] + m_uf + m_ur, "m_s": car["sprung_mass"],
         "m_uf": m_uf, "m_ur": m_ur,
         "I_Phi_s": ix, "I_y_s": iy, "I_z": iz, "I_xz_s": car["Ixz"],
@@ -226,16 +352,40 @@ def peer_parameters(car):
     }
 
 
+def peer_setup(p, overrides):
+    """Set CommonRoad parameter set `p` (``parameters_vehicle2()``) up as the event's lead
+    unit: the values of :func:`peer_parameters`, then the set's own lateral compliances
+    scaled by the sprung-mass ratio (PEER_SCALED_WITH_MASS, PEER_SCALED_AGAINST_MASS)."""
+    set_sprung_mass = p.m_s
+    for key, value in overrides.items():
+        setattr(p, key, value)
+    ratio = p.m_s / set_sprung_mass
+    for key in PEER_SCALED_WITH_MASS:
+        setattr(p, key, getattr(p, key) * ratio)
+    for key in PEER_SCALED_AGAINST_MASS:
+        setattr(p, key, getattr(p, key) / ratio)
+    return p
+
+
 def sine_steer(event_data, duration=DURATION, speed=SPEED, frequency=SINE_FREQUENCY,
-               target_ay=TARGET_PEAK_AY, gear=GEAR):
-    """The manoeuvre for an event (its ``data``), as a JSON-ready dict."""
+               target_ay=None, gear=None, event_file=None):
+    """The manoeuvre for an event (its ``data``), as a JSON-ready dict. The target lateral
+    acceleration defaults to TARGET_PEAK_AY for a single vehicle and COMBINATION_PEAK_AY for
+    a combination, the gear to select_gear()'s."""
     car = vehicle(event_data)
+    if target_ay is None:
+        target_ay = TARGET_PEAK_AY if car["units"] == 1 else COMBINATION_PEAK_AY
+    if gear is None:
+        gear = select_gear(car, speed)
     amplitude = steering_amplitude(car, speed, target_ay)
     trim = throttle_feedforward(car, speed, gear)
     return {
         "name": "sine steer at constant speed",
         "event": event_data.get("name"),
+        "event_file": event_file,
         "unit": car["unit"],
+        "units": car["units"],
+        "combination_mass_kg": car["combination_mass"],
         "duration_s": duration,
         "speed_mps": speed,
         "sine_frequency_hz": frequency,
@@ -249,11 +399,13 @@ def sine_steer(event_data, duration=DURATION, speed=SPEED, frequency=SINE_FREQUE
     }
 
 
-def load(duration=DURATION):
-    """The manoeuvre for the project's default event (the one the FMU is built from)."""
+def load(duration=DURATION, event_file=None):
+    """The manoeuvre for an event file (default: the project's default event, the one the
+    FMU is built from by default)."""
     import engine
 
-    return sine_steer(engine.load_event().data, duration)
+    return sine_steer(engine.load_event(event_file).data, duration,
+                      event_file=None if event_file is None else str(event_file))
 
 
 def describe(manoeuvre):
@@ -264,4 +416,5 @@ def describe(manoeuvre):
             f"amplitude {math.degrees(m['steering_wheel_amplitude_rad']):.1f} deg at the "
             f"steering wheel ({math.degrees(m['road_wheel_amplitude_rad']):.2f} deg road "
             f"wheel), sized for {m['target_peak_ay_mps2']:g} m/s^2; unit {m['unit']!r} of "
-            f"the event {m['event']!r}")
+            f"the event {m['event']!r}" + (f" ({m['units']} units)" if m.get("units", 1) > 1
+                                           else ""))

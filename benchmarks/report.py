@@ -20,6 +20,9 @@ FMU_1MS_REAL_TIME = 20.0     # x real time through fmpy at 1 ms
 FMU_1MS_DOSTEP_P99 = 100.0   # us, 99th percentile of a 1 ms doStep
 COLD_START = 2.0             # s, new process to first doStep done
 PEAK_RSS = 250.0             # MB per engine or FMU process
+# A combination (an event with towed units): the FMU's target at a 10 ms communication step;
+# the other speed targets above are the single vehicle's and are not applied to it.
+COMBINATION_FMU_10MS_REAL_TIME = 50.0   # x real time through fmpy
 
 
 def _fmt(value, spec):
@@ -33,8 +36,10 @@ def _fmt(value, spec):
 
 
 def evaluate_targets(report):
-    """The project's speed targets, next to what this run measured."""
+    """The project's speed targets, next to what this run measured: the single vehicle's,
+    or for a combination the FMU's at 10 ms (with start-up time and memory)."""
     results = report["results"]
+    combination = report["manoeuvre"].get("units", 1) > 1
 
     def value(name, *keys):
         r = results.get(name, {})
@@ -51,17 +56,21 @@ def evaluate_targets(report):
         met = None if measured is None else (measured >= limit if at_least else measured < limit)
         rows.append({"target": target, "measured": measured, "unit": unit, "met": met})
 
-    for name in ("engine-1ms", "engine-10ms", "engine-advance"):
-        rtf = value(name, "real_time_factor")
-        add(f"{name}: >= {ENGINE_REAL_TIME:g} x real time", rtf, "x", ENGINE_REAL_TIME)
-        add(f"{name}: >= {ENGINE_PEER_RATIO:g} x the peer",
-            rtf / peer if (rtf and peer) else None, "x", ENGINE_PEER_RATIO)
-    add(f"fmu-10ms: >= {FMU_10MS_REAL_TIME:g} x real time",
-        value("fmu-10ms", "real_time_factor"), "x", FMU_10MS_REAL_TIME)
-    add(f"fmu-1ms: >= {FMU_1MS_REAL_TIME:g} x real time",
-        value("fmu-1ms", "real_time_factor"), "x", FMU_1MS_REAL_TIME)
-    add(f"fmu-1ms: doStep p99 < {FMU_1MS_DOSTEP_P99:g} us",
-        value("fmu-1ms", "doStep", "p99_us"), "us", FMU_1MS_DOSTEP_P99, at_least=False)
+    if combination:
+        add(f"fmu-10ms: >= {COMBINATION_FMU_10MS_REAL_TIME:g} x real time (combination)",
+            value("fmu-10ms", "real_time_factor"), "x", COMBINATION_FMU_10MS_REAL_TIME)
+    else:
+        for name in ("engine-1ms", "engine-10ms", "engine-advance"):
+            rtf = value(name, "real_time_factor")
+            add(f"{name}: >= {ENGINE_REAL_TIME:g} x real time", rtf, "x", ENGINE_REAL_TIME)
+            add(f"{name}: >= {ENGINE_PEER_RATIO:g} x the peer",
+                rtf / peer if (rtf and peer) else None, "x", ENGINE_PEER_RATIO)
+        add(f"fmu-10ms: >= {FMU_10MS_REAL_TIME:g} x real time",
+            value("fmu-10ms", "real_time_factor"), "x", FMU_10MS_REAL_TIME)
+        add(f"fmu-1ms: >= {FMU_1MS_REAL_TIME:g} x real time",
+            value("fmu-1ms", "real_time_factor"), "x", FMU_1MS_REAL_TIME)
+        add(f"fmu-1ms: doStep p99 < {FMU_1MS_DOSTEP_P99:g} us",
+            value("fmu-1ms", "doStep", "p99_us"), "us", FMU_1MS_DOSTEP_P99, at_least=False)
     cold = [r["time_to_first_doStep_s"] for r in report.get("cold_start", [])[1:]
             if r.get("ok") and "time_to_first_doStep_s" in r]
     add(f"cold start to first doStep < {COLD_START:g} s (worst of 2)",
@@ -166,6 +175,8 @@ def markdown_summary(report):
         f"; load average {m['load_average_at_start'][0]:.2f} at the start, "
         f"{m['load_average_at_end'][0]:.2f} at the end; best of {report['rounds']} rounds, "
         f"{report['manoeuvre']['duration_s']:g} s manoeuvre.",
+        "",
+        f"Manoeuvre: {describe(report['manoeuvre'])}.",
         "",
         "| variant | wall s | x real time | x peer | peak RSS MB | peak ay m/s^2 |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",

@@ -23,12 +23,12 @@ REPO = Path(__file__).resolve().parents[1]
 SPEED_SCRIPT = Path(__file__).resolve().parent / "speed.py"
 
 
-def child_main(name, manoeuvre, duration, fmu_path, throttle):
+def child_main(name, manoeuvre, duration, fmu_path, throttle, event_file=None):
     """A variant's process: run it, print its figures and peak memory as one RESULT line."""
     if name == "manoeuvre":
         from manoeuvres import load
 
-        print("RESULT " + json.dumps(load(duration)), flush=True)
+        print("RESULT " + json.dumps(load(duration, event_file)), flush=True)
         return
     try:
         result = run_variant(name, manoeuvre, duration, fmu_path, throttle)
@@ -81,13 +81,16 @@ def _child_env(name=""):
     return env
 
 
-def spawn(name, manoeuvre, duration, fmu_path=None, throttle=None, timeout=1800):
+def spawn(name, manoeuvre, duration, fmu_path=None, throttle=None, timeout=1800,
+          event_file=None):
     """Run one variant in a new interpreter; returns its result dict plus process wall time.
 
-    The name "manoeuvre" instead derives the manoeuvre from the event (the parent itself
-    never imports the engine); its result is the manoeuvre.
+    The name "manoeuvre" instead derives the manoeuvre from `event_file` (None: the default
+    event; the parent itself never imports the engine); its result is the manoeuvre.
     """
     cmd = [sys.executable, str(SPEED_SCRIPT), "--child", name, "--duration", repr(duration)]
+    if event_file is not None:
+        cmd += ["--event", str(event_file)]
     if manoeuvre is not None:
         cmd += ["--manoeuvre", json.dumps(manoeuvre), "--throttle",
                 repr(manoeuvre["throttle_feedforward"] if throttle is None else throttle)]
@@ -171,12 +174,14 @@ def fmu_staleness(fmu_path):
     return sorted(newer)
 
 
-def ensure_fmu(fmu_path, rebuild=False):
-    """Build the FMU when it is missing (or when asked); returns an error text or None."""
+def ensure_fmu(fmu_path, rebuild=False, event_file=None):
+    """Build the FMU of `event_file` (None: the default event) when it is missing (or when
+    asked); returns an error text or None."""
     if fmu_path.exists() and not rebuild:
         return None
     fmu_path.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "simon_fmu", "build", "-o", str(fmu_path)]
+    cmd = [sys.executable, "-m", "simon_fmu", "build",
+           *([str(event_file)] if event_file is not None else []), "-o", str(fmu_path)]
     print("building the FMU: " + " ".join(cmd), flush=True)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=REPO, env=_child_env(), capture_output=True, text=True)
@@ -186,9 +191,10 @@ def ensure_fmu(fmu_path, rebuild=False):
     return None
 
 
-def load_manoeuvre(duration):
-    """The manoeuvre for the default event, derived in a process of its own."""
-    result = spawn("manoeuvre", None, duration)
+def load_manoeuvre(duration, event_file=None):
+    """The manoeuvre for the event (None: the default event), derived in a process of its
+    own."""
+    result = spawn("manoeuvre", None, duration, event_file=event_file)
     if "speed_mps" not in result:
         raise SystemExit(f"cannot derive the manoeuvre from the event: {result.get('error')}")
     result.pop("process_wall_s", None)
@@ -231,14 +237,14 @@ def run_rounds(selected, manoeuvre, fmu_path, rounds, build_error=None):
     return results, cold_starts, compile_s
 
 
-def profile_variants(names, manoeuvre, fmu_path, rebuild):
+def profile_variants(names, manoeuvre, fmu_path, rebuild, event_file=None):
     """cProfile of variants run in this process. The FMU's Python slave runs in this
     interpreter (pythonfmu re-enters it on the calling thread), so its frames show too."""
     import cProfile
     import pstats
 
     if any(uses_fmu(n) for n in names):
-        error = ensure_fmu(fmu_path, rebuild)
+        error = ensure_fmu(fmu_path, rebuild, event_file)
         if error:
             print(error)
             return 1

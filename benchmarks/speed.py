@@ -12,8 +12,12 @@ and a Markdown summary.
 Usage (from the repository root):
 
   python benchmarks/speed.py [--fmu out/SimonCar.fmu] [--quick] [--json out/benchmark.json]
+  python benchmarks/speed.py --event engine/data/tractor-semitrailer.json
 
-The FMU is built with ``python -m simon_fmu build -o <fmu>`` when it does not exist.
+The FMU is built with ``python -m simon_fmu build [EVENT] -o <fmu>`` when it does not exist.
+With ``--event`` the manoeuvre is sized from that event's lead unit (and what it tows), the
+engine runs that event and the FMU is that event's, by default ``out/Simon<Event>.fmu`` with
+the report in ``out/benchmark-<event>.json`` (<event> the file's name without ``.json``).
 It is a benchmark, not a test: nothing here asserts a time.
 """
 
@@ -36,15 +40,29 @@ DEFAULT_FMU = REPO / "out" / "SimonCar.fmu"
 DEFAULT_JSON = REPO / "out" / "benchmark.json"
 
 
+def event_defaults(event_file):
+    """The FMU and the JSON report of an event file's benchmark: tractor-semitrailer.json ->
+    out/SimonTractorSemitrailer.fmu and out/benchmark-tractor-semitrailer.json."""
+    stem = Path(event_file).stem
+    camel = "".join(part[:1].upper() + part[1:] for part in stem.replace("_", "-").split("-"))
+    return REPO / "out" / f"Simon{camel}.fmu", REPO / "out" / f"benchmark-{stem}.json"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--fmu", type=Path, default=DEFAULT_FMU,
-                        help="FMU to time (built with python -m simon_fmu build if missing)")
+    parser.add_argument("--event", type=Path,
+                        help="event JSON file the manoeuvre, the engine and the FMU use "
+                             "(default: the default car)")
+    parser.add_argument("--fmu", type=Path,
+                        help="FMU to time, built from the event with python -m simon_fmu build "
+                             "if missing (default out/SimonCar.fmu; with --event "
+                             "out/Simon<Event>.fmu)")
     parser.add_argument("--rebuild", action="store_true",
                         help="build the FMU even when the file exists")
     parser.add_argument("--quick", action="store_true",
                         help=f"{QUICK_DURATION:g} s manoeuvre, for smoke runs")
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="JSON report path")
+    parser.add_argument("--json", type=Path, help="JSON report path (default "
+                        "out/benchmark.json; with --event out/benchmark-<event>.json)")
     parser.add_argument("--only", nargs="+", choices=VARIANTS + ("cold-start",),
                         help="run only these variants")
     parser.add_argument("--repeat", type=int, default=3,
@@ -58,10 +76,17 @@ def main(argv=None):
     parser.add_argument("--duration", type=float, help=argparse.SUPPRESS)
     parser.add_argument("--throttle", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    fmu_path = args.fmu.resolve()
+    event_file = args.event.resolve() if args.event else None
+    if event_file is not None and not event_file.is_file():
+        parser.error(f"--event: {args.event} is not a file; an event JSON file is expected")
+    default_fmu, default_json = (event_defaults(event_file) if event_file
+                                 else (DEFAULT_FMU, DEFAULT_JSON))
+    fmu_path = (args.fmu or default_fmu).resolve()
+    json_path = args.json or default_json
 
     if args.child:
-        child_main(args.child, args.manoeuvre, args.duration, fmu_path, args.throttle)
+        child_main(args.child, args.manoeuvre, args.duration, fmu_path, args.throttle,
+                   event_file)
         return 0
 
     duration = QUICK_DURATION if args.quick else DURATION
@@ -71,10 +96,11 @@ def main(argv=None):
         sys.path.insert(0, str(REPO))
         from manoeuvres import load
 
-        return profile_variants(names, load(duration), fmu_path, args.rebuild)
+        return profile_variants(names, load(duration, event_file), fmu_path, args.rebuild,
+                                event_file)
 
     selected = args.only or list(VARIANTS) + ["cold-start"]
-    manoeuvre = load_manoeuvre(duration)
+    manoeuvre = load_manoeuvre(duration, event_file)
     report = {
         "rounds": args.repeat,
         "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -87,7 +113,7 @@ def main(argv=None):
     }
 
     needs_fmu = any(uses_fmu(v) for v in selected)
-    build_error = ensure_fmu(fmu_path, args.rebuild) if needs_fmu else None
+    build_error = ensure_fmu(fmu_path, args.rebuild, event_file) if needs_fmu else None
     if build_error:
         report["fmu_build_error"] = build_error
         print(build_error, flush=True)
@@ -107,11 +133,11 @@ def main(argv=None):
     report["machine"]["load_average_at_end"] = os.getloadavg()
     report["targets"] = evaluate_targets(report)
     print_table(report)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=2) + "\n")
-    markdown = args.json.with_suffix(".md")
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(report, indent=2) + "\n")
+    markdown = json_path.with_suffix(".md")
     markdown.write_text(markdown_summary(report))
-    print(f"\nwrote {args.json} and {markdown}")
+    print(f"\nwrote {json_path} and {markdown}")
     return 0
 
 

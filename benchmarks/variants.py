@@ -29,7 +29,7 @@ import statistics
 import time
 from pathlib import Path
 
-from manoeuvres import peer_governor, throttle_governor
+from manoeuvres import peer_governor, peer_setup, throttle_governor
 
 VARIANTS = ("peer", "engine-1ms", "engine-10ms", "engine-advance",
             "fmu-10ms", "fmu-1ms", "fmu-1ms-buffers", "fmu-simulate")
@@ -98,9 +98,7 @@ def run_peer(m, duration):
                           "commonroad-vehicle-models==3.0.2") from None
 
     setup_start = time.perf_counter()
-    p = parameters_vehicle2()
-    for key, value in m["peer_parameters"].items():   # the event's car
-        setattr(p, key, value)
+    p = peer_setup(parameters_vehicle2(), m["peer_parameters"])   # the event's lead unit
     # [sx, sy, delta, v, psi, psi_dot, beta]
     x = init_mb([0.0, 0.0, 0.0, m["speed_mps"], 0.0, 0.0, 0.0], p)
     setup = time.perf_counter() - setup_start
@@ -156,18 +154,19 @@ def run_peer(m, duration):
 def _engine_simulation(m):
     import engine
 
-    event = engine.load_event()
+    event = engine.load_event(m.get("event_file"))
     sim = engine.Simulation(event, step_size=m["physics_step_s"],
                             initial={m["unit"]: {"speed0": m["speed_mps"], "X0": 0.0,
                                                  "Y0": 0.0, "yaw0": 0.0}})
     columns = {
+        "unit": sim.unit_names.index(m["unit"]),     # the lead unit's row: it is driven
         "steer": engine.UNIT_INPUTS.index("steeringWheelAngle"),
         "throttle": engine.UNIT_INPUTS.index("throttle"),
         "gear": engine.UNIT_INPUTS.index("gear"),
         "ay": engine.UNIT_OUTPUTS.index("ay"),
         "speed": engine.UNIT_OUTPUTS.index("speed"),
     }
-    sim.u_unit[0, columns["gear"]] = m["gear"]
+    sim.u_unit[columns["unit"], columns["gear"]] = m["gear"]
     return sim, columns
 
 
@@ -179,26 +178,26 @@ def run_engine_loop(m, duration, chunk):
 
     n = int(round(duration / chunk))
     u_unit, y_unit = sim.u_unit, sim.y_unit
-    i_steer, i_thr, i_ay, i_speed = c["steer"], c["throttle"], c["ay"], c["speed"]
+    row, i_steer, i_thr, i_ay, i_speed = c["unit"], c["steer"], c["throttle"], c["ay"], c["speed"]
     amplitude, omega = m["steering_wheel_amplitude_rad"], m["omega_rad_per_s"]
     advance = sim.advance
     governor = throttle_governor(m, chunk)
     throttle_sum = 0.0
     peak_ay = 0.0
-    min_speed = max_speed = y_unit.item(0, i_speed)
+    min_speed = max_speed = y_unit.item(row, i_speed)
     calls = [0] * n
 
     start = time.perf_counter()
     for k in range(n):
         t0 = time.perf_counter_ns()
         # Inputs held over the call: the sine at the start of the interval.
-        u_unit[0, i_steer] = amplitude * math.sin(omega * k * chunk)
-        speed = y_unit.item(0, i_speed)          # .item(): a Python float, not a numpy scalar
+        u_unit[row, i_steer] = amplitude * math.sin(omega * k * chunk)
+        speed = y_unit.item(row, i_speed)          # .item(): a Python float, not a numpy scalar
         throttle = governor.update(speed)
-        u_unit[0, i_thr] = throttle
+        u_unit[row, i_thr] = throttle
         throttle_sum += throttle
         advance((k + 1) * chunk)
-        ay = abs(y_unit.item(0, i_ay))
+        ay = abs(y_unit.item(row, i_ay))
         if ay > peak_ay:
             peak_ay = ay
         if speed < min_speed:
@@ -223,13 +222,13 @@ def run_engine_loop(m, duration, chunk):
 def _trim_throttle(m, duration=2.0):
     """Constant-speed throttle with the steering at the sine's amplitude (an untimed run)."""
     sim, c = _engine_simulation(m)
-    sim.u_unit[0, c["steer"]] = m["steering_wheel_amplitude_rad"]
+    sim.u_unit[c["unit"], c["steer"]] = m["steering_wheel_amplitude_rad"]
     chunk = 0.01
     governor = throttle_governor(m, chunk)
     throttle = m["throttle_feedforward"]
     for k in range(int(round(duration / chunk))):
-        throttle = governor.update(sim.y_unit[0, c["speed"]])
-        sim.u_unit[0, c["throttle"]] = throttle
+        throttle = governor.update(sim.y_unit[c["unit"], c["speed"]])
+        sim.u_unit[c["unit"], c["throttle"]] = throttle
         sim.advance((k + 1) * chunk)
     return float(throttle)
 
@@ -239,8 +238,8 @@ def run_engine_advance(m, duration):
     setup_start = time.perf_counter()
     throttle = _trim_throttle(m)
     sim, c = _engine_simulation(m)
-    sim.u_unit[0, c["steer"]] = m["steering_wheel_amplitude_rad"]
-    sim.u_unit[0, c["throttle"]] = throttle
+    sim.u_unit[c["unit"], c["steer"]] = m["steering_wheel_amplitude_rad"]
+    sim.u_unit[c["unit"], c["throttle"]] = throttle
     setup = time.perf_counter() - setup_start
 
     start = time.perf_counter()
@@ -251,8 +250,8 @@ def run_engine_advance(m, duration):
         "simulated_s": sim.time,
         "wall_s": wall,
         "setup_s": setup,
-        "final_ay_mps2": float(sim.y_unit[0, c["ay"]]),
-        "final_speed_mps": float(sim.y_unit[0, c["speed"]]),
+        "final_ay_mps2": float(sim.y_unit[c["unit"], c["ay"]]),
+        "final_speed_mps": float(sim.y_unit[c["unit"], c["speed"]]),
         "throttle": throttle,
         "note": "single advance(T); steering held at the sine amplitude, trim throttle; "
                 "setup includes the untimed trim run",
