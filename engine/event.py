@@ -819,7 +819,8 @@ def format_reference() -> str:
               "kingpin); its axle takes the tractor drive axle's roll-centre height, spring spacing,",
               "rates, damping, friction, stops and roll inertia, the tractor tire with 0.335 m dual",
               "spacing, and the brake torque ratio 0.030 N m/Pa; its Ixz is 0 and its dimensions are",
-              "3.50 m x 2.50 m.",
+              "3.50 m x 2.50 m. Its two connections use the connection model `both`: with `heavier`",
+              "the light dolly's joint pitch mode between two 20 t units needs a step below 0.39 ms.",
               "`engine/data/double-fixed-dolly.json` is the double with a `fixed` dolly; its fifth",
               "wheel's pitch stiffness 1.0e8 N m/rad and damping 1.0e5 N m s/rad are project values.", ""]
     return "\n".join(lines)
