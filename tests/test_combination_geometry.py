@@ -159,8 +159,9 @@ def test_low_speed_offtracking_and_articulation_on_a_circle(instance, semitraile
 
     The radius keeps every tridem tire in the adhesion (linear) range of the tire model: the
     outer trailer axles scrub at (d_i - l2)/R2 = 1.4 / 62 rad, below mu F_z / (2 C_alpha).
-    On a 25 m circle they slide partially and the linear geometry no longer holds (measured
-    articulation 2 % below it). 60 s of travel (120 m) settles the articulation to 1e-5 rad.
+    On a 25 m circle they slide partially and the off-tracking departs from the linear
+    geometry by +0.95 % (articulation -0.23 %). 60 s of travel (120 m) settles the
+    articulation to 3e-5 rad.
     The paths: the front-axle centre and the tridem centre from each unit's X, Y, yaw and the
     axle's x from its CG.
     """
