@@ -171,8 +171,13 @@ def connection_forces(y, P_CONN, conn_base, F, ext, conn_force, record, y_conn):
 def latch_failures(y, t, P_CONN, conn_base, conn_force):
     """Fail, for good, every connection whose joint force (of the evaluation at the step
     boundary, ``conn_force``) exceeds its failure force at a time not before its failure
-    start time. A failure force of 0 means the connection never fails."""
+    start time. A failure force of 0 means the connection never fails. Returns True when a
+    connection failed here (the caller then evaluates the derivative again)."""
+    changed = False
     for c in range(P_CONN.shape[0]):
         f_fail = P_CONN[c, C_FAIL_F]
-        if f_fail > 0.0 and t >= P_CONN[c, C_FAIL_T] and conn_force[c] > f_fail:
-            y[conn_base + N_CONN_STATE * c + CFAILED] = 1.0
+        s = conn_base + N_CONN_STATE * c + CFAILED
+        if f_fail > 0.0 and t >= P_CONN[c, C_FAIL_T] and conn_force[c] > f_fail and y[s] < 0.5:
+            y[s] = 1.0
+            changed = True
+    return changed

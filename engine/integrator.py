@@ -42,8 +42,10 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
             if s == 0:
                 if err[0] != 0:
                     break
-                # a connection that fails at this boundary carries nothing from here on
-                latch_failures(y, t0 + step * h, P.P_CONN, conn_base, W.conn_force)
+                # a connection that fails at this boundary carries nothing from here on,
+                # this step's first stage included
+                if latch_failures(y, t0 + step * h, P.P_CONN, conn_base, W.conn_force):
+                    derivatives(y, ks, U, P, False, Y, err, W)
                 for i in range(m):
                     y_good[i] = y[i]
             if s < 3:
