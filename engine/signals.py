@@ -54,8 +54,8 @@ connection outputs (one row per towed unit, at its front connection)
                         in this unit's vehicle-fixed frame; ``<unit>.hitch.<field>``
     failed              1/0, the connection has failed (above its failure force,
                         not before its failure start time); ``<unit>.hitch.failed``
-    separation          m, distance between the two connection points;
-                        ``<unit>.hitch.separation``
+    separation          m, distance between the two connection points (horizontal for
+                        a hinged drawbar); ``<unit>.hitch.separation``
 """
 
 UNIT_INPUTS = ("steeringWheelAngle", "throttle", "brakePedalForce", "gear")

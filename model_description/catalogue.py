@@ -124,7 +124,8 @@ HITCH_FIELDS: dict[str, Field] = {
                     "failure force after the failure start time); the units are separate",
                     "Boolean"),
     "separation": Field("m", None, "Distance between the two mating connection points "
-                        "(the joint's deflection while connected)"),
+                        "(the joint's deflection while connected; horizontal for a hinged "
+                        "drawbar, which holds the points only there)"),
 }
 
 #: The FMU variable name of each connection output of towed unit ``u``.
