@@ -158,6 +158,10 @@ AXLE = {
     "proportioned": F("bool", doc="brake pressure passes the proportioning valve"),
     "group": _optional("str", doc="axles of one unit with the same group name share their static load "
                                   "equally (a load-equalising tandem or tridem); null: its own group"),
+    "torque_split": _optional("number", lo=0.0, hi=1.0, lo_open=True,
+                              doc="zeta of Eq. 32 for each wheel of this driven axle: its share of the "
+                                  "drive torque; the shares of a unit's driven wheels sum to 1 (null on "
+                                  "every driven axle: an equal share)"),
 }
 
 PAYLOAD = {
@@ -438,6 +442,18 @@ def _role_problems(u, raw, p, problems):
                     problems.append(f"{p}.axles[{j}].{key}: false on a unit without {what} (a towed unit "
                                     f"has none; got true)")
         return
+    axles = [a for a in (u.get("axles") or []) if a]
+    splits = [a.get("torque_split") for a in axles if a.get("driven")]
+    for j, a in enumerate(u.get("axles") or []):
+        if a and a.get("torque_split") is not None and not a.get("driven"):
+            problems.append(f"{p}.axles[{j}].torque_split: only on a driven axle (remove it, or set driven)")
+    if any(z is not None for z in splits):
+        if any(z is None for z in splits):
+            problems.append(f"{p}.axles: a torque_split on every driven axle, or on none (got "
+                            f"{splits})")
+        elif abs(2.0 * sum(splits) - 1.0) > 1e-9:
+            problems.append(f"{p}.axles: torque_split shares whose sum over the driven wheels (two per "
+                            f"axle) is 1 (got 2 x {sum(splits):g})")
     for key in ("steering", "drivetrain"):
         if key not in (raw or {}) or raw[key] is None:
             problems.append(f"{p}.{key}: missing; an object (required on a lead unit, one without "

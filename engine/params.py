@@ -149,7 +149,8 @@ def pack(event, friction_multiplier: float, initial: dict):
             W[L.W_RCL], W[L.W_RK1], W[L.W_RK3], W[L.W_RER] = rs["clearance"], rs["K1"], rs["K3"], rs["energy_ratio"]
             W[L.W_STEERED] = 1.0 if ax["steered"] else 0.0
             W[L.W_DRIVEN] = 1.0 if ax["driven"] else 0.0
-            W[L.W_ZETA] = 1.0 / n_driven if ax["driven"] else 0.0
+            if ax["driven"]:                                      # Eq. 32
+                W[L.W_ZETA] = ax["torque_split"] if ax.get("torque_split") is not None else 1.0 / n_driven
             W[L.W_TB_RATIO] = ax["brake_torque_ratio"]
             W[L.W_PROPORTIONED] = 1.0 if ax["proportioned"] else 0.0
             W[L.W_ISPIN] = ntires * tire["spin_inertia"]

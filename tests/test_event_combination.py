@@ -230,7 +230,7 @@ NEW_KEYS = {  # the fields the combinations brought, with the values an event wi
     "units[0].connections": {"front": None, "rear": None},
     "units[0].dimensions.height": None, "units[0].dimensions.front_x": None,
     **{f"units[0].axles[{j}].{key}": None for j in (0, 1) for key in
-       ["group"] + [f"suspension.{s}" for s in E.SOLID_FIELDS]},
+       ["group", "torque_split"] + [f"suspension.{s}" for s in E.SOLID_FIELDS]},
 }
 OLD_DEFAULTS = {  # the fields the car event leaves to their defaults, as before
     "units[0].full_trailer": False,
