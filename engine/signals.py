@@ -17,6 +17,9 @@ unit inputs
 wheel inputs
     brakePressureFactor 1, 0..1, multiplies the wheel's brake pressure (for an ABS)
     frictionMultiplier  1, >= 0, multiplies road friction under this wheel's tires
+    roadZ               m, earth Z of the road under the wheel centre (Z down); read only
+                        with ``environment.terrain`` of type ``external``
+    roadGradeX, roadGradeY  1, dZ/dX and dZ/dY of that road, earth frame (external terrain)
 environment inputs
     windSpeed           m/s, >= 0
     windDirection       rad, direction the wind comes from, measured from earth X
@@ -44,6 +47,10 @@ tire outputs
     inclination         rad, inclination of the wheel plane to the ground normal
     deflection          m, tire radial deflection
     skid                1/0, skid flag (Eq. 113)
+    roadZ               m, earth Z of the road at the contact point (Z down)
+    frictionAvailable   1, the friction multiplier the tire has: the road's (its material,
+                        the event's and the wheel's frictionMultiplier) after hydroplaning
+    waterDepth          m, water depth on the road under the tire
 solid-axle outputs (one row per solid axle, ``<unit>.axle<k>.<field>``)
     roll                rad, axle roll relative to the sprung mass, positive right side down
     heave               m, roll-centre displacement from static equilibrium, down +
@@ -59,7 +66,7 @@ connection outputs (one row per towed unit, at its front connection)
 """
 
 UNIT_INPUTS = ("steeringWheelAngle", "throttle", "brakePedalForce", "gear")
-WHEEL_INPUTS = ("brakePressureFactor", "frictionMultiplier")
+WHEEL_INPUTS = ("brakePressureFactor", "frictionMultiplier", "roadZ", "roadGradeX", "roadGradeY")
 ENV_INPUTS = ("windSpeed", "windDirection")
 
 UNIT_OUTPUTS = (
@@ -68,7 +75,8 @@ UNIT_OUTPUTS = (
     "ax", "ay", "az", "speed", "sideslip",
 )
 WHEEL_OUTPUTS = ("steer", "spin", "jounce", "brakePressure", "brakeTorque", "driveTorque")
-TIRE_OUTPUTS = ("Fx", "Fy", "Fz", "slip", "slipAngle", "inclination", "deflection", "skid")
+TIRE_OUTPUTS = ("Fx", "Fy", "Fz", "slip", "slipAngle", "inclination", "deflection", "skid",
+                "roadZ", "frictionAvailable", "waterDepth")
 AXLE_OUTPUTS = ("roll", "heave")
 HITCH_OUTPUTS = ("articulation", "Fx", "Fy", "Fz", "failed", "separation")
 
@@ -81,6 +89,9 @@ INPUT_LIMITS = {
     "gear": (-1, None, 0),
     "brakePressureFactor": (0.0, 1.0, 1.0),
     "frictionMultiplier": (0.0, 5.0, 1.0),
+    "roadZ": (-1.0e5, 1.0e5, 0.0),
+    "roadGradeX": (-10.0, 10.0, 0.0),
+    "roadGradeY": (-10.0, 10.0, 0.0),
     "windSpeed": (0.0, 100.0, 0.0),
     "windDirection": (-1.0e3, 1.0e3, 0.0),
 }
