@@ -1,0 +1,463 @@
+"""Mesh terrain: a Wavefront OBJ polygon database, HVE's environment polygons (GetSurfaceInfo(),
+Eq. 80), answering the tire's three questions (elevation, surface normal, friction multiplier,
+and the water depth for hydroplaning) in compiled code.
+
+The file is read with trimesh. The checks that name a line (trimesh reports none) come from a
+scan of the file's lines: a bad mesh is refused with :class:`MeshError` ("<file>, line <n>:
+<what is wrong>"). Vertex coordinates are earth-fixed X, Y, Z in metres, Z down (SAE J670);
+``z_up=True`` reads a file exported Z up.
+
+The road triangles are packed into flat arrays (the ``TR_*`` fields of :class:`TerrainMesh`)
+with a uniform XY grid over them, so :func:`mesh_surface` looks at the few triangles of one
+grid cell: its cost does not grow with the size of the mesh.
+"""
+import io
+import math
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from .jit import njit
+
+#: Polygons whose normal is more than this angle from vertical are walls (kerb faces,
+#: barriers, the riser of a step), not road: the height lookup ignores them and they are kept
+#: in :attr:`TerrainMesh.walls` as obstacles. 45 degrees is a 100 % grade: nearly three times
+#: the steepest roads and ramps (about 35 %, 19 degrees), and about the steepest slope a tire
+#: can hold a vehicle on with dry-road friction (mu = tan 45 deg = 1); the faces of kerbs and
+#: barriers are near vertical. A 45 degree line leaves a wide margin on both sides.
+WALL_ANGLE = math.radians(45.0)
+
+#: Overlapping road polygons must agree in height to this (m), wherever they overlap.
+OVERLAP_TOLERANCE = 1.0e-3
+
+#: The lookup's barycentric tolerance: a point this close (a fraction of the triangle) to an
+#: edge is on it, so a point on an edge shared by two triangles is never lost to rounding.
+_EDGE_TOL = 1.0e-9
+
+#: At most this many grid cells per road triangle (see :func:`_grid`).
+_CELLS_PER_TRIANGLE = 4
+
+#: The name of material row 0: the polygons without a ``usemtl``.
+NO_MATERIAL = ""
+
+
+class MeshError(ValueError):
+    """A mesh file that cannot be used: ``str`` is "<path>, line <n>: <message>" (or
+    "<path>: <message>" when no one line is at fault)."""
+
+    def __init__(self, path, line, message):
+        self.path = str(path)
+        self.line = line
+        self.message = message
+        where = self.path if line is None else f"{self.path}, line {line}"
+        super().__init__(f"{where}: {message}")
+
+
+class TerrainMesh(NamedTuple):
+    """The packed road of a mesh terrain (float64, earth X, Y, Z in m, Z down)."""
+    #: (n, 9) the road triangles' vertices X1, Y1, Z1, X2, Y2, Z2, X3, Y3, Z3
+    TR_TRI: np.ndarray
+    #: (n, 4) unit normal pointing down (nz > 0) and d, with n . P = d on the triangle's plane
+    TR_NRM: np.ndarray
+    #: (n,) each triangle's material row in TR_MATP (an integer held in a float)
+    TR_MAT: np.ndarray
+    #: (m, 2) per material (friction multiplier, water depth m); row 0: no usemtl, (1, 0)
+    TR_MATP: np.ndarray
+    #: (5,) the grid: x0, y0, cell size, nx, ny
+    TR_GRID: np.ndarray
+    #: (nx*ny + 1,) int64: triangles of cell c = ix + nx*iy are TR_CELL[TR_START[c]:TR_START[c+1]]
+    TR_START: np.ndarray
+    #: (k,) int64: the CSR lists of triangle indices
+    TR_CELL: np.ndarray
+    #: (n_w, 9) the wall triangles (steeper than WALL_ANGLE), not in the lookup
+    walls: np.ndarray
+    #: the material names of the TR_MATP rows (row 0 is NO_MATERIAL)
+    material_names: tuple
+
+
+def empty_mesh() -> TerrainMesh:
+    """The zero-size arrays a terrain without a mesh packs (the grid all zeros)."""
+    return TerrainMesh(np.zeros((0, 9)), np.zeros((0, 4)), np.zeros(0), np.zeros((0, 2)),
+                       np.zeros(5), np.zeros(1, np.int64), np.zeros(0, np.int64),
+                       np.zeros((0, 9)), ())
+
+
+# --------------------------------------------------------------------------------------------
+# reading
+
+
+def _materials_table(materials):
+    """Rows of TR_MATP and their names from the event's materials {NAME: {...}}."""
+    names, rows = [NO_MATERIAL], [(1.0, 0.0)]
+    for name, entry in (materials or {}).items():
+        row = []
+        for key, default in (("friction_multiplier", 1.0), ("water_depth", 0.0)):
+            value = entry.get(key, default)
+            if (isinstance(value, bool) or not isinstance(value, (int, float))
+                    or not math.isfinite(value) or value < 0.0):
+                raise ValueError(f"materials.{name}.{key}: must be a finite number >= 0, "
+                                 f"got {value!r}")
+            row.append(float(value))
+        names.append(name)
+        rows.append(tuple(row))
+    return tuple(names), np.array(rows, dtype=np.float64)
+
+
+def _scan(path, lines, material_rows):
+    """The line-by-line checks trimesh does not report a line for. Returns the cleaned text
+    for trimesh (comments and ``usemtl`` removed), the line of each vertex, and per face line
+    its line number, material row and vertex count."""
+    clean, vertex_lines, face_lines, face_mat, face_size, face_top = [], [], [], [], [], []
+    negative_at = None
+    material = 0
+    for number, raw in enumerate(lines, 1):
+        text = raw.split("#", 1)[0].strip()
+        words = text.split()
+        key = words[0] if words else ""
+        if key == "v":
+            try:
+                xyz = [float(w) for w in words[1:4]]
+            except ValueError:
+                xyz = []
+            if len(xyz) != 3:
+                raise MeshError(path, number, f"a vertex needs three numbers X Y Z, got {text!r}")
+            if not all(math.isfinite(c) for c in xyz):
+                raise MeshError(path, number, f"non-finite vertex coordinate in {text!r}")
+            vertex_lines.append(number)
+        elif key == "usemtl":
+            name = text[len("usemtl"):].strip()
+            if name not in material_rows:
+                known = ", ".join(repr(m) for m in material_rows if m != NO_MATERIAL) or "none"
+                raise MeshError(path, number, f"unknown material {name!r} (the terrain's "
+                                              f"materials: {known})")
+            material = material_rows[name]
+            clean.append("")
+            continue
+        elif key == "f":
+            if len(words) < 4:
+                raise MeshError(path, number, f"a face needs at least 3 vertices, got {text!r}")
+            for word in words[1:]:
+                try:
+                    index = int(word.split("/")[0])
+                except ValueError:
+                    raise MeshError(path, number, f"vertex reference {word!r} is not an integer")
+                if index < 0:
+                    negative_at = negative_at or number
+                    index += len(vertex_lines) + 1
+                if index < 1:
+                    raise MeshError(path, number, f"face references vertex {word}, before the "
+                                                  f"first vertex")
+                face_top.append(index)
+            face_lines.append(number)
+            face_mat.append(material)
+            face_size.append(len(words) - 1)
+        clean.append(text)
+    # references may point at vertices defined later: check against all of them
+    count = len(vertex_lines)
+    top = np.maximum.reduceat(np.array(face_top), np.cumsum([0] + face_size[:-1])) \
+        if face_lines else np.zeros(0)
+    if np.any(top > count):
+        bad = int(np.argmax(top > count))
+        raise MeshError(path, face_lines[bad], f"face references vertex {int(top[bad])}, the "
+                                               f"file has "
+                                      f"{count} vertices")
+    if negative_at is not None and vertex_lines and vertex_lines[-1] > negative_at:
+        raise MeshError(path, negative_at, "relative (negative) vertex references are accepted "
+                                           "only when all vertices come before the faces")
+    if not face_lines:
+        raise MeshError(path, None, "the file has no faces")
+    return "\n".join(clean) + "\n", face_lines, np.array(face_mat), np.array(face_size)
+
+
+def _read_triangles(path, text, face_size):
+    """The triangles (n, 3, 3) of the file's faces, in the file's order (polygons fanned into
+    their k - 2 triangles), as trimesh reads them."""
+    from trimesh.exchange.obj import load_obj
+    loaded = load_obj(io.StringIO(text), group_material=False, skip_materials=True,
+                      maintain_order=True)
+    parts = list(loaded.get("geometry", {}).values())
+    if len(parts) != 1:
+        raise MeshError(path, None, f"read as {len(parts)} meshes, expected one")
+    vertices = np.asarray(parts[0]["vertices"], dtype=np.float64)
+    faces = np.asarray(parts[0]["faces"], dtype=np.int64)
+    if faces.shape[1] > 3:    # all polygons of one size k: fan each into k - 2 triangles
+        k = faces.shape[1]
+        faces = np.stack([np.stack([faces[:, 0], faces[:, i + 1], faces[:, i + 2]], axis=1)
+                          for i in range(k - 2)], axis=1).reshape(-1, 3)
+    if len(faces) != int(np.sum(face_size - 2)):
+        raise MeshError(path, None, f"read {len(faces)} triangles from "
+                                    f"{len(face_size)} faces, expected {np.sum(face_size - 2)}")
+    return vertices[faces]
+
+
+def load_mesh(path, materials: dict, z_up: bool = False) -> TerrainMesh:
+    """Read the OBJ file ``path`` into a :class:`TerrainMesh`.
+
+    ``materials`` maps each ``usemtl`` name to ``{"friction_multiplier": f, "water_depth": d}``
+    (d in m); a polygon without ``usemtl`` has multiplier 1 and is dry. With ``z_up`` the file
+    is right-handed with Z up: it is turned half a turn about X into the earth frame (Y and Z
+    change sign), which keeps the road's shape (flipping Z alone would mirror it). Raises
+    :class:`MeshError` naming the file and line for: a missing file, an unknown material,
+    non-finite vertices, faces that reference missing vertices, degenerate (zero-area)
+    triangles, and overlapping road polygons whose heights disagree by more than
+    OVERLAP_TOLERANCE.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise MeshError(path, None, "no such file")
+    names, matp = _materials_table(materials)
+    rows = {name: row for row, name in enumerate(names)}
+    lines = path.read_text(errors="replace").splitlines()
+    text, face_lines, face_mat, face_size = _scan(path, lines, rows)
+    tri = _read_triangles(path, text, face_size)
+    tri_line = np.repeat(np.array(face_lines), face_size - 2)
+    tri_mat = np.repeat(face_mat, face_size - 2).astype(np.float64)
+    if z_up:
+        tri[:, :, 1:] *= -1.0
+
+    # normals (Eq. 80's surface normal), pointing down whatever the winding
+    cross = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    double_area = np.linalg.norm(cross, axis=1)
+    span = np.max(np.ptp(tri.reshape(-1, 3), axis=0))
+    flat = double_area <= 1.0e-12 * max(span, 1.0) ** 2
+    if np.any(flat):
+        i = int(np.argmax(flat))
+        raise MeshError(path, int(tri_line[i]), "degenerate triangle (zero area)")
+    normal = cross / double_area[:, None]
+    normal *= np.where(normal[:, 2] < 0.0, -1.0, 1.0)[:, None]
+    road = normal[:, 2] >= math.cos(WALL_ANGLE)
+    if not np.any(road):
+        raise MeshError(path, None, f"no road polygons (all are steeper than "
+                                    f"{math.degrees(WALL_ANGLE):g} degrees)")
+    walls = tri[~road].reshape(-1, 9)
+    tri, normal, tri_line, tri_mat = tri[road], normal[road], tri_line[road], tri_mat[road]
+    nrm = np.column_stack([normal, np.einsum("ij,ij->i", normal, tri[:, 0])])
+    tri = np.ascontiguousarray(tri.reshape(-1, 9))
+    grid, start, cell = _grid(tri)
+
+    i, j, dz = overlap_conflict(tri, nrm, grid, start, cell, OVERLAP_TOLERANCE,
+                                np.zeros((2, 8, 2)))
+    if i >= 0:
+        first, second = sorted((int(tri_line[i]), int(tri_line[j])))
+        raise MeshError(path, second, f"this polygon overlaps the polygon of line {first} and "
+                                      f"their heights differ by {dz:.4g} m (more than "
+                                      f"{OVERLAP_TOLERANCE * 1e3:g} mm) where they overlap")
+    return TerrainMesh(tri, np.ascontiguousarray(nrm), tri_mat, matp, grid, start, cell,
+                       np.ascontiguousarray(walls), names)
+
+
+# --------------------------------------------------------------------------------------------
+# the grid
+
+
+def _grid(tri):
+    """A uniform XY grid over the road triangles, with each cell's list of the triangles whose
+    XY bounding box overlaps it (CSR: TR_START, TR_CELL; cell index ix + nx*iy).
+
+    The cell size is the mean XY extent of the triangles (the larger of a triangle's X and Y
+    extents, averaged), so a cell holds a few triangles on average and a triangle touches a
+    few cells. If the road's bounding box would need more than _CELLS_PER_TRIANGLE cells per
+    triangle (a sparse mesh, say a long diagonal strip) the cells are enlarged to that count,
+    which bounds the grid's memory by the mesh's size."""
+    xs, ys = tri[:, 0::3], tri[:, 1::3]
+    lo_x, hi_x, lo_y, hi_y = xs.min(axis=1), xs.max(axis=1), ys.min(axis=1), ys.max(axis=1)
+    x0, y0 = lo_x.min(), lo_y.min()
+    width, height = hi_x.max() - x0, hi_y.max() - y0
+    size = float(np.mean(np.maximum(hi_x - lo_x, hi_y - lo_y)))
+    limit = _CELLS_PER_TRIANGLE * len(tri)
+    if (width / size + 1.0) * (height / size + 1.0) > limit:
+        size = max(size, math.sqrt(width * height / limit), max(width, height) / limit)
+    nx = max(1, math.ceil(width / size))
+    ny = max(1, math.ceil(height / size))
+
+    def cells(lo, hi, origin, n):    # computed as the lookup computes a point's cell
+        first = np.clip(np.floor((lo - origin) / size), 0, n - 1).astype(np.int64)
+        last = np.clip(np.floor((hi - origin) / size), 0, n - 1).astype(np.int64)
+        return first, last - first + 1
+
+    ix0, wx = cells(lo_x, hi_x, x0, nx)
+    iy0, wy = cells(lo_y, hi_y, y0, ny)
+    counts = wx * wy
+    owner = np.repeat(np.arange(len(tri), dtype=np.int64), counts)
+    local = np.arange(owner.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    index = (ix0[owner] + local % wx[owner]) + nx * (iy0[owner] + local // wx[owner])
+    order = np.argsort(index, kind="stable")
+    start = np.zeros(nx * ny + 1, dtype=np.int64)
+    start[1:] = np.cumsum(np.bincount(index, minlength=nx * ny))
+    grid = np.array([x0, y0, size, nx, ny], dtype=np.float64)
+    return grid, start, np.ascontiguousarray(owner[order])
+
+
+# --------------------------------------------------------------------------------------------
+# compiled kernels
+
+
+@njit
+def _plane_z(TR_NRM, i, X, Y):
+    """The Z of triangle i's plane at (X, Y): n . P = d solved for Z."""
+    return (TR_NRM[i, 3] - TR_NRM[i, 0] * X - TR_NRM[i, 1] * Y) / TR_NRM[i, 2]
+
+
+@njit
+def mesh_surface(TR_TRI, TR_NRM, TR_MAT, TR_MATP, TR_GRID, TR_START, TR_CELL, X, Y):
+    """The road under earth (X, Y) (Eq. 80, GetSurfaceInfo()): (found, Z, nx, ny, nz,
+    friction multiplier, water depth). The triangle is found in the grid cell of (X, Y) by a
+    barycentric test in XY (edges inclusive); Z is its plane's at (X, Y) and (nx, ny, nz) its
+    unit normal pointing down. found is False off the road (all else zero then)."""
+    size = TR_GRID[2]
+    nx = int(TR_GRID[3])
+    ny = int(TR_GRID[4])
+    if size <= 0.0 or nx < 1 or ny < 1:
+        return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    fx = (X - TR_GRID[0]) / size
+    fy = (Y - TR_GRID[1]) / size
+    if not (fx >= 0.0 and fx <= nx and fy >= 0.0 and fy <= ny):
+        return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    c = min(int(fx), nx - 1) + nx * min(int(fy), ny - 1)
+    for k in range(TR_START[c], TR_START[c + 1]):
+        i = TR_CELL[k]
+        x1 = TR_TRI[i, 0]
+        y1 = TR_TRI[i, 1]
+        ax = TR_TRI[i, 3] - x1
+        ay = TR_TRI[i, 4] - y1
+        bx = TR_TRI[i, 6] - x1
+        by = TR_TRI[i, 7] - y1
+        det = ax * by - ay * bx
+        px = X - x1
+        py = Y - y1
+        u = (px * by - py * bx) / det
+        v = (ax * py - ay * px) / det
+        if u >= -_EDGE_TOL and v >= -_EDGE_TOL and u + v <= 1.0 + _EDGE_TOL:
+            m = int(TR_MAT[i])
+            return (True, _plane_z(TR_NRM, i, X, Y), TR_NRM[i, 0], TR_NRM[i, 1], TR_NRM[i, 2],
+                    TR_MATP[m, 0], TR_MATP[m, 1])
+    return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+
+
+@njit
+def _cell_of(TR_GRID, x, y):
+    size = TR_GRID[2]
+    ix = min(max(int(math.floor((x - TR_GRID[0]) / size)), 0), int(TR_GRID[3]) - 1)
+    iy = min(max(int(math.floor((y - TR_GRID[1]) / size)), 0), int(TR_GRID[4]) - 1)
+    return ix, iy
+
+
+@njit
+def _overlap_dz(TR_TRI, TR_NRM, a, b, work):
+    """The largest height difference of triangles a and b over the interior of the overlap of
+    their XY projections (0 when they do not overlap over an area). The overlap is triangle a
+    clipped by b's three edges (Sutherland-Hodgman); the planes' difference is linear, so its
+    largest value over the convex overlap is at one of the overlap's corners."""
+    poly = work[0]
+    out = work[1]
+    for k in range(3):
+        poly[k, 0] = TR_TRI[a, 3 * k]
+        poly[k, 1] = TR_TRI[a, 3 * k + 1]
+    count = 3
+    bx = TR_TRI[b, 0::3]
+    by = TR_TRI[b, 1::3]
+    orient = (bx[1] - bx[0]) * (by[2] - by[0]) - (by[1] - by[0]) * (bx[2] - bx[0])
+    sign = 1.0 if orient > 0.0 else -1.0
+    for e in range(3):
+        ex0 = bx[e]
+        ey0 = by[e]
+        ex = bx[(e + 1) % 3] - ex0
+        ey = by[(e + 1) % 3] - ey0
+        n_out = 0
+        for k in range(count):
+            px, py = poly[k, 0], poly[k, 1]
+            qx, qy = poly[(k + 1) % count, 0], poly[(k + 1) % count, 1]
+            sp = sign * (ex * (py - ey0) - ey * (px - ex0))
+            sq = sign * (ex * (qy - ey0) - ey * (qx - ex0))
+            if sp >= 0.0:
+                out[n_out, 0] = px
+                out[n_out, 1] = py
+                n_out += 1
+            if (sp >= 0.0) != (sq >= 0.0):
+                t = sp / (sp - sq)
+                out[n_out, 0] = px + t * (qx - px)
+                out[n_out, 1] = py + t * (qy - py)
+                n_out += 1
+        count = n_out
+        if count < 3:
+            return 0.0
+        for k in range(count):
+            poly[k, 0] = out[k, 0]
+            poly[k, 1] = out[k, 1]
+    area = 0.0
+    for k in range(count):
+        area += poly[k, 0] * poly[(k + 1) % count, 1] - poly[(k + 1) % count, 0] * poly[k, 1]
+    area_b = abs(orient)
+    if abs(area) <= 1.0e-9 * area_b:    # touching along an edge or at a corner only
+        return 0.0
+    dz = 0.0
+    for k in range(count):
+        d = abs(_plane_z(TR_NRM, a, poly[k, 0], poly[k, 1])
+                - _plane_z(TR_NRM, b, poly[k, 0], poly[k, 1]))
+        dz = max(dz, d)
+    return dz
+
+
+@njit
+def overlap_conflict(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL, tolerance, work):
+    """The first pair (a, b, dz) of road triangles whose XY projections overlap and whose
+    heights there differ by more than ``tolerance``; (-1, -1, 0) if none. Each pair sharing
+    cells is compared once, in the first cell they share (the low corner of the overlap of
+    their cell ranges), so the work grows with the mesh like the number of triangles per
+    cell squared times the cells: O(n) for a mesh of even size. ``work`` is (2, 8, 2)
+    scratch for the clipped polygon."""
+    nx = int(TR_GRID[3])
+    for c in range(len(TR_START) - 1):
+        cx = c % nx
+        cy = c // nx
+        for p in range(TR_START[c], TR_START[c + 1]):
+            a = TR_CELL[p]
+            ax, ay = _cell_of(TR_GRID, min(TR_TRI[a, 0], TR_TRI[a, 3], TR_TRI[a, 6]),
+                              min(TR_TRI[a, 1], TR_TRI[a, 4], TR_TRI[a, 7]))
+            for q in range(p + 1, TR_START[c + 1]):
+                b = TR_CELL[q]
+                bx, by = _cell_of(TR_GRID, min(TR_TRI[b, 0], TR_TRI[b, 3], TR_TRI[b, 6]),
+                                  min(TR_TRI[b, 1], TR_TRI[b, 4], TR_TRI[b, 7]))
+                if max(ax, bx) != cx or max(ay, by) != cy:
+                    continue
+                dz = _overlap_dz(TR_TRI, TR_NRM, a, b, work)
+                if dz > tolerance:
+                    return min(a, b), max(a, b), dz
+    return -1, -1, 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# writing test and example meshes
+
+
+def grid_mesh_obj(path, fn_z, x_range, y_range, n, fn_material=None):
+    """Write an OBJ of the surface Z = fn_z(X, Y) (earth, Z down, m) over x_range x y_range
+    sampled on an n x n grid of quads (n may be (nx, ny)), each quad two triangles: 2 n^2
+    triangles. ``fn_material(X, Y)``, if given, names each quad's material (None: no usemtl)
+    from its centre. Returns the path."""
+    nx, ny = (n, n) if np.isscalar(n) else n
+    xs = np.linspace(x_range[0], x_range[1], nx + 1)
+    ys = np.linspace(y_range[0], y_range[1], ny + 1)
+    gx, gy = np.meshgrid(xs, ys, indexing="ij")
+    gz = np.broadcast_to(np.asarray(fn_z(gx, gy), dtype=np.float64), gx.shape)
+    out = [f"# {2 * nx * ny} triangles over X {x_range}, Y {y_range} (Z down)"]
+    out += [f"v {x!r} {y!r} {z!r}" for x, y, z in
+            zip(gx.ravel().tolist(), gy.ravel().tolist(), gz.ravel().tolist())]
+    current = None
+    for i in range(nx):
+        for j in range(ny):
+            if fn_material is not None:
+                name = fn_material(0.5 * (xs[i] + xs[i + 1]), 0.5 * (ys[j] + ys[j + 1]))
+                if name != current and name is not None:
+                    out.append(f"usemtl {name}")
+                elif name != current:
+                    out.append("usemtl")    # back to no material: a name that is never used
+                current = name
+            v00 = i * (ny + 1) + j + 1
+            v10, v01 = v00 + ny + 1, v00 + 1
+            v11 = v10 + 1
+            out.append(f"f {v00} {v10} {v11}")
+            out.append(f"f {v00} {v11} {v01}")
+    Path(path).write_text("\n".join(out) + "\n")
+    return Path(path)
