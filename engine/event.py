@@ -53,6 +53,17 @@ MATING_HEIGHT_TOLERANCE = 1e-3
 MAX_ROLL_STEER = 1.0       # rad/rad
 MAX_CAMBER_SET = 0.5       # rad
 MAX_JOINT_DEFLECTION = 1.0  # m
+MAX_WATER_DEPTH = 1.0      # m, water on a road material
+MAX_INFLATION_PRESSURE = 1.0e7  # Pa
+MAX_TREAD_DEPTH = 0.1      # m
+#: the terrain sources of environment.terrain.type
+TERRAIN_TYPES = ("flat", "mesh", "external")
+#: the fields of environment.terrain only a mesh has (null in the data of the others)
+MESH_FIELDS = ("file", "z_up", "materials")
+#: the hydroplaning models of simulation.hydroplaning ("off": none)
+HYDROPLANING_MODELS = ("off", "nasa", "nasa-tti", "gallaway")
+#: the tire fields every tire needs when simulation.hydroplaning is not "off"
+HYDROPLANING_TIRE_FIELDS = ("inflation_pressure", "tread_depth")
 
 
 class EventError(ValueError):
@@ -231,6 +242,11 @@ TIRE = {
         "min_load": _nonneg("F_z,min of Eq. 113, N"),
         "adhesion_fraction": _num(0.0, 1.0, doc="tau of Eq. 113"),
     }),
+    "inflation_pressure": _optional(lo=0.0, hi=MAX_INFLATION_PRESSURE, lo_open=True,
+                                    doc="inflation pressure (gauge), Pa; required when "
+                                        "simulation.hydroplaning is not 'off'"),
+    "tread_depth": _optional(lo=0.0, hi=MAX_TREAD_DEPTH,
+                             doc="tread depth, m; required when simulation.hydroplaning is not 'off'"),
 }
 
 UNIT = {
@@ -292,6 +308,25 @@ UNIT = {
                          "rear": F("object", default=None, nullable=True, fields=REAR)}),
 }
 
+MATERIAL = {
+    "friction_multiplier": _num(0.0, MAX_FRICTION, doc="multiplies the tire's friction on this material"),
+    "water_depth": _num(0.0, MAX_WATER_DEPTH, doc="depth of the water on it, m"),
+}
+
+TERRAIN = {
+    "type": F("str", choices=TERRAIN_TYPES, default="flat",
+              doc="flat: level ground at ground_elevation; mesh: a Wavefront OBJ polygon database; "
+                  "external: the road under each wheel from its inputs roadZ, roadGradeX, roadGradeY"),
+    "file": _optional("str", doc="mesh (required): the OBJ file, relative to the event file's folder (an "
+                                 "event given as a dict: to the current folder, or load_event's base); the "
+                                 "validated data holds its absolute path"),
+    "z_up": _optional("bool", doc="mesh: true when the file's Z axis points up (default false: its "
+                                  "coordinates are earth X, Y, Z, Z down)"),
+    "materials": F("map", item=F("object", fields=MATERIAL), default=None, nullable=True,
+                   doc="mesh: the materials its usemtl names select (default none: a polygon without "
+                       "usemtl has friction multiplier 1 and is dry)"),
+}
+
 EVENT = {
     "name": F("str", default="event"),
     "description": _optional("str", doc="free text: the event's sources and choices"),
@@ -302,9 +337,14 @@ EVENT = {
         "friction_multiplier": _nonneg(default=1.0),
         "ground_elevation": _num(-MAX_ELEVATION, MAX_ELEVATION, default=0.0,
                                  doc="earth Z of the flat ground, m (down +)"),
+        "terrain": F("object", fields=TERRAIN, doc="the road under the tires",
+                     default=lambda: {"type": "flat", **dict.fromkeys(MESH_FIELDS)}),
     }),
-    "simulation": F("object", default=lambda: {"step_size": 0.001}, fields={
+    "simulation": F("object", default=lambda: {"step_size": 0.001, "hydroplaning": "off"}, fields={
         "step_size": _num(MIN_STEP_SIZE, MAX_STEP_SIZE, default=0.001, doc="internal fixed step, s"),
+        "hydroplaning": F("str", choices=HYDROPLANING_MODELS, default="off",
+                          doc="the hydroplaning model on wet roads (engine.hydroplaning); other than "
+                              "'off' every tire needs " + " and ".join(HYDROPLANING_TIRE_FIELDS)),
     }),
     "units": F("list", item=F("object", fields=UNIT), min_items=1, max_items=MAX_UNITS),
 }
@@ -329,10 +369,16 @@ class UnitInfo:
 
 
 class Event:
-    """A validated event. ``data`` is the cleaned JSON tree with defaults filled in."""
+    """A validated event. ``data`` is the cleaned JSON tree with defaults filled in.
 
-    def __init__(self, data: dict):
+    ``terrain_mesh`` is the road of a mesh terrain as read from its file
+    (:class:`engine.terrain_mesh.TerrainMesh`), None for the other terrains; the data keeps
+    the file's absolute path (``environment.terrain.file``), not the mesh.
+    """
+
+    def __init__(self, data: dict, terrain_mesh=None):
         self.data = data
+        self.terrain_mesh = terrain_mesh
         self.units = []
         for u in data["units"]:
             front = u["connections"]["front"]
@@ -605,8 +651,64 @@ def _roll_inertia_problems(data, problems):
                                 f"wheel-centre height = {rho:.6g} m; got {susp['axle_roll_inertia']:g})")
 
 
-def validate_event(raw) -> Event:
-    """Validate a parsed event; raise :class:`EventError` listing every problem."""
+def _terrain_problems(data, raw, base, problems):
+    """Only a mesh terrain has a file, z_up and materials (null in the data of the others);
+    a mesh needs its file, found relative to ``base``, whose absolute path the data keeps."""
+    terrain = (data.get("environment") or {}).get("terrain")
+    if not terrain or terrain.get("type") is None:
+        return
+    raw_terrain = (raw.get("environment") or {}).get("terrain") if isinstance(raw, dict) else None
+    p = "environment.terrain"
+    if terrain["type"] != "mesh":
+        for key in MESH_FIELDS:
+            if _given(raw_terrain, key):
+                problems.append(f"{p}.{key}: only for terrain type 'mesh' (got type {terrain['type']!r}); "
+                                "remove it")
+            terrain[key] = None
+        return
+    if not _given(raw_terrain, "file"):
+        problems.append(f"{p}.file: missing; a non-empty string ({TERRAIN['file'].doc})")
+    elif terrain["file"] is not None:
+        terrain["file"] = os.path.abspath(os.path.join(base, terrain["file"]))
+    if terrain["z_up"] is None:
+        terrain["z_up"] = False
+    if terrain["materials"] is None:
+        terrain["materials"] = {}
+
+
+def _read_terrain(data, problems):
+    """The mesh of a mesh terrain (None for the others); a file the mesh reader refuses is a
+    problem naming the file and line (engine.terrain_mesh.MeshError)."""
+    terrain = data["environment"]["terrain"]
+    if terrain["type"] != "mesh":
+        return None
+    from .terrain_mesh import MeshError, load_mesh   # the OBJ reader is needed only here
+    try:
+        return load_mesh(terrain["file"], terrain["materials"], terrain["z_up"])
+    except MeshError as exc:
+        problems.append(f"environment.terrain.file: {exc}")
+        return None
+
+
+def _hydroplaning_problems(data, problems):
+    """Every tire has the data of the hydroplaning model, unless it is 'off'."""
+    model = (data.get("simulation") or {}).get("hydroplaning")
+    if model in (None, "off"):
+        return
+    for i, u in enumerate(data.get("units") or []):
+        for name, t in ((u or {}).get("tires") or {}).items():
+            for key in HYDROPLANING_TIRE_FIELDS:
+                if t.get(key) is None:
+                    problems.append(f"units[{i}].tires.{name}.{key}: missing; "
+                                    f"{TIRE[key].accepts().replace(' or null', '')} (required by "
+                                    f"simulation.hydroplaning {model!r}; {TIRE[key].doc.split(';')[0]})")
+
+
+def validate_event(raw, base=None) -> Event:
+    """Validate a parsed event; raise :class:`EventError` listing every problem.
+
+    ``base`` is the folder a mesh terrain's file is relative to (default: the current folder).
+    """
     problems: list = []
     raw = copy.deepcopy(raw)
     # tires are a free-named mapping: take them out, check them on their own
@@ -662,6 +764,12 @@ def validate_event(raw) -> Event:
                 if abs(sm["Ixz"]) >= math.sqrt(ix) * math.sqrt(iz):
                     problems.append(f"{p}.sprung_mass.Ixz: |Ixz| < sqrt(Ix*Iz) (got {sm['Ixz']})")
         _connection_problems(data["units"], problems)
+    if data is not None:
+        _terrain_problems(data, raw, os.getcwd() if base is None else os.fspath(base), problems)
+        _hydroplaning_problems(data, problems)
+    if problems:
+        raise EventError(problems)
+    terrain_mesh = _read_terrain(data, problems)
     if problems:
         raise EventError(problems)
     # every field is valid: the engine must find the static equilibrium it starts from
@@ -670,7 +778,7 @@ def validate_event(raw) -> Event:
         _roll_inertia_problems(data, problems)
     if problems:
         raise EventError(problems)
-    return Event(data)
+    return Event(data, terrain_mesh)
 
 
 def _depth_problem(value):
@@ -740,7 +848,7 @@ def parse_event_json(text: str, where: str = "event"):
     return raw
 
 
-def load_event(source=None) -> Event:
+def load_event(source=None, base=None) -> Event:
     """Load and validate an event.
 
     Parameters
@@ -748,6 +856,9 @@ def load_event(source=None) -> Event:
     source : None, str, os.PathLike or dict
         None loads the default event (the reference sedan, unit ``car``). A path names a JSON
         file; a dict is an already-parsed event.
+    base : None, str or os.PathLike
+        The folder a mesh terrain's file (``environment.terrain.file``) is relative to. Default:
+        the event file's folder, or for a dict the current folder.
     """
     if source is None:
         source = DEFAULT_EVENT
@@ -755,7 +866,7 @@ def load_event(source=None) -> Event:
         problem = _depth_problem(source)
         if problem:
             raise EventError(f"event: {problem}")
-        return validate_event(source)
+        return validate_event(source, base)
     path = os.fspath(source)
     try:
         with open(path, "rb") as fh:
@@ -767,7 +878,8 @@ def load_event(source=None) -> Event:
     except UnicodeDecodeError as exc:
         raise EventError(f"{path}: a UTF-8 text file (byte 0x{data[exc.start]:02x} at offset {exc.start} "
                          "is not UTF-8)") from None
-    return validate_event(parse_event_json(text, path))
+    return validate_event(parse_event_json(text, path),
+                          os.path.dirname(os.path.abspath(path)) if base is None else base)
 
 
 def format_reference() -> str:
@@ -804,6 +916,24 @@ def format_reference() -> str:
               "CG (a unit on its own needs axles on both sides of the CG; a one-axle unit stands only",
               "when a connection that carries vertical load holds it), every tire carries a load > 0",
               "and deflects less than its `max_deflection` under it (Eq. 93).", "",
+              "## Terrain and hydroplaning", "",
+              "`environment.terrain` chooses the road: `{\"type\": \"flat\"}` (the default) is level",
+              "ground at `ground_elevation`; `{\"type\": \"mesh\", \"file\": \"road.obj\"}` a Wavefront OBJ",
+              "polygon database whose vertices are earth X, Y, Z in metres, Z down (`\"z_up\": true`",
+              "for a file exported Z up), its `usemtl` names selecting entries of `materials` (a",
+              "polygon without one has friction multiplier 1 and is dry; a name not in `materials` is",
+              "refused); `{\"type\": \"external\"}` takes the road under each wheel from its FMU inputs",
+              "`roadZ`, `roadGradeX` and `roadGradeY`. The mesh file's path is relative to the folder of",
+              "the event file (for an event given as a parsed object, to the current folder or the",
+              "folder `load_event(event, base=...)` names); the validated data holds its absolute path,",
+              "and an FMU built from the event carries a copy of the file in its resources folder. The",
+              "file is read when the event is loaded: a file that cannot be read, an unknown material,",
+              "a degenerate triangle, a vertex that is not finite, a face naming a missing vertex, or",
+              "overlapping polygons whose heights disagree is refused with the file and line named",
+              "(`environment.terrain.file: <file>, line <n>: <what>`). `file`, `z_up` and `materials`",
+              "belong to a mesh only (null in the data of the other types).", "",
+              "`simulation.hydroplaning` other than \"off\" needs `inflation_pressure` and `tread_depth`",
+              "on every tire (`docs/equations.md` gives the models and their sources).", "",
               "## Combinations", "",
               "A unit with `connections.front` is *towed* by the unit its `tow` names; one without is a",
               "*lead* unit. A lead unit has `steering`, `drivetrain`, `brakes.pedal_ratio` and `initial`",

@@ -19,7 +19,8 @@ class Field:
     """One field of the schema.
 
     kind: "number", "int", "bool", "str", "object", "list", "table" (list of [x, y] rows
-    with strictly increasing x), "vector3", "grid" (list of rows of numbers).
+    with strictly increasing x), "vector3", "grid" (list of rows of numbers), "map" (an
+    object of free names, each value an ``item``).
     lo/hi: inclusive bounds, or exclusive when lo_open/hi_open.
     default: used when the field is absent (``_MISSING`` means required).
     """
@@ -60,6 +61,8 @@ class Field:
             return "true or false"
         if self.kind == "object":
             return "an object"
+        if self.kind == "map":
+            return "an object of names to objects"
         if self.kind == "list":
             n = f"{self.min_items}" + (f"..{self.max_items}" if self.max_items else " or more")
             return f"a list of {n} items"
@@ -157,6 +160,15 @@ def check(f: Field, v, path: str, problems: list):
             out = [check(f.item, x, f"{path}[{i}]", problems) for i, x in enumerate(v)]
     elif k == "object":
         out = check_object(f.fields, v, path, problems)
+    elif k == "map":
+        if not isinstance(v, dict):
+            problems.append(f"{path}: {f.accepts()} (got {type(v).__name__})")
+        else:
+            out = {}
+            for name, x in v.items():
+                if not name.strip() or name != name.strip() or len(name.split()) != 1:
+                    problems.append(f"{path}: names of one word without spaces (got {shown(name)})")
+                out[name] = check(f.item, x, f"{path}.{name}", problems)
     elif k == "sides":   # one value for both sides, or {"left": value, "right": value}
         if isinstance(v, dict):
             out = check_object({"left": f.item, "right": f.item}, v, path, problems)
@@ -238,6 +250,9 @@ def describe(fields: dict, prefix: str = "") -> list:
         elif f.kind == "list" and f.item is not None and f.item.kind == "object" and f.item.fields:
             rows.append(f"| `{path}` | {f.accepts()} | {default} | {f.doc} |")
             rows.extend(describe(f.item.fields, path + "[]"))
+        elif f.kind == "map" and f.item.fields:
+            rows.append(f"| `{path}` | {f.accepts()} | {default} | {f.doc} |")
+            rows.extend(describe(f.item.fields, path + ".<name>"))
         else:
             acc = f.accepts() if f.item is None or f.kind != "list" else f"{f.accepts()}, each {f.item.accepts()}"
             rows.append(f"| `{path}` | {acc} | {default} | {f.doc} |")

@@ -232,6 +232,12 @@ NEW_KEYS = {  # the fields the combinations brought, with the values an event wi
     **{f"units[0].axles[{j}].{key}": None for j in (0, 1) for key in
        ["group", "torque_split"] + [f"suspension.{s}" for s in E.SOLID_FIELDS]},
 }
+TERRAIN_KEYS = {  # the fields the terrain brought, with the values an event without them gets
+    "environment.terrain": {"type": "flat", "file": None, "z_up": None, "materials": None},
+    "simulation.hydroplaning": "off",
+    **{f"units[0].tires.{t}.{key}": None for t in ("front", "rear")
+       for key in ("inflation_pressure", "tread_depth")},
+}
 OLD_DEFAULTS = {  # the fields the car event leaves to their defaults, as before
     "units[0].full_trailer": False,
     "units[0].axles[0].dual_spacing": 0.0, "units[0].axles[1].dual_spacing": 0.0,
@@ -261,7 +267,7 @@ def test_sedan_data_is_the_file_plus_defaults():
     got = _flatten(engine.load_event().data)
     # every value of the file comes back as written; the rest is exactly the defaults
     assert {k: got.get(k) for k in given} == given
-    assert {k: v for k, v in got.items() if k not in given} == _flatten({**NEW_KEYS, **OLD_DEFAULTS})
+    assert {k: v for k, v in got.items() if k not in given} == _flatten({**NEW_KEYS, **TERRAIN_KEYS, **OLD_DEFAULTS})
     ev = engine.load_event()
     assert (ev.lead_unit_names(), ev.connection_names(), ev.solid_axle_names()) == (["car"], [], [])
     assert not ev.units[0].towed

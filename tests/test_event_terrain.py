@@ -1,0 +1,127 @@
+"""The event's terrain (environment.terrain), hydroplaning model and the tire data it needs."""
+import copy
+import json
+import os
+
+import pytest
+
+import engine
+
+SQUARE_OBJ = """# a level square 100 m x 100 m at earth Z = {z}, one material
+v -50 -50 {z}
+v 50 -50 {z}
+v 50 50 {z}
+v -50 50 {z}
+usemtl {material}
+f 1 2 3
+f 1 3 4
+"""
+WET = {"friction_multiplier": 0.5, "water_depth": 0.002}
+
+
+def car():
+    return copy.deepcopy(engine.load_event().data)
+
+
+def problems(data, **kw):
+    with pytest.raises(engine.EventError) as info:
+        engine.load_event(data, **kw)
+    return info.value.problems
+
+
+def mesh_event(tmp_path, file="road.obj", material="wet", z=0.0, materials=None):
+    (tmp_path / "road.obj").write_text(SQUARE_OBJ.format(z=z, material=material))
+    data = car()
+    data["environment"]["terrain"] = {"type": "mesh", "file": file,
+                                      "materials": {"wet": WET} if materials is None else materials}
+    return data
+
+
+def test_the_default_terrain_is_flat_and_hydroplaning_off():
+    ev = engine.load_event()
+    assert ev.data["environment"]["terrain"] == {"type": "flat", "file": None, "z_up": None, "materials": None}
+    assert ev.data["simulation"]["hydroplaning"] == "off"
+    assert ev.terrain_mesh is None
+    for t in ev.data["units"][0]["tires"].values():
+        assert t["inflation_pressure"] is None and t["tread_depth"] is None
+    external = car()
+    external["environment"]["terrain"] = {"type": "external"}
+    ev = engine.load_event(external)
+    assert ev.data["environment"]["terrain"]["type"] == "external" and ev.terrain_mesh is None
+
+
+def test_a_mesh_file_is_found_next_to_the_event_file(tmp_path, monkeypatch):
+    data = mesh_event(tmp_path)
+    (tmp_path / "event.json").write_text(json.dumps(data))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    ev = engine.load_event(str(tmp_path / "event.json"))
+    terrain = ev.data["environment"]["terrain"]
+    assert terrain == {"type": "mesh", "file": str(tmp_path / "road.obj"), "z_up": False,
+                       "materials": {"wet": WET}}
+    assert ev.terrain_mesh.TR_TRI.shape == (2, 9)
+    assert ev.terrain_mesh.TR_MATP.tolist() == [[1.0, 0.0], [0.5, 0.002]]
+    # the data is JSON and loads again as it is, from any folder
+    again = engine.load_event(json.loads(ev.to_json()))
+    assert again.data == ev.data
+
+
+def test_a_dict_events_mesh_is_relative_to_base_or_the_current_folder(tmp_path, monkeypatch):
+    data = mesh_event(tmp_path)
+    assert engine.load_event(data, base=tmp_path).data["environment"]["terrain"]["file"] == \
+        str(tmp_path / "road.obj")
+    monkeypatch.chdir(tmp_path)
+    assert engine.load_event(data).data["environment"]["terrain"]["file"] == str(tmp_path / "road.obj")
+    monkeypatch.chdir(tmp_path.parent)
+    [p] = problems(data)
+    assert p.startswith(f"environment.terrain.file: {tmp_path.parent / 'road.obj'}: ")
+
+
+def test_a_bad_mesh_is_refused_with_its_file_and_line(tmp_path):
+    data = mesh_event(tmp_path, material="ice")
+    [p] = problems(data, base=tmp_path)
+    assert p.startswith(f"environment.terrain.file: {tmp_path / 'road.obj'}, line 6: ")
+    assert "'ice'" in p
+
+
+def test_terrain_fields_are_checked_and_named(tmp_path):
+    data = car()
+    data["environment"]["terrain"] = {"type": "flat", "file": "road.obj", "z_up": True}
+    assert problems(data) == [
+        "environment.terrain.file: only for terrain type 'mesh' (got type 'flat'); remove it",
+        "environment.terrain.z_up: only for terrain type 'mesh' (got type 'flat'); remove it"]
+    data["environment"]["terrain"] = {"type": "mesh"}
+    [p] = problems(data)
+    assert p.startswith("environment.terrain.file: missing; a non-empty string")
+    data["environment"]["terrain"] = {"type": "crater"}
+    assert problems(data) == ["environment.terrain.type: one of 'flat', 'mesh', 'external' (got 'crater')"]
+    data = mesh_event(tmp_path, materials={"wet": {"friction_multiplier": -1, "water_depth": 0.0},
+                                           "two words": WET})
+    assert problems(data, base=tmp_path) == [
+        "environment.terrain.materials.wet.friction_multiplier: a number >= 0 and <= 10 (got -1.0)",
+        "environment.terrain.materials: names of one word without spaces (got 'two words')"]
+
+
+def test_hydroplaning_needs_the_tire_data_of_every_tire():
+    data = car()
+    data["simulation"]["hydroplaning"] = "nasa"
+    del data["units"][0]["tires"]["rear"]["inflation_pressure"]
+    data["units"][0]["tires"]["front"].update(inflation_pressure=2.2e5, tread_depth=0.008)
+    assert problems(data) == [
+        "units[0].tires.rear.inflation_pressure: missing; a number > 0 and <= 10000000 (required by "
+        "simulation.hydroplaning 'nasa'; inflation pressure (gauge), Pa)",
+        "units[0].tires.rear.tread_depth: missing; a number >= 0 and <= 0.1 (required by "
+        "simulation.hydroplaning 'nasa'; tread depth, m)"]
+    data["units"][0]["tires"]["rear"].update(inflation_pressure=2.4e5, tread_depth=0.0)
+    for model in ("nasa", "nasa-tti", "gallaway"):
+        data["simulation"]["hydroplaning"] = model
+        ev = engine.load_event(data)
+        assert ev.data["units"][0]["tires"]["rear"]["inflation_pressure"] == 2.4e5
+    data["simulation"]["hydroplaning"] = "aquaplane"
+    assert problems(data) == ["simulation.hydroplaning: one of 'off', 'nasa', 'nasa-tti', 'gallaway' "
+                              "(got 'aquaplane')"]
+    data["simulation"]["hydroplaning"] = "off"
+    data["units"][0]["tires"]["rear"]["tread_depth"] = -0.001
+    assert problems(data) == ["units[0].tires.rear.tread_depth: a number >= 0 and <= 0.1 or null "
+                              "(got -0.001)"]
