@@ -142,6 +142,9 @@ def _scan(path, lines, material_rows):
                     index = int(word.split("/")[0])
                 except ValueError:
                     raise MeshError(path, number, f"vertex reference {word!r} is not an integer")
+                if index == 0:
+                    raise MeshError(path, number, f"face references vertex {word}: there is no "
+                                                  f"vertex 0, OBJ numbers them from 1")
                 if index < 0:
                     negative_at = negative_at or number
                     index += len(vertex_lines) + 1

@@ -198,3 +198,58 @@ def test_lookup_cost_does_not_grow_with_the_mesh(tmp_path):
     # and right: at a vertex of the big mesh, the surface's own height
     found, Z = lookup(big, 2.0, 1.0)[:2]
     assert found and Z == pytest.approx(0.05 * np.sin(2.0) * np.cos(1.0), abs=1e-12)
+
+
+def test_exporter_extras_keep_faces_and_materials_in_order():
+    """Texture and normal references, a quad among triangles, o and g lines: the triangles
+    come out in the file's order with the material of their face."""
+    wet = {"wet": {"friction_multiplier": 0.5, "water_depth": 0.001}}
+    mesh = load_mesh(DATA / "mixed.obj", wet)
+    centres = mesh.TR_TRI.reshape(-1, 3, 3).mean(axis=1)
+    assert np.allclose(centres[:, :2], [[2 / 3, 1 / 3], [1 / 3, 2 / 3], [5 / 3, 1 / 3],
+                                        [7 / 3, 0.5]])
+    assert np.array_equal(mesh.TR_MAT, [1.0, 1.0, 0.0, 1.0])
+    assert lookup(mesh, 0.5, 0.5)[5:] == (0.5, 0.001)
+    assert lookup(mesh, 1.9, 0.5)[5:] == (1.0, 0.0)
+
+
+def test_sparse_mesh_grid_stays_small(tmp_path):
+    """A 1 km diagonal strip of 4 m triangles: its bounding box would need 60 000 cells of the
+    triangles' size; the grid is held to a few cells per triangle, and the lookup still
+    finds the strip's plane (Z = -0.01 X) and nothing beside it."""
+    lines, faces = [], []
+    for k in range(251):
+        s = 4.0 * k / math.sqrt(2.0)
+        for off in (-2.0, 2.0):
+            x, y = s + off / math.sqrt(2.0), s - off / math.sqrt(2.0)
+            lines.append(f"v {x!r} {y!r} {-0.01 * x!r}")
+    for k in range(250):
+        a = 2 * k + 1
+        faces += [f"f {a} {a + 1} {a + 3}", f"f {a} {a + 3} {a + 2}"]
+    (tmp_path / "strip.obj").write_text("\n".join(lines + faces))
+    mesh = load_mesh(tmp_path / "strip.obj", {})
+    n_cells = len(mesh.TR_START) - 1
+    assert n_cells <= 2 * 4 * len(mesh.TR_TRI)
+    for s in np.linspace(1.0, 700.0, 50):
+        found, Z, nx, ny, nz = lookup(mesh, s, s)[:5]
+        assert found and Z == pytest.approx(-0.01 * s, abs=1e-12)
+        assert np.allclose([nx, ny, nz], plane(-0.01, 0.0), atol=1e-12)
+        assert lookup(mesh, s + 3.0, s - 3.0)[0] is False
+
+
+@pytest.mark.parametrize("body, line, words", [
+    # the same triangle twice, one plane tilted each way: the heights agree along X = 0,
+    # through the overlap's centre, and differ by 0.02 m at its corners X = -1, 1
+    ("v -1 0 -0.01\nv 1 0 0.01\nv 0 1 0\nv -1 0 0.01\nv 1 0 -0.01\nv 0 1 0\n"
+     "f 1 2 3\nf 4 5 6\n", 8, "overlaps the polygon of line 7 and their heights differ by 0.02 m"),
+    ("v 0 0 0\nv 1 0 0\nv 1 1 0\nf 0 1 2\n", 4, "there is no vertex 0"),
+    ("v 0 0 0\nv 1 0 0\nv 1 1 0\nf -1 -2 -4\n", 4, "vertex -4, before the first vertex"),
+    ("v 0 0 0\nv 1 0 0\nv 1 1 inf\nf 1 2 3\n", 3, "non-finite vertex"),
+    ("v 0 0 0\nv 1 0\nv 1 1 0\nf 1 2 3\n", 2, "a vertex needs three numbers"),
+    ("v 0 0 0\nv 1 0 0\nf 1 2\n", 3, "a face needs at least 3 vertices"),
+])
+def test_more_refusals(tmp_path, body, line, words):
+    (tmp_path / "bad.obj").write_text(body)
+    with pytest.raises(MeshError) as error:
+        load_mesh(tmp_path / "bad.obj", {})
+    assert error.value.line == line and words in str(error.value)
