@@ -21,9 +21,11 @@ The effect on the tire (a choice: the sources give the speed, not the curve):
 * friction multiplier ``f = 1 - (1 - RESIDUAL_FRICTION) e min(1, (V / V_p)^2)``. Horne's
   V_p is the speed at which the fluid's dynamic pressure (proportional to V^2) carries the
   whole load; below it the fluid carries the share (V / V_p)^2 and the dry contact the rest.
-  ``e`` in [0, 1] is how far the water engages the tire: for the two NASA forms, which hold
-  for water deeper than the tread (Horne and Dreher), e = min(1, water depth / tread depth);
-  the Gallaway speed already contains the water depth, so there e = 1 on a wet road.
+  ``e`` in [0, 1] is how far the water engages the tire, e = min(1, water depth / tread
+  depth): the NASA forms hold for water deeper than the tread (Horne and Dreher), and for
+  Gallaway, whose V_p depends only weakly on the depth (WD^-0.06), the same ramp keeps the
+  friction continuous in the water depth (a micrometre of water must not cost the grip of a
+  flooded road). A bald tire (tread depth 0) has e = 1 on any water.
 * rolling-resistance multiplier ``R_rMult = 1 + F_w / F_rr``, with ``F_rr`` the dry rolling
   resistance force (sigma_0 F_R + sigma_v |u_GP|, Eq. 114) and ``F_w`` the displacement drag
   of the water the tire pushes aside, 1/2 rho_w C_D b d V^2 (b the tire width, d the water
@@ -82,6 +84,15 @@ RHO_WATER = 1000.0
 DRAG_COEF = 0.75
 
 
+def model_code(name):
+    """The code of the model named ``name`` (``simulation.hydroplaning`` of the event); a
+    ValueError naming the field and the names it accepts otherwise."""
+    if name not in MODELS:
+        raise ValueError(f"simulation.hydroplaning: {name!r} is not a hydroplaning model; "
+                         f"expected one of {', '.join(repr(k) for k in MODELS)}")
+    return MODELS[name]
+
+
 @njit
 def footprint_aspect_ratio(tire_width, radius, deflection):
     """FAR = footprint width / footprint length of a tire of width ``tire_width`` and unloaded
@@ -126,12 +137,11 @@ def hydroplaning_speed(model_code, water_depth, inflation_pressure, tread_depth,
 
 @njit
 def engagement(model_code, water_depth, tread_depth):
-    """How far the water engages the tire, in [0, 1]: 0 dry or ``OFF``; for NASA and NASA-TTI
-    (valid for water deeper than the tread) water depth / tread depth up to 1 (1 for a bald
-    tire on any water); 1 for Gallaway on a wet road (its V_p holds the depth)."""
+    """How far the water engages the tire, in [0, 1]: 0 dry or ``OFF``, else water depth /
+    tread depth up to 1 (1 for a bald tire on any water)."""
     if model_code == OFF or water_depth <= 0.0:
         return 0.0
-    if model_code == GALLAWAY or tread_depth <= 0.0:
+    if tread_depth <= 0.0:
         return 1.0
     return min(1.0, water_depth / tread_depth)
 

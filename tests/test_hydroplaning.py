@@ -22,7 +22,7 @@ import pytest
 
 from engine.hydroplaning import (DRAG_COEF, GALLAWAY, MODELS, NASA, NASA_TTI, OFF,
                                  RESIDUAL_FRICTION, RHO_WATER, footprint_aspect_ratio,
-                                 hydroplaning_factors, hydroplaning_speed)
+                                 hydroplaning_factors, hydroplaning_speed, model_code)
 
 PSI = 6894.757293168
 INCH = 0.0254
@@ -108,13 +108,34 @@ def test_friction_falls_monotonically_and_continuously(model):
     assert factors(model, 1.5 * vp)[0] == pytest.approx(RESIDUAL_FRICTION)
 
 
-def test_shallow_water_engages_the_nasa_forms_partly():
-    """Water half as deep as the tread: half the loss (NASA, NASA-TTI); none when dry."""
-    vp = hydroplaning_speed(NASA, WET, P30, TREAD, TEXTURE, FAR)
-    f = factors(NASA, 2.0 * vp, water=0.5 * TREAD)[0]
+@pytest.mark.parametrize("model", [NASA, NASA_TTI, GALLAWAY])
+def test_shallow_water_engages_the_tire_partly(model):
+    """Water half as deep as the tread: half the loss; a bald tire: all of it."""
+    shallow = 0.5 * TREAD
+    vp = hydroplaning_speed(model, shallow, P30, TREAD, TEXTURE, FAR)
+    f = factors(model, 2.0 * vp, water=shallow)[0]
     assert f == pytest.approx(1.0 - 0.5 * (1.0 - RESIDUAL_FRICTION))
-    f_bald = factors(NASA, 2.0 * vp, water=0.5 * TREAD, tread=0.0)[0]
-    assert f_bald == pytest.approx(RESIDUAL_FRICTION)
+    vp_bald = hydroplaning_speed(model, shallow, P30, 0.0, TEXTURE, FAR)
+    assert factors(model, 2.0 * vp_bald, water=shallow, tread=0.0)[0] == pytest.approx(
+        RESIDUAL_FRICTION)
+
+
+@pytest.mark.parametrize("model", [NASA, NASA_TTI, GALLAWAY])
+def test_friction_is_continuous_in_water_depth(model):
+    """From dry to a flooded road at a speed above V_p, without a step."""
+    depths = np.linspace(0.0, 2.0 * TREAD, 2001)
+    f = np.array([factors(model, 40.0, water=d)[0] for d in depths])
+    assert f[0] == 1.0 and f[-1] == pytest.approx(RESIDUAL_FRICTION)
+    assert np.all(np.diff(f) <= 0.0)
+    # the loss grows at most at the slope (1 - r) / h_t of the engagement ramp
+    step = depths[1] - depths[0]
+    assert np.max(np.abs(np.diff(f))) <= (1.0 - RESIDUAL_FRICTION) * step / TREAD * (1 + 1e-9)
+
+
+def test_model_code_names_the_field():
+    assert model_code("nasa-tti") == NASA_TTI
+    with pytest.raises(ValueError, match=r"simulation\.hydroplaning: 'nasa_tti' is not"):
+        model_code("nasa_tti")
 
 
 @pytest.mark.parametrize("model", [OFF, NASA, NASA_TTI, GALLAWAY])
