@@ -105,9 +105,9 @@ def _materials_table(materials):
 
 
 def _scan(path, lines, material_rows):
-    """The line-by-line checks trimesh does not report a line for. Returns the cleaned text
-    for trimesh (comments and ``usemtl`` removed), the line of each vertex, and per face line
-    its line number, material row and vertex count."""
+    """The line-by-line checks trimesh does not report a line for. Returns the text for
+    trimesh (comments and ``usemtl`` lines removed) and, per face in the file's order, its
+    line number, material row and vertex count."""
     clean, vertex_lines, face_lines, face_mat, face_size, face_top = [], [], [], [], [], []
     negative_at = None
     material = 0
@@ -162,9 +162,8 @@ def _scan(path, lines, material_rows):
         if face_lines else np.zeros(0)
     if np.any(top > count):
         bad = int(np.argmax(top > count))
-        raise MeshError(path, face_lines[bad], f"face references vertex {int(top[bad])}, the "
-                                               f"file has "
-                                      f"{count} vertices")
+        raise MeshError(path, face_lines[bad], f"face references vertex {int(top[bad])}, "
+                                               f"the file has {count} vertices")
     if negative_at is not None and vertex_lines and vertex_lines[-1] > negative_at:
         raise MeshError(path, negative_at, "relative (negative) vertex references are accepted "
                                            "only when all vertices come before the faces")
@@ -219,11 +218,12 @@ def load_mesh(path, materials: dict, z_up: bool = False) -> TerrainMesh:
     if z_up:
         tri[:, :, 1:] *= -1.0
 
-    # normals (Eq. 80's surface normal), pointing down whatever the winding
+    # normals (Eq. 80's surface normal), pointing down whatever the winding; a triangle is
+    # degenerate when its height is below a billionth of its longest edge (zero but rounding)
     cross = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
     double_area = np.linalg.norm(cross, axis=1)
-    span = np.max(np.ptp(tri.reshape(-1, 3), axis=0))
-    flat = double_area <= 1.0e-12 * max(span, 1.0) ** 2
+    longest = np.max(np.linalg.norm(tri - np.roll(tri, 1, axis=1), axis=2), axis=1)
+    flat = double_area <= 1.0e-9 * longest ** 2
     if np.any(flat):
         i = int(np.argmax(flat))
         raise MeshError(path, int(tri_line[i]), "degenerate triangle (zero area)")

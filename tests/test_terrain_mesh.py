@@ -253,3 +253,13 @@ def test_more_refusals(tmp_path, body, line, words):
     with pytest.raises(MeshError) as error:
         load_mesh(tmp_path / "bad.obj", {})
     assert error.value.line == line and words in str(error.value)
+
+
+def test_thin_but_true_triangles_far_from_the_origin_are_not_degenerate(tmp_path):
+    """A 1 mm-wide sliver 5 km out is a triangle; three points on one line there are not."""
+    body = "v 5000 5000 0\nv 5001 5000 0\nv 5000 5000.001 0\nv 5002 5000 0\nf 1 2 3\n"
+    (tmp_path / "thin.obj").write_text(body)
+    assert lookup(load_mesh(tmp_path / "thin.obj", {}), 5000.1, 5000.0005)[0]
+    (tmp_path / "line.obj").write_text(body + "f 1 2 4\n")
+    with pytest.raises(MeshError, match="line 6: degenerate triangle"):
+        load_mesh(tmp_path / "line.obj", {})
