@@ -63,7 +63,10 @@ MESH_FIELDS = ("file", "z_up", "materials")
 #: the hydroplaning models of simulation.hydroplaning ("off": none)
 HYDROPLANING_MODELS = ("off", "nasa", "nasa-tti", "gallaway")
 #: the tire fields every tire needs when simulation.hydroplaning is not "off"
-HYDROPLANING_TIRE_FIELDS = ("inflation_pressure", "tread_depth")
+HYDROPLANING_TIRE_FIELDS = ("inflation_pressure", "tread_depth", "width")
+#: the material fields every material of a mesh needs with these hydroplaning models
+HYDROPLANING_MATERIAL_FIELDS = {"gallaway": ("texture_depth",)}
+MAX_TEXTURE_DEPTH = 0.1    # m
 
 
 class EventError(ValueError):
@@ -247,6 +250,9 @@ TIRE = {
                                         "simulation.hydroplaning is not 'off'"),
     "tread_depth": _optional(lo=0.0, hi=MAX_TREAD_DEPTH,
                              doc="tread depth, m; required when simulation.hydroplaning is not 'off'"),
+    "width": _optional(lo=0.0, hi=LENGTH_RANGE, lo_open=True,
+                       doc="tread width, m (the footprint's width, the width that pushes water "
+                           "aside); required when simulation.hydroplaning is not 'off'"),
 }
 
 UNIT = {
@@ -311,6 +317,9 @@ UNIT = {
 MATERIAL = {
     "friction_multiplier": _num(0.0, MAX_FRICTION, doc="multiplies the tire's friction on this material"),
     "water_depth": _num(0.0, MAX_WATER_DEPTH, doc="depth of the water on it, m"),
+    "texture_depth": _optional(lo=0.0, hi=MAX_TEXTURE_DEPTH,
+                               doc="mean texture depth of the surface, m; required by "
+                                   "simulation.hydroplaning 'gallaway'"),
 }
 
 TERRAIN = {
@@ -695,13 +704,17 @@ def _hydroplaning_problems(data, problems):
     model = (data.get("simulation") or {}).get("hydroplaning")
     if model in (None, "off"):
         return
+    def missing(path, fld):
+        return (f"{path}: missing; {fld.accepts().replace(' or null', '')} (required by "
+                f"simulation.hydroplaning {model!r}; {fld.doc.split(';')[0]})")
     for i, u in enumerate(data.get("units") or []):
         for name, t in ((u or {}).get("tires") or {}).items():
-            for key in HYDROPLANING_TIRE_FIELDS:
-                if t.get(key) is None:
-                    problems.append(f"units[{i}].tires.{name}.{key}: missing; "
-                                    f"{TIRE[key].accepts().replace(' or null', '')} (required by "
-                                    f"simulation.hydroplaning {model!r}; {TIRE[key].doc.split(';')[0]})")
+            problems.extend(missing(f"units[{i}].tires.{name}.{key}", TIRE[key])
+                            for key in HYDROPLANING_TIRE_FIELDS if t.get(key) is None)
+    materials = ((data.get("environment") or {}).get("terrain") or {}).get("materials") or {}
+    for name, m in materials.items():
+        problems.extend(missing(f"environment.terrain.materials.{name}.{key}", MATERIAL[key])
+                        for key in HYDROPLANING_MATERIAL_FIELDS.get(model, ()) if m and m.get(key) is None)
 
 
 def validate_event(raw, base=None) -> Event:
@@ -932,8 +945,9 @@ def format_reference() -> str:
               "overlapping polygons whose heights disagree is refused with the file and line named",
               "(`environment.terrain.file: <file>, line <n>: <what>`). `file`, `z_up` and `materials`",
               "belong to a mesh only (null in the data of the other types).", "",
-              "`simulation.hydroplaning` other than \"off\" needs `inflation_pressure` and `tread_depth`",
-              "on every tire (`docs/equations.md` gives the models and their sources).", "",
+              "`simulation.hydroplaning` other than \"off\" needs `inflation_pressure`, `tread_depth` and",
+              "`width` on every tire, and \"gallaway\" the `texture_depth` of every material",
+              "(`docs/equations.md` gives the models and their sources).", "",
               "## Combinations", "",
               "A unit with `connections.front` is *towed* by the unit its `tow` names; one without is a",
               "*lead* unit. A lead unit has `steering`, `drivetrain`, `brakes.pedal_ratio` and `initial`",

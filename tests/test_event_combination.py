@@ -236,7 +236,7 @@ TERRAIN_KEYS = {  # the fields the terrain brought, with the values an event wit
     "environment.terrain": {"type": "flat", "file": None, "z_up": None, "materials": None},
     "simulation.hydroplaning": "off",
     **{f"units[0].tires.{t}.{key}": None for t in ("front", "rear")
-       for key in ("inflation_pressure", "tread_depth")},
+       for key in ("inflation_pressure", "tread_depth", "width")},
 }
 OLD_DEFAULTS = {  # the fields the car event leaves to their defaults, as before
     "units[0].full_trailer": False,

@@ -43,7 +43,7 @@ def test_the_default_terrain_is_flat_and_hydroplaning_off():
     assert ev.data["simulation"]["hydroplaning"] == "off"
     assert ev.terrain_mesh is None
     for t in ev.data["units"][0]["tires"].values():
-        assert t["inflation_pressure"] is None and t["tread_depth"] is None
+        assert t["inflation_pressure"] is None and t["tread_depth"] is None and t["width"] is None
     external = car()
     external["environment"]["terrain"] = {"type": "external"}
     ev = engine.load_event(external)
@@ -59,7 +59,7 @@ def test_a_mesh_file_is_found_next_to_the_event_file(tmp_path, monkeypatch):
     ev = engine.load_event(str(tmp_path / "event.json"))
     terrain = ev.data["environment"]["terrain"]
     assert terrain == {"type": "mesh", "file": str(tmp_path / "road.obj"), "z_up": False,
-                       "materials": {"wet": WET}}
+                       "materials": {"wet": {**WET, "texture_depth": None}}}
     assert ev.terrain_mesh.TR_TRI.shape == (2, 9)
     assert ev.terrain_mesh.TR_MATP.tolist() == [[1.0, 0.0], [0.5, 0.002]]
     # the data is JSON and loads again as it is, from any folder
@@ -107,13 +107,16 @@ def test_hydroplaning_needs_the_tire_data_of_every_tire():
     data = car()
     data["simulation"]["hydroplaning"] = "nasa"
     del data["units"][0]["tires"]["rear"]["inflation_pressure"]
-    data["units"][0]["tires"]["front"].update(inflation_pressure=2.2e5, tread_depth=0.008)
+    data["units"][0]["tires"]["front"].update(inflation_pressure=2.2e5, tread_depth=0.008, width=0.195)
     assert problems(data) == [
         "units[0].tires.rear.inflation_pressure: missing; a number > 0 and <= 10000000 (required by "
         "simulation.hydroplaning 'nasa'; inflation pressure (gauge), Pa)",
         "units[0].tires.rear.tread_depth: missing; a number >= 0 and <= 0.1 (required by "
-        "simulation.hydroplaning 'nasa'; tread depth, m)"]
-    data["units"][0]["tires"]["rear"].update(inflation_pressure=2.4e5, tread_depth=0.0)
+        "simulation.hydroplaning 'nasa'; tread depth, m)",
+        "units[0].tires.rear.width: missing; a number > 0 and <= 100 (required by "
+        "simulation.hydroplaning 'nasa'; tread width, m (the footprint's width, the width that "
+        "pushes water aside))"]
+    data["units"][0]["tires"]["rear"].update(inflation_pressure=2.4e5, tread_depth=0.0, width=0.195)
     for model in ("nasa", "nasa-tti", "gallaway"):
         data["simulation"]["hydroplaning"] = model
         ev = engine.load_event(data)
@@ -125,3 +128,16 @@ def test_hydroplaning_needs_the_tire_data_of_every_tire():
     data["units"][0]["tires"]["rear"]["tread_depth"] = -0.001
     assert problems(data) == ["units[0].tires.rear.tread_depth: a number >= 0 and <= 0.1 or null "
                               "(got -0.001)"]
+
+
+def test_gallaway_needs_the_texture_depth_of_every_material(tmp_path):
+    data = mesh_event(tmp_path, materials={"wet": WET, "rough": {**WET, "texture_depth": 0.001}})
+    data["simulation"]["hydroplaning"] = "gallaway"
+    for t in data["units"][0]["tires"].values():
+        t.update(inflation_pressure=2.2e5, tread_depth=0.008, width=0.195)
+    assert problems(data, base=tmp_path) == [
+        "environment.terrain.materials.wet.texture_depth: missing; a number >= 0 and <= 0.1 (required "
+        "by simulation.hydroplaning 'gallaway'; mean texture depth of the surface, m)"]
+    data["simulation"]["hydroplaning"] = "nasa"
+    assert engine.load_event(data, base=tmp_path).data["environment"]["terrain"]["materials"]["wet"] == \
+        {**WET, "texture_depth": None}
