@@ -83,8 +83,11 @@ T_HT_X, T_HT_Y, T_CAM_X, T_CAM_Y = range(4)
 
 # --- packed tire parameters: P_TIRE[t, :] ------------------------------------------------
 (T_WHEEL, T_DY, T_RU, T_KT, T_KBAR, T_D2, T_LAMBDA, T_DMAX, T_SIG0, T_SIGV, T_RLX, T_RLY,
- T_FZMIN, T_TAU, T_NLOAD, T_NSPEED, T_LOAD0, T_LOAD1, T_LOAD2, T_SPEED0, T_SPEED1, T_SPEED2) = range(22)
-N_TIRE_P = 22
+ T_FZMIN, T_TAU, T_NLOAD, T_NSPEED, T_LOAD0, T_LOAD1, T_LOAD2, T_SPEED0, T_SPEED1, T_SPEED2,
+ T_PRESSURE, T_TREAD, T_WIDTH) = range(25)
+N_TIRE_P = 25
+# T_PRESSURE, T_TREAD, T_WIDTH: inflation pressure (Pa), tread depth and width (m), for
+# hydroplaning
 MAX_TIRE_TESTS = 3  # test loads, and test speeds, of a tire (T_LOAD0..2, T_SPEED0..2)
 # property planes of the tire table TT[t, prop, load, speed]
 TP_MUP, TP_MUS, TP_SP, TP_CA, TP_CG = range(5)
@@ -95,8 +98,11 @@ A_UNIT, A_CA, A_CPX, A_CPY, A_CPZ = range(5)
 N_AERO_P = 5
 
 # --- environment: P_ENV[:] ---------------------------------------------------------------
-E_G, E_RHO, E_MU, E_GROUND_Z = range(4)
-N_ENV_P = 4
+E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO, E_TEXTURE = range(7)
+N_ENV_P = 7
+# E_TERRAIN: the terrain type (TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL); E_HYDRO: the
+# hydroplaning model's code (engine.hydroplaning); E_TEXTURE: the road's texture depth, m
+TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL = range(3)
 
 # --- engine maps: P_ENGINE[u, table, row]; N_ENGINE[u, table] rows ------------------------
 EM_WOT_X, EM_WOT_Y, EM_CT_X, EM_CT_Y = range(4)
@@ -211,6 +217,14 @@ class Model(NamedTuple):
     P_ENV: _np.ndarray
     P_AXLE: _np.ndarray
     P_CONN: _np.ndarray
+    # the mesh terrain (engine.terrain_mesh; zero-size arrays for other terrains)
+    TR_TRI: _np.ndarray
+    TR_NRM: _np.ndarray
+    TR_MAT: _np.ndarray
+    TR_MATP: _np.ndarray
+    TR_GRID: _np.ndarray
+    TR_START: _np.ndarray
+    TR_CELL: _np.ndarray
 
 
 class Inputs(NamedTuple):
@@ -236,6 +250,7 @@ class Work(NamedTuple):
     ext: _np.ndarray         # [unit, 6]
     axle_work: _np.ndarray   # [solid axle of one unit, N_AXLE_WORK]
     conn_force: _np.ndarray  # [connection]: magnitude of the joint force, N (failure check)
+    fault: _np.ndarray       # (3,): where an evaluation failed (earth X, Y, Z of a tire off the terrain)
 
 
 def new_work(model: Model) -> Work:
@@ -244,4 +259,5 @@ def new_work(model: Model) -> Work:
     max_wheels = max(int(k) for k in model.P_UNIT[:, U_NWHEELS])
     max_axles = max(int(k) for k in model.P_UNIT[:, U_NAXLES])
     return Work(_np.zeros(scratch_shape(max_wheels)), _np.zeros((nu, N_FRAME)), _np.zeros((nu, 6)),
-                _np.zeros((max(max_axles, 1), N_AXLE_WORK)), _np.zeros(model.P_CONN.shape[0]))
+                _np.zeros((max(max_axles, 1), N_AXLE_WORK)), _np.zeros(model.P_CONN.shape[0]),
+                _np.zeros(3))

@@ -6,12 +6,19 @@ simulation starts from is ``engine.equilibrium``'s.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import layout as L
 from .aerodynamics import air_density, surface_constant
 from .equilibrium import connection_rates, links, place_units, static_state, wheels
+from .event import EventError
+from .hydroplaning import MODELS
+from .kinematics import euler_trig, rotation_vehicle_to_earth
 from .payload import adjusted
+from .signals import INPUT_LIMITS
+from .terrain import surface
 
 
 def _table(dst_x, dst_y, rows):
@@ -31,12 +38,13 @@ def bump_steer_coefficients(bump_steer, side):
     return [side * k for k in bump_steer]
 
 
-def pack(event, friction_multiplier: float, initial: dict):
+def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
     """Return (Model, y0) for the event in static equilibrium (``engine.equilibrium``).
 
     ``initial``: per lead unit name, its speed0, X0, Y0 and yaw0; the units it tows start in
     line behind it at its speed. Every component coordinate is referred to the unit's CG with
-    its payloads (Eq. 43).
+    its payloads (Eq. 43). On a mesh or an external road the units stand on the terrain
+    (:func:`settle_on_terrain`; ``u_wheel``: the wheel inputs that carry an external road).
     """
     d = event.data
     env = d["environment"]
@@ -190,9 +198,92 @@ def pack(event, friction_multiplier: float, initial: dict):
 
     for c, (cs, (k_c, c_c)) in enumerate(zip(conn_statics, rates)):
         _pack_connection(P_CONN[c], units, statics, cs, k_c, c_c)
+    mesh = getattr(event, "terrain_mesh", None)
+    terrain = tuple(np.asarray(a) for a in (mesh.TR_TRI, mesh.TR_NRM, mesh.TR_MAT, mesh.TR_MATP,
+                                           mesh.TR_GRID, mesh.TR_START, mesh.TR_CELL)) \
+        if mesh is not None else _NO_MESH
+    P_ENV[L.E_TERRAIN] = TERRAIN_TYPES[(env.get("terrain") or {}).get("type", "flat")]
+    P_ENV[L.E_HYDRO] = MODELS[d["simulation"].get("hydroplaning") or "off"]
+    P_ENV[L.E_TEXTURE] = (env.get("terrain") or {}).get("texture_depth") or 0.0
     model = L.Model(P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO, P_ENV,
-                    P_AXLE, P_CONN)
+                    P_AXLE, P_CONN, *terrain)
+    if P_ENV[L.E_TERRAIN] != L.TERRAIN_FLAT:
+        u_wheel = u_wheel if u_wheel is not None else default_wheel_inputs(nw)
+        settle_on_terrain(model, y0, event.wheel_names(), u_wheel)
     return model, y0
+
+
+_NO_MESH = (np.zeros((0, 9)), np.zeros((0, 4)), np.zeros(0), np.zeros((1, 2)), np.zeros(5),
+            np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+TERRAIN_TYPES = {"flat": L.TERRAIN_FLAT, "mesh": L.TERRAIN_MESH, "external": L.TERRAIN_EXTERNAL}
+
+
+def default_wheel_inputs(n_wheels):
+    """The wheel inputs' start values (engine.signals.INPUT_LIMITS), [wheel, WHEEL_INPUTS]."""
+    u = np.zeros((n_wheels, len(L.WHEEL_INPUTS)))
+    for j, f in enumerate(L.WHEEL_INPUTS):
+        u[:, j] = INPUT_LIMITS[f][2]
+    return u
+
+
+def _terrain_plane(model, u_wheel, wheels, points, wheel_names):
+    """The least-squares plane z = a + b X + c Y through the terrain under the earth XY
+    ``points`` of ``wheels``: its downward unit normal n and d with n.P = d."""
+    rows, zs = [], []
+    for w, (X, Y) in zip(wheels, points):
+        found, z, *_ = surface(model, u_wheel, w, X, Y, X, Y)
+        if not found:
+            raise EventError([f"{wheel_names[w]}: off the terrain at X = {X:.6g} m, Y = {Y:.6g} m at "
+                              "the start (no road polygon under the wheel): place the vehicle on "
+                              "the mesh (its initial X0, Y0, yaw0)"])
+        rows.append((1.0, X, Y))
+        zs.append(z)
+    (a, b, c), *_ = np.linalg.lstsq(np.array(rows), np.array(zs), rcond=None)
+    n = np.array([-b, -c, 1.0]) / math.sqrt(1.0 + b * b + c * c)
+    return n, a * n[2]
+
+
+def settle_on_terrain(model, y0, wheel_names, u_wheel):
+    """Put every unit on the terrain under its wheels: each unit's body turned into the plane
+    fitted through the terrain under its wheels (roll and pitch from its normal at the unit's
+    yaw), its CG at its static height above that plane along the normal, so that it stands
+    in its static equilibrium (the normal component of its weight; the along-slope part is
+    what the simulation then feels); a towed unit moved onto its tow unit's hitch point."""
+    P_UNIT, P_WHEEL = model.P_UNIT, model.P_WHEEL
+    nu = P_UNIT.shape[0]
+    for u in range(nu):
+        o = L.unit_offset(u)
+        X, Y, yaw = y0[o + L.SX], y0[o + L.SY], y0[o + L.SPSI]
+        h = P_UNIT[u, L.U_CGH]
+        w0, n = int(P_UNIT[u, L.U_WHEEL0]), int(P_UNIT[u, L.U_NWHEELS])
+        wheels = list(range(w0, w0 + n))
+        phi = theta = 0.0
+        for _ in range(3):
+            R = _rotation(phi, theta, yaw)
+            feet = [R @ np.array([P_WHEEL[w, L.W_X], P_WHEEL[w, L.W_Y0], h]) for w in wheels]
+            nrm, d = _terrain_plane(model, u_wheel, wheels, [(X + f[0], Y + f[1]) for f in feet],
+                                    wheel_names)
+            cp, sp = math.cos(yaw), math.sin(yaw)
+            n1 = cp * nrm[0] + sp * nrm[1]               # the normal in the yawed frame
+            n2 = -sp * nrm[0] + cp * nrm[1]
+            phi = -math.asin(max(-1.0, min(1.0, n2)))
+            theta = math.atan2(n1, nrm[2])
+        Z = (d - h - nrm[0] * X - nrm[1] * Y) / nrm[2]
+        y0[o + L.SZ], y0[o + L.SPHI], y0[o + L.STHETA] = Z, phi, theta
+    for c in range(model.P_CONN.shape[0]):                # towed units in unit order
+        C = model.P_CONN[c]
+        a, b = int(C[L.C_TOW]), int(C[L.C_TOWED])
+        oa, ob = L.unit_offset(a), L.unit_offset(b)
+        Ra = _rotation(*y0[oa + L.SPHI:oa + L.SPSI + 1])
+        Rb = _rotation(*y0[ob + L.SPHI:ob + L.SPSI + 1])
+        hitch = y0[oa + L.SX:oa + L.SZ + 1] + Ra @ C[L.C_AX:L.C_AZ + 1]
+        y0[ob + L.SX:ob + L.SZ + 1] = hitch - Rb @ C[L.C_BX:L.C_BZ + 1]
+
+
+def _rotation(phi, theta, psi):
+    R = np.zeros((3, 3))
+    rotation_vehicle_to_earth(*euler_trig(phi, theta, psi), R)
+    return R
 
 
 def _leads(units):
@@ -259,6 +350,9 @@ def _pack_tire(P_TIRE, TT, t, w, dy, tire):
     T[L.T_RLX] = tire["relaxation_length"]["longitudinal"]
     T[L.T_RLY] = tire["relaxation_length"]["lateral"]
     T[L.T_FZMIN] = tire["skid_flag"]["min_load"]
+    T[L.T_PRESSURE] = tire.get("inflation_pressure") or 0.0
+    T[L.T_TREAD] = tire.get("tread_depth") or 0.0
+    T[L.T_WIDTH] = tire.get("width") or 0.0
     T[L.T_TAU] = tire["skid_flag"]["adhesion_fraction"]
     loads, speeds = tire["test_loads"], tire["test_speeds"]
     T[L.T_NLOAD], T[L.T_NSPEED] = len(loads), len(speeds)

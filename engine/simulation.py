@@ -22,7 +22,7 @@ from .params import pack
 from .stability import stable_step
 from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, INPUT_LIMITS, TIRE_OUTPUTS,
                       UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS)
-from .vehicle import ERR_NONFINITE, ERR_TIRE_DEFLECTION
+from .vehicle import ERR_NONFINITE, ERR_OFF_TERRAIN, ERR_TIRE_DEFLECTION
 
 INITIAL_FIELDS = ("speed0", "X0", "Y0", "yaw0")
 #: most internal steps one call of Simulation.advance may take (exact in a float)
@@ -72,9 +72,13 @@ class Simulation:
     initial : dict, optional
         Per lead unit name, any of ``speed0`` (m/s), ``X0``, ``Y0`` (m) and ``yaw0`` (rad),
         overriding the event's initial conditions. A lead unit places the units it tows.
+    wheel_inputs : array, optional
+        The wheel inputs [wheel, WHEEL_INPUTS] to start with (default: their start values);
+        with an external road, its roadZ and grades place the vehicle on it.
     """
 
-    def __init__(self, event: Event, step_size=None, friction_multiplier=1.0, initial=None):
+    def __init__(self, event: Event, step_size=None, friction_multiplier=1.0, initial=None,
+                 wheel_inputs=None):
         if not isinstance(event, Event):
             raise EventError("event: an engine.Event from engine.load_event")
         problems = []
@@ -110,7 +114,13 @@ class Simulation:
         self.step_size = float(h)
         self.friction_multiplier = float(friction_multiplier)
         self.initial = init
-        self.model, y0 = pack(event, self.friction_multiplier, init)
+        if wheel_inputs is not None:
+            wheel_inputs = np.array(wheel_inputs, dtype=np.float64)
+            if wheel_inputs.shape != (len(event.wheel_names()), len(WHEEL_INPUTS)) or \
+                    not np.isfinite(wheel_inputs).all():
+                raise EventError([f"wheel_inputs: finite values of shape "
+                                  f"{(len(event.wheel_names()), len(WHEEL_INPUTS))}"])
+        self.model, y0 = pack(event, self.friction_multiplier, init, wheel_inputs)
         self.unit_names = [u.name for u in event.units]
         self.wheel_names = event.wheel_names()
         self.tire_names = event.tire_names()
@@ -133,6 +143,8 @@ class Simulation:
         for arr, fields in ((self.u_unit, UNIT_INPUTS), (self.u_wheel, WHEEL_INPUTS), (self.u_env, ENV_INPUTS)):
             for j, f in enumerate(fields):
                 arr[..., j] = INPUT_LIMITS[f][2]
+        if wheel_inputs is not None:
+            self._u_wheel[:] = wheel_inputs
         self._y_unit = np.zeros((nu, len(UNIT_OUTPUTS)))
         self._y_wheel = np.zeros((nw, len(WHEEL_OUTPUTS)))
         self._y_tire = np.zeros((nt, len(TIRE_OUTPUTS)))
@@ -307,6 +319,10 @@ class Simulation:
                 tmax = m.P_TIRE[idx, L.T_DMAX]
                 msg = (f"{self.tire_names[idx]}: tire deflection exceeds its maximum of {tmax:g} m "
                        f"after t = {t_fail:.6g} s (the wheel rim would deform; beyond the tire model)")
+            elif code == ERR_OFF_TERRAIN:
+                X, Y, _ = self._scratch.fault
+                msg = (f"{self.tire_names[idx]}: off the terrain at X = {X:.6g} m, Y = {Y:.6g} m after "
+                       f"t = {t_fail:.6g} s (no road polygon under the tire)")
             elif code == ERR_NONFINITE:
                 msg = f"{self.state_names[idx]}: state became non-finite after t = {t_fail:.6g} s"
             else:  # pragma: no cover

@@ -107,43 +107,54 @@ def static_deflection(load, kt, kbar, d2):
 
 
 @njit
-def contact(cx, cy, cz, ax, ay, az, ground_z):
-    """Tire-ground contact on flat ground (Eq. 79-92).
+def contact(cx, cy, cz, ax, ay, az, ground_z, nx, ny, nz):
+    """Tire-ground contact on the terrain's local plane (Eq. 79-92).
 
     Wheel centre (cx, cy, cz) and axle unit vector a (wheel-plane normal, Eq. 79), both
-    earth-fixed. The terrain normal pointing down is (0, 0, 1) (Eq. 80). Returns the
+    earth-fixed; the terrain under the wheel centre is the plane through (cx, cy, ground_z)
+    with the unit normal n pointing down (Eq. 80; (0, 0, 1) on level ground). Returns the
     distance D from the wheel centre to the contact point (Eq. 90), the unit vector d from
-    the centre to the contact point (in the wheel plane, Eq. 85-89), and the inclination
-    angle Gamma of the wheel plane to the ground normal (Eq. 81-82; positive with the top
-    of the wheel to the right of the tire's heading).
+    the centre to the contact point (in the wheel plane, Eq. 85-89: the wheel-plane direction
+    closest to n), and the inclination angle Gamma of the wheel plane to the terrain normal
+    (Eq. 81-82; positive with the top of the wheel to the right of the tire's heading).
     """
-    # d = direction in the wheel plane closest to the downward normal
-    dx = -az * ax
-    dy = -az * ay
-    dz = 1.0 - az * az
+    na = nx * ax + ny * ay + nz * az
+    # d = n - (n.a) a: the direction in the wheel plane closest to the downward normal
+    dx = nx - na * ax
+    dy = ny - na * ay
+    dz = nz - na * az
     nd = math.sqrt(dx * dx + dy * dy + dz * dz)
-    if nd < 1e-9:  # wheel lying flat: no contact possible
-        return 1e9, 0.0, 0.0, 1.0, 0.5 * math.pi
+    if nd < 1e-9:  # wheel lying flat on the terrain: no contact possible
+        return 1e9, nx, ny, nz, 0.5 * math.pi
     dx /= nd
     dy /= nd
     dz /= nd
-    D = (ground_z - cz) / dz
-    gamma = math.asin(min(1.0, max(-1.0, az)))  # = pi/2 - acos(U_T . U_w)
+    # the line c + D d meets the plane n.(P - (cx, cy, ground_z)) = 0
+    D = (ground_z - cz) * nz / (dx * nx + dy * ny + dz * nz)
+    gamma = math.asin(min(1.0, max(-1.0, na)))  # = pi/2 - acos(U_T . U_w)
     return D, dx, dy, dz, gamma
 
 
 @njit
-def tire_axes(ax, ay, az):
-    """Tire frame on flat ground: x' = n_up x a, y' = n_down x x' (both in the road plane)."""
-    # n_up = (0, 0, -1): n_up x a = (ay, -ax, 0)
-    xx, xy = ay, -ax
-    n = math.sqrt(xx * xx + xy * xy)
-    if n < 1e-12:
-        return 1.0, 0.0, 0.0, 1.0
-    xx /= n
-    xy /= n
-    # n_down x x' = (0,0,1) x (xx, xy, 0) = (-xy, xx, 0)
-    return xx, xy, -xy, xx
+def tire_axes(ax, ay, az, nx, ny, nz):
+    """Tire frame in the terrain plane: x' = n_up x a, y' = n_down x x' (Eq. 71-78), earth
+    components (x'x, x'y, x'z, y'x, y'y, y'z)."""
+    # n_up = -n: x' = -n x a
+    xx = -(ny * az - nz * ay)
+    xy = -(nz * ax - nx * az)
+    xz = -(nx * ay - ny * ax)
+    m = math.sqrt(xx * xx + xy * xy + xz * xz)
+    if m < 1e-12:
+        # the wheel lies flat: any heading in the plane
+        xx, xy, xz = nz, 0.0, -nx
+        m = math.sqrt(xx * xx + xz * xz)
+        if m < 1e-12:
+            xx, xy, xz, m = 0.0, nz, -ny, math.sqrt(nz * nz + ny * ny)
+    xx /= m
+    xy /= m
+    xz /= m
+    # y' = n x x'
+    return xx, xy, xz, ny * xz - nz * xy, nz * xx - nx * xz, nx * xy - ny * xx
 
 
 @njit_inline

@@ -46,23 +46,25 @@ from .jit import njit_inline
 from .kinematics import (cos_sin, cross, euler_rates, euler_trig, point_velocity,
                          rotation_vehicle_to_earth, to_earth, to_vehicle)
 from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_RHO, AX_WL, AX_X,
-                     AX_YC, AX_ZRC, AZ, AZD, E_G, FR_R, FR_RATES, IE_WIND_DIR, IE_WIND_SPEED,
-                     IU_BRAKE, IU_GEAR, IU_STEER, IU_THROTTLE, IW_BPF, IW_MU, N_AXLE_STATE,
-                     N_BODY, N_CONN_STATE, N_TIRE_STATE, N_WHEEL_STATE, S_A, S_ACC, S_B, S_DOMEGA,
+                     AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, E_TEXTURE, FR_R, FR_RATES, IE_WIND_DIR,
+                     IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_THROTTLE, IW_BPF, IW_MU,
+                     N_AXLE_STATE, N_BODY, N_CONN_STATE, N_TIRE_STATE, N_WHEEL_STATE, SP, SPHI,
+                     SPSI, SQ, SR, STHETA, SU, SV, SW, SX, SY, SZ, S_A, S_ACC, S_B, S_DOMEGA,
                      S_DRIVEN, S_F, S_FZW, S_INERTIA, S_JZ, S_M, S_MW, S_QD, S_QP, S_R, S_TORQUE,
-                     S_XW, S_YW, S_ZDD, S_ZDW, S_ZW, SP, SPHI, SPSI, SQ, SR, STHETA, SU, SV, SW,
-                     SX, SY, SZ, T_DMAX, T_DY, T_FZMIN, T_LAMBDA, T_RLX, T_RLY, T_RU, T_SIG0,
-                     T_SIGV, T_TAU, TKX, TKY, TTURN, U_AERO0, U_AXLE0, U_DIFF_RATIO, U_I_DT,
-                     U_IX, U_IXZ, U_IY, U_IZ, U_LEAD, U_MS, U_N_DRIVEN, U_NAERO, U_NAXLES,
-                     U_NWHEELS, U_PEDAL_RATIO, U_PROP_RATIO, U_PROP_START, U_PUSHOUT,
-                     U_STEER_RATIO, U_STEERING, U_WHEEL0, W_DRIVEN, W_ISPIN, W_KRS, W_MUS,
-                     W_NTIRES, W_PARTNER, W_PROPORTIONED, W_SIDE, W_SOLID, W_STEERED,
-                     W_TB_RATIO, W_TIRE0, W_TRACK, W_X, W_Y0, W_YS, W_Z0, W_ZETA, WOMEGA, WZ,
-                     WZD, YA_HEAVE, YA_ROLL, YT_ALPHA, YT_DEFL, YT_FX, YT_FY, YT_FZ, YT_INCL,
-                     YT_SKID, YT_SLIP, YU_AX, YU_AY, YU_AZ, YU_BETA, YU_SPEED, YU_X, YW_BRAKEP,
-                     YW_BRAKET, YW_DRIVET, YW_JOUNCE, YW_SPIN, YW_STEER)
+                     S_XW, S_YW, S_ZDD, S_ZDW, S_ZW, TKX, TKY, TTURN, T_DMAX, T_DY, T_FZMIN,
+                     T_LAMBDA, T_PRESSURE, T_RLX, T_RLY, T_RU, T_SIG0, T_SIGV, T_TAU, T_TREAD,
+                     T_WIDTH, U_AERO0, U_AXLE0, U_DIFF_RATIO, U_IX, U_IXZ, U_IY, U_IZ, U_I_DT,
+                     U_LEAD, U_MS, U_NAERO, U_NAXLES, U_NWHEELS, U_N_DRIVEN, U_PEDAL_RATIO,
+                     U_PROP_RATIO, U_PROP_START, U_PUSHOUT, U_STEERING, U_STEER_RATIO, U_WHEEL0,
+                     WOMEGA, WZ, WZD, W_DRIVEN, W_ISPIN, W_KRS, W_MUS, W_NTIRES, W_PARTNER,
+                     W_PROPORTIONED, W_SIDE, W_SOLID, W_STEERED, W_TB_RATIO, W_TIRE0, W_TRACK,
+                     W_X, W_Y0, W_YS, W_Z0, W_ZETA, YA_HEAVE, YA_ROLL, YT_ALPHA, YT_DEFL, YT_FX,
+                     YT_FY, YT_FZ, YT_INCL, YT_MU, YT_ROADZ, YT_SKID, YT_SLIP, YT_WATER, YU_AX,
+                     YU_AY, YU_AZ, YU_BETA, YU_SPEED, YU_X, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
+                     YW_JOUNCE, YW_SPIN, YW_STEER)
 from .sprung_mass import add_solid_axle, assemble_unit, finish_unit, solid_axle_accelerations
 from .suspension import antisway_force, bump_steer, camber_change, half_track_change, suspension_force
+from .hydroplaning import footprint_aspect_ratio, hydroplaning_factors
 from .terrain import surface
 from .tire import (contact, kinematic_slips, properties, radial_force, rolling_resistance, skid_flag,
                    tire_axes, tire_forces, turning_point_rate)
@@ -71,6 +73,7 @@ from .wheel_spin import brake_torque, spin_accelerations
 #: error codes reported through err[0]; err[1] holds the tire or state index
 ERR_TIRE_DEFLECTION = 1
 ERR_NONFINITE = 2
+ERR_OFF_TERRAIN = 3
 
 
 @njit_inline
@@ -236,7 +239,9 @@ def derivatives(y, dy, U, P, record, Y, err, W):
             cc, sc = cos_sin(cam)
             axb, ayb, azb = -ss, cc * cs, sc * cs                             # Eq. 79
             axe, aye, aze = to_earth(R, axb, ayb, azb)
-            xx, xy, yx, yy = tire_axes(axe, aye, aze)
+            wex, wey, _ = to_earth(R, xw, yw, zw)
+            wex += X
+            wey += Y_
             t_tire = 0.0
             m_roll = 0.0
             f_gen = 0.0                 # generalised tire force on the wheel's own z (independent)
@@ -248,8 +253,16 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 cex += X
                 cey += Y_
                 cez += Z
-                zg, nx, ny, nz, fr = surface(P_ENV, cex, cey)
-                D, dxe, dye, dze, incl = contact(cex, cey, cez, axe, aye, aze, zg)
+                found, zg, nx, ny, nz, fr, water = surface(P, u_wheel, w, wex, wey, cex, cey)
+                if not found:
+                    # off the terrain: no ground under this tire (reported with its position)
+                    if err[0] == 0:
+                        err[0] = ERR_OFF_TERRAIN
+                        err[1] = t
+                        W.fault[0], W.fault[1], W.fault[2] = cex, cey, cez
+                    zg, nx, ny, nz, fr, water = cez + 1e3, 0.0, 0.0, 1.0, 0.0, 0.0
+                D, dxe, dye, dze, incl = contact(cex, cey, cez, axe, aye, aze, zg, nx, ny, nz)
+                xx, xy, xz, yx, yy, yz = tire_axes(axe, aye, aze, nx, ny, nz)
                 ru = P_TIRE[t, T_RU]
                 rT = D if D < ru else ru                                   # Eq. 91
                 defl = ru - rT                                             # Eq. 92
@@ -264,8 +277,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 vcy += ydot - gdot * (rcz - piv_z)
                 vcz += piv_zd + gdot * (rcy - piv_y)
                 vex, vey, vez = to_earth(R, vcx, vcy, vcz)
-                u_gp = vex * xx + vey * xy                                 # Eq. 74
-                v_gp = vex * yx + vey * yy                                 # Eq. 78
+                u_gp = vex * xx + vey * xy + vez * xz                      # Eq. 74
+                v_gp = vex * yx + vey * yy + vez * yz                      # Eq. 78
                 ts = tire_base + N_TIRE_STATE * t
                 # Eq. 93 on its loop: the deflection rate is the contact point's velocity
                 # (wheel-carrier fixed) along the normal over d.n, the rate of Eq. 90-92. A
@@ -284,7 +297,14 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 dy[ts + TTURN] = turning_point_rate(defl, rate, turn, P_TIRE[t, T_LAMBDA])
                 kin, v_ref, sa, V_ref, wl = kinematic_slips(u_gp, v_gp, om, rT)
                 mup, mus, sp_, ca_, cg = properties(P_TIRE, P.TT, t, FR, u_gp)
-                fmult = fr * u_wheel[w, IW_MU]
+                mu_h, rr_h = 1.0, 1.0
+                if water > 0.0:
+                    far = footprint_aspect_ratio(P_TIRE[t, T_WIDTH], ru, defl)
+                    mu_h, rr_h = hydroplaning_factors(
+                        int(P_ENV[E_HYDRO]), u_gp, water, P_TIRE[t, T_PRESSURE], P_TIRE[t, T_TREAD],
+                        P_ENV[E_TEXTURE], far, P_TIRE[t, T_WIDTH],
+                        P_TIRE[t, T_SIG0] * FR + P_TIRE[t, T_SIGV] * abs(u_gp))
+                fmult = fr * u_wheel[w, IW_MU] * mu_h
                 fx, fy, dkx, dky, S, xsl = tire_forces(FR, y[ts + TKX], y[ts + TKY], kin, v_ref, sa,
                                                        V_ref, wl, u_gp, incl, mup, mus, sp_, ca_, cg,
                                                        fmult, P_TIRE[t, T_RLX], P_TIRE[t, T_RLY])
@@ -293,7 +313,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 # ground force on the tire: Fx' x' + Fy' y' + F_R along the upward normal
                 fex = fx * xx + fy * yx - FR * nx
                 fey = fx * xy + fy * yy - FR * ny
-                fez = -FR * nz
+                fez = fx * xz + fy * yz - FR * nz
                 fbx, fby, fbz = to_vehicle(R, fex, fey, fez)
                 F[0] += fbx
                 F[1] += fby
@@ -314,7 +334,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                     q_d[solid - a0] += fbz
                     q_p[solid - a0] += (rcy - piv_y) * fbz - (rcz - piv_z) * fby
                 t_tire -= fx * rT
-                m_roll += rolling_resistance(rT, FR, u_gp, om, P_TIRE[t, T_SIG0], P_TIRE[t, T_SIGV])
+                m_roll += rr_h * rolling_resistance(rT, FR, u_gp, om, P_TIRE[t, T_SIG0],
+                                                    P_TIRE[t, T_SIGV])                  # Eq. 114
                 if record:
                     y_tire[t, YT_FX] = fx
                     y_tire[t, YT_FY] = fy
@@ -324,6 +345,9 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                     y_tire[t, YT_INCL] = incl
                     y_tire[t, YT_DEFL] = defl
                     y_tire[t, YT_SKID] = skid_flag(FR, xsl, P_TIRE[t, T_FZMIN], P_TIRE[t, T_TAU])
+                    y_tire[t, YT_ROADZ] = cez + D * dze if D < ru else zg
+                    y_tire[t, YT_MU] = fmult
+                    y_tire[t, YT_WATER] = water
             if solid < 0:
                 fz_w[ni] = f_gen + fs
                 m_w[ni] = P_WHEEL[w, W_MUS]
