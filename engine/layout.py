@@ -98,10 +98,10 @@ A_UNIT, A_CA, A_CPX, A_CPY, A_CPZ = range(5)
 N_AERO_P = 5
 
 # --- environment: P_ENV[:] ---------------------------------------------------------------
-E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO, E_TEXTURE = range(7)
-N_ENV_P = 7
+E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO = range(6)
+N_ENV_P = 6
 # E_TERRAIN: the terrain type (TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL); E_HYDRO: the
-# hydroplaning model's code (engine.hydroplaning); E_TEXTURE: the road's texture depth, m
+# hydroplaning model's code (engine.hydroplaning)
 TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL = range(3)
 
 # --- engine maps: P_ENGINE[u, table, row]; N_ENGINE[u, table] rows ------------------------

@@ -204,7 +204,6 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
         if mesh is not None else _NO_MESH
     P_ENV[L.E_TERRAIN] = TERRAIN_TYPES[(env.get("terrain") or {}).get("type", "flat")]
     P_ENV[L.E_HYDRO] = MODELS[d["simulation"].get("hydroplaning") or "off"]
-    P_ENV[L.E_TEXTURE] = (env.get("terrain") or {}).get("texture_depth") or 0.0
     model = L.Model(P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO, P_ENV,
                     P_AXLE, P_CONN, *terrain)
     if P_ENV[L.E_TERRAIN] != L.TERRAIN_FLAT:
@@ -213,7 +212,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
     return model, y0
 
 
-_NO_MESH = (np.zeros((0, 9)), np.zeros((0, 4)), np.zeros(0), np.zeros((1, 2)), np.zeros(5),
+_NO_MESH = (np.zeros((0, 9)), np.zeros((0, 4)), np.zeros(0), np.zeros((1, 3)), np.zeros(5),
             np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64))
 TERRAIN_TYPES = {"flat": L.TERRAIN_FLAT, "mesh": L.TERRAIN_MESH, "external": L.TERRAIN_EXTERNAL}
 

@@ -62,7 +62,8 @@ class TerrainMesh(NamedTuple):
     TR_NRM: np.ndarray
     #: (n,) each triangle's material row in TR_MATP (an integer held in a float)
     TR_MAT: np.ndarray
-    #: (m, 2) per material (friction multiplier, water depth m); row 0: no usemtl, (1, 0)
+    #: (m, 3) per material (friction multiplier, water depth m, texture depth m); row 0: no
+    #: usemtl, (1, 0, 0)
     TR_MATP: np.ndarray
     #: (5,) the grid: x0, y0, cell size, nx, ny
     TR_GRID: np.ndarray
@@ -89,11 +90,12 @@ def empty_mesh() -> TerrainMesh:
 
 def _materials_table(materials):
     """Rows of TR_MATP and their names from the event's materials {NAME: {...}}."""
-    names, rows = [NO_MATERIAL], [(1.0, 0.0)]
+    names, rows = [NO_MATERIAL], [(1.0, 0.0, 0.0)]
     for name, entry in (materials or {}).items():
         row = []
-        for key, default in (("friction_multiplier", 1.0), ("water_depth", 0.0)):
+        for key, default in (("friction_multiplier", 1.0), ("water_depth", 0.0), ("texture_depth", 0.0)):
             value = entry.get(key, default)
+            value = default if value is None else value
             if (isinstance(value, bool) or not isinstance(value, (int, float))
                     or not math.isfinite(value) or value < 0.0):
                 raise ValueError(f"materials.{name}.{key}: must be a finite number >= 0, "
@@ -305,18 +307,18 @@ def _plane_z(TR_NRM, i, X, Y):
 @njit
 def mesh_surface(TR_TRI, TR_NRM, TR_MAT, TR_MATP, TR_GRID, TR_START, TR_CELL, X, Y):
     """The road under earth (X, Y) (Eq. 80, GetSurfaceInfo()): (found, Z, nx, ny, nz,
-    friction multiplier, water depth). The triangle is found in the grid cell of (X, Y) by a
+    friction multiplier, water depth, texture depth). The triangle is found in the grid cell of (X, Y) by a
     barycentric test in XY (edges inclusive); Z is its plane's at (X, Y) and (nx, ny, nz) its
     unit normal pointing down. found is False off the road (all else zero then)."""
     size = TR_GRID[2]
     nx = int(TR_GRID[3])
     ny = int(TR_GRID[4])
     if size <= 0.0 or nx < 1 or ny < 1:
-        return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
     fx = (X - TR_GRID[0]) / size
     fy = (Y - TR_GRID[1]) / size
     if not (fx >= 0.0 and fx <= nx and fy >= 0.0 and fy <= ny):
-        return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
     c = min(int(fx), nx - 1) + nx * min(int(fy), ny - 1)
     for k in range(TR_START[c], TR_START[c + 1]):
         i = TR_CELL[k]
@@ -334,8 +336,8 @@ def mesh_surface(TR_TRI, TR_NRM, TR_MAT, TR_MATP, TR_GRID, TR_START, TR_CELL, X,
         if u >= -_EDGE_TOL and v >= -_EDGE_TOL and u + v <= 1.0 + _EDGE_TOL:
             m = int(TR_MAT[i])
             return (True, _plane_z(TR_NRM, i, X, Y), TR_NRM[i, 0], TR_NRM[i, 1], TR_NRM[i, 2],
-                    TR_MATP[m, 0], TR_MATP[m, 1])
-    return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+                    TR_MATP[m, 0], TR_MATP[m, 1], TR_MATP[m, 2])
+    return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
 
 
 @njit

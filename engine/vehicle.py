@@ -46,7 +46,7 @@ from .jit import njit_inline
 from .kinematics import (cos_sin, cross, euler_rates, euler_trig, point_velocity,
                          rotation_vehicle_to_earth, to_earth, to_vehicle)
 from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_RHO, AX_WL, AX_X,
-                     AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, E_TEXTURE, FR_R, FR_RATES, IE_WIND_DIR,
+                     AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, FR_R, FR_RATES, IE_WIND_DIR,
                      IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_THROTTLE, IW_BPF, IW_MU,
                      N_AXLE_STATE, N_BODY, N_CONN_STATE, N_TIRE_STATE, N_WHEEL_STATE, SP, SPHI,
                      SPSI, SQ, SR, STHETA, SU, SV, SW, SX, SY, SZ, S_A, S_ACC, S_B, S_DOMEGA,
@@ -253,14 +253,14 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 cex += X
                 cey += Y_
                 cez += Z
-                found, zg, nx, ny, nz, fr, water = surface(P, u_wheel, w, wex, wey, cex, cey)
+                found, zg, nx, ny, nz, fr, water, texture = surface(P, u_wheel, w, wex, wey, cex, cey)
                 if not found:
                     # off the terrain: no ground under this tire (reported with its position)
                     if err[0] == 0:
                         err[0] = ERR_OFF_TERRAIN
                         err[1] = t
                         W.fault[0], W.fault[1], W.fault[2] = cex, cey, cez
-                    zg, nx, ny, nz, fr, water = cez + 1e3, 0.0, 0.0, 1.0, 0.0, 0.0
+                    zg, nx, ny, nz, fr, water, texture = cez + 1e3, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0
                 D, dxe, dye, dze, incl = contact(cex, cey, cez, axe, aye, aze, zg, nx, ny, nz)
                 xx, xy, xz, yx, yy, yz = tire_axes(axe, aye, aze, nx, ny, nz)
                 ru = P_TIRE[t, T_RU]
@@ -302,7 +302,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                     far = footprint_aspect_ratio(P_TIRE[t, T_WIDTH], ru, defl)
                     mu_h, rr_h = hydroplaning_factors(
                         int(P_ENV[E_HYDRO]), u_gp, water, P_TIRE[t, T_PRESSURE], P_TIRE[t, T_TREAD],
-                        P_ENV[E_TEXTURE], far, P_TIRE[t, T_WIDTH],
+                        texture, far, P_TIRE[t, T_WIDTH],
                         P_TIRE[t, T_SIG0] * FR + P_TIRE[t, T_SIGV] * abs(u_gp))
                 fmult = fr * u_wheel[w, IW_MU] * mu_h
                 fx, fy, dkx, dky, S, xsl = tire_forces(FR, y[ts + TKX], y[ts + TKY], kin, v_ref, sa,

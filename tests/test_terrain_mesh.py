@@ -29,7 +29,7 @@ def plane(gx, gy):
 
 
 def assert_surface(hit, z, normal, multiplier=1.0, water=0.0):
-    found, Z, nx, ny, nz, f, d = hit
+    found, Z, nx, ny, nz, f, d, _texture = hit
     assert found
     assert Z == pytest.approx(z, abs=1e-12)
     assert np.allclose([nx, ny, nz], normal, atol=1e-12)
@@ -94,7 +94,7 @@ def test_crowned_road_and_its_wet_patch():
     """Z = -0.06 + 0.02 |Y|; friction multiplier and water depth of the triangle's material."""
     mesh = load_mesh(DATA / "crowned.obj", WET)
     assert mesh.material_names == ("", "asphalt", "wet")
-    assert np.array_equal(mesh.TR_MATP, [[1.0, 0.0], [1.0, 0.0], [0.6, 0.003]])
+    assert np.array_equal(mesh.TR_MATP, [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.6, 0.003, 0.0]])
     # the material of each triangle: the wet ones are those over X 8..12
     centre_x = mesh.TR_TRI[:, 0::3].mean(axis=1)
     assert np.array_equal(mesh.TR_MAT, np.where((centre_x > 8) & (centre_x < 12), 2.0, 1.0))
@@ -109,7 +109,7 @@ def test_crowned_road_and_its_wet_patch():
 def test_no_usemtl_is_dry_and_unit_friction():
     mesh = load_mesh(DATA / "grade5.obj", WET)
     assert np.all(mesh.TR_MAT == 0.0)
-    assert lookup(mesh, 5.0, 0.0)[5:] == (1.0, 0.0)
+    assert lookup(mesh, 5.0, 0.0)[5:] == (1.0, 0.0, 0.0)
 
 
 @pytest.mark.parametrize("name, line, words", [
@@ -209,8 +209,8 @@ def test_exporter_extras_keep_faces_and_materials_in_order():
     assert np.allclose(centres[:, :2], [[2 / 3, 1 / 3], [1 / 3, 2 / 3], [5 / 3, 1 / 3],
                                         [7 / 3, 0.5]])
     assert np.array_equal(mesh.TR_MAT, [1.0, 1.0, 0.0, 1.0])
-    assert lookup(mesh, 0.5, 0.5)[5:] == (0.5, 0.001)
-    assert lookup(mesh, 1.9, 0.5)[5:] == (1.0, 0.0)
+    assert lookup(mesh, 0.5, 0.5)[5:] == (0.5, 0.001, 0.0)
+    assert lookup(mesh, 1.9, 0.5)[5:] == (1.0, 0.0, 0.0)
 
 
 def test_sparse_mesh_grid_stays_small(tmp_path):
@@ -263,3 +263,13 @@ def test_thin_but_true_triangles_far_from_the_origin_are_not_degenerate(tmp_path
     (tmp_path / "line.obj").write_text(body + "f 1 2 4\n")
     with pytest.raises(MeshError, match="line 6: degenerate triangle"):
         load_mesh(tmp_path / "line.obj", {})
+
+
+def test_a_material_carries_its_texture_depth():
+    """Gallaway's hydroplaning speed needs the road's texture depth: a material's own."""
+    mesh = load_mesh(DATA / "crowned.obj", {"asphalt": {"friction_multiplier": 1.0, "water_depth": 0.0,
+                                                       "texture_depth": 0.0008},
+                                            "wet": {"friction_multiplier": 0.6, "water_depth": 0.003,
+                                                    "texture_depth": 0.0005}})
+    assert lookup(mesh, 10.0, 1.0)[5:] == (0.6, 0.003, 0.0005)
+    assert lookup(mesh, 2.0, 1.0)[5:] == (1.0, 0.0, 0.0008)
