@@ -54,6 +54,12 @@ FIELDS: dict[str, Field] = {
                                  "for an external ABS controller (0..1)"),
     "frictionMultiplier": Field(None, None, "Multiplier on the road friction under this "
                                 "wheel's tires"),
+    "roadZ": Field("m", None, "Earth-fixed Z of the road under the wheel centre (z down); "
+                   "external terrain"),
+    "roadGradeX": Field(None, None, "Grade dZ/dX of the road under the wheel, earth frame "
+                        "(z down: positive where the road falls towards +X); external terrain"),
+    "roadGradeY": Field(None, None, "Grade dZ/dY of the road under the wheel, earth frame "
+                        "(z down: positive where the road falls towards +Y); external terrain"),
     # environment inputs
     "windSpeed": Field("m/s", "km/h", "Wind speed"),
     "windDirection": Field("rad", "deg", "Direction the wind comes from, measured from earth X"),
@@ -98,7 +104,25 @@ FIELDS: dict[str, Field] = {
     "inclination": Field("rad", "deg", "Inclination of the wheel plane to the ground normal"),
     "deflection": Field("m", None, "Tire radial deflection"),
     "skid": Field(None, None, "Tire is skidding (skid flag)", "Boolean"),
+    "frictionAvailable": Field(None, None, "Friction multiplier the tire has: the road's "
+                               "(its material's, the event's and the wheel's "
+                               "frictionMultiplier) after hydroplaning"),
+    "waterDepth": Field("m", None, "Water depth on the road under the tire"),
 }
+
+#: The FMU name of each tire output whose engine field shares its name with a wheel input
+#: (a single tire's variables are named as its wheel's): engine.signals' tire ``roadZ``, the
+#: road at the contact point, is ``<tire>.contactZ``, as the wheel's input ``roadZ`` of an
+#: external terrain is the road under the wheel centre.
+TIRE_NAMES: dict[str, str] = {"roadZ": "contactZ"}
+
+#: What the tire outputs of :data:`TIRE_NAMES` mean, by FMU name.
+TIRE_FIELDS: dict[str, Field] = {
+    "contactZ": Field("m", None, "Earth-fixed Z of the road at the tire's contact point (z down)"),
+}
+
+#: The wheel inputs that carry the road, on an event whose terrain is ``external`` only.
+ROAD_INPUTS = ("roadZ", "roadGradeX", "roadGradeY")
 
 
 #: The outputs of a solid axle, ``<unit>.axle<k>.<field>`` (:data:`engine.signals.AXLE_OUTPUTS`).
@@ -297,7 +321,8 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
         event: a validated :class:`engine.Event` (from :func:`engine.load_event`); its unit
             names, axles, dual tires, solid axles (``Event.solid_axle_names``), lead units
             (``Event.lead_unit_names``) and connections (``Event.connection_names``) decide
-            the variables.
+            the variables, and its terrain whether the wheels have the road inputs
+            (:data:`ROAD_INPUTS`, only for ``environment.terrain`` of type ``external``).
     """
     b = _Builder()
     for key, par in PARAMETERS.items():
@@ -311,6 +336,7 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
     axle_index = {name: i for i, name in enumerate(event.solid_axle_names())}
     connection_index = {name: i for i, name in enumerate(event.connection_names())}
     lead = set(event.lead_unit_names())
+    external = event.data["environment"]["terrain"]["type"] == "external"
     for i, unit in enumerate(event.units):
         u = unit.name
         if u in lead:
@@ -328,6 +354,8 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
             for side in SIDES:
                 wheel = f"{u}.axle{axle.number}.{side}"
                 for j, key in enumerate(engine.WHEEL_INPUTS):
+                    if key in ROAD_INPUTS and not external:
+                        continue
                     b.add_input(f"{wheel}.{key}", f"<unit>.axle<k>.<side>.{key}", key,
                                 Binding("u_wheel", (wheel_index[wheel], j)))
         for j, key in enumerate(engine.UNIT_OUTPUTS):
@@ -352,8 +380,9 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
                     if axle.dual else [(wheel, "")]
                 for tire, suffix in tires:
                     for j, key in enumerate(engine.TIRE_OUTPUTS):
-                        b.add(f"{tire}.{key}", f"<unit>.axle<k>.<side>{suffix}.{key}",
-                              FIELDS[key], "output", Binding("y_tire", (tire_index[tire], j)))
+                        field = TIRE_NAMES.get(key, key)
+                        b.add(f"{tire}.{field}", f"<unit>.axle<k>.<side>{suffix}.{field}",
+                              TIRE_FIELDS.get(field) or FIELDS[field], "output", Binding("y_tire", (tire_index[tire], j)))
     return Catalogue(b.variables)
 
 

@@ -2,7 +2,8 @@
 
 The car's catalogue is the contract of issue 2 and must not change: it is compared, variable by
 variable (name, value reference, type, causality, unit, start, range, description, binding),
-with ``data/sedan_catalogue.json``, the catalogue the car had before combinations existed.
+with ``data/sedan_catalogue.json``, the catalogue the car had before combinations existed,
+with the three tire outputs the terrain brought (contactZ, frictionAvailable, waterDepth).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from lxml import etree
 import engine
 from engine.signals import AXLE_OUTPUTS, HITCH_OUTPUTS
 from model_description import build_catalogue, model_description_xml, variable_table
-from model_description.catalogue import AXLE_FIELDS, HITCH_FIELDS, HITCH_NAMES
+from model_description.catalogue import AXLE_FIELDS, HITCH_FIELDS, HITCH_NAMES, ROAD_INPUTS
 from simon_fmu.vehicle.build import DESCRIPTION, fmu_model_description
 
 DATA = Path(__file__).parent / "data"
@@ -46,7 +47,7 @@ def test_the_car_catalogue_is_unchanged():
     for row in rows:
         source, index = row[expected["columns"].index("binding")]
         row[expected["columns"].index("binding")] = [source, list(index)]
-    assert len(rows) == len(expected["variables"]) == 95
+    assert len(rows) == len(expected["variables"]) == 107
     for row, want in zip(rows, expected["variables"]):
         assert row == want, row[0]
     xml = model_description_xml(catalogue, model_identifier="SimonCar",
@@ -73,8 +74,9 @@ def test_only_lead_units_have_initial_conditions_and_driver_inputs(catalogue):
             assert c[f"{unit}.{key}"].causality == "calculatedParameter"
     for wheel in [f"{u}.axle{k}.{side}" for u in ("tractor", "trailer") for k in (1, 2, 3)
                   for side in ("left", "right")]:
-        for key in engine.WHEEL_INPUTS:
-            assert c[f"{wheel}.{key}"].causality == "input"
+        for key in engine.WHEEL_INPUTS:   # the road inputs are an external terrain's only
+            assert c[f"{wheel}.{key}"].causality == "input" if key not in ROAD_INPUTS \
+                else f"{wheel}.{key}" not in c
     for side in ("left", "right"):   # the tractor's drive axles run on duals
         for pos in ("inner", "outer"):
             assert c[f"tractor.axle2.{side}.{pos}.Fz"].causality == "output"
@@ -119,7 +121,9 @@ def test_bindings_cover_every_cell_once_and_numbering_follows_the_order(combinat
              "y_conn": (len(combination.connection_names()), len(HITCH_OUTPUTS))}
     for source, (rows, columns) in sizes.items():
         cells = [v.binding.index for v in catalogue if v.binding.source == source]
-        assert sorted(cells) == [(i, j) for i in range(rows) for j in range(columns)], source
+        used = [j for j in range(columns)   # on flat ground the wheels have no road inputs
+                if source != "u_wheel" or engine.WHEEL_INPUTS[j] not in ROAD_INPUTS]
+        assert sorted(cells) == [(i, j) for i in range(rows) for j in used], source
     assert [v.value_reference for v in catalogue] == list(range(len(catalogue)))
     names = [v.name for v in catalogue]
     # the trailer's variables follow the tractor's; a unit's connection outputs follow its

@@ -13,6 +13,7 @@ from lxml import etree
 
 import engine
 from model_description import build_catalogue, variable_table
+from model_description.catalogue import ROAD_INPUTS, TIRE_NAMES
 from simon_fmu.vehicle.build import fmu_model_description
 
 from conftest import renamed_event
@@ -61,7 +62,7 @@ def test_interface_names_of_issue_2(catalogue):
         factor = c[f"{wheel}.brakePressureFactor"]
         assert (factor.causality, factor.start, factor.min, factor.max) == ("input", 1.0, 0.0, 1.0)
         assert c[f"{wheel}.frictionMultiplier"].causality == "input"
-        for field in engine.WHEEL_OUTPUTS + engine.TIRE_OUTPUTS:
+        for field in engine.WHEEL_OUTPUTS + tuple(TIRE_NAMES.get(f, f) for f in engine.TIRE_OUTPUTS):
             assert c[f"{wheel}.{field}"].causality == "output"
         assert c[f"{wheel}.skid"].type == "Boolean"
         assert c[f"{wheel}.Fz"].unit == "N"
@@ -76,11 +77,19 @@ def test_interface_names_of_issue_2(catalogue):
         assert c[f"car.{field}"].causality == "output"
 
 
-def test_every_engine_field_has_a_variable(catalogue):
-    """The bindings cover every cell of the engine's input and output arrays exactly once."""
-    event = engine.load_event()
+@pytest.mark.parametrize("terrain", ["flat", "external"])
+def test_every_engine_field_has_a_variable(terrain):
+    """The bindings cover every cell of the engine's input and output arrays exactly once, but
+    the road inputs (ROAD_INPUTS), which only an external terrain has."""
+    data = engine.load_event().data
+    data["environment"]["terrain"] = {"type": terrain}
+    event = engine.load_event(data)
+    catalogue = build_catalogue(event)
+    road = [k for k in engine.WHEEL_INPUTS if k in ROAD_INPUTS]
+    assert road == ["roadZ", "roadGradeX", "roadGradeY"]
+    wheel_inputs = len(engine.WHEEL_INPUTS) - (0 if terrain == "external" else len(road))
     sizes = {"u_unit": (len(event.units), len(engine.UNIT_INPUTS)),
-             "u_wheel": (len(event.wheel_names()), len(engine.WHEEL_INPUTS)),
+             "u_wheel": (len(event.wheel_names()), wheel_inputs),
              "u_env": (len(engine.ENV_INPUTS),),
              "y_unit": (len(event.units), len(engine.UNIT_OUTPUTS)),
              "y_wheel": (len(event.wheel_names()), len(engine.WHEEL_OUTPUTS)),
@@ -89,6 +98,22 @@ def test_every_engine_field_has_a_variable(catalogue):
         cells = [v.binding.index for v in catalogue if v.binding.source == source]
         assert len(cells) == len(set(cells)) == (shape[0] * shape[1] if len(shape) == 2
                                                  else shape[0]), source
+
+
+def test_road_inputs_are_the_wheels_on_an_external_terrain_only():
+    data = engine.load_event().data
+    assert not [v.name for v in build_catalogue(engine.load_event(data)) if ".road" in v.name]
+    data["environment"]["terrain"] = {"type": "external"}
+    c = build_catalogue(engine.load_event(data))
+    for wheel in WHEELS:
+        z, gx, gy = (c[f"{wheel}.{k}"] for k in ROAD_INPUTS)
+        assert (z.causality, z.unit, z.start, z.min, z.max) == ("input", "m", 0.0, -1e5, 1e5)
+        assert "under the wheel centre" in z.description and "z down" in z.description
+        for g, axis in ((gx, "X"), (gy, "Y")):
+            assert (g.causality, g.unit, g.start, g.min, g.max) == ("input", None, 0.0, -10.0, 10.0)
+            assert f"dZ/d{axis}" in g.description and "earth frame" in g.description
+        assert c[f"{wheel}.contactZ"].causality == "output" and c[f"{wheel}.contactZ"].unit == "m"
+        assert c[f"{wheel}.waterDepth"].unit == "m" and c[f"{wheel}.frictionAvailable"].unit is None
 
 
 def test_unit_names_come_from_the_event():

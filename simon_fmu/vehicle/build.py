@@ -10,10 +10,16 @@ catalogue the slave registers, and pythonfmu's library is replaced by the projec
 (:mod:`simon_fmu.runtime.fmi2_library`: ``binaries/linux64/<modelIdentifier>.so`` and
 ``<modelIdentifier>_python.so``, compiled with gcc, and ``resources/fmi2_python.txt``).
 ``library="pythonfmu"`` keeps pythonfmu's library instead, renamed to the model identifier.
+
+A mesh terrain's file is copied into ``resources/`` as :data:`~.slave.TERRAIN_FILE`, and the
+event written there (:func:`fmu_event_json`) names it relative to its own folder, so the FMU
+does not depend on where it was built.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
+import json
 import os
 import shutil
 import sys
@@ -28,11 +34,11 @@ from model_description import build_catalogue, generation_time, model_descriptio
 
 from ..runtime import bundle, entry as runtime_entry
 from ..runtime.packaging import PathLike, builder_imports, check_library, repack
-from .slave import EVENT_FILE
+from .slave import EVENT_FILE, TERRAIN_FILE
 
 MODEL_IDENTIFIER = "SimonCar"
 DESCRIPTION = "SIMON vehicle dynamics (HVE): vehicle units with suspension, tires, " \
-              "drivetrain and brakes, on flat ground"
+              "drivetrain and brakes, on flat ground, a polygon-mesh road or a road given per wheel"
 _GUID_NAMESPACE = uuid.UUID("6f1d3c52-3b8e-4d7a-9a57-2f0a5d1e8c41")
 
 
@@ -67,13 +73,17 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
         stage = Path(tmp) / "stage"
         stage.mkdir()
         key, packages = bundle.stage_packages(stage)
-        (stage / EVENT_FILE).write_text(event.to_json())
+        (stage / EVENT_FILE).write_text(fmu_event_json(event))
+        resources = [stage / EVENT_FILE]
+        mesh = _terrain_file(event)
+        if mesh is not None:
+            shutil.copyfile(mesh, stage / TERRAIN_FILE)
+            resources.append(stage / TERRAIN_FILE)
         entry = stage / f"simon_slave_{key}.py"
         shutil.copy2(runtime_entry.__file__, entry)
         with builder_imports("simon_slave_", *packages):
             raw = FmuBuilder.build_FMU(entry, dest=Path(tmp) / "raw.fmu",
-                                       project_files=[stage / p for p in packages]
-                                       + [stage / EVENT_FILE])
+                                       project_files=[stage / p for p in packages] + resources)
             checked = warm_cache and _warm(
                 sys.modules.get(next(p for p in packages if p.startswith("simon_engine_"))),
                 stage / EVENT_FILE)
@@ -85,6 +95,22 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
             event, model_identifier, generation_time(float(epoch) if epoch else None), key)
         repack(Path(raw), output, xml, model_identifier, library)
     return output
+
+
+def _terrain_file(event: "engine.Event") -> Optional[str]:
+    """The absolute path of the event's mesh terrain file, None for the other terrains."""
+    terrain = event.data["environment"]["terrain"]
+    return terrain["file"] if terrain["type"] == "mesh" else None
+
+
+def fmu_event_json(event: "engine.Event") -> str:
+    """The event as the FMU's resources hold it: its data, with a mesh terrain's file named
+    :data:`~.slave.TERRAIN_FILE`, relative to the event file's folder (``resources/``)."""
+    if _terrain_file(event) is None:
+        return event.to_json()
+    data = copy.deepcopy(event.data)
+    data["environment"]["terrain"]["file"] = TERRAIN_FILE
+    return json.dumps(data, indent=2, sort_keys=True)
 
 
 def _warm(bundled_engine, event_file: Path) -> bool:
@@ -118,10 +144,13 @@ def fmu_model_description(event: "engine.Event", model_identifier: str = MODEL_I
         code_digest: the digest of the bundled code (:func:`bundle.digest`); default that of
             the sources as they are now.
 
-    The GUID is derived from the bundled code, the model identifier and the event, so it
-    changes whenever any of them does.
+    The GUID is derived from the bundled code, the model identifier, the event and a mesh
+    terrain's file, so it changes whenever any of them does.
     """
-    event_json = event.to_json()
+    event_json = fmu_event_json(event)
+    mesh = _terrain_file(event)
+    if mesh is not None:
+        event_json += "\0" + hashlib.sha256(Path(mesh).read_bytes()).hexdigest()
     key = code_digest or bundle.digest(bundle.runtime_files())
     guid = uuid.uuid5(_GUID_NAMESPACE, hashlib.sha256(
         f"{key}\0{model_identifier}\0{event_json}".encode()).hexdigest())
