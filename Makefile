@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 FMU := out/SimonCar.fmu
 SOURCES := $(shell find engine model_description simon_fmu -name '*.py' -o -name '*.json' 2>/dev/null)
 
-.PHONY: .venv setup fmu standalone demo demo-truck test bench crosscheck clean
+.PHONY: .venv setup fmu standalone demo demo-truck demo-terrain test bench crosscheck clean
 
 # System packages (tools/system-packages.txt: gcc, and oneTBB for the ecos importer tests),
 # installed with apt-get when missing; demo and test run this first.
@@ -45,6 +45,11 @@ $(TRUCK_FMU): $(STAMP) $(SOURCES)
 
 demo-truck: setup $(TRUCK_FMU)
 	$(PY) examples/tractor_semitrailer_lane_change.py --fmu $(TRUCK_FMU)
+
+# the reference sedan braking across a wet patch on a crowned mesh road
+# (examples/crowned_road_wet_patch.py writes the mesh and the event, and builds their FMU)
+demo-terrain: setup $(STAMP)
+	$(PY) examples/crowned_road_wet_patch.py --rebuild
 
 test: setup $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
