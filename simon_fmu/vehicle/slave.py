@@ -399,13 +399,16 @@ class SimonSlave(Fmi2Slave):
             for (source, index), value in self._params.items():
                 if source == "initial":
                     initial.setdefault(index[0], {})[index[1]] = float(value)
+            wheels = self._inputs["u_wheel"]
             try:
                 self._sim = engine.Simulation(
                     self._event,
                     step_size=float(self._params[("parameter", ("stepSize",))]),
                     friction_multiplier=float(
                         self._params[("parameter", ("frictionMultiplier",))]),
-                    initial=initial)
+                    initial=initial,
+                    # an external road's inputs at initialisation place the vehicle on it
+                    wheel_inputs=wheels if np.isfinite(wheels).all() else None)
             except engine.EventError as exc:
                 problem = "the parameters are not accepted: " + "; ".join(exc.problems)
             except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu

@@ -1,0 +1,152 @@
+"""The reference sedan on terrain through the built FMU (fmpy), against closed forms: a car
+rolling back down a grade on a mesh and on the same grade given through the external road
+inputs, climbing onto a plateau, a locked stop on a material of lower friction, standing on a
+crossfall, the NASA hydroplaning speed, and a tire leaving the mesh.
+
+The meshes are written by the tests (engine.terrain_mesh.grid_mesh_obj); every expected value
+comes from the sedan sheet (the default event) and the surface's own geometry."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import engine
+from engine.terrain_mesh import grid_mesh_obj
+from conftest import event_fmu
+from test_fmu_physics import G, M, TIRE, run
+
+EV = engine.load_event().data
+UNIT = EV["units"][0]
+SIGMA0 = TIRE["rolling_resistance"]["sigma0"]
+I_SPIN = sum(UNIT["tires"][a["tire"]]["spin_inertia"] * 2 for a in UNIT["axles"])
+AXLE_X = [a["x"] for a in UNIT["axles"]]
+WHEELS = [f"car.axle{k}.{s}" for k in (1, 2) for s in ("left", "right")]
+
+
+def _mesh_event(fmu_dir, name, fn_z, x_range=(-5.0, 60.0), y_range=(-6.0, 6.0), n=(65, 12),
+                materials=None, fn_material=None, **environment):
+    obj = grid_mesh_obj(fmu_dir / f"{name}.obj", fn_z, x_range, y_range, n, fn_material)
+    data = json.loads(engine.load_event().to_json())
+    data["environment"]["terrain"] = {"type": "mesh", "file": str(obj), "materials": materials or {}}
+    data["environment"].update(environment)
+    return data
+
+
+def _rolling_back(data_fmu, instance, control=None):
+    inst = instance(data_fmu).start({"car.speed0": 0.0})
+    out = run(inst, 3.0, control, record=("car.u", "car.pitch", "car.X"))
+    t, u = out["time"], out["car.u"]
+    sel = (t > 1.0) & (t <= 3.0)
+    a = np.polyfit(t[sel], u[sel], 1)[0]
+    return a, out
+
+
+def _grade_theory(grade):
+    """g (sin - sigma0 cos) m / (m + sum I / r^2): the along-slope weight less the rolling
+    resistance, over the mass with the wheels' rotational inertia (rolling backwards: the
+    rolling resistance opposes the motion, down the slope)."""
+    th = math.atan(grade)
+    r = TIRE["unloaded_radius"] - M * G / 4 / TIRE["radial_stiffness"]
+    return -G * (math.sin(th) - SIGMA0 * math.cos(th)) * M / (M + I_SPIN / r ** 2)
+
+
+GRADE = 0.05
+
+
+def test_rolling_back_down_a_mesh_grade(fmu_dir, instance):
+    """The road rises with X (Z = -0.05 X, Z down): the car, released at rest, rolls back."""
+    data = _mesh_event(fmu_dir, "grade", lambda x, y: -GRADE * x)
+    a, out = _rolling_back(event_fmu(fmu_dir, "grade", data), instance)
+    theory = _grade_theory(GRADE)
+    assert a == pytest.approx(theory, rel=0.015)          # measured -0.51 %
+    assert out["car.pitch"][-1] == pytest.approx(math.atan(GRADE), abs=2e-3)   # nose up
+
+
+def test_rolling_back_down_the_same_grade_from_the_road_inputs(fmu_dir, instance):
+    data = json.loads(engine.load_event().to_json())
+    data["environment"]["terrain"] = {"type": "external"}
+    fmu = event_fmu(fmu_dir, "external", data)
+
+    def road(t, inst):
+        X, yaw = inst.get("car.X"), inst.get("car.yaw")
+        for w in WHEELS:
+            x = AXLE_X[0] if ".axle1." in w else AXLE_X[1]
+            inst.set(f"{w}.roadZ", -GRADE * (X + math.cos(yaw) * x))
+            inst.set(f"{w}.roadGradeX", -GRADE)
+
+    inst = instance(fmu)
+    inst.fmu.setupExperiment(startTime=0.0)
+    inst.fmu.enterInitializationMode()
+    for w in WHEELS:
+        x = AXLE_X[0] if ".axle1." in w else AXLE_X[1]
+        inst.set(f"{w}.roadZ", -GRADE * x)
+        inst.set(f"{w}.roadGradeX", -GRADE)
+    inst.fmu.exitInitializationMode()
+    # the road inputs given at initialisation place the car on the grade
+    assert inst.get("car.pitch") == pytest.approx(math.atan(GRADE), abs=2e-4)   # 6e-5 measured
+    out = run(inst, 3.0, road, record=("car.u", "car.pitch"))
+    t, u = out["time"], out["car.u"]
+    sel = (t > 1.0) & (t <= 3.0)
+    a = np.polyfit(t[sel], u[sel], 1)[0]
+    assert a == pytest.approx(_grade_theory(GRADE), rel=0.015)
+    assert out["car.pitch"][-1] == pytest.approx(math.atan(GRADE), abs=2e-3)
+
+
+def test_climbing_onto_a_plateau_raises_the_cg_by_the_step(fmu_dir, instance):
+    step = 0.10
+    data = _mesh_event(fmu_dir, "plateau", lambda x, y: -step * np.clip((x - 10.0) / 2.0, 0.0, 1.0),
+                       n=(130, 4))
+    inst = instance(event_fmu(fmu_dir, "plateau", data)).start({"car.speed0": 5.0})
+    z0 = inst.get("car.Z")
+    out = run(inst, 6.0, record=("car.Z", "car.X"))
+    assert out["car.X"][-1] > 25.0
+    # settled on the plateau: the CG is the step higher (Z down), to the suspension's static state
+    assert z0 - out["car.Z"][-1] == pytest.approx(step, abs=1e-3)
+
+
+def test_a_locked_stop_on_a_material_decelerates_at_f_mu_s_g(fmu_dir, instance):
+    f = 0.5
+    data = _mesh_event(fmu_dir, "low", lambda x, y: 0.0 * x, x_range=(-5.0, 80.0), n=(85, 6),
+                       materials={"ice": {"friction_multiplier": f, "water_depth": 0.0}},
+                       fn_material=lambda x, y: "ice")
+    inst = instance(event_fmu(fmu_dir, "low", data)).start({"car.speed0": 15.0})
+    mu_s = TIRE["slide_friction"][0][0]
+
+    def brake(t, inst):
+        inst.set("car.brakePedalForce", 3000.0)
+    out = run(inst, 1.5, brake, record=("car.u", "car.ax", "car.axle1.left.frictionAvailable"))
+    sel = (out["time"] > 0.5) & (out["time"] < 1.5)
+    # the car's own drag at these speeds adds ~0.3 %: within the tolerance
+    assert np.mean(out["car.ax"][sel]) == pytest.approx(-f * mu_s * G, rel=0.02)
+    assert out["car.axle1.left.frictionAvailable"][-1] == pytest.approx(f)
+
+
+def test_standing_on_a_crossfall_needs_the_lateral_force_m_g_sin(fmu_dir, instance):
+    slope = 0.04                      # Z = 0.04 Y: the road falls to the right
+    data = _mesh_event(fmu_dir, "crossfall", lambda x, y: slope * y, n=(13, 6))
+    inst = instance(event_fmu(fmu_dir, "crossfall", data)).start({"car.speed0": 0.0})
+    names = [f"{w}.Fy" for w in WHEELS]
+    run(inst, 2.0)
+    fy = sum(inst.get_reals(names))
+    th = math.atan(slope)
+    # the ground holds the car up the slope (tire frame y' right, in the road plane)
+    assert fy == pytest.approx(-M * G * math.sin(th), rel=0.01)
+    assert abs(inst.get("car.roll") - th) < 0.01
+
+
+def test_leaving_the_mesh_is_an_fmi_error_naming_the_tire(fmu_dir, instance):
+    data = _mesh_event(fmu_dir, "short", lambda x, y: 0.0 * x, x_range=(-5.0, 10.0), n=(15, 6))
+    inst = instance(event_fmu(fmu_dir, "short", data)).start({"car.speed0": 10.0})
+    status = None
+    for n in range(200):
+        try:
+            inst.fmu.doStep(n * 0.01, 0.01)
+        except Exception:                      # fmpy raises on fmi2Error
+            status = "error"
+            break
+    assert status == "error"
+    text = " ".join(inst.messages())
+    assert "off the terrain at X =" in text and "car.axle1." in text
