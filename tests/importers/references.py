@@ -15,6 +15,7 @@ import zipfile
 import numpy as np
 
 import engine
+from model_description.catalogue import TIRE_NAMES
 from simon_fmu.tools.scenario import Result, Scenario
 
 PROBE_SUBSTEPS = 10
@@ -47,12 +48,13 @@ def _slot(event: engine.Event, name: str):
     head, _, field = name.rpartition(".")
     if not head:
         return "env", None, field
+    tire_fields = {TIRE_NAMES.get(key, key): key for key in engine.TIRE_OUTPUTS}   # FMU name: field
     for kind, names, fields in (
             ("unit", [u.name for u in event.units], engine.UNIT_INPUTS + engine.UNIT_OUTPUTS),
             ("wheel", event.wheel_names(), engine.WHEEL_INPUTS + engine.WHEEL_OUTPUTS),
-            ("tire", event.tire_names(), engine.TIRE_OUTPUTS)):
+            ("tire", event.tire_names(), tuple(tire_fields))):
         if head in names and field in fields:
-            return kind, names.index(head), field
+            return kind, names.index(head), tire_fields.get(field, field) if kind == "tire" else field
     raise KeyError(f"{name}: not a unit, wheel, tire or environment variable of the event")
 
 
