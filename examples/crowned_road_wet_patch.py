@@ -5,7 +5,7 @@ long, 7 m wide, crowned along its centre line with a 2 % crossfall to each edge,
 patch from X = 40 to 60 m (5 mm of water, friction multiplier 0.7). The car runs in the
 right lane at 90 km/h in neutral, steering wheel held straight, with NASA hydroplaning
 (Horne and Dreher: V_p = 10.35 sqrt(p) mph, 94 km/h at 220 kPa). Just before the patch the
-driver brakes at the pedal force that stops the car at 0.5 g on dry ground (sized from the
+driver brakes with the pedal force that slows the car at 0.5 g on dry ground (sized from the
 event's brake data, :func:`brake_pedal_force`): on the water the tires keep little friction
 near the hydroplaning speed, the wheels lock, and they spin up again on the dry road beyond.
 On the crossfall the car drifts to the right, down the slope, most while its tires slide.
@@ -88,16 +88,18 @@ def brake_pedal_force(event, deceleration: float) -> float:
     """Pedal force (N) that decelerates the car at ``deceleration`` (g) on dry level ground.
 
     Wheel-cylinder pressure p = pedal_ratio F below the proportioning start; brake torque per
-    wheel = brake_torque_ratio (p - pushout pressure) (Eq. 47); m a = sum(torque) / r, r the
-    rolling radius at static equilibrium, m the whole mass (sprung and unsprung). The road
-    load (rolling resistance, drag) comes on top."""
+    wheel = brake_torque_ratio (p - pushout pressure) (Eq. 47); (m + sum(I) / r^2) a =
+    sum(torque) / r, r the rolling radius at static equilibrium, m the whole mass (sprung and
+    unsprung), I the tires' spin inertias (the wheels slow down with the car). The road load
+    (rolling resistance, drag) comes on top."""
     car = unit_data(event)
     g = event.data["environment"]["gravity"]
     mass = car["sprung_mass"]["mass"] + sum(2 * a["unsprung_mass_per_wheel"] for a in car["axles"])
     torque_per_pa = sum(2 * a["brake_torque_ratio"] for a in car["axles"])
+    r = rolling_radius(event)
+    spin = sum(2 * (2 if a["dual"] else 1) * car["tires"][a["tire"]]["spin_inertia"] for a in car["axles"])
     brakes = car["brakes"]
-    pressure = (brakes["pushout_pressure"]
-                + mass * deceleration * g * rolling_radius(event) / torque_per_pa)
+    pressure = brakes["pushout_pressure"] + (mass + spin / r ** 2) * deceleration * g * r / torque_per_pa
     if any(a["proportioned"] for a in car["axles"]) and pressure > brakes["proportioning_start"]:
         raise ValueError(f"{deceleration} g needs {pressure:.3g} Pa, above the proportioning start")
     return pressure / brakes["pedal_ratio"]

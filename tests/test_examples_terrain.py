@@ -71,3 +71,32 @@ def test_the_run_brakes_on_the_wet_patch_and_drifts_down_the_crossfall(crowned, 
     assert skid[on_patch].any() and not skid[before].any()
     assert result["car.speed"][-1] < result["car.speed"][0] - 5.0
     assert 0.05 < result["car.Y"][-1] - crowned.Y0 < 1.0
+
+
+def test_the_brake_pedal_force_decelerates_at_its_g_on_dry_level_ground(crowned):
+    """The engine on the default (flat, dry) event, in neutral, at the pedal force for 0.5 g:
+    the speed falls at 0.5 g plus the road load over the effective mass,
+    (sigma0 m g + rho C_d A v^2 / 2) / (m + sum(I) / r^2), rho = p / (R T) of the air."""
+    import engine
+    from engine.signals import UNIT_INPUTS, UNIT_OUTPUTS
+    from simon_fmu.controllers.vehicle_data import rolling_radius
+    event = engine.load_event()
+    data, car = event.data, event.data["units"][0]
+    env = data["environment"]
+    sim = engine.Simulation(event, initial={"car": {"speed0": 20.0}})
+    sim.u_unit[0, UNIT_INPUTS.index("gear")] = 0
+    sim.u_unit[0, UNIT_INPUTS.index("brakePedalForce")] = crowned.brake_pedal_force(event, 0.5)
+    speed = UNIT_OUTPUTS.index("speed")
+    sim.advance(1.0)        # the brakes applied, the pitch settled
+    v0 = sim.y_unit[0, speed]
+    sim.advance(1.5)
+    v1 = sim.y_unit[0, speed]
+    g, r = env["gravity"], rolling_radius(event)
+    mass = car["sprung_mass"]["mass"] + sum(2 * a["unsprung_mass_per_wheel"] for a in car["axles"])
+    spin = sum(2 * car["tires"][a["tire"]]["spin_inertia"] for a in car["axles"])
+    sigma0 = {car["tires"][a["tire"]]["rolling_resistance"]["sigma0"] for a in car["axles"]}.pop()
+    rho = env["air_pressure"] / (287.05 * env["air_temperature"])
+    cda = sum(s["drag_coefficient"] * s["area"] for s in car["aerodynamics"])
+    v_mean = 0.5 * (v0 + v1)
+    expected = 0.5 * g + (sigma0 * mass * g + 0.5 * rho * cda * v_mean ** 2) / (mass + spin / r ** 2)
+    assert (v0 - v1) / 0.5 == pytest.approx(expected, rel=0.01)   # agrees to 0.5 %
