@@ -20,6 +20,7 @@ wheel inputs
     roadZ               m, earth Z of the road under the wheel centre (Z down); read only
                         with ``environment.terrain`` of type ``external``
     roadGradeX, roadGradeY  1, dZ/dX and dZ/dY of that road, earth frame (external terrain)
+    roadWaterDepth      m, >= 0, water depth on that road (external terrain; hydroplaning)
 environment inputs
     windSpeed           m/s, >= 0
     windDirection       rad, direction the wind comes from, measured from earth X
@@ -66,7 +67,8 @@ connection outputs (one row per towed unit, at its front connection)
 """
 
 UNIT_INPUTS = ("steeringWheelAngle", "throttle", "brakePedalForce", "gear")
-WHEEL_INPUTS = ("brakePressureFactor", "frictionMultiplier", "roadZ", "roadGradeX", "roadGradeY")
+WHEEL_INPUTS = ("brakePressureFactor", "frictionMultiplier", "roadZ", "roadGradeX", "roadGradeY",
+                "roadWaterDepth")
 ENV_INPUTS = ("windSpeed", "windDirection")
 
 UNIT_OUTPUTS = (
@@ -92,6 +94,7 @@ INPUT_LIMITS = {
     "roadZ": (-1.0e5, 1.0e5, 0.0),
     "roadGradeX": (-10.0, 10.0, 0.0),
     "roadGradeY": (-10.0, 10.0, 0.0),
+    "roadWaterDepth": (0.0, 1.0, 0.0),
     "windSpeed": (0.0, 100.0, 0.0),
     "windDirection": (-1.0e3, 1.0e3, 0.0),
 }

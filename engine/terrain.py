@@ -16,7 +16,8 @@ Three sources (``environment.terrain`` of the event, ``P_ENV[E_TERRAIN]``):
 import math
 
 from .jit import njit
-from .layout import (E_GROUND_Z, E_MU, E_TERRAIN, IW_GRADEX, IW_GRADEY, IW_ROADZ, TERRAIN_EXTERNAL,
+from .layout import (E_GROUND_Z, E_MU, E_TERRAIN, IW_GRADEX, IW_GRADEY, IW_ROADZ, IW_WATER,
+                     TERRAIN_EXTERNAL,
                      TERRAIN_MESH)
 from .terrain_mesh import mesh_surface
 
@@ -36,5 +37,5 @@ def surface(P, u_wheel, w, Xw, Yw, X, Y):
         gx, gy = u_wheel[w, IW_GRADEX], u_wheel[w, IW_GRADEY]
         m = math.sqrt(1.0 + gx * gx + gy * gy)
         z = u_wheel[w, IW_ROADZ] + gx * (X - Xw) + gy * (Y - Yw)
-        return True, z, -gx / m, -gy / m, 1.0 / m, P.P_ENV[E_MU], 0.0, 0.0
+        return True, z, -gx / m, -gy / m, 1.0 / m, P.P_ENV[E_MU], u_wheel[w, IW_WATER], 0.0
     return True, P.P_ENV[E_GROUND_Z], 0.0, 0.0, 1.0, P.P_ENV[E_MU], 0.0, 0.0

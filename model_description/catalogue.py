@@ -60,6 +60,8 @@ FIELDS: dict[str, Field] = {
                         "(z down: positive where the road falls towards +X); external terrain"),
     "roadGradeY": Field(None, None, "Grade dZ/dY of the road under the wheel, earth frame "
                         "(z down: positive where the road falls towards +Y); external terrain"),
+    "roadWaterDepth": Field("m", None, "Water depth on the road under the wheel (for "
+                            "hydroplaning); external terrain"),
     # environment inputs
     "windSpeed": Field("m/s", "km/h", "Wind speed"),
     "windDirection": Field("rad", "deg", "Direction the wind comes from, measured from earth X"),
@@ -122,7 +124,7 @@ TIRE_FIELDS: dict[str, Field] = {
 }
 
 #: The wheel inputs that carry the road, on an event whose terrain is ``external`` only.
-ROAD_INPUTS = ("roadZ", "roadGradeX", "roadGradeY")
+ROAD_INPUTS = ("roadZ", "roadGradeX", "roadGradeY", "roadWaterDepth")
 
 
 #: The outputs of a solid axle, ``<unit>.axle<k>.<field>`` (:data:`engine.signals.AXLE_OUTPUTS`).

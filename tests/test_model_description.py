@@ -86,7 +86,7 @@ def test_every_engine_field_has_a_variable(terrain):
     event = engine.load_event(data)
     catalogue = build_catalogue(event)
     road = [k for k in engine.WHEEL_INPUTS if k in ROAD_INPUTS]
-    assert road == ["roadZ", "roadGradeX", "roadGradeY"]
+    assert road == ["roadZ", "roadGradeX", "roadGradeY", "roadWaterDepth"]
     wheel_inputs = len(engine.WHEEL_INPUTS) - (0 if terrain == "external" else len(road))
     sizes = {"u_unit": (len(event.units), len(engine.UNIT_INPUTS)),
              "u_wheel": (len(event.wheel_names()), wheel_inputs),
@@ -106,7 +106,8 @@ def test_road_inputs_are_the_wheels_on_an_external_terrain_only():
     data["environment"]["terrain"] = {"type": "external"}
     c = build_catalogue(engine.load_event(data))
     for wheel in WHEELS:
-        z, gx, gy = (c[f"{wheel}.{k}"] for k in ROAD_INPUTS)
+        z, gx, gy, water = (c[f"{wheel}.{k}"] for k in ROAD_INPUTS)
+        assert (water.causality, water.unit, water.start, water.min, water.max) == ("input", "m", 0.0, 0.0, 1.0)
         assert (z.causality, z.unit, z.start, z.min, z.max) == ("input", "m", 0.0, -1e5, 1e5)
         assert "under the wheel centre" in z.description and "z down" in z.description
         for g, axis in ((gx, "X"), (gy, "Y")):

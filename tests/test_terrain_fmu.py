@@ -150,3 +150,24 @@ def test_leaving_the_mesh_is_an_fmi_error_naming_the_tire(fmu_dir, instance):
     assert status == "error"
     text = " ".join(inst.messages())
     assert "off the terrain at X =" in text and "car.axle1." in text
+
+
+def test_an_external_road_carries_its_water_depth(fmu_dir, instance):
+    """The water depth of an external road comes from the wheel input roadWaterDepth; with
+    NASA hydroplaning at 0.8 of the hydroplaning speed the available friction is
+    1 - 0.9 (0.8)^2 (docs/equations.md, "Hydroplaning")."""
+    data = json.loads(engine.load_event().to_json())
+    data["environment"]["terrain"] = {"type": "external"}
+    data["simulation"]["hydroplaning"] = "nasa"
+    p = 220e3
+    for tire in data["units"][0]["tires"].values():
+        tire.update(inflation_pressure=p, tread_depth=0.003, width=0.195)
+    vp = 10.35 * math.sqrt(p / 6894.757293168) * 0.44704
+    inst = instance(event_fmu(fmu_dir, "external_wet", data)).start({"car.speed0": 0.8 * vp})
+    for w in WHEELS:
+        inst.set(f"{w}.roadWaterDepth", 0.005)
+    run(inst, 0.02)
+    u = inst.get("car.u")
+    for w in WHEELS:
+        assert inst.get(f"{w}.waterDepth") == pytest.approx(0.005)
+        assert inst.get(f"{w}.frictionAvailable") == pytest.approx(1 - 0.9 * (u / vp) ** 2, abs=2e-3)
