@@ -64,10 +64,9 @@ N_WHEEL_P = 38
 # x of the axle, y and z of its roll centre at static equilibrium (from the sprung CG), rho:
 # the axle's mass centre below the roll centre (Eq. 19-24), its mass and roll inertia about
 # its own mass centre, the anti-sway bar's roll stiffness, roll steer (Eq. 65), camber set
-# (Eq. 64), its left and right wheels
-(AX_UNIT, AX_X, AX_YC, AX_ZRC, AX_RHO, AX_M, AX_ICM, AX_KRS, AX_KAPPA, AX_CAMBER, AX_WL,
- AX_WR) = range(12)
-N_AXLE_P = 12
+# (Eq. 64)
+AX_UNIT, AX_X, AX_YC, AX_ZRC, AX_RHO, AX_M, AX_ICM, AX_KRS, AX_KAPPA, AX_CAMBER = range(10)
+N_AXLE_P = 10
 
 # --- packed connections: P_CONN[c, :] ------------------------------------------------------
 # tow and towed unit, the tow unit's rear point and the towed unit's front point (vehicle-

@@ -19,6 +19,7 @@ from .kinematics import euler_trig, rotation_vehicle_to_earth
 from .payload import adjusted
 from .signals import INPUT_LIMITS
 from .terrain import surface
+from .terrain_mesh import empty_mesh
 
 
 def _table(dst_x, dst_y, rows):
@@ -167,12 +168,10 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
             if solid:
                 if ai not in axle_index:
                     axle_index[ai] = a_
-                    _pack_axle(P_AXLE[a_], ui, ax, props, r_loaded, w)
+                    _pack_axle(P_AXLE[a_], ui, ax, props, r_loaded)
                     a_ += 1
                 W[L.W_SOLID] = axle_index[ai]
                 W[L.W_YS] = side * sus["spring_spacing"] / 2.0 - dy
-                if side > 0:
-                    P_AXLE[axle_index[ai], L.AX_WR] = w
             else:
                 W[L.W_BS0:L.W_BS3 + 1] = bump_steer_coefficients(sus["bump_steer"], side)
                 W[L.W_NHT] = _table(T_WHEEL[w, L.T_HT_X], T_WHEEL[w, L.T_HT_Y], sus["half_track_change"])
@@ -196,12 +195,10 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
         for wi in range(w0, w):
             y0[L.wheel_offset(nu, wi) + L.WOMEGA] = speed / (props.cg_height - P_WHEEL[wi, L.W_Z0])
 
-    for c, (cs, (k_c, c_c)) in enumerate(zip(conn_statics, rates)):
-        _pack_connection(P_CONN[c], units, statics, cs, k_c, c_c)
-    mesh = getattr(event, "terrain_mesh", None)
-    terrain = tuple(np.asarray(a) for a in (mesh.TR_TRI, mesh.TR_NRM, mesh.TR_MAT, mesh.TR_MATP,
-                                           mesh.TR_GRID, mesh.TR_START, mesh.TR_CELL)) \
-        if mesh is not None else _NO_MESH
+    for c, (cs, link, (k_c, c_c)) in enumerate(zip(conn_statics, links(d), rates)):
+        _pack_connection(P_CONN[c], units, statics, cs, link, k_c, c_c)
+    mesh = getattr(event, "terrain_mesh", None) or empty_mesh()
+    terrain = mesh[:7]               # TR_TRI .. TR_CELL, in the order of layout.Model
     P_ENV[L.E_TERRAIN] = TERRAIN_TYPES[(env.get("terrain") or {}).get("type", "flat")]
     P_ENV[L.E_HYDRO] = MODELS[d["simulation"].get("hydroplaning") or "off"]
     model = L.Model(P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO, P_ENV,
@@ -212,8 +209,6 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
     return model, y0
 
 
-_NO_MESH = (np.zeros((0, 9)), np.zeros((0, 4)), np.zeros(0), np.zeros((1, 3)), np.zeros(5),
-            np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64))
 TERRAIN_TYPES = {"flat": L.TERRAIN_FLAT, "mesh": L.TERRAIN_MESH, "external": L.TERRAIN_EXTERNAL}
 
 
@@ -296,7 +291,7 @@ def _leads(units):
     return lead
 
 
-def _pack_axle(A, ui, ax, props, r_loaded, w_left):
+def _pack_axle(A, ui, ax, props, r_loaded):
     """Pack one solid axle (Eq. 19-26): its roll centre and mass centre from the sprung CG."""
     sus = ax["suspension"]
     A[L.AX_UNIT] = ui
@@ -310,10 +305,9 @@ def _pack_axle(A, ui, ax, props, r_loaded, w_left):
     A[L.AX_KRS] = sus["antisway_roll_stiffness"]
     A[L.AX_KAPPA] = sus["roll_steer"]
     A[L.AX_CAMBER] = sus["camber_set"]
-    A[L.AX_WL] = w_left
 
 
-def _pack_connection(C, units, statics, cs, k_c, c_c):
+def _pack_connection(C, units, statics, cs, link, k_c, c_c):
     """Pack one connection (Eq. 117-135) from the tow unit's rear and the towed unit's front."""
     tow, towed = units[cs.tow], units[cs.towed]
     rear, front = tow["connections"]["rear"], towed["connections"]["front"]
@@ -321,7 +315,6 @@ def _pack_connection(C, units, statics, cs, k_c, c_c):
     C[L.C_AX:L.C_AZ + 1] = adjusted(rear["point"], statics[cs.tow].props.delta)
     C[L.C_BX:L.C_BZ + 1] = adjusted(front["point"], statics[cs.towed].props.delta)
     C[L.C_K], C[L.C_C] = k_c, c_c
-    link = next(lk for lk in links({"units": units}) if lk.towed == cs.towed)
     C[L.C_VERTICAL] = 1.0 if link.vertical else 0.0
     C[L.C_P0] = cs.P
     ft, hf = rear["frame_torsion"], rear["hitch_friction"]

@@ -79,7 +79,7 @@ class TerrainMesh(NamedTuple):
 
 def empty_mesh() -> TerrainMesh:
     """The zero-size arrays a terrain without a mesh packs (the grid all zeros)."""
-    return TerrainMesh(np.zeros((0, 9)), np.zeros((0, 4)), np.zeros(0), np.zeros((0, 2)),
+    return TerrainMesh(np.zeros((0, 9)), np.zeros((0, 4)), np.zeros(0), np.zeros((0, 3)),
                        np.zeros(5), np.zeros(1, np.int64), np.zeros(0, np.int64),
                        np.zeros((0, 9)), ())
 

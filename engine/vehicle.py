@@ -45,7 +45,7 @@ from .drivetrain import engine_speed, engine_torque, gear_ratio
 from .jit import njit_inline
 from .kinematics import (cos_sin, cross, euler_rates, euler_trig, point_velocity,
                          rotation_vehicle_to_earth, to_earth, to_vehicle)
-from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_RHO, AX_WL, AX_X,
+from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_RHO, AX_X,
                      AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, FR_R, FR_RATES, IE_WIND_DIR,
                      IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_THROTTLE, IW_BPF, IW_MU,
                      N_AXLE_STATE, N_BODY, N_CONN_STATE, N_TIRE_STATE, N_WHEEL_STATE, SP, SPHI,
@@ -229,11 +229,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 q_p[solid - a0] += fs * ys * ca                           # ... and on roll
                 ydot = 0.0
                 gdot = phid
-                dz = 0.0
                 cam = phi + P_WHEEL[w, W_SIDE] * P_AXLE[solid, AX_CAMBER]             # Eq. 64
                 steer = road_steer * P_WHEEL[w, W_STEERED] + P_AXLE[solid, AX_KAPPA] * phi  # Eq. 65
-                dht = 0.0
-                dcam = 1.0
                 piv_y, piv_z, piv_zd = yc, zc, deld
             cs, ss = cos_sin(steer)
             cc, sc = cos_sin(cam)
