@@ -48,6 +48,7 @@ MIN_AIR_TEMPERATURE, MAX_AIR_TEMPERATURE = 100.0, 1000.0
 MAX_AIR_PRESSURE = 1.0e7
 MAX_FRICTION = 10.0        # a tire friction coefficient
 MAX_DRAG_COEFFICIENT = 10.0
+MAX_ENGINE_RPM = 30000.0  # an engine speed (idle), rpm
 #: the mating points of a connection agree in height above ground within this, m
 MATING_HEIGHT_TOLERANCE = 1e-3
 MAX_ROLL_STEER = 1.0       # rad/rad
@@ -290,7 +291,26 @@ UNIT = {
         "transmission_ratios": F("list", item=_pos(), min_items=1, max_items=MAX_GEARS, doc="gears 1..n"),
         "reverse_ratio": _pos("numerical ratio of reverse gear"),
         "differential_ratio": _pos(),
-        "inertia": _nonneg("engine + transmission + driveline, at engine speed, kg m^2"),
+        "inertia": _nonneg("engine + transmission + driveline, at engine speed, kg m^2; with an "
+                           "idle_speed, the engine side of the clutch, > 0"),
+        "idle_speed": _optional(lo=0.0, lo_open=True, hi=MAX_ENGINE_RPM,
+                                doc="engine idle speed, rpm; with it the engine has its own speed, an "
+                                    "idle governor and a clutch (idle_governor and clutch are then "
+                                    "required); null: the engine speed follows the wheels (Eq. 50)"),
+        "idle_governor": F("object", default=None, nullable=True,
+                           doc="the idle governor (proportional-integral on the engine speed)", fields={
+            "gain": _pos("throttle fraction per relative speed error below idle, 1"),
+            "integral_time": _pos("s"),
+        }),
+        "clutch": F("object", default=None, nullable=True,
+                    doc="automatic launch clutch: closes once locked with the transmission input at "
+                        "or above idle; launching, its capacity rises with engine speed", fields={
+            "capacity": _pos("torque it carries fully engaged, N m"),
+            "engagement_start": _nonneg("launching: engine speed where it starts to carry torque, rpm"),
+            "full_engagement": _pos("launching: engine speed from which it carries its full capacity, rpm"),
+            "actuation_time": _pos("time constant with which it closes once locked above idle, and "
+                                   "opens below, s"),
+        }),
     }),
     "aerodynamics": F("list", default=list, item=F("object", fields={
         "name": F("str"),
@@ -474,6 +494,29 @@ def _given(raw, key):
 _LEAD_ONLY = ("steering", "drivetrain", "initial")
 
 
+def _idle_problems(dt, p, problems):
+    """idle_speed, idle_governor and clutch come together; the clutch engages between two
+    increasing speeds; the engine inertia is > 0 (it has a speed of its own)."""
+    if not dt:
+        return
+    parts = [dt.get(k) is not None for k in ("idle_speed", "idle_governor", "clutch")]
+    if any(parts) and not all(parts):
+        missing = [k for k, given in zip(("idle_speed", "idle_governor", "clutch"), parts) if not given]
+        problems.append(f"{p}: idle_speed, idle_governor and clutch together, or none of them "
+                        f"(missing {', '.join(missing)})")
+        return
+    if not all(parts):
+        return
+    cl = dt["clutch"]
+    if None not in (cl.get("engagement_start"), cl.get("full_engagement")) and \
+            not cl["engagement_start"] < cl["full_engagement"]:
+        problems.append(f"{p}.clutch.full_engagement: an engine speed above engagement_start "
+                        f"({cl['engagement_start']!r} rpm; got {cl['full_engagement']!r})")
+    if dt.get("inertia") is not None and not dt["inertia"] > 0.0:
+        problems.append(f"{p}.inertia: a number > 0 with an idle_speed (the engine has a speed of "
+                        f"its own; got {dt['inertia']!r})")
+
+
 def _role_problems(u, raw, p, problems):
     """A lead unit (no front connection) has steering, a drivetrain and the brake pedal ratio;
     a towed unit has none of them, nor initial conditions (they are None in its data)."""
@@ -509,6 +552,7 @@ def _role_problems(u, raw, p, problems):
         elif abs(2.0 * sum(splits) - 1.0) > 1e-9:
             problems.append(f"{p}.axles: torque_split shares whose sum over the driven wheels (two per "
                             f"axle) is 1 (got 2 x {sum(splits):g})")
+    _idle_problems(u.get("drivetrain"), p + ".drivetrain", problems)
     for key in ("steering", "drivetrain"):
         if key not in (raw or {}) or raw[key] is None:
             problems.append(f"{p}.{key}: missing; an object (required on a lead unit, one without "

@@ -21,7 +21,10 @@ State vector (one float64 array), in this order:
   loading turning point (m, the memory of the rebound multiplier's loop, Eq. 93), see
   ``engine/tire.py``;
 * per inter-vehicle connection, 1 state at ``connection_offset(c)``: 1 once the connection
-  has failed, else 0 (its rate is zero; the integrator latches it, ``engine.connection``).
+  has failed, else 0 (its rate is zero; the integrator latches it, ``engine.connection``);
+* per unit, 3 powertrain states at ``powertrain_offset(u)``: the engine speed (rad/s), the
+  idle governor's integral (a throttle fraction) and the clutch's engagement (0..1), used by
+  a drivetrain with an idle speed and a clutch (``engine.drivetrain``; at rest otherwise).
 """
 
 # --- body states -------------------------------------------------------------------------
@@ -39,12 +42,20 @@ N_AXLE_STATE = 4
 # --- connection states -------------------------------------------------------------------
 CFAILED = 0
 N_CONN_STATE = 1
+# --- powertrain states (per unit) ----------------------------------------------------------
+PT_OMEGA, PT_GOV, PT_ENGAGE = range(3)
+N_PT_STATE = 3
 
 # --- packed unit parameters: P_UNIT[u, :] ------------------------------------------------
 (U_MS, U_IX, U_IY, U_IZ, U_IXZ, U_CGH, U_STEER_RATIO, U_PEDAL_RATIO, U_PROP_START, U_PROP_RATIO,
  U_PUSHOUT, U_DIFF_RATIO, U_I_DT, U_N_GEARS, U_WHEEL0, U_NWHEELS, U_N_DRIVEN, U_AERO0, U_NAERO,
- U_MTOTAL, U_LEAD, U_STEERING, U_AXLE0, U_NAXLES) = range(24)
-N_UNIT_P = 24
+ U_MTOTAL, U_LEAD, U_STEERING, U_AXLE0, U_NAXLES, U_IDLE, U_GOV_KP, U_GOV_TI, U_CL_CAP, U_CL_W0,
+ U_CL_W1, U_CL_TAU) = range(31)
+N_UNIT_P = 31
+# U_IDLE: engine idle speed, rad/s (0: the engine speed follows the wheels, Eq. 50, no clutch);
+# U_GOV_KP, U_GOV_TI: the idle governor's gain (throttle per relative speed error) and integral
+# time (s); U_CL_CAP: the clutch's capacity (N m) fully engaged at engine speed U_CL_W1, zero
+# at and below U_CL_W0 (rad/s) while launching; U_CL_TAU: its actuator's time constant (s)
 # U_LEAD: the unit whose brake pedal drives this unit's brakes (itself for a lead unit);
 # U_STEERING: 1 when the unit has a steering system; U_AXLE0, U_NAXLES: its solid axles in P_AXLE
 MAX_GEARS = 20  # forward gears a unit may have (the event's limit)
@@ -115,7 +126,7 @@ YW_STEER, YW_SPIN, YW_JOUNCE, YW_BRAKEP, YW_BRAKET, YW_DRIVET = range(len(WHEEL_
 (YT_FX, YT_FY, YT_FZ, YT_SLIP, YT_ALPHA, YT_INCL, YT_DEFL, YT_SKID, YT_ROADZ, YT_MU,
  YT_WATER) = range(len(TIRE_OUTPUTS))
 (YU_X, YU_Y, YU_Z, YU_ROLL, YU_PITCH, YU_YAW, YU_U, YU_V, YU_W, YU_P, YU_Q, YU_R, YU_AX, YU_AY, YU_AZ,
- YU_SPEED, YU_BETA) = range(len(UNIT_OUTPUTS))
+ YU_SPEED, YU_BETA, YU_ENGINE, YU_CLUTCH) = range(len(UNIT_OUTPUTS))
 IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR = range(len(UNIT_INPUTS))
 IW_BPF, IW_MU, IW_ROADZ, IW_GRADEX, IW_GRADEY, IW_WATER = range(len(WHEEL_INPUTS))
 IE_WIND_SPEED, IE_WIND_DIR = range(len(ENV_INPUTS))
@@ -123,17 +134,18 @@ YA_ROLL, YA_HEAVE = range(len(AXLE_OUTPUTS))
 YC_ART, YC_FX, YC_FY, YC_FZ, YC_FAILED, YC_SEP = range(len(HITCH_OUTPUTS))
 assert HITCH_OUTPUTS[YC_SEP] == "separation" and AXLE_OUTPUTS[YA_HEAVE] == "heave"
 assert WHEEL_OUTPUTS[YW_DRIVET] == "driveTorque" and TIRE_OUTPUTS[YT_SKID] == "skid"
-assert UNIT_OUTPUTS[YU_BETA] == "sideslip" and UNIT_INPUTS[IU_GEAR] == "gear"
+assert UNIT_OUTPUTS[YU_CLUTCH] == "clutchSlip" and UNIT_INPUTS[IU_GEAR] == "gear"
 
 # --- scratch of the derivative evaluation: SCRATCH[row, column] ----------------------------
 # Preallocated once per simulation so that an evaluation allocates nothing. Each row below
 # holds one value per wheel of the unit being assembled (or the few values named); the last
 # rows hold the unit's rotation matrix and the matrix of its coupled equations (Eq. 1-14, 18).
-# S_JZ .. S_ZDD are indexed by the unit's independent wheels, S_TORQUE .. S_DOMEGA by all its
+# S_JZ .. S_ZDD are indexed by the unit's independent wheels, S_TORQUE .. S_DOMEGA and S_TBASE by all its
 # wheels, S_QD, S_QP (generalised forces on a solid axle's heave and roll) by its solid axles.
 (S_JZ, S_MW, S_XW, S_YW, S_ZW, S_ZDW, S_FZW, S_TORQUE, S_INERTIA, S_DRIVEN, S_DOMEGA, S_ZDD,
- S_F, S_M, S_ACC, S_B, S_QD, S_QP) = range(18)
-S_R = 18            # rows S_R .. S_R+2, columns 0..2: the vehicle-to-earth rotation R (Eq. 53)
+ S_F, S_M, S_ACC, S_B, S_QD, S_QP, S_TBASE) = range(19)
+# S_TBASE: a wheel's spin torques from its tires and rolling resistance (before drive and brake)
+S_R = 19            # rows S_R .. S_R+2, columns 0..2: the vehicle-to-earth rotation R (Eq. 53)
 S_A = S_R + 3       # rows S_A .. S_A+5, columns 0..5: the unit's reduced 6x6 system matrix
 
 # --- per-unit work of the synchronize phase: FRAMES[u, 0:9] the unit's rotation R (row-major),
@@ -171,8 +183,12 @@ def connection_offset(n_units, n_wheels, n_axles, n_tires, c):
     return tire_offset(n_units, n_wheels, n_tires, n_axles) + N_CONN_STATE * c
 
 
+def powertrain_offset(n_units, n_wheels, n_axles, n_tires, n_connections, u):
+    return connection_offset(n_units, n_wheels, n_axles, n_tires, n_connections) + N_PT_STATE * u
+
+
 def state_size(n_units, n_wheels, n_tires, n_axles=0, n_connections=0):
-    return connection_offset(n_units, n_wheels, n_axles, n_tires, n_connections)
+    return powertrain_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_units)
 
 
 BODY_STATE_NAMES = ("X", "Y", "Z", "roll", "pitch", "yaw", "u", "v", "w", "p", "q", "r")
@@ -180,6 +196,7 @@ WHEEL_STATE_NAMES = ("dz", "dz_rate", "spin")
 AXLE_STATE_NAMES = ("heave", "heave_rate", "roll", "roll_rate")
 TIRE_STATE_NAMES = ("kx", "ky", "defl_turn")
 CONN_STATE_NAMES = ("hitch.failed",)
+PT_STATE_NAMES = ("engine_speed", "idle_governor", "clutch_engagement")
 
 
 def state_names(unit_names, wheel_names, tire_names, axle_names=(), connection_names=()):
@@ -189,6 +206,7 @@ def state_names(unit_names, wheel_names, tire_names, axle_names=(), connection_n
     out += [f"{a}.{s}" for a in axle_names for s in AXLE_STATE_NAMES]
     out += [f"{t}.{s}" for t in tire_names for s in TIRE_STATE_NAMES]
     out += [f"{c}.{s}" for c in connection_names for s in CONN_STATE_NAMES]
+    out += [f"{u}.{s}" for u in unit_names for s in PT_STATE_NAMES]
     return out
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import layout as L
 from .aerodynamics import air_density, surface_constant
+from .drivetrain import RPM, engine_torque, gear_ratio
 from .equilibrium import connection_rates, links, place_units, static_state, wheels
 from .event import EventError
 from .hydroplaning import MODELS
@@ -112,6 +113,15 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
         if dt:
             P[L.U_DIFF_RATIO] = dt["differential_ratio"]
             P[L.U_I_DT] = dt["inertia"]
+            if dt.get("idle_speed") is not None:
+                to_rad_s = 1.0 / RPM
+                P[L.U_IDLE] = dt["idle_speed"] * to_rad_s
+                P[L.U_GOV_KP] = dt["idle_governor"]["gain"]
+                P[L.U_GOV_TI] = dt["idle_governor"]["integral_time"]
+                P[L.U_CL_CAP] = dt["clutch"]["capacity"]
+                P[L.U_CL_W0] = dt["clutch"]["engagement_start"] * to_rad_s
+                P[L.U_CL_W1] = dt["clutch"]["full_engagement"] * to_rad_s
+                P[L.U_CL_TAU] = dt["clutch"]["actuation_time"]
             ratios = dt["transmission_ratios"]
             P[L.U_N_GEARS] = len(ratios)
             P_GEAR[ui, 0] = dt["reverse_ratio"]
@@ -206,7 +216,49 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
     if P_ENV[L.E_TERRAIN] != L.TERRAIN_FLAT:
         u_wheel = u_wheel if u_wheel is not None else default_wheel_inputs(nw)
         settle_on_terrain(model, y0, event.wheel_names(), u_wheel)
+    _idle(model, y0)
     return model, y0
+
+
+def _powertrain(model, y, u):
+    """The offset of unit u's powertrain states in y."""
+    nu, nw, nt = model.P_UNIT.shape[0], model.P_WHEEL.shape[0], model.P_TIRE.shape[0]
+    return L.powertrain_offset(nu, nw, model.P_AXLE.shape[0], nt, model.P_CONN.shape[0], u)
+
+
+def _idle(model, y0):
+    """An engine with an idle speed starts idling, declutched: at its idle speed with the
+    governor's integral at the throttle that holds it there (T_e = 0, Eq. 51)."""
+    for u in range(model.P_UNIT.shape[0]):
+        idle = model.P_UNIT[u, L.U_IDLE]
+        if idle > 0.0:
+            closed = engine_torque(model.P_ENG, model.N_ENG, u, idle, 0.0)
+            wot = engine_torque(model.P_ENG, model.N_ENG, u, idle, 1.0)
+            po = _powertrain(model, y0, u)
+            y0[po + L.PT_OMEGA] = idle
+            y0[po + L.PT_GOV] = min(1.0, max(0.0, -closed / (wot - closed))) if wot > closed else 1.0
+
+
+def engage_clutches(model, y, u_unit):
+    """At the start, an engine in gear turns with its wheels: its clutch starts locked and
+    closed where the transmission turns faster than idle (the governor then closed), so that a vehicle
+    started at speed in gear does not first spin its engine up from idle. Called before the
+    first step, with the gear inputs the simulation starts with."""
+    wb = L.wheel_offset(model.P_UNIT.shape[0], 0)
+    for u in range(model.P_UNIT.shape[0]):
+        P = model.P_UNIT[u]
+        if P[L.U_IDLE] <= 0.0 or P[L.U_N_DRIVEN] <= 0.0:
+            continue
+        ratio = gear_ratio(model.P_GEAR, u, int(round(u_unit[u, L.IU_GEAR]))) * P[L.U_DIFF_RATIO]
+        w0, n = int(P[L.U_WHEEL0]), int(P[L.U_NWHEELS])
+        spin = sum(y[wb + L.N_WHEEL_STATE * w + L.WOMEGA] for w in range(w0, w0 + n)
+                   if model.P_WHEEL[w, L.W_DRIVEN] > 0.5)
+        omega_t = ratio * spin / P[L.U_N_DRIVEN]
+        po = _powertrain(model, y, u)
+        if omega_t > P[L.U_IDLE]:
+            y[po + L.PT_OMEGA] = omega_t
+            y[po + L.PT_GOV] = 0.0
+            y[po + L.PT_ENGAGE] = 1.0
 
 
 TERRAIN_TYPES = {"flat": L.TERRAIN_FLAT, "mesh": L.TERRAIN_MESH, "external": L.TERRAIN_EXTERNAL}

@@ -32,6 +32,10 @@ unit outputs
     ax, ay, az          m/s^2, CG acceleration in the vehicle-fixed frame, gravity excluded
     speed               m/s, magnitude of the CG velocity
     sideslip            rad, atan2(v, u)
+    engineSpeed         rad/s, engine speed (lead units)
+    clutchSlip          1, 1 - transmission input speed / engine speed: 0 with the clutch
+                        locked, 1 with the transmission at rest (0 in neutral and for a
+                        drivetrain without a clutch, whose engine follows the wheels)
 wheel outputs
     steer               rad, road-wheel steer angle relative to the vehicle (positive right)
     spin                rad/s, wheel spin velocity (positive rolling forward)
@@ -74,8 +78,10 @@ ENV_INPUTS = ("windSpeed", "windDirection")
 UNIT_OUTPUTS = (
     "X", "Y", "Z", "roll", "pitch", "yaw",
     "u", "v", "w", "p", "q", "r",
-    "ax", "ay", "az", "speed", "sideslip",
+    "ax", "ay", "az", "speed", "sideslip", "engineSpeed", "clutchSlip",
 )
+#: the unit outputs only a unit with a drivetrain (a lead unit) has in the FMU
+DRIVETRAIN_OUTPUTS = ("engineSpeed", "clutchSlip")
 WHEEL_OUTPUTS = ("steer", "spin", "jounce", "brakePressure", "brakeTorque", "driveTorque")
 TIRE_OUTPUTS = ("Fx", "Fy", "Fz", "slip", "slipAngle", "inclination", "deflection", "skid",
                 "roadZ", "frictionAvailable", "waterDepth")

@@ -18,7 +18,7 @@ import numpy as np
 from . import layout as L
 from .event import MAX_STEP_SIZE, MIN_STEP_SIZE, Event, EventError
 from .integrator import advance as _advance
-from .params import pack
+from .params import engage_clutches, pack
 from .stability import stable_step
 from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, INPUT_LIMITS, TIRE_OUTPUTS,
                       UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS)
@@ -289,6 +289,8 @@ class Simulation:
                                              f"time, at most {MAX_STEPS_PER_ADVANCE} steps of {h:g} s)")
         t_end = float(t_end)
         self.check_inputs()
+        if self.time == 0.0 and self._grid_steps == 0:
+            engage_clutches(self.model, self.y, self.u_unit)   # the gears the run starts in
         tol = 1e-9 * max(1.0, abs(t_end))
         n_total = int(math.floor((t_end - self._grid_time) / h + 1e-6))
         n = n_total - self._grid_steps

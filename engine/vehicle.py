@@ -41,14 +41,16 @@ import math
 from .aerodynamics import relative_wind, surface_forces
 from .brakes import brake_torque_capacity, system_pressure, wheel_pressure
 from .connection import connection_forces
-from .drivetrain import engine_speed, engine_torque, gear_ratio
+from .drivetrain import (clutch_capacity, clutch_torque, engagement_rate, engine_speed, engine_torque,
+                         gear_ratio, governor_rate, governor_throttle)
 from .jit import njit_inline
 from .kinematics import (cos_sin, cross, euler_rates, euler_trig, point_velocity,
                          rotation_vehicle_to_earth, to_earth, to_vehicle)
 from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_RHO, AX_X,
                      AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, FR_R, FR_RATES, IE_WIND_DIR,
                      IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_THROTTLE, IW_BPF, IW_MU,
-                     N_AXLE_STATE, N_BODY, N_CONN_STATE, N_TIRE_STATE, N_WHEEL_STATE, SP, SPHI,
+                     N_AXLE_STATE, N_BODY, N_CONN_STATE, N_PT_STATE, N_TIRE_STATE, N_WHEEL_STATE,
+                     PT_ENGAGE, PT_GOV, PT_OMEGA, SP, SPHI, S_TBASE, U_IDLE, YU_CLUTCH, YU_ENGINE,
                      SPSI, SQ, SR, STHETA, SU, SV, SW, SX, SY, SZ, S_A, S_ACC, S_B, S_DOMEGA,
                      S_DRIVEN, S_F, S_FZW, S_INERTIA, S_JZ, S_M, S_MW, S_QD, S_QP, S_R, S_TORQUE,
                      S_XW, S_YW, S_ZDD, S_ZDW, S_ZW, TKX, TKY, TTURN, T_DMAX, T_DY, T_FZMIN,
@@ -68,7 +70,7 @@ from .hydroplaning import footprint_aspect_ratio, hydroplaning_factors
 from .terrain import surface
 from .tire import (contact, kinematic_slips, properties, radial_force, rolling_resistance, skid_flag,
                    tire_axes, tire_forces, turning_point_rate)
-from .wheel_spin import brake_torque, spin_accelerations
+from .wheel_spin import TAU_BRAKE, brake_torque, spin_accelerations
 
 #: error codes reported through err[0]; err[1] holds the tire or state index
 ERR_TIRE_DEFLECTION = 1
@@ -78,12 +80,14 @@ ERR_OFF_TERRAIN = 3
 
 @njit_inline
 def state_bases(P):
-    """Offsets of the wheel, solid-axle, tire and connection blocks of the state vector."""
+    """Offsets of the wheel, solid-axle, tire, connection and powertrain blocks of the state
+    vector."""
     wheel_base = N_BODY * P.P_UNIT.shape[0]
     axle_base = wheel_base + N_WHEEL_STATE * P.P_WHEEL.shape[0]
     tire_base = axle_base + N_AXLE_STATE * P.P_AXLE.shape[0]
     conn_base = tire_base + N_TIRE_STATE * P.P_TIRE.shape[0]
-    return wheel_base, axle_base, tire_base, conn_base
+    pt_base = conn_base + N_CONN_STATE * P.P_CONN.shape[0]
+    return wheel_base, axle_base, tire_base, conn_base, pt_base
 
 
 @njit_inline
@@ -105,7 +109,7 @@ def synchronize(y, P, W, record, Y):
         F[u, FR_RATES + 2] = dpsi
         for k in range(6):
             W.ext[u, k] = 0.0
-    _, _, _, conn_base = state_bases(P)
+    conn_base = state_bases(P)[3]
     connection_forces(y, P.P_CONN, conn_base, F, W.ext, W.conn_force, record, Y.y_conn)
 
 
@@ -139,7 +143,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
     q_p = scratch[S_QP]
     A = scratch[S_A:]
     b = scratch[S_B]
-    wheel_base, axle_base, tire_base, conn_base = state_bases(P)
+    wheel_base, axle_base, tire_base, conn_base, pt_base = state_bases(P)
+    t_base = scratch[S_TBASE]
     for c in range(P.P_CONN.shape[0]):
         dy[conn_base + N_CONN_STATE * c] = 0.0
     synchronize(y, P, W, record, Y)
@@ -172,14 +177,28 @@ def derivatives(y, dy, U, P, record, Y, err, W):
         ratio = gear_ratio(P.P_GEAR, u, gear) * P_UNIT[u, U_DIFF_RATIO]
         t_engine = 0.0
         c_dt = 0.0
+        po = pt_base + N_PT_STATE * u
+        clutched = P_UNIT[u, U_IDLE] > 0.0
+        omega_e = 0.0
+        om_sum = 0.0
         if ratio != 0.0 and nd > 0.0:
-            om_sum = 0.0
             for k in range(n):
                 if P_WHEEL[w0 + k, W_DRIVEN] > 0.5:
                     om_sum += y[wheel_base + N_WHEEL_STATE * (w0 + k) + WOMEGA]
+        if clutched:
+            # an engine of its own, with the idle governor (engine.drivetrain)
+            omega_e = y[po + PT_OMEGA]
+            lam, e_gov = governor_throttle(P_UNIT, u, omega_e, y[po + PT_GOV])
+            t_engine = engine_torque(P.P_ENG, P.N_ENG, u, omega_e, max(u_unit[u, IU_THROTTLE], lam))
+            dy[po + PT_GOV] = governor_rate(P_UNIT, u, e_gov, y[po + PT_GOV])
+        elif ratio != 0.0 and nd > 0.0:
             omega_e = engine_speed(ratio, om_sum, nd)
             t_engine = engine_torque(P.P_ENG, P.N_ENG, u, omega_e, u_unit[u, IU_THROTTLE])
             c_dt = P_UNIT[u, U_I_DT] * (ratio / nd) ** 2
+        if not clutched:
+            dy[po + PT_OMEGA] = 0.0
+            dy[po + PT_GOV] = 0.0
+            dy[po + PT_ENGAGE] = 0.0
         lead = int(P_UNIT[u, U_LEAD])
         p_source = system_pressure(u_unit[lead, IU_BRAKE], P_UNIT[lead, U_PEDAL_RATIO])
         # 4. wheels and tires
@@ -353,22 +372,46 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 z_w[ni] = zw
                 zd_w[ni] = y[wo + WZD]
                 ni += 1
-            # 5. spin torques
-            drv = P_WHEEL[w, W_DRIVEN]
-            driven[k] = drv
-            t_drive = t_engine * ratio * P_WHEEL[w, W_ZETA] if drv > 0.5 else 0.0   # Eq. 32
-            t_other = t_tire + m_roll + t_drive
-            pw = wheel_pressure(p_source, P_WHEEL[w, W_PROPORTIONED] > 0.5, P_UNIT[u, U_PROP_START],
-                                P_UNIT[u, U_PROP_RATIO], u_wheel[w, IW_BPF])
-            cap = brake_torque_capacity(pw, P_WHEEL[w, W_TB_RATIO], P_UNIT[u, U_PUSHOUT])
+            t_base[k] = t_tire + m_roll
+            driven[k] = P_WHEEL[w, W_DRIVEN]
             inertia[k] = P_WHEEL[w, W_ISPIN]
-            i_eff = inertia[k] + (c_dt if drv > 0.5 else 0.0)
-            tb = brake_torque(cap, t_other, om, i_eff)
-            torque[k] = t_other + tb
             if record:
                 y_wheel[w, YW_STEER] = steer
                 y_wheel[w, YW_SPIN] = om
                 y_wheel[w, YW_JOUNCE] = jounce
+        # 5. spin torques: the clutch (a drivetrain with one), then drive and brake per wheel
+        t_shaft = t_engine
+        if clutched:
+            t_shaft = 0.0
+            if ratio != 0.0 and nd > 0.0:
+                a_t = 0.0
+                b_t = 0.0
+                for k in range(n):
+                    if driven[k] > 0.5:
+                        a_t += t_base[k] / inertia[k]
+                        b_t += P_WHEEL[w0 + k, W_ZETA] / inertia[k]
+                omega_t = ratio * om_sum / nd
+                cap_c = clutch_capacity(P_UNIT, u, omega_e, y[po + PT_ENGAGE])
+                t_shaft = clutch_torque(cap_c, t_engine, P_UNIT[u, U_I_DT], omega_e, omega_t,
+                                        ratio / nd * a_t, ratio * ratio / nd * b_t, TAU_BRAKE)
+                locked = abs(t_shaft) < cap_c
+            else:
+                locked = False
+                omega_t = 0.0
+            dy[po + PT_OMEGA] = (t_engine - t_shaft) / P_UNIT[u, U_I_DT]
+            dy[po + PT_ENGAGE] = engagement_rate(P_UNIT, u, y[po + PT_ENGAGE], locked, omega_t)
+        for k in range(n):
+            w = w0 + k
+            drv = driven[k]
+            t_drive = t_shaft * ratio * P_WHEEL[w, W_ZETA] if drv > 0.5 else 0.0   # Eq. 32
+            t_other = t_base[k] + t_drive
+            pw = wheel_pressure(p_source, P_WHEEL[w, W_PROPORTIONED] > 0.5, P_UNIT[u, U_PROP_START],
+                                P_UNIT[u, U_PROP_RATIO], u_wheel[w, IW_BPF])
+            cap = brake_torque_capacity(pw, P_WHEEL[w, W_TB_RATIO], P_UNIT[u, U_PUSHOUT])
+            i_eff = inertia[k] + (c_dt if drv > 0.5 else 0.0)
+            tb = brake_torque(cap, t_other, y[wheel_base + N_WHEEL_STATE * w + WOMEGA], i_eff)
+            torque[k] = t_other + tb
+            if record:
                 y_wheel[w, YW_BRAKEP] = pw
                 y_wheel[w, YW_BRAKET] = tb
                 y_wheel[w, YW_DRIVET] = t_drive
@@ -427,3 +470,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
             y_unit[u, YU_AZ] = acc[2] + p * vv - q * uu
             y_unit[u, YU_SPEED] = math.sqrt(uu * uu + vv * vv + ww * ww)
             y_unit[u, YU_BETA] = math.atan2(vv, uu) if abs(uu) + abs(vv) > 1e-9 else 0.0
+            y_unit[u, YU_ENGINE] = omega_e
+            slip = 0.0
+            if clutched and ratio != 0.0 and nd > 0.0 and omega_e > 0.0:
+                slip = 1.0 - ratio * om_sum / nd / omega_e
+            y_unit[u, YU_CLUTCH] = slip

@@ -26,7 +26,7 @@ from typing import Iterator, NamedTuple, Optional, Union
 
 import engine
 from engine.event import MAX_STEP_SIZE, MIN_STEP_SIZE
-from engine.signals import AXLE_OUTPUTS, HITCH_OUTPUTS
+from engine.signals import AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS
 
 Number = Union[float, int, bool]
 
@@ -86,6 +86,9 @@ FIELDS: dict[str, Field] = {
                 "gravity excluded"),
     "speed": Field("m/s", "km/h", "Magnitude of the CG velocity"),
     "sideslip": Field("rad", "deg", "Sideslip angle of the CG, atan2(v, u)"),
+    "engineSpeed": Field("rad/s", "rpm", "Engine speed"),
+    "clutchSlip": Field(None, None, "Clutch slip, 1 - transmission input speed / engine speed: 0 "
+                        "locked, 1 with the transmission at rest (0 in neutral)"),
     # wheel outputs
     "steer": Field("rad", "deg", "Road-wheel steer angle relative to the vehicle "
                    "(positive right)"),
@@ -361,6 +364,8 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
                     b.add_input(f"{wheel}.{key}", f"<unit>.axle<k>.<side>.{key}", key,
                                 Binding("u_wheel", (wheel_index[wheel], j)))
         for j, key in enumerate(engine.UNIT_OUTPUTS):
+            if key in DRIVETRAIN_OUTPUTS and u not in lead:
+                continue
             b.add(f"{u}.{key}", f"<unit>.{key}", FIELDS[key], "output", Binding("y_unit", (i, j)))
         if u in connection_index:
             for j, key in enumerate(HITCH_OUTPUTS):

@@ -17,7 +17,7 @@ from fmpy.validation import validate_fmu
 from lxml import etree
 
 import engine
-from engine.signals import AXLE_OUTPUTS, HITCH_OUTPUTS
+from engine.signals import AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS
 from model_description import build_catalogue, model_description_xml, variable_table
 from model_description.catalogue import AXLE_FIELDS, HITCH_FIELDS, HITCH_NAMES, ROAD_INPUTS
 from simon_fmu.vehicle.build import DESCRIPTION, fmu_model_description
@@ -47,7 +47,7 @@ def test_the_car_catalogue_is_unchanged():
     for row in rows:
         source, index = row[expected["columns"].index("binding")]
         row[expected["columns"].index("binding")] = [source, list(index)]
-    assert len(rows) == len(expected["variables"]) == 107
+    assert len(rows) == len(expected["variables"]) == 109
     for row, want in zip(rows, expected["variables"]):
         assert row == want, row[0]
     xml = model_description_xml(catalogue, model_identifier="SimonCar",
@@ -69,6 +69,9 @@ def test_only_lead_units_have_initial_conditions_and_driver_inputs(catalogue):
     # every unit keeps its outputs, calculated parameters and its wheels' inputs
     for unit in ("tractor", "trailer"):
         for key in engine.UNIT_OUTPUTS:
+            if key in DRIVETRAIN_OUTPUTS and unit == "trailer":
+                assert f"{unit}.{key}" not in c       # a towed unit has no drivetrain
+                continue
             assert c[f"{unit}.{key}"].causality == "output"
         for key in ("mass", "wheelbase"):
             assert c[f"{unit}.{key}"].causality == "calculatedParameter"
@@ -123,7 +126,11 @@ def test_bindings_cover_every_cell_once_and_numbering_follows_the_order(combinat
         cells = [v.binding.index for v in catalogue if v.binding.source == source]
         used = [j for j in range(columns)   # on flat ground the wheels have no road inputs
                 if source != "u_wheel" or engine.WHEEL_INPUTS[j] not in ROAD_INPUTS]
-        assert sorted(cells) == [(i, j) for i in range(rows) for j in used], source
+        # a towed unit (the trailer, row 1) has no drivetrain outputs
+        expected = [(i, j) for i in range(rows) for j in used
+                    if not (source == "y_unit" and i == 1
+                            and engine.UNIT_OUTPUTS[j] in DRIVETRAIN_OUTPUTS)]
+        assert sorted(cells) == expected, source
     assert [v.value_reference for v in catalogue] == list(range(len(catalogue)))
     names = [v.name for v in catalogue]
     # the trailer's variables follow the tractor's; a unit's connection outputs follow its

@@ -310,8 +310,10 @@ def test_the_doubles_drawbar_and_kingpin_loads_follow_the_lever_rule(instance, d
     # trailer1 carries the drawbar load at its pintle
     king1, tridem1 = semitrailer_support(trailer1, ((drawbar, trailer1["connections"]["rear"]["point"][0]),))
     inst = instance(double_fmu).start({"tractor.speed0": 0.0})
-    assert -inst.get("dolly.hitch.Fz") == pytest.approx(drawbar, rel=3e-14)     # measured 6.2e-15
-    assert -inst.get("trailer2.hitch.Fz") == pytest.approx(king2, rel=3e-14)    # measured 5.3e-15
+    # measured 6.2e-15 and 5.3e-15, and 2.1e-13 on another CPU (the equilibrium's linear algebra
+    # rounds differently by kernel)
+    assert -inst.get("dolly.hitch.Fz") == pytest.approx(drawbar, rel=1e-12)
+    assert -inst.get("trailer2.hitch.Fz") == pytest.approx(king2, rel=1e-12)
     assert -inst.get("trailer1.hitch.Fz") == pytest.approx(king1, rel=5e-12)    # measured 1.1e-12
     tractor = unit(DOUBLE, "tractor")
     front, drive = tractor_support(tractor, king1)

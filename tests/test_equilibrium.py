@@ -16,7 +16,8 @@ from conftest import ROOT
 
 G = 9.80665
 REL = 2e-13          # measured agreement with the lever rule: at most 6.6e-14 relative
-REL_DRAWBAR = 1e-12  # the converter drawbar load, a difference of larger loads: measured 3.4e-13
+REL_DRAWBAR = 1e-11  # the converter drawbar load, a difference of larger loads: measured 3.4e-13
+#                     and 1.6e-12 on two CPUs (the linear algebra's rounding differs by kernel)
 
 
 def _stop():

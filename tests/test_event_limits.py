@@ -116,11 +116,19 @@ def test_static_equilibrium_is_checked(raw):
 
 
 # --- the engine's limits are the validator's ------------------------------------------
+def _engine_follows_the_wheels(dt):
+    """The manual's drivetrain (Eq. 50: no idle governor, no clutch), whose drive torque is the
+    engine map's torque times the driveline ratio at every instant."""
+    for key in ("idle_speed", "idle_governor", "clutch"):
+        dt.pop(key, None)
+
+
 def test_tables_of_any_length_run(raw):
     """Engine maps and wheel tables longer than the engine's former 32 rows: the drive torque
     is the WOT map's torque, interpolated between rows 33 and 40, times the driveline ratio
     (Eq. 32, 50, 51)."""
     dt = raw["units"][0]["drivetrain"]
+    _engine_follows_the_wheels(dt)
     rows = [[60.0 * i, 100.0 + 2.0 * i] for i in range(40)]
     dt["engine_wot_torque"] = rows
     raw["units"][0]["axles"][0]["suspension"]["camber_change"] = [[0.002 * i - 0.04, 0.0] for i in range(40)]
@@ -144,6 +152,7 @@ def test_tables_of_any_length_run(raw):
 def test_a_long_table_builds_and_runs_in_the_fmu(tmp_path, raw, instance):
     """Before, exitInitializationMode failed for a table of 33 rows or more."""
     dt = raw["units"][0]["drivetrain"]
+    _engine_follows_the_wheels(dt)
     rows = [[60.0 * i, 100.0 + 2.0 * i] for i in range(40)]
     dt["engine_wot_torque"] = rows
     event = tmp_path / "long.json"
