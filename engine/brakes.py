@@ -1,5 +1,26 @@
-"""Brakes, At Pedal option (Eq. 47-48) with a per-wheel pressure factor for an ABS."""
-from .jit import njit
+"""Brakes, At Pedal option (Eq. 47-48) with a per-wheel pressure factor for an ABS, the
+pressure's lag behind the pedal, and brake designs with lining friction and fade (after the
+HVE Brake Designer).
+
+* **Pressure lag.** The wheel-cylinder pressure p follows its target p* (the pedal's pressure
+  after proportioning and the ABS factor, Eq. 48) as a first-order lag,
+  dp/dt = (p* - p) / tau_p (tau_p: ``brakes.pressure_time_constant`` of the unit; 0 gives
+  the manual's instant pressure).
+* **Generic brake.** Eq. 47 with the axle's fixed torque ratio.
+* **Designed brake** (``axles[].brake_design``). The torque ratio follows from the design
+  and the lining's state: T_ratio = A C*(mu_L) r_e, with A the actuator (wheel-cylinder or
+  caliper piston) area, C* the brake factor of the shoe or pad arrangement (the drum's or
+  disc's friction force per actuating force, a function of the lining friction: 2 mu_L for
+  a disc with two pads, a rising curve for a drum's self-energising shoes), r_e the
+  effective radius. The lining friction mu_L = mu(T) f(v_s) depends on the lining
+  temperature T and the sliding speed v_s = |Omega| r_e. The drum or disc and its linings
+  are one thermal mass: C dT/dt = |T_b Omega| - (h_0 + h_1 V)(T - T_air), the braking power
+  in, the convective cooling out, rising with the vehicle speed V.
+"""
+from .jit import njit, njit_inline
+from .layout import (B_AREA, B_COOL0, B_COOL1, B_HEAT, B_NBF, B_NMU, B_NSPEED, B_RADIUS,
+                     TB_BF_X, TB_BF_Y, TB_MU_X, TB_MU_Y, TB_SP_X, TB_SP_Y)
+from .tables import interp1
 
 
 @njit
@@ -24,3 +45,35 @@ def brake_torque_capacity(p, torque_ratio, pushout):
     if p <= pushout:
         return 0.0
     return torque_ratio * (p - pushout)
+
+
+@njit_inline
+def pressure_rate(p, target, tau):
+    """dp/dt of the wheel-cylinder pressure lagging its target with time constant tau > 0."""
+    return (target - p) / tau
+
+
+@njit_inline
+def lining_friction(P_BRAKE, T_BRAKE, b, temperature, omega):
+    """mu_L = mu(T) f(v_s) of design b at lining temperature T (K) and wheel spin omega."""
+    mu = interp1(T_BRAKE[b, TB_MU_X], T_BRAKE[b, TB_MU_Y], int(P_BRAKE[b, B_NMU]), temperature)
+    n_speed = int(P_BRAKE[b, B_NSPEED])
+    if n_speed > 0:
+        v_s = abs(omega) * P_BRAKE[b, B_RADIUS]
+        mu *= interp1(T_BRAKE[b, TB_SP_X], T_BRAKE[b, TB_SP_Y], n_speed, v_s)
+    return mu
+
+
+@njit_inline
+def design_torque_ratio(P_BRAKE, T_BRAKE, b, temperature, omega):
+    """T_ratio = A C*(mu_L) r_e of design b (module docstring), N m/Pa."""
+    mu = lining_friction(P_BRAKE, T_BRAKE, b, temperature, omega)
+    c_star = interp1(T_BRAKE[b, TB_BF_X], T_BRAKE[b, TB_BF_Y], int(P_BRAKE[b, B_NBF]), mu)
+    return P_BRAKE[b, B_AREA] * c_star * P_BRAKE[b, B_RADIUS]
+
+
+@njit_inline
+def temperature_rate(P_BRAKE, b, temperature, power, speed, air_temperature):
+    """dT/dt = (P - (h_0 + h_1 V)(T - T_air)) / C of design b, with the braking power P >= 0."""
+    cooling = P_BRAKE[b, B_COOL0] + P_BRAKE[b, B_COOL1] * speed
+    return (power - cooling * (temperature - air_temperature)) / P_BRAKE[b, B_HEAT]

@@ -159,6 +159,21 @@ SUSPENSION = {
                             doc="solid axle: camber set of Eq. 64, rad (default 0)"),
 }
 
+BRAKE_DESIGN = {
+    "type": F("str", choices=("disc", "drum")),
+    "actuator_area": _pos("wheel-cylinder or caliper piston area on which the pressure acts, m^2"),
+    "effective_radius": _pos("radius at which the lining's friction acts, m"),
+    "brake_factor": F("table", doc="[lining friction, brake factor C*]: friction force on the drum or disc "
+                                   "per actuating force (2 mu for a disc with two pads)"),
+    "lining_friction": F("table", item=F("number", lo=0.0, hi=MAX_FRICTION),
+                         doc="[lining temperature K, friction coefficient]"),
+    "speed_factor": F("table", default=None, nullable=True, item=F("number", lo=0.0, hi=MAX_FRICTION),
+                      doc="[sliding speed m/s, factor on the lining friction]; null: none"),
+    "heat_capacity": _pos("of the drum or disc with its linings, J/K"),
+    "cooling": _nonneg("convective cooling at rest, W/K"),
+    "cooling_per_speed": _nonneg("rise of the cooling with the vehicle speed, W/K per m/s", default=0.0),
+}
+
 AXLE = {
     "x": _num(-LENGTH_RANGE, LENGTH_RANGE, doc="axle x-coordinate from the sprung-mass CG, m (forward +)"),
     "track": _num(0.0, LENGTH_RANGE, lo_open=True, doc="m"),
@@ -169,7 +184,12 @@ AXLE = {
     "dual_spacing": _nonneg("centre distance of dual tires, m", default=0.0),
     "steered": F("bool"),
     "driven": F("bool"),
-    "brake_torque_ratio": _nonneg("N m/Pa"),
+    "brake_torque_ratio": _optional(lo=0.0, doc="N m/Pa, the generic brake (Eq. 47); null with a "
+                                               "brake_design"),
+    "brake_design": F("object", default=None, nullable=True, fields=BRAKE_DESIGN,
+                      doc="a brake described by its design, whose torque ratio follows its lining "
+                          "friction (temperature, sliding speed): fade; null: the generic "
+                          "brake_torque_ratio"),
     "proportioned": F("bool", doc="brake pressure passes the proportioning valve"),
     "group": _optional("str", doc="axles of one unit with the same group name share their static load "
                                   "equally (a load-equalising tandem or tridem); null: its own group"),
@@ -282,6 +302,8 @@ UNIT = {
         "proportioning_start": _nonneg("Pa", default=0.0),
         "proportioning_ratio": _num(0.0, 1.0, default=1.0, doc="1: none"),
         "pushout_pressure": _nonneg("Pa"),
+        "pressure_time_constant": _nonneg("s: the wheel-cylinder pressure lags the pedal by this time "
+                                          "constant (first order); 0: at once", default=0.0),
     }),
     "drivetrain": F("object", default=None, nullable=True, doc="required on a lead unit, refused on a towed unit",
                     fields={
@@ -492,6 +514,23 @@ def _given(raw, key):
 
 
 _LEAD_ONLY = ("steering", "drivetrain", "initial")
+
+
+def _brake_problems(axle, p, problems):
+    """An axle has a generic brake (brake_torque_ratio) or a designed one (brake_design), not
+    both; a design's tables are of lining friction (brake factor) and positive temperatures."""
+    generic, design = axle.get("brake_torque_ratio"), axle.get("brake_design")
+    if (generic is None) == (design is None):
+        problems.append(f"{p}: brake_torque_ratio (a number >= 0, N m/Pa) or brake_design (an object), "
+                        f"one of them (got {'both' if design is not None else 'neither'})")
+    if design and design.get("lining_friction"):
+        if design["lining_friction"][0][0] <= 0.0:
+            problems.append(f"{p}.brake_design.lining_friction: temperatures > 0 K (got "
+                            f"{design['lining_friction'][0][0]!r})")
+    if design and design.get("brake_factor"):
+        if any(not (0.0 <= x <= MAX_FRICTION and y >= 0.0) for x, y in design["brake_factor"]):
+            problems.append(f"{p}.brake_design.brake_factor: rows [lining friction 0..{MAX_FRICTION:g}, "
+                            f"brake factor >= 0] (got {design['brake_factor']!r})")
 
 
 def _idle_problems(dt, p, problems):
@@ -812,6 +851,7 @@ def validate_event(raw, base=None) -> Event:
                     problems.append(f"{p}.axles[{j}].tire: one of {sorted(u['tires'])} (got {a['tire']!r})")
                 if a.get("dual") and not a.get("dual_spacing"):
                     problems.append(f"{p}.axles[{j}].dual_spacing: a spacing > 0 for dual tires (got 0)")
+                _brake_problems(a, f"{p}.axles[{j}]", problems)
             raw_u = raw["units"][i]
             _role_problems(u, raw_u, p, problems)
             _suspension_problems(u, raw_u, p, problems)

@@ -8,10 +8,12 @@ State vector (one float64 array), in this order:
 * per unit, 12 body states at ``unit_offset(u) = 12*u``:
   X, Y, Z (earth-fixed CG, m), roll, pitch, yaw (rad), u, v, w (m/s, vehicle-fixed),
   p, q, r (rad/s, vehicle-fixed);
-* per wheel, 3 states at ``wheel_offset(w)``: the independent suspension's coordinate and its
+* per wheel, 5 states at ``wheel_offset(w)``: the independent suspension's coordinate and its
   rate (the wheel's vehicle-fixed z displacement from static equilibrium, down +, Eq. 17/62;
-  a wheel of a solid axle keeps both at zero, its axle has its own block) and the wheel spin
-  velocity Omega (rad/s, rolling forward +);
+  a wheel of a solid axle keeps both at zero, its axle has its own block), the wheel spin
+  velocity Omega (rad/s, rolling forward +), the brake's pressure at the wheel cylinder (Pa,
+  lagging the pedal, ``engine.brakes``) and its temperature (K; a designed brake's, the air
+  temperature for a generic one);
 * per solid axle, 4 states at ``axle_offset(a)``: the roll centre's heave from static
   equilibrium (vehicle-fixed z, down +, delta of Eq. 22) and its rate, the axle roll relative
   to the sprung mass (rad, about the vehicle x-axis through the roll centre, right side down
@@ -31,8 +33,8 @@ State vector (one float64 array), in this order:
 SX, SY, SZ, SPHI, STHETA, SPSI, SU, SV, SW, SP, SQ, SR = range(12)
 N_BODY = 12
 # --- wheel states (relative to the wheel's offset) ---------------------------------------
-WZ, WZD, WOMEGA = range(3)
-N_WHEEL_STATE = 3
+WZ, WZD, WOMEGA, WPRESS, WTEMP = range(5)
+N_WHEEL_STATE = 5
 # --- tire states -------------------------------------------------------------------------
 TKX, TKY, TTURN = range(3)
 N_TIRE_STATE = 3
@@ -50,8 +52,9 @@ N_PT_STATE = 3
 (U_MS, U_IX, U_IY, U_IZ, U_IXZ, U_CGH, U_STEER_RATIO, U_PEDAL_RATIO, U_PROP_START, U_PROP_RATIO,
  U_PUSHOUT, U_DIFF_RATIO, U_I_DT, U_N_GEARS, U_WHEEL0, U_NWHEELS, U_N_DRIVEN, U_AERO0, U_NAERO,
  U_MTOTAL, U_LEAD, U_STEERING, U_AXLE0, U_NAXLES, U_IDLE, U_GOV_KP, U_GOV_TI, U_CL_CAP, U_CL_W0,
- U_CL_W1, U_CL_TAU) = range(31)
-N_UNIT_P = 31
+ U_CL_W1, U_CL_TAU, U_TAU_P) = range(32)
+N_UNIT_P = 32
+# U_TAU_P: the time constant of the wheel-cylinder pressure's lag behind the pedal (s; 0: none)
 # U_IDLE: engine idle speed, rad/s (0: the engine speed follows the wheels, Eq. 50, no clutch);
 # U_GOV_KP, U_GOV_TI: the idle governor's gain (throttle per relative speed error) and integral
 # time (s); U_CL_CAP: the clutch's capacity (N m) fully engaged at engine speed U_CL_W1, zero
@@ -66,8 +69,9 @@ MAX_GEARS = 20  # forward gears a unit may have (the event's limit)
 (W_UNIT, W_AXLE, W_SIDE, W_X, W_Y0, W_Z0, W_MUS, W_K, W_C, W_FMU, W_FS0, W_KRS, W_TRACK, W_PARTNER,
  W_JCL, W_JK1, W_JK3, W_JER, W_RCL, W_RK1, W_RK3, W_RER, W_STEERED, W_BS0, W_BS1, W_BS2, W_BS3,
  W_DRIVEN, W_ZETA, W_TB_RATIO, W_PROPORTIONED, W_ISPIN, W_TIRE0, W_NTIRES, W_NHT, W_NCAM,
- W_SOLID, W_YS) = range(38)
-N_WHEEL_P = 38
+ W_SOLID, W_YS, W_BRAKE) = range(39)
+N_WHEEL_P = 39
+# W_BRAKE: the wheel's brake design in P_BRAKE (engine.brakes), -1 for the generic torque ratio
 # W_SOLID: index of the wheel's solid axle in P_AXLE, -1 for an independent suspension;
 # W_YS: y of the wheel's spring on a solid axle (its side of the spring spacing)
 
@@ -103,13 +107,22 @@ MAX_TIRE_TESTS = 3  # test loads, and test speeds, of a tire (T_LOAD0..2, T_SPEE
 TP_MUP, TP_MUS, TP_SP, TP_CA, TP_CG = range(5)
 N_TIRE_PROPS = 5
 
+# --- packed brake designs: P_BRAKE[b, :], their tables T_BRAKE[b, table, row] ------------
+# actuator area (m^2), effective radius (m), heat capacity (J/K), cooling at rest (W/K) and
+# its rise with speed (W/K per m/s), the rows of the brake-factor, lining-friction and speed
+# tables; tables: brake factor against lining friction, lining friction against temperature
+# (K), its factor against sliding speed (m/s)
+(B_AREA, B_RADIUS, B_HEAT, B_COOL0, B_COOL1, B_NBF, B_NMU, B_NSPEED) = range(8)
+N_BRAKE_P = 8
+TB_BF_X, TB_BF_Y, TB_MU_X, TB_MU_Y, TB_SP_X, TB_SP_Y = range(6)
+
 # --- packed aero surfaces: P_AERO[s, :] --------------------------------------------------
 A_UNIT, A_CA, A_CPX, A_CPY, A_CPZ = range(5)
 N_AERO_P = 5
 
 # --- environment: P_ENV[:] ---------------------------------------------------------------
-E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO = range(6)
-N_ENV_P = 6
+E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO, E_AIR_T = range(7)
+N_ENV_P = 7
 # E_TERRAIN: the terrain type (TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL); E_HYDRO: the
 # hydroplaning model's code (engine.hydroplaning)
 TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL = range(3)
@@ -122,7 +135,8 @@ EM_WOT_X, EM_WOT_Y, EM_CT_X, EM_CT_Y = range(4)
 from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, TIRE_OUTPUTS, UNIT_INPUTS,  # noqa: E402
                       UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS)
 
-YW_STEER, YW_SPIN, YW_JOUNCE, YW_BRAKEP, YW_BRAKET, YW_DRIVET = range(len(WHEEL_OUTPUTS))
+(YW_STEER, YW_SPIN, YW_JOUNCE, YW_BRAKEP, YW_BRAKET, YW_DRIVET, YW_BTEMP,
+ YW_BRATIO) = range(len(WHEEL_OUTPUTS))
 (YT_FX, YT_FY, YT_FZ, YT_SLIP, YT_ALPHA, YT_INCL, YT_DEFL, YT_SKID, YT_ROADZ, YT_MU,
  YT_WATER) = range(len(TIRE_OUTPUTS))
 (YU_X, YU_Y, YU_Z, YU_ROLL, YU_PITCH, YU_YAW, YU_U, YU_V, YU_W, YU_P, YU_Q, YU_R, YU_AX, YU_AY, YU_AZ,
@@ -192,7 +206,7 @@ def state_size(n_units, n_wheels, n_tires, n_axles=0, n_connections=0):
 
 
 BODY_STATE_NAMES = ("X", "Y", "Z", "roll", "pitch", "yaw", "u", "v", "w", "p", "q", "r")
-WHEEL_STATE_NAMES = ("dz", "dz_rate", "spin")
+WHEEL_STATE_NAMES = ("dz", "dz_rate", "spin", "brake_pressure", "brake_temperature")
 AXLE_STATE_NAMES = ("heave", "heave_rate", "roll", "roll_rate")
 TIRE_STATE_NAMES = ("kx", "ky", "defl_turn")
 CONN_STATE_NAMES = ("hitch.failed",)
@@ -234,6 +248,8 @@ class Model(NamedTuple):
     P_ENV: _np.ndarray
     P_AXLE: _np.ndarray
     P_CONN: _np.ndarray
+    P_BRAKE: _np.ndarray
+    T_BRAKE: _np.ndarray
     # the mesh terrain (engine.terrain_mesh; zero-size arrays for other terrains)
     TR_TRI: _np.ndarray
     TR_NRM: _np.ndarray

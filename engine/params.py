@@ -12,6 +12,7 @@ import numpy as np
 
 from . import layout as L
 from .aerodynamics import air_density, surface_constant
+from .brakes import design_torque_ratio
 from .drivetrain import RPM, engine_torque, gear_ratio
 from .equilibrium import connection_rates, links, place_units, static_state, wheels
 from .event import EventError
@@ -90,6 +91,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
     P_ENV[L.E_GROUND_Z] = env["ground_elevation"]
 
     y0 = np.zeros(L.state_size(nu, nw, nt, na, nc))
+    designs = []                    # the brake designs, in wheel order (engine.brakes)
     lead = _leads(units)
     w = t = s = a_ = 0
     for ui, unit in enumerate(units):
@@ -110,6 +112,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
         P[L.U_PROP_START] = br["proportioning_start"]
         P[L.U_PROP_RATIO] = br["proportioning_ratio"]
         P[L.U_PUSHOUT] = br["pushout_pressure"]
+        P[L.U_TAU_P] = br["pressure_time_constant"]
         if dt:
             P[L.U_DIFF_RATIO] = dt["differential_ratio"]
             P[L.U_I_DT] = dt["inertia"]
@@ -170,7 +173,13 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
             W[L.W_DRIVEN] = 1.0 if ax["driven"] else 0.0
             if ax["driven"]:                                      # Eq. 32
                 W[L.W_ZETA] = ax["torque_split"] if ax.get("torque_split") is not None else 1.0 / n_driven
-            W[L.W_TB_RATIO] = ax["brake_torque_ratio"]
+            W[L.W_BRAKE] = -1.0
+            design = ax.get("brake_design")
+            if design is None:
+                W[L.W_TB_RATIO] = ax["brake_torque_ratio"]
+            else:
+                W[L.W_BRAKE] = len(designs)
+                designs.append(design)
             W[L.W_PROPORTIONED] = 1.0 if ax["proportioned"] else 0.0
             W[L.W_ISPIN] = ntires * tire["spin_inertia"]
             W[L.W_TIRE0], W[L.W_NTIRES] = t, ntires
@@ -211,13 +220,38 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
     terrain = mesh[:7]               # TR_TRI .. TR_CELL, in the order of layout.Model
     P_ENV[L.E_TERRAIN] = TERRAIN_TYPES[(env.get("terrain") or {}).get("type", "flat")]
     P_ENV[L.E_HYDRO] = MODELS[d["simulation"].get("hydroplaning") or "off"]
+    P_ENV[L.E_AIR_T] = env["air_temperature"]
+    P_BRAKE, T_BRAKE = _pack_brakes(designs)
     model = L.Model(P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO, P_ENV,
-                    P_AXLE, P_CONN, *terrain)
+                    P_AXLE, P_CONN, P_BRAKE, T_BRAKE, *terrain)
+    for wi in range(nw):            # the brakes start at the air temperature, unpressurised
+        y0[L.wheel_offset(nu, wi) + L.WTEMP] = env["air_temperature"]
+    for wi, bi in enumerate(P_WHEEL[:, L.W_BRAKE]):
+        if bi >= 0:                 # the ratio a designed brake has cold and at rest
+            P_WHEEL[wi, L.W_TB_RATIO] = design_torque_ratio(P_BRAKE, T_BRAKE, int(bi),
+                                                            env["air_temperature"], 0.0)
     if P_ENV[L.E_TERRAIN] != L.TERRAIN_FLAT:
         u_wheel = u_wheel if u_wheel is not None else default_wheel_inputs(nw)
         settle_on_terrain(model, y0, event.wheel_names(), u_wheel)
     _idle(model, y0)
     return model, y0
+
+
+def _pack_brakes(designs):
+    """P_BRAKE, T_BRAKE of the brake designs (engine.brakes; one zero row when there are none)."""
+    tables = ("brake_factor", "lining_friction", "speed_factor")
+    rows = max([len(d[k]) for d in designs for k in tables if d.get(k)] + [1])
+    P_BRAKE = np.zeros((max(len(designs), 1), L.N_BRAKE_P))
+    T_BRAKE = np.zeros((max(len(designs), 1), 6, rows))
+    for b, d in enumerate(designs):
+        P = P_BRAKE[b]
+        P[L.B_AREA], P[L.B_RADIUS] = d["actuator_area"], d["effective_radius"]
+        P[L.B_HEAT], P[L.B_COOL0], P[L.B_COOL1] = d["heat_capacity"], d["cooling"], d["cooling_per_speed"]
+        P[L.B_NBF] = _table(T_BRAKE[b, L.TB_BF_X], T_BRAKE[b, L.TB_BF_Y], d["brake_factor"])
+        P[L.B_NMU] = _table(T_BRAKE[b, L.TB_MU_X], T_BRAKE[b, L.TB_MU_Y], d["lining_friction"])
+        if d.get("speed_factor"):
+            P[L.B_NSPEED] = _table(T_BRAKE[b, L.TB_SP_X], T_BRAKE[b, L.TB_SP_Y], d["speed_factor"])
+    return P_BRAKE, T_BRAKE
 
 
 def _powertrain(model, y, u):

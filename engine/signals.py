@@ -40,10 +40,15 @@ wheel outputs
     steer               rad, road-wheel steer angle relative to the vehicle (positive right)
     spin                rad/s, wheel spin velocity (positive rolling forward)
     jounce              m, suspension compression from static equilibrium (wheel up +)
-    brakePressure       Pa, pressure at the wheel cylinder after proportioning and ABS factor
+    brakePressure       Pa, pressure at the wheel cylinder after proportioning and ABS factor,
+                        lagging the pedal by the brake system's time constant
     brakeTorque         N m, brake torque acting on the wheel (opposing spin, so <= 0 while
                         rolling forward)
     driveTorque         N m, drivetrain torque delivered to the wheel
+    brakeTemperature    K, temperature of a designed brake's drum or disc (and lining); the
+                        air temperature for a generic brake (Eq. 47's fixed torque ratio)
+    brakeTorqueRatio    N m/Pa, the brake's current torque ratio (Eq. 47): a designed brake's
+                        from its lining friction at its temperature and sliding speed
 tire outputs
     Fx, Fy              N, ground force on the tire in the tire frame (x' forward, y' right)
     Fz                  N, radial (normal) tire load, >= 0
@@ -82,7 +87,8 @@ UNIT_OUTPUTS = (
 )
 #: the unit outputs only a unit with a drivetrain (a lead unit) has in the FMU
 DRIVETRAIN_OUTPUTS = ("engineSpeed", "clutchSlip")
-WHEEL_OUTPUTS = ("steer", "spin", "jounce", "brakePressure", "brakeTorque", "driveTorque")
+WHEEL_OUTPUTS = ("steer", "spin", "jounce", "brakePressure", "brakeTorque", "driveTorque",
+                 "brakeTemperature", "brakeTorqueRatio")
 TIRE_OUTPUTS = ("Fx", "Fy", "Fz", "slip", "slipAngle", "inclination", "deflection", "skid",
                 "roadZ", "frictionAvailable", "waterDepth")
 AXLE_OUTPUTS = ("roll", "heave")

@@ -39,7 +39,8 @@ preallocated ``scratch`` (rows named in ``engine.layout``, shape ``layout.scratc
 import math
 
 from .aerodynamics import relative_wind, surface_forces
-from .brakes import brake_torque_capacity, system_pressure, wheel_pressure
+from .brakes import (brake_torque_capacity, design_torque_ratio, pressure_rate, system_pressure,
+                     temperature_rate, wheel_pressure)
 from .connection import connection_forces
 from .drivetrain import (clutch_capacity, clutch_torque, engagement_rate, engine_speed, engine_torque,
                          gear_ratio, governor_rate, governor_throttle)
@@ -50,7 +51,8 @@ from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_
                      AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, FR_R, FR_RATES, IE_WIND_DIR,
                      IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_THROTTLE, IW_BPF, IW_MU,
                      N_AXLE_STATE, N_BODY, N_CONN_STATE, N_PT_STATE, N_TIRE_STATE, N_WHEEL_STATE,
-                     PT_ENGAGE, PT_GOV, PT_OMEGA, SP, SPHI, S_TBASE, U_IDLE, YU_CLUTCH, YU_ENGINE,
+                     E_AIR_T, PT_ENGAGE, PT_GOV, PT_OMEGA, SP, U_TAU_P, W_BRAKE, WPRESS, WTEMP,
+                     YW_BRATIO, YW_BTEMP, SPHI, S_TBASE, U_IDLE, YU_CLUTCH, YU_ENGINE,
                      SPSI, SQ, SR, STHETA, SU, SV, SW, SX, SY, SZ, S_A, S_ACC, S_B, S_DOMEGA,
                      S_DRIVEN, S_F, S_FZW, S_INERTIA, S_JZ, S_M, S_MW, S_QD, S_QP, S_R, S_TORQUE,
                      S_XW, S_YW, S_ZDD, S_ZDW, S_ZW, TKX, TKY, TTURN, T_DMAX, T_DY, T_FZMIN,
@@ -405,16 +407,34 @@ def derivatives(y, dy, U, P, record, Y, err, W):
             drv = driven[k]
             t_drive = t_shaft * ratio * P_WHEEL[w, W_ZETA] if drv > 0.5 else 0.0   # Eq. 32
             t_other = t_base[k] + t_drive
+            wo = wheel_base + N_WHEEL_STATE * w
+            om = y[wo + WOMEGA]
             pw = wheel_pressure(p_source, P_WHEEL[w, W_PROPORTIONED] > 0.5, P_UNIT[u, U_PROP_START],
                                 P_UNIT[u, U_PROP_RATIO], u_wheel[w, IW_BPF])
-            cap = brake_torque_capacity(pw, P_WHEEL[w, W_TB_RATIO], P_UNIT[u, U_PUSHOUT])
+            dy[wo + WPRESS] = 0.0
+            if P_UNIT[u, U_TAU_P] > 0.0:
+                # the wheel-cylinder pressure lags its target (engine.brakes)
+                dy[wo + WPRESS] = pressure_rate(y[wo + WPRESS], pw, P_UNIT[u, U_TAU_P])
+                pw = y[wo + WPRESS]
+            bd = int(P_WHEEL[w, W_BRAKE])
+            t_ratio = P_WHEEL[w, W_TB_RATIO]
+            if bd >= 0:
+                t_ratio = design_torque_ratio(P.P_BRAKE, P.T_BRAKE, bd, y[wo + WTEMP], om)
+            cap = brake_torque_capacity(pw, t_ratio, P_UNIT[u, U_PUSHOUT])
             i_eff = inertia[k] + (c_dt if drv > 0.5 else 0.0)
-            tb = brake_torque(cap, t_other, y[wheel_base + N_WHEEL_STATE * w + WOMEGA], i_eff)
+            tb = brake_torque(cap, t_other, om, i_eff)
             torque[k] = t_other + tb
+            dy[wo + WTEMP] = 0.0
+            if bd >= 0:
+                dy[wo + WTEMP] = temperature_rate(P.P_BRAKE, bd, y[wo + WTEMP], abs(tb * om),
+                                                  math.sqrt(uu * uu + vv * vv + ww * ww),
+                                                  P_ENV[E_AIR_T])
             if record:
                 y_wheel[w, YW_BRAKEP] = pw
                 y_wheel[w, YW_BRAKET] = tb
                 y_wheel[w, YW_DRIVET] = t_drive
+                y_wheel[w, YW_BTEMP] = y[wo + WTEMP]
+                y_wheel[w, YW_BRATIO] = t_ratio
         spin_accelerations(torque, inertia, driven, c_dt, n, domega)
         # 6. coupled accelerations and kinematics
         assemble_unit(P_UNIT[u, U_MS], P_UNIT[u, U_IX], P_UNIT[u, U_IY], P_UNIT[u, U_IZ],

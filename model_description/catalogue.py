@@ -94,11 +94,15 @@ FIELDS: dict[str, Field] = {
                    "(positive right)"),
     "spin": Field("rad/s", "rpm", "Wheel spin velocity (positive rolling forward)"),
     "jounce": Field("m", None, "Suspension compression from static equilibrium (wheel up +)"),
-    "brakePressure": Field("Pa", "bar", "Pressure at the wheel cylinder after proportioning "
-                           "and ABS factor"),
+    "brakePressure": Field("Pa", "bar", "Pressure at the wheel cylinder after proportioning and "
+                           "ABS factor, lagging the pedal"),
     "brakeTorque": Field("N.m", None, "Brake torque on the wheel (opposing spin, <= 0 while "
                          "rolling forward)"),
     "driveTorque": Field("N.m", None, "Drivetrain torque delivered to the wheel"),
+    "brakeTemperature": Field("K", None, "Temperature of the brake's drum or disc and lining (a "
+                              "designed brake; the air temperature for a generic one)"),
+    "brakeTorqueRatio": Field("N.m/Pa", None, "Current brake torque ratio, brake torque per "
+                              "pressure above pushout (Eq. 47)"),
     # tire outputs
     "Fx": Field("N", "kN", "Longitudinal ground force on the tire, tire frame (x' forward)"),
     "Fy": Field("N", "kN", "Lateral ground force on the tire, tire frame (y' right)"),

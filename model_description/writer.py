@@ -44,6 +44,8 @@ UNITS: dict[str, Unit] = {
     "N": Unit({"kg": 1, "m": 1, "s": -2}, {"kN": 1e-3}),
     "N.m": Unit({"kg": 1, "m": 2, "s": -2}, {}),
     "Pa": Unit({"kg": 1, "m": -1, "s": -2}, {"bar": 1e-5}),
+    "K": Unit({"K": 1}, {}),
+    "N.m/Pa": Unit({"m": 3}, {}),
 }
 
 #: SimpleTypes: the quantity of every Real with a unit, with its usual display unit.
@@ -58,6 +60,8 @@ TYPES: dict[str, tuple[str, str, Optional[str]]] = {
     "m/s2": ("Acceleration", "Acceleration", "g"),
     "N": ("Force", "Force", None),
     "N.m": ("Torque", "Torque", None),
+    "K": ("Temperature", "ThermodynamicTemperature", None),
+    "N.m/Pa": ("BrakeTorqueRatio", "TorquePerPressure", None),
     "Pa": ("Pressure", "Pressure", "bar"),
 }
 
