@@ -77,9 +77,10 @@ def test_origin_and_heading_put_the_road_where_they_say(fmu_dir, instance, car_f
     print(f"placement: CG Z {inst.get('car.Z') - z_expected:+.2e} m, pitch "
           f"{inst.get('car.pitch') - math.atan(GRADE * ch):+.2e} rad, roll "
           f"{inst.get('car.roll') + math.asin(GRADE * sh / m):+.2e} rad from the closed forms")
-    assert inst.get("car.Z") == pytest.approx(z_expected, abs=1e-4)
-    assert inst.get("car.pitch") == pytest.approx(math.atan(GRADE * ch), abs=2e-4)
-    assert inst.get("car.roll") == pytest.approx(-math.asin(GRADE * sh / m), abs=2e-4)
+    # measured 4.9e-9 m, 1.4e-9 rad and 4.0e-9 rad (the file's float32 grid)
+    assert inst.get("car.Z") == pytest.approx(z_expected, abs=1e-7)
+    assert inst.get("car.pitch") == pytest.approx(math.atan(GRADE * ch), abs=1e-7)
+    assert inst.get("car.roll") == pytest.approx(-math.asin(GRADE * sh / m), abs=1e-7)
     run(inst, 0.01)
     for w in (f"car.axle{k}.{s}" for k in (1, 2) for s in ("left", "right")):
         assert inst.get(f"{w}.frictionAvailable") == pytest.approx(0.7)
@@ -102,7 +103,8 @@ def test_leaving_the_crg_road_is_an_fmi_error_naming_the_tire(fmu_dir, instance,
     assert "car.axle1." in text and "off the terrain at X = " in text
     x_off = float(text.split("off the terrain at X = ")[1].split(" m")[0])
     print(f"{name}: off the road at X = {x_off:.4f} m, the edge at {end_x:g} m")
-    assert x_off == pytest.approx(end_x, abs=0.2)    # the front tire's contact, at the edge
+    # the front tire's contact, within a step's travel (1 cm) past the edge: 6.4 mm and 0.9 mm
+    assert end_x <= x_off <= end_x + 0.01 * 1.5
 
 
 def test_a_bad_crg_file_is_refused_by_the_build_with_its_name(tmp_path):
