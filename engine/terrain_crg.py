@@ -31,13 +31,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .terrain_mesh import MeshError, TerrainMesh, _materials_table, pack_triangles
+from .terrain_mesh import MeshError, TerrainMesh, materials_table, pack_triangles
 
 #: At most this many triangles (two per grid cell): 1 000 000 triangles take 148 MB as a
 #: TerrainMesh, 670 MB at the peak of reading them and 6 s to read (0.8 s crgutils' reading,
 #: 4.3 s its evaluation of the nodes, 3.4 s the mesh's packing), measured on the development
-#: machine; a 1 km long, 5 m wide road at 0.1 m x 0.1 m is exactly that. A larger file is refused (cut it to the stretch the event drives on, or
-#: resample it more coarsely).
+#: machine; a 1 km long, 5 m wide road at 0.1 m x 0.1 m is exactly that. A larger file is
+#: refused (cut it to the stretch the event drives on, or resample it more coarsely).
 MAX_TRIANGLES = 1_000_000
 
 #: The name of the material row every CRG triangle has.
@@ -151,7 +151,7 @@ def load_crg(path, origin=(0.0, 0.0, 0.0), heading=0.0, friction_multiplier=1.0,
         raise MeshError(path, None, "no cell has a height at all four corners (NaN heights)")
     cells = np.argwhere(keep)                                  # (j, i) of the kept cells
     tri = tri[keep].reshape(-1, 3, 3)
-    names, matp = _materials_table({CRG_MATERIAL: {
+    names, matp = materials_table({CRG_MATERIAL: {
         "friction_multiplier": friction_multiplier, "water_depth": water_depth,
         "texture_depth": texture_depth}})
 

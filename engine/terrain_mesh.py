@@ -88,7 +88,7 @@ def empty_mesh() -> TerrainMesh:
 # reading
 
 
-def _materials_table(materials):
+def materials_table(materials):
     """Rows of TR_MATP and their names from the event's materials {NAME: {...}}."""
     names, rows = [NO_MATERIAL], [(1.0, 0.0, 0.0)]
     for name, entry in (materials or {}).items():
@@ -210,7 +210,7 @@ def load_mesh(path, materials: dict, z_up: bool = False) -> TerrainMesh:
     path = Path(path)
     if not path.is_file():
         raise MeshError(path, None, "no such file")
-    names, matp = _materials_table(materials)
+    names, matp = materials_table(materials)
     rows = {name: row for row, name in enumerate(names)}
     lines = path.read_text(errors="replace").splitlines()
     text, face_lines, face_mat, face_size = _scan(path, lines, rows)
