@@ -58,9 +58,16 @@ MAX_WATER_DEPTH = 1.0      # m, water on a road material
 MAX_INFLATION_PRESSURE = 1.0e7  # Pa
 MAX_TREAD_DEPTH = 0.1      # m
 #: the terrain sources of environment.terrain.type
-TERRAIN_TYPES = ("flat", "mesh", "external")
-#: the fields of environment.terrain only a mesh has (null in the data of the others)
-MESH_FIELDS = ("file", "z_up", "materials")
+TERRAIN_TYPES = ("flat", "mesh", "crg", "external")
+#: the fields of environment.terrain each type has (null in the data of the others)
+TERRAIN_FIELDS = {"flat": (), "external": (), "mesh": ("file", "z_up", "materials"),
+                  "crg": ("file", "origin", "heading", "friction_multiplier", "water_depth",
+                          "texture_depth")}
+#: what those fields are when an event leaves them out (texture_depth stays null: only the
+#: gallaway hydroplaning model needs it, and then it is required)
+TERRAIN_DEFAULTS = {"mesh": {"z_up": False, "materials": dict},
+                    "crg": {"origin": lambda: [0.0, 0.0, 0.0], "heading": 0.0,
+                            "friction_multiplier": 1.0, "water_depth": 0.0}}
 #: the hydroplaning models of simulation.hydroplaning ("off": none)
 HYDROPLANING_MODELS = ("off", "nasa", "nasa-tti", "gallaway")
 #: the tire fields every tire needs when simulation.hydroplaning is not "off"
@@ -367,15 +374,31 @@ MATERIAL = {
 TERRAIN = {
     "type": F("str", choices=TERRAIN_TYPES, default="flat",
               doc="flat: level ground at ground_elevation; mesh: a Wavefront OBJ polygon database; "
+                  "crg: an ASAM OpenCRG road surface; "
                   "external: the road under each wheel from its inputs roadZ, roadGradeX, roadGradeY"),
-    "file": _optional("str", doc="mesh (required): the OBJ file, relative to the event file's folder (an "
-                                 "event given as a dict: to the current folder, or load_event's base); the "
-                                 "validated data holds its absolute path"),
+    "file": _optional("str", doc="mesh and crg (required): the OBJ or OpenCRG file, relative to the event "
+                                 "file's folder (an event given as a dict: to the current folder, or "
+                                 "load_event's base); the validated data holds its absolute path"),
     "z_up": _optional("bool", doc="mesh: true when the file's Z axis points up (default false: its "
                                   "coordinates are earth X, Y, Z, Z down)"),
     "materials": F("map", item=F("object", fields=MATERIAL), default=None, nullable=True,
                    doc="mesh: the materials its usemtl names select (default none: a polygon without "
                        "usemtl has friction multiplier 1 and is dry)"),
+    "origin": _optional("vector3", doc="crg: earth X, Y, Z (m, Z down) of the start of the file's "
+                                       "reference line (its first u, v = 0, at the file's elevation 0); "
+                                       "default [0, 0, 0]",
+                        extra_check=lambda v: None if max(map(abs, v)) <= MAX_ELEVATION else
+                        f"a point within +-{MAX_ELEVATION:g} m (got {v})"),
+    "heading": _optional(lo=-10.0, hi=10.0,
+                         doc="crg: the earth yaw of the reference line's start direction, rad (from X "
+                             "towards Y); default 0"),
+    "friction_multiplier": _optional(lo=0.0, hi=MAX_FRICTION,
+                                     doc="crg: multiplies the tire's friction on the road; default 1"),
+    "water_depth": _optional(lo=0.0, hi=MAX_WATER_DEPTH, doc="crg: depth of the water on the road, m; "
+                                                            "default 0"),
+    "texture_depth": _optional(lo=0.0, hi=MAX_TEXTURE_DEPTH,
+                               doc="crg: mean texture depth of the road, m; required by "
+                                   "simulation.hydroplaning 'gallaway'"),
 }
 
 EVENT = {
@@ -389,7 +412,7 @@ EVENT = {
         "ground_elevation": _num(-MAX_ELEVATION, MAX_ELEVATION, default=0.0,
                                  doc="earth Z of the flat ground, m (down +)"),
         "terrain": F("object", fields=TERRAIN, doc="the road under the tires",
-                     default=lambda: {"type": "flat", **dict.fromkeys(MESH_FIELDS)}),
+                     default=lambda: {"type": "flat", **dict.fromkeys(k for k in TERRAIN if k != "type")}),
     }),
     "simulation": F("object", default=lambda: {"step_size": 0.001, "hydroplaning": "off"}, fields={
         "step_size": _num(MIN_STEP_SIZE, MAX_STEP_SIZE, default=0.001, doc="internal fixed step, s"),
@@ -744,38 +767,48 @@ def _roll_inertia_problems(data, problems):
 
 
 def _terrain_problems(data, raw, base, problems):
-    """Only a mesh terrain has a file, z_up and materials (null in the data of the others);
-    a mesh needs its file, found relative to ``base``, whose absolute path the data keeps."""
+    """Each terrain type has its own fields (TERRAIN_FIELDS; null in the data of the others,
+    TERRAIN_DEFAULTS filled in); a mesh or crg needs its file, found relative to ``base``,
+    whose absolute path the data keeps."""
     terrain = (data.get("environment") or {}).get("terrain")
     if not terrain or terrain.get("type") is None:
         return
     raw_terrain = (raw.get("environment") or {}).get("terrain") if isinstance(raw, dict) else None
     p = "environment.terrain"
-    if terrain["type"] != "mesh":
-        for key in MESH_FIELDS:
-            if _given(raw_terrain, key):
-                problems.append(f"{p}.{key}: only for terrain type 'mesh' (got type {terrain['type']!r}); "
-                                "remove it")
-            terrain[key] = None
+    kind = terrain["type"]
+    for key in TERRAIN:
+        if key == "type" or key in TERRAIN_FIELDS[kind]:
+            continue
+        if _given(raw_terrain, key):
+            owners = " or ".join(repr(t) for t, keys in TERRAIN_FIELDS.items() if key in keys)
+            problems.append(f"{p}.{key}: only for terrain type {owners} (got type {kind!r}); remove it")
+        terrain[key] = None
+    if "file" not in TERRAIN_FIELDS[kind]:
         return
     if not _given(raw_terrain, "file"):
         problems.append(f"{p}.file: missing; a non-empty string ({TERRAIN['file'].doc})")
     elif terrain["file"] is not None:
         terrain["file"] = os.path.abspath(os.path.join(base, terrain["file"]))
-    if terrain["z_up"] is None:
-        terrain["z_up"] = False
-    if terrain["materials"] is None:
-        terrain["materials"] = {}
+    for key, default in TERRAIN_DEFAULTS.get(kind, {}).items():
+        if terrain[key] is None:
+            terrain[key] = default() if callable(default) else default
 
 
 def _read_terrain(data, problems):
-    """The mesh of a mesh terrain (None for the others); a file the mesh reader refuses is a
-    problem naming the file and line (engine.terrain_mesh.MeshError)."""
+    """The road of a mesh or crg terrain as a TerrainMesh (None for the others); a file its
+    reader refuses is a problem naming the file (and for a mesh the line):
+    engine.terrain_mesh.MeshError."""
     terrain = data["environment"]["terrain"]
-    if terrain["type"] != "mesh":
+    if terrain["type"] not in ("mesh", "crg"):
         return None
-    from .terrain_mesh import MeshError, load_mesh   # the OBJ reader is needed only here
+    from .terrain_mesh import MeshError   # the readers are needed only here
     try:
+        if terrain["type"] == "crg":
+            from .terrain_crg import load_crg
+            return load_crg(terrain["file"], terrain["origin"], terrain["heading"],
+                            terrain["friction_multiplier"], terrain["water_depth"],
+                            terrain["texture_depth"])
+        from .terrain_mesh import load_mesh
         return load_mesh(terrain["file"], terrain["materials"], terrain["z_up"])
     except MeshError as exc:
         problems.append(f"environment.terrain.file: {exc}")
@@ -794,10 +827,13 @@ def _hydroplaning_problems(data, problems):
         for name, t in ((u or {}).get("tires") or {}).items():
             problems.extend(missing(f"units[{i}].tires.{name}.{key}", TIRE[key])
                             for key in HYDROPLANING_TIRE_FIELDS if t.get(key) is None)
-    materials = ((data.get("environment") or {}).get("terrain") or {}).get("materials") or {}
-    for name, m in materials.items():
+    terrain = (data.get("environment") or {}).get("terrain") or {}
+    for name, m in (terrain.get("materials") or {}).items():
         problems.extend(missing(f"environment.terrain.materials.{name}.{key}", MATERIAL[key])
                         for key in HYDROPLANING_MATERIAL_FIELDS.get(model, ()) if m and m.get(key) is None)
+    if terrain.get("type") == "crg":    # the road's one material
+        problems.extend(missing(f"environment.terrain.{key}", TERRAIN[key])
+                        for key in HYDROPLANING_MATERIAL_FIELDS.get(model, ()) if terrain.get(key) is None)
 
 
 def validate_event(raw, base=None) -> Event:
@@ -979,6 +1015,11 @@ def load_event(source=None, base=None) -> Event:
                           os.path.dirname(os.path.abspath(path)) if base is None else base)
 
 
+def _crg_limit() -> int:
+    from .terrain_crg import MAX_TRIANGLES
+    return MAX_TRIANGLES
+
+
 def format_reference() -> str:
     """The event format as Markdown, generated from the schema (docs/event-format.md)."""
     from .schema import describe
@@ -1019,19 +1060,29 @@ def format_reference() -> str:
               "polygon database whose vertices are earth X, Y, Z in metres, Z down (`\"z_up\": true`",
               "for a file exported Z up), its `usemtl` names selecting entries of `materials` (a",
               "polygon without one has friction multiplier 1 and is dry; a name not in `materials` is",
-              "refused); `{\"type\": \"external\"}` takes the road under each wheel from its FMU inputs",
-              "`roadZ`, `roadGradeX` and `roadGradeY`. The mesh file's path is relative to the folder of",
+              "refused); `{\"type\": \"crg\", \"file\": \"road.crg\"}` an ASAM OpenCRG road surface (read",
+              "with crgutils; ASCII LRFI/LDFI or binary KRBI/KDBI), its reference line's start at `origin`",
+              "(earth X, Y, Z, with the file's elevation 0 at Z) heading along the earth yaw `heading`, the",
+              "file's y-left, z-up frame turned into the earth's y right, z down, the whole road one material",
+              "(`friction_multiplier`, `water_depth`, `texture_depth`); its grid is triangulated, two",
+              "triangles a cell, at most " + f"{_crg_limit():,}".replace(",", " ") + " triangles, and a node whose height is NaN is off",
+              "the road (docs/equations.md, \"OpenCRG terrain\"); `{\"type\": \"external\"}` takes the road",
+              "under each wheel from its FMU inputs `roadZ`, `roadGradeX` and `roadGradeY`. A mesh or crg file's path is relative to the folder of",
               "the event file (for an event given as a parsed object, to the current folder or the",
               "folder `load_event(event, base=...)` names); the validated data holds its absolute path,",
               "and an FMU built from the event carries a copy of the file in its resources folder. The",
               "file is read when the event is loaded: a file that cannot be read, an unknown material,",
               "a degenerate triangle, a vertex that is not finite, a face naming a missing vertex, or",
               "overlapping polygons whose heights disagree is refused with the file and line named",
-              "(`environment.terrain.file: <file>, line <n>: <what>`). `file`, `z_up` and `materials`",
-              "belong to a mesh only (null in the data of the other types).", "",
+              "(`environment.terrain.file: <file>, line <n>: <what>`); a crg file that crgutils cannot",
+              "read or refuses, one of too many triangles, or one whose road folds over itself, with the",
+              "file (and the grid cell) named. `z_up` and `materials` belong to a mesh only, `origin`,",
+              "`heading`, `friction_multiplier`, `water_depth` and `texture_depth` to a crg only, `file`",
+              "to both (null in the data of the other types). A tire off the road of a mesh or a crg",
+              "stops the simulation with an error naming the tire and its position.", "",
               "`simulation.hydroplaning` other than \"off\" needs `inflation_pressure`, `tread_depth` and",
-              "`width` on every tire, and \"gallaway\" the `texture_depth` of every material",
-              "(`docs/equations.md` gives the models and their sources).", "",
+              "`width` on every tire, and \"gallaway\" the `texture_depth` of every material, or of a",
+              "crg terrain (`docs/equations.md` gives the models and their sources).", "",
               "## Combinations", "",
               "A unit with `connections.front` is *towed* by the unit its `tow` names; one without is a",
               "*lead* unit. A lead unit has `steering`, `drivetrain`, `brakes.pedal_ratio` and `initial`",

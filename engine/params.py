@@ -295,7 +295,10 @@ def engage_clutches(model, y, u_unit):
             y[po + L.PT_ENGAGE] = 1.0
 
 
-TERRAIN_TYPES = {"flat": L.TERRAIN_FLAT, "mesh": L.TERRAIN_MESH, "external": L.TERRAIN_EXTERNAL}
+#: the engine's terrain source of each event terrain type: an OpenCRG road is triangulated at load
+#: (engine.terrain_crg), so the engine looks it up as a mesh
+TERRAIN_TYPES = {"flat": L.TERRAIN_FLAT, "mesh": L.TERRAIN_MESH, "crg": L.TERRAIN_MESH,
+                 "external": L.TERRAIN_EXTERNAL}
 
 
 def default_wheel_inputs(n_wheels):
@@ -315,7 +318,7 @@ def _terrain_plane(model, u_wheel, wheels, points, wheel_names):
         if not found:
             raise EventError([f"{wheel_names[w]}: off the terrain at X = {X:.6g} m, Y = {Y:.6g} m at "
                               "the start (no road polygon under the wheel): place the vehicle on "
-                              "the mesh (its initial X0, Y0, yaw0)"])
+                              "the road of the mesh or OpenCRG file (its initial X0, Y0, yaw0)"])
         rows.append((1.0, X, Y))
         zs.append(z)
     (a, b, c), *_ = np.linalg.lstsq(np.array(rows), np.array(zs), rcond=None)

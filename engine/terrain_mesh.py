@@ -88,7 +88,7 @@ def empty_mesh() -> TerrainMesh:
 # reading
 
 
-def _materials_table(materials):
+def materials_table(materials):
     """Rows of TR_MATP and their names from the event's materials {NAME: {...}}."""
     names, rows = [NO_MATERIAL], [(1.0, 0.0, 0.0)]
     for name, entry in (materials or {}).items():
@@ -210,7 +210,7 @@ def load_mesh(path, materials: dict, z_up: bool = False) -> TerrainMesh:
     path = Path(path)
     if not path.is_file():
         raise MeshError(path, None, "no such file")
-    names, matp = _materials_table(materials)
+    names, matp = materials_table(materials)
     rows = {name: row for row, name in enumerate(names)}
     lines = path.read_text(errors="replace").splitlines()
     text, face_lines, face_mat, face_size = _scan(path, lines, rows)
@@ -220,6 +220,21 @@ def load_mesh(path, materials: dict, z_up: bool = False) -> TerrainMesh:
     if z_up:
         tri[:, :, 1:] *= -1.0
 
+    def polygon(i):
+        return int(tri_line[i]), f"the polygon of line {int(tri_line[i])}"
+    return pack_triangles(path, tri, tri_mat, matp, names, polygon)
+
+
+def pack_triangles(path, tri, tri_mat, matp, names, locate) -> TerrainMesh:
+    """The :class:`TerrainMesh` of the triangles ``tri`` (n, 3, 3: earth X, Y, Z, Z down) read
+    from the file ``path``, whatever its format: their normals, the walls taken out, the grid,
+    and the check of overlapping triangles. ``tri_mat`` (n,) is each triangle's row of the
+    material table ``matp`` (named ``names``). ``locate(i)`` places triangle i in the file for
+    a message: (line or None, a phrase naming it, "the polygon of line 12").
+
+    Raises :class:`MeshError` for a degenerate (zero-area) triangle, a terrain with no road
+    triangle, and overlapping road triangles whose heights disagree by more than
+    OVERLAP_TOLERANCE."""
     # normals (Eq. 80's surface normal), pointing down whatever the winding; a triangle is
     # degenerate when its height is below a billionth of its longest edge (zero but rounding)
     cross = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
@@ -227,8 +242,9 @@ def load_mesh(path, materials: dict, z_up: bool = False) -> TerrainMesh:
     longest = np.max(np.linalg.norm(tri - np.roll(tri, 1, axis=1), axis=2), axis=1)
     flat = double_area <= 1.0e-9 * longest ** 2
     if np.any(flat):
-        i = int(np.argmax(flat))
-        raise MeshError(path, int(tri_line[i]), "degenerate triangle (zero area)")
+        line, name = locate(int(np.argmax(flat)))
+        raise MeshError(path, line, "degenerate triangle (zero area)"
+                        + ("" if line is not None else f" in {name}"))
     normal = cross / double_area[:, None]
     normal *= np.where(normal[:, 2] < 0.0, -1.0, 1.0)[:, None]
     road = normal[:, 2] >= math.cos(WALL_ANGLE)
@@ -236,7 +252,8 @@ def load_mesh(path, materials: dict, z_up: bool = False) -> TerrainMesh:
         raise MeshError(path, None, f"no road polygons (all are steeper than "
                                     f"{math.degrees(WALL_ANGLE):g} degrees)")
     walls = tri[~road].reshape(-1, 9)
-    tri, normal, tri_line, tri_mat = tri[road], normal[road], tri_line[road], tri_mat[road]
+    index = np.flatnonzero(road)        # the road triangles' indices among all
+    tri, normal, tri_mat = tri[road], normal[road], tri_mat[road]
     nrm = np.column_stack([normal, np.einsum("ij,ij->i", normal, tri[:, 0])])
     tri = np.ascontiguousarray(tri.reshape(-1, 9))
     grid, start, cell = _grid(tri)
@@ -244,10 +261,12 @@ def load_mesh(path, materials: dict, z_up: bool = False) -> TerrainMesh:
     i, j, dz = overlap_conflict(tri, nrm, grid, start, cell, OVERLAP_TOLERANCE,
                                 np.zeros((2, 8, 2)))
     if i >= 0:
-        first, second = sorted((int(tri_line[i]), int(tri_line[j])))
-        raise MeshError(path, second, f"this polygon overlaps the polygon of line {first} and "
-                                      f"their heights differ by {dz:.4g} m (more than "
-                                      f"{OVERLAP_TOLERANCE * 1e3:g} mm) where they overlap")
+        (_, first), (line, second) = sorted((locate(int(index[k])) for k in (i, j)),
+                                            key=lambda place: place[0] or 0)
+        this = "this polygon" if line is not None else second
+        raise MeshError(path, line, f"{this} overlaps {first} and their heights differ by "
+                                    f"{dz:.4g} m (more than {OVERLAP_TOLERANCE * 1e3:g} mm) "
+                                    f"where they overlap")
     return TerrainMesh(tri, np.ascontiguousarray(nrm), tri_mat, matp, grid, start, cell,
                        np.ascontiguousarray(walls), names)
 

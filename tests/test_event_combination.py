@@ -233,7 +233,9 @@ NEW_KEYS = {  # the fields the combinations brought, with the values an event wi
        ["group", "torque_split"] + [f"suspension.{s}" for s in E.SOLID_FIELDS]},
 }
 TERRAIN_KEYS = {  # the fields the terrain brought, with the values an event without them gets
-    "environment.terrain": {"type": "flat", "file": None, "z_up": None, "materials": None},
+    "environment.terrain": {"type": "flat", **dict.fromkeys(
+        ("file", "z_up", "materials", "origin", "heading", "friction_multiplier", "water_depth",
+         "texture_depth"))},
     "simulation.hydroplaning": "off",
     **{f"units[0].tires.{t}.{key}": None for t in ("front", "rear")
        for key in ("inflation_pressure", "tread_depth", "width")},

@@ -6,6 +6,7 @@ import os
 import pytest
 
 import engine
+from engine.terrain_crg import grid_crg
 
 SQUARE_OBJ = """# a level square 100 m x 100 m at earth Z = {z}, one material
 v -50 -50 {z}
@@ -17,6 +18,9 @@ f 1 2 3
 f 1 3 4
 """
 WET = {"friction_multiplier": 0.5, "water_depth": 0.002}
+#: environment.terrain's fields with none given (each type fills its own)
+NO_TERRAIN_FIELDS = dict.fromkeys(("file", "z_up", "materials", "origin", "heading",
+                                   "friction_multiplier", "water_depth", "texture_depth"))
 
 
 def car():
@@ -39,7 +43,7 @@ def mesh_event(tmp_path, file="road.obj", material="wet", z=0.0, materials=None)
 
 def test_the_default_terrain_is_flat_and_hydroplaning_off():
     ev = engine.load_event()
-    assert ev.data["environment"]["terrain"] == {"type": "flat", "file": None, "z_up": None, "materials": None}
+    assert ev.data["environment"]["terrain"] == {"type": "flat", **NO_TERRAIN_FIELDS}
     assert ev.data["simulation"]["hydroplaning"] == "off"
     assert ev.terrain_mesh is None
     for t in ev.data["units"][0]["tires"].values():
@@ -58,8 +62,8 @@ def test_a_mesh_file_is_found_next_to_the_event_file(tmp_path, monkeypatch):
     monkeypatch.chdir(elsewhere)
     ev = engine.load_event(str(tmp_path / "event.json"))
     terrain = ev.data["environment"]["terrain"]
-    assert terrain == {"type": "mesh", "file": str(tmp_path / "road.obj"), "z_up": False,
-                       "materials": {"wet": {**WET, "texture_depth": None}}}
+    assert terrain == {**NO_TERRAIN_FIELDS, "type": "mesh", "file": str(tmp_path / "road.obj"),
+                       "z_up": False, "materials": {"wet": {**WET, "texture_depth": None}}}
     assert ev.terrain_mesh.TR_TRI.shape == (2, 9)
     assert ev.terrain_mesh.TR_MATP[:, :2].tolist() == [[1.0, 0.0], [0.5, 0.002]]   # friction, water
     # the data is JSON and loads again as it is, from any folder
@@ -89,13 +93,14 @@ def test_terrain_fields_are_checked_and_named(tmp_path):
     data = car()
     data["environment"]["terrain"] = {"type": "flat", "file": "road.obj", "z_up": True}
     assert problems(data) == [
-        "environment.terrain.file: only for terrain type 'mesh' (got type 'flat'); remove it",
+        "environment.terrain.file: only for terrain type 'mesh' or 'crg' (got type 'flat'); remove it",
         "environment.terrain.z_up: only for terrain type 'mesh' (got type 'flat'); remove it"]
     data["environment"]["terrain"] = {"type": "mesh"}
     [p] = problems(data)
     assert p.startswith("environment.terrain.file: missing; a non-empty string")
     data["environment"]["terrain"] = {"type": "crater"}
-    assert problems(data) == ["environment.terrain.type: one of 'flat', 'mesh', 'external' (got 'crater')"]
+    assert problems(data) == ["environment.terrain.type: one of 'flat', 'mesh', 'crg', 'external' "
+                              "(got 'crater')"]
     data = mesh_event(tmp_path, materials={"wet": {"friction_multiplier": -1, "water_depth": 0.0},
                                            "two words": WET})
     assert problems(data, base=tmp_path) == [
@@ -130,14 +135,82 @@ def test_hydroplaning_needs_the_tire_data_of_every_tire():
                               "(got -0.001)"]
 
 
-def test_gallaway_needs_the_texture_depth_of_every_material(tmp_path):
-    data = mesh_event(tmp_path, materials={"wet": WET, "rough": {**WET, "texture_depth": 0.001}})
+def with_gallaway(data):
+    """Gallaway hydroplaning, with the tire data it needs."""
     data["simulation"]["hydroplaning"] = "gallaway"
     for t in data["units"][0]["tires"].values():
         t.update(inflation_pressure=2.2e5, tread_depth=0.008, width=0.195)
+
+
+def test_gallaway_needs_the_texture_depth_of_every_material(tmp_path):
+    data = mesh_event(tmp_path, materials={"wet": WET, "rough": {**WET, "texture_depth": 0.001}})
+    with_gallaway(data)
     assert problems(data, base=tmp_path) == [
         "environment.terrain.materials.wet.texture_depth: missing; a number >= 0 and <= 0.1 (required "
         "by simulation.hydroplaning 'gallaway'; mean texture depth of the surface, m)"]
     data["simulation"]["hydroplaning"] = "nasa"
     assert engine.load_event(data, base=tmp_path).data["environment"]["terrain"]["materials"]["wet"] == \
         {**WET, "texture_depth": None}
+
+
+# --- OpenCRG ---------------------------------------------------------------------------------
+
+def crg_event(tmp_path, **fields):
+    grid_crg(tmp_path / "road.crg", lambda u, v: 0.0 * u, (0.0, 20.0), (-3.0, 3.0), (20, 6))
+    data = car()
+    data["environment"]["terrain"] = {"type": "crg", "file": "road.crg", **fields}
+    return data
+
+
+def test_a_crg_file_is_found_next_to_the_event_file_with_its_defaults(tmp_path, monkeypatch):
+    data = crg_event(tmp_path, origin=[-10.0, 0.0, 0.25])
+    (tmp_path / "event.json").write_text(json.dumps(data))
+    monkeypatch.chdir(tmp_path.parent)
+    ev = engine.load_event(str(tmp_path / "event.json"))
+    assert ev.data["environment"]["terrain"] == {
+        **NO_TERRAIN_FIELDS, "type": "crg", "file": str(tmp_path / "road.crg"),
+        "origin": [-10.0, 0.0, 0.25], "heading": 0.0, "friction_multiplier": 1.0, "water_depth": 0.0}
+    assert ev.terrain_mesh.TR_TRI.shape == (2 * 20 * 6, 9)
+    assert ev.terrain_mesh.TR_TRI[:, 2::3].tolist() == [[0.25] * 3] * 240   # Z0 - 0
+    assert ev.terrain_mesh.TR_MATP[1].tolist() == [1.0, 0.0, 0.0]
+    assert engine.load_event(json.loads(ev.to_json())).data == ev.data
+
+
+def test_crg_fields_are_checked_and_named(tmp_path):
+    data = crg_event(tmp_path, origin=[0.0, 1.0], heading=12.0, friction_multiplier=-0.1,
+                     water_depth=2.0, z_up=True)
+    assert problems(data, base=tmp_path) == [
+        "environment.terrain.origin: a list of 3 numbers (got [0.0, 1.0])",
+        "environment.terrain.heading: a number >= -10 and <= 10 or null (got 12.0)",
+        "environment.terrain.friction_multiplier: a number >= 0 and <= 10 or null (got -0.1)",
+        "environment.terrain.water_depth: a number >= 0 and <= 1 or null (got 2.0)",
+        "environment.terrain.z_up: only for terrain type 'mesh' (got type 'crg'); remove it"]
+    data = mesh_event(tmp_path)
+    data["environment"]["terrain"]["heading"] = 0.5
+    assert problems(data, base=tmp_path) == [
+        "environment.terrain.heading: only for terrain type 'crg' (got type 'mesh'); remove it"]
+    data = crg_event(tmp_path)
+    del data["environment"]["terrain"]["file"]
+    [p] = problems(data, base=tmp_path)
+    assert p.startswith("environment.terrain.file: missing; a non-empty string")
+
+
+def test_a_bad_crg_file_is_refused_with_its_name(tmp_path):
+    data = crg_event(tmp_path)
+    (tmp_path / "road.crg").write_text("$CT\nno data\n")
+    [p] = problems(data, base=tmp_path)
+    assert p.startswith(f"environment.terrain.file: {tmp_path / 'road.crg'}: not a readable OpenCRG file")
+    data["environment"]["terrain"]["file"] = "gone.crg"
+    assert problems(data, base=tmp_path) == [
+        f"environment.terrain.file: {tmp_path / 'gone.crg'}: no such file"]
+
+
+def test_gallaway_needs_the_texture_depth_of_a_crg_road(tmp_path):
+    data = crg_event(tmp_path, water_depth=0.002)
+    with_gallaway(data)
+    assert problems(data, base=tmp_path) == [
+        "environment.terrain.texture_depth: missing; a number >= 0 and <= 0.1 (required by "
+        "simulation.hydroplaning 'gallaway'; crg: mean texture depth of the road, m)"]
+    data["environment"]["terrain"]["texture_depth"] = 0.0008
+    ev = engine.load_event(data, base=tmp_path)
+    assert ev.terrain_mesh.TR_MATP[1].tolist() == [1.0, 0.002, 0.0008]

@@ -54,7 +54,9 @@ def test_the_mesh_file_is_in_the_resources_and_the_event_names_it_there(mesh_fmu
         assert z.read(f"resources/{TERRAIN_FILE}").decode() == SQUARE
         terrain = json.loads(z.read(f"resources/{EVENT_FILE}"))["environment"]["terrain"]
     assert terrain == {"type": "mesh", "file": TERRAIN_FILE, "z_up": False,
-                       "materials": {"wet": {**WET, "texture_depth": None}}}
+                       "materials": {"wet": {**WET, "texture_depth": None}},
+                       **dict.fromkeys(("origin", "heading", "friction_multiplier", "water_depth",
+                                        "texture_depth"))}
 
 
 def test_the_fmu_runs_on_its_mesh_from_another_folder(mesh_fmu, tmp_path, monkeypatch):

@@ -45,7 +45,7 @@ STANDALONE = "standalone"
 WORKER_NAME = "simon-fmu-worker"
 MANIFEST = "manifest.json"
 #: The packages the FMU's code imports beyond the standard library.
-PACKAGES = ("numpy", "numba", "llvmlite", "lxml", "trimesh")
+PACKAGES = ("numpy", "numba", "llvmlite", "lxml", "trimesh", "crgutils")
 #: Folders of the standard library a simulation never imports.
 STDLIB_PRUNED = {"test", "tests", "idle_test", "idlelib", "tkinter", "turtledemo", "ensurepip",
                  "lib2to3", "pydoc_data", "venv", "distutils", "site-packages", "__pycache__",

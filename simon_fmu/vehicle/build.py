@@ -11,8 +11,8 @@ catalogue the slave registers, and pythonfmu's library is replaced by the projec
 ``<modelIdentifier>_python.so``, compiled with gcc, and ``resources/fmi2_python.txt``).
 ``library="pythonfmu"`` keeps pythonfmu's library instead, renamed to the model identifier.
 
-A mesh terrain's file is copied into ``resources/`` as :data:`~.slave.TERRAIN_FILE`, and the
-event written there (:func:`fmu_event_json`) names it relative to its own folder, so the FMU
+A mesh or crg terrain's file is copied into ``resources/`` under its name in
+:data:`~.slave.TERRAIN_FILES`, and the event written there (:func:`fmu_event_json`) names it relative to its own folder, so the FMU
 does not depend on where it was built.
 """
 from __future__ import annotations
@@ -34,11 +34,12 @@ from model_description import build_catalogue, generation_time, model_descriptio
 
 from ..runtime import bundle, entry as runtime_entry
 from ..runtime.packaging import PathLike, builder_imports, check_library, repack
-from .slave import EVENT_FILE, TERRAIN_FILE
+from .slave import EVENT_FILE, TERRAIN_FILES
 
 MODEL_IDENTIFIER = "SimonCar"
 DESCRIPTION = "SIMON vehicle dynamics (HVE): vehicle units with suspension, tires, " \
-              "drivetrain and brakes, on flat ground, a polygon-mesh road or a road given per wheel"
+              "drivetrain and brakes, on flat ground, a polygon-mesh road, an OpenCRG road or a road " \
+              "given per wheel"
 _GUID_NAMESPACE = uuid.UUID("6f1d3c52-3b8e-4d7a-9a57-2f0a5d1e8c41")
 
 
@@ -75,10 +76,11 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
         key, packages = bundle.stage_packages(stage)
         (stage / EVENT_FILE).write_text(fmu_event_json(event))
         resources = [stage / EVENT_FILE]
-        mesh = _terrain_file(event)
-        if mesh is not None:
-            shutil.copyfile(mesh, stage / TERRAIN_FILE)
-            resources.append(stage / TERRAIN_FILE)
+        road = _terrain_file(event)
+        if road is not None:
+            name = TERRAIN_FILES[event.data["environment"]["terrain"]["type"]]
+            shutil.copyfile(road, stage / name)
+            resources.append(stage / name)
         entry = stage / f"simon_slave_{key}.py"
         shutil.copy2(runtime_entry.__file__, entry)
         with builder_imports("simon_slave_", *packages):
@@ -98,18 +100,20 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
 
 
 def _terrain_file(event: "engine.Event") -> Optional[str]:
-    """The absolute path of the event's mesh terrain file, None for the other terrains."""
+    """The absolute path of the event's mesh or crg terrain file, None for the other terrains."""
     terrain = event.data["environment"]["terrain"]
-    return terrain["file"] if terrain["type"] == "mesh" else None
+    return terrain["file"] if terrain["type"] in TERRAIN_FILES else None
 
 
 def fmu_event_json(event: "engine.Event") -> str:
-    """The event as the FMU's resources hold it: its data, with a mesh terrain's file named
-    :data:`~.slave.TERRAIN_FILE`, relative to the event file's folder (``resources/``)."""
+    """The event as the FMU's resources hold it: its data, with a mesh or crg terrain's file
+    named as in :data:`~.slave.TERRAIN_FILES`, relative to the event file's folder
+    (``resources/``)."""
     if _terrain_file(event) is None:
         return event.to_json()
     data = copy.deepcopy(event.data)
-    data["environment"]["terrain"]["file"] = TERRAIN_FILE
+    terrain = data["environment"]["terrain"]
+    terrain["file"] = TERRAIN_FILES[terrain["type"]]
     return json.dumps(data, indent=2, sort_keys=True)
 
 
@@ -144,8 +148,8 @@ def fmu_model_description(event: "engine.Event", model_identifier: str = MODEL_I
         code_digest: the digest of the bundled code (:func:`bundle.digest`); default that of
             the sources as they are now.
 
-    The GUID is derived from the bundled code, the model identifier, the event and a mesh
-    terrain's file, so it changes whenever any of them does.
+    The GUID is derived from the bundled code, the model identifier, the event and a mesh or
+    crg terrain's file, so it changes whenever any of them does.
     """
     event_json = fmu_event_json(event)
     mesh = _terrain_file(event)

@@ -6,7 +6,7 @@ pythonfmu``); :mod:`simon_fmu.runtime.protocol` tells them apart. Life of an ins
 calls these methods from the FMI functions):
 
 - ``__init__`` (fmi2Instantiate, fmi2Reset, and once at build time) reads the event from the
-  resources folder (with a mesh terrain's file, which the event there names relative to that
+  resources folder (with a mesh or crg terrain's file, which the event there names relative to that
   folder) and registers the catalogue's variables. It builds no simulation.
 - Inputs and parameters set before or during initialisation are kept by the slave. The
   :class:`engine.Simulation` is built from the parameters when initialisation ends, or
@@ -60,10 +60,11 @@ from simon_fmu.runtime.protocol import ERROR, OK, WARNING, Protocol, range_probl
 
 #: The event file in the FMU's resources folder.
 EVENT_FILE = "event.json"
-#: A mesh terrain's file in the FMU's resources folder, next to EVENT_FILE: the event there
-#: names it relative to its own folder, so ``engine.load_event`` finds it wherever the FMU is
-#: unpacked.
-TERRAIN_FILE = "terrain.obj"
+#: A mesh or crg terrain's file in the FMU's resources folder, next to EVENT_FILE, by terrain
+#: type: the event there names it relative to its own folder, so ``engine.load_event`` finds it
+#: wherever the FMU is unpacked.
+TERRAIN_FILES = {"mesh": "terrain.obj", "crg": "terrain.crg"}
+TERRAIN_FILE = TERRAIN_FILES["mesh"]
 
 _STATE_FORMAT = "simon-fmu-state/1"
 _INPUT_SOURCES = ("u_unit", "u_wheel", "u_env")
