@@ -22,6 +22,7 @@ from .payload import adjusted
 from .signals import INPUT_LIMITS
 from .terrain import surface
 from .terrain_mesh import empty_mesh
+from .tire import TAU_DAMP, V_LOW, V_N, properties, slip_stiffness
 
 
 def _table(dst_x, dst_y, rows):
@@ -92,6 +93,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
 
     y0 = np.zeros(L.state_size(nu, nw, nt, na, nc))
     designs = []                    # the brake designs, in wheel order (engine.brakes)
+    tire_loads = np.zeros(nt)
     lead = _leads(units)
     w = t = s = a_ = 0
     for ui, unit in enumerate(units):
@@ -196,8 +198,9 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
                 W[L.W_NHT] = _table(T_WHEEL[w, L.T_HT_X], T_WHEEL[w, L.T_HT_Y], sus["half_track_change"])
                 W[L.W_NCAM] = _table(T_WHEEL[w, L.T_CAM_X], T_WHEEL[w, L.T_CAM_Y], sus["camber_change"])
             offsets = [0.0] if ntires == 1 else [-side * ax["dual_spacing"] / 2.0, side * ax["dual_spacing"] / 2.0]
-            for off, defl in zip(offsets, defls):  # inner first, then outer
+            for off, defl, load in zip(offsets, defls, st.tire_loads[j]):  # inner first, then outer
                 _pack_tire(P_TIRE, TT, t, w, off, tire)
+                tire_loads[t] = load
                 # on its loading curve at the static deflection: the turning point of Eq. 93
                 y0[L.tire_offset(nu, nw, t, na) + L.TTURN] = defl
                 t += 1
@@ -230,10 +233,11 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
         if bi >= 0:                 # the ratio a designed brake has cold and at rest
             P_WHEEL[wi, L.W_TB_RATIO] = design_torque_ratio(P_BRAKE, T_BRAKE, int(bi),
                                                             env["air_temperature"], 0.0)
+    _idle(model, y0)
     if P_ENV[L.E_TERRAIN] != L.TERRAIN_FLAT:
         u_wheel = u_wheel if u_wheel is not None else default_wheel_inputs(nw)
         settle_on_terrain(model, y0, event.wheel_names(), u_wheel)
-    _idle(model, y0)
+        preload_lateral(model, y0, tire_loads, u_wheel)
     return model, y0
 
 
@@ -361,6 +365,139 @@ def settle_on_terrain(model, y0, wheel_names, u_wheel):
         Rb = _rotation(*y0[ob + L.SPHI:ob + L.SPSI + 1])
         hitch = y0[oa + L.SX:oa + L.SZ + 1] + Ra @ C[L.C_AX:L.C_AZ + 1]
         y0[ob + L.SX:ob + L.SZ + 1] = hitch - Rb @ C[L.C_BX:L.C_BZ + 1]
+
+
+def preload_lateral(model, y0, tire_loads, u_wheel):
+    """Start every unit of a settled combination (:func:`settle_on_terrain`) in equilibrium
+    across its crossfall: each tire's lateral force carries the share of the weight component
+    along the road's lateral direction that its normal load carries of the weight, and the
+    roll moment of those forces about the CG is carried by the suspension and the tires
+    (docs/equations.md, "Static equilibrium on a grade or a crossfall").
+
+    Per unit, s = R[2, 1] / R[2, 2] of its settled frame (the earth z components of its y
+    axis, in the road plane, and of its z axis, the road normal) is the tangent of its
+    crossfall, the weight's lateral component over its normal one; tire t must give
+    F_y' = -F_R s (the normal loads sum to m g cos), so its carcass
+    state ky is preloaded to the deflection whose force (:func:`engine.tire.carcass`, the
+    secant at the static load) is that. A rolling combination also gets the lateral velocity
+    v of the slip angle that the sum of those forces needs, sin(alpha) = sum F / sum
+    C_alpha' (without it the deflections would relax within a relaxation length); at rest the
+    carcass holds the force itself. A towed unit whose joint carries vertical load P gets the
+    joint's share P sin of its lateral weight: it stands P sin / K_C aside of the hitch along its
+    y axis, so that the joint's spring (Eq. 117) carries it. Then every unit's heave and roll,
+    a towed unit's lateral position, its independent wheels' displacements and its solid
+    axles' heave and roll are solved
+    (Newton, on the engine's own derivative) so that those accelerations vanish, the
+    turning points of Eq. 93 following the deflections and the preload the normal loads. No
+    longitudinal preload: on a grade free-rolling wheels are not in equilibrium."""
+    P_UNIT, P_WHEEL, P_TIRE = model.P_UNIT, model.P_WHEEL, model.P_TIRE
+    nu, nw, nt = P_UNIT.shape[0], P_WHEEL.shape[0], P_TIRE.shape[0]
+    na = model.P_AXLE.shape[0]
+    rot = [_rotation(*y0[L.unit_offset(u) + L.SPHI:L.unit_offset(u) + L.SPSI + 1]) for u in range(nu)]
+    unit_of = [int(P_WHEEL[int(P_TIRE[t, L.T_WHEEL]), L.W_UNIT]) for t in range(nt)]
+    share = np.array([rot[u][2, 1] / rot[u][2, 2] for u in range(nu)])   # tan of the crossfall
+    speed = [y0[L.unit_offset(u) + L.SU] for u in range(nu)]
+
+    def stiffness(loads):
+        out = np.zeros(nt)
+        for t in range(nt):
+            mup, mus, sp, ca, _ = properties(P_TIRE, model.TT, t, loads[t], speed[unit_of[t]])
+            out[t] = ca if ca > 0.0 else slip_stiffness(loads[t], mup, mus, sp)[2]
+        return out
+
+    # a rolling combination: one lateral velocity for all its units (no joint damper force)
+    sin_a = np.zeros(nu)
+    stiff = stiffness(tire_loads)
+    for lead in set(int(k) for k in P_UNIT[:, L.U_LEAD]):
+        members = [u for u in range(nu) if int(P_UNIT[u, L.U_LEAD]) == lead]
+        tires = [t for t in range(nt) if unit_of[t] in members]
+        s = float(np.sum(tire_loads[tires] * share[unit_of[tires[0]]]) / np.sum(stiff[tires]))
+        if speed[lead] != 0.0 and abs(s) < 1.0:
+            for u in members:
+                y0[L.unit_offset(u) + L.SV] = abs(speed[lead]) * s / math.sqrt(1.0 - s * s)
+                sin_a[u] = s
+    for c in range(model.P_CONN.shape[0]):                # the joints' lateral share, in unit order
+        C = model.P_CONN[c]
+        a, b = int(C[L.C_TOW]), int(C[L.C_TOWED])
+        oa, ob = L.unit_offset(a), L.unit_offset(b)
+        hitch = y0[oa + L.SX:oa + L.SZ + 1] + rot[a] @ C[L.C_AX:L.C_AZ + 1]
+        aside = C[L.C_P0] * rot[b][2, 1] / C[L.C_K] if C[L.C_VERTICAL] > 0.5 else 0.0
+        y0[ob + L.SX:ob + L.SZ + 1] = hitch - rot[b] @ C[L.C_BX:L.C_BZ + 1] + aside * rot[b][:, 1]
+
+    def preload(loads):
+        stiff = stiffness(loads)
+        for t in range(nt):
+            u = unit_of[t]
+            o = L.unit_offset(u)
+            V = math.hypot(y0[o + L.SU], y0[o + L.SV])
+            # the carcass force C k + C TAU_DAMP w dk/dt at the start (engine.tire.carcass,
+            # its secant G = C in the linear range), solved for the k that gives F
+            d = TAU_DAMP * max(0.0, 1.0 - V / V_LOW) * max(V, V_N)
+            rl = P_TIRE[t, L.T_RLY]
+            f = loads[t] * share[u]
+            y0[L.tire_offset(nu, nw, t, na) + L.TKY] = (f * (d + rl) - d * stiff[t] * sin_a[u]) / (stiff[t] * rl)
+
+    wb, ab = L.wheel_offset(nu, 0), L.axle_offset(nu, nw, 0)
+    unknowns = [L.unit_offset(u) + k for u in range(nu) for k in (L.SZ, L.SPHI)]
+    residuals = [L.unit_offset(u) + k for u in range(nu) for k in (L.SW, L.SP)]
+    for w in range(nw):
+        if P_WHEEL[w, L.W_SOLID] < 0:
+            unknowns.append(wb + L.N_WHEEL_STATE * w + L.WZ)
+            residuals.append(wb + L.N_WHEEL_STATE * w + L.WZD)
+    for c in range(model.P_CONN.shape[0]):          # a towed unit: aside of the hitch
+        unknowns.append(L.unit_offset(int(model.P_CONN[c, L.C_TOWED])) + L.SY)
+        residuals.append(L.unit_offset(int(model.P_CONN[c, L.C_TOWED])) + L.SV)
+    for a in range(na):
+        unknowns += [ab + L.N_AXLE_STATE * a + L.AZ, ab + L.N_AXLE_STATE * a + L.APHI]
+        residuals += [ab + L.N_AXLE_STATE * a + L.AZD, ab + L.N_AXLE_STATE * a + L.APHID]
+    evaluate = _derivative(model, u_wheel, y0.size)
+    turns = [L.tire_offset(nu, nw, t, na) + L.TTURN for t in range(nt)]
+
+    def residual(y):
+        dy, y_tire = evaluate(y)
+        return dy[residuals], y_tire
+
+    loads = tire_loads
+    for _ in range(EQUILIBRIUM_ITERATIONS):
+        preload(loads)
+        r, y_tire = residual(y0)
+        J = np.zeros((len(residuals), len(unknowns)))
+        for j, i in enumerate(unknowns):
+            y1 = y0.copy()
+            y1[i] += EQUILIBRIUM_STEP
+            J[:, j] = (residual(y1)[0] - r) / EQUILIBRIUM_STEP
+        y0[unknowns] -= np.linalg.lstsq(J, r, rcond=None)[0]
+        y_tire = evaluate(y0)[1]
+        y0[turns] = y_tire[:, L.YT_DEFL]               # on the loading curve (Eq. 93)
+        loads = y_tire[:, L.YT_FZ].copy()
+    preload(loads)
+
+
+#: Newton iterations of the start on a crossfall, and the finite-difference step (m, rad)
+EQUILIBRIUM_ITERATIONS = 4
+EQUILIBRIUM_STEP = 1e-6
+
+
+def _derivative(model, u_wheel, n):
+    """A function y -> (dy, tire outputs) of the engine's derivative at the inputs' start
+    values (``u_wheel``: the wheel inputs)."""
+    from .integrator import record
+    U = L.Inputs(np.array([[INPUT_LIMITS[f][2] for f in L.UNIT_INPUTS]] * model.P_UNIT.shape[0]),
+                 np.array(u_wheel, dtype=np.float64), np.array([INPUT_LIMITS[f][2] for f in L.ENV_INPUTS]))
+    Y = L.Outputs(np.zeros((model.P_UNIT.shape[0], len(L.UNIT_OUTPUTS))),
+                  np.zeros((model.P_WHEEL.shape[0], len(L.WHEEL_OUTPUTS))),
+                  np.zeros((model.P_TIRE.shape[0], len(L.TIRE_OUTPUTS))),
+                  np.zeros((model.P_AXLE.shape[0], len(L.AXLE_OUTPUTS))),
+                  np.zeros((model.P_CONN.shape[0], len(L.HITCH_OUTPUTS))))
+    W = L.new_work(model)
+    err = np.zeros(2, dtype=np.int64)
+
+    def evaluate(y):
+        dy = np.zeros(n)
+        err[:] = 0
+        record(y, dy, U, model, Y, err, W)
+        return dy, Y.y_tire.copy()
+    return evaluate
 
 
 def _rotation(phi, theta, psi):

@@ -349,9 +349,14 @@ def tire_forces(Fz, kx, ky, kin, v_ref, sa, V_ref, w_low, u_gp, gamma, mup, mus,
     dkx, fx = carcass(kx, v_ref, gx * kin, gx, Cs, w_low, rlx)
     cy = ca if ca > 0.0 else Cs      # a carcass needs a stiffness; F_ss is unchanged
     se = sa - kyc / cy
+    fy_se = fy
     if abs(se) < K_EPS:
+        # the secant at its limit, as the longitudinal one: the force at the floored slip
+        # (at a zero slip the force is zero and the secant would vanish, so that a deflected
+        # carcass at zero lateral slip, a tire standing on a crossfall, would carry nothing)
         se = K_EPS if se >= 0.0 else -K_EPS
-    gy = -fy / se
+        fy_se = edc_core(Fz, S, kyc / cy + se, kyc, A, B, Cs, ca, fmult)[1]
+    gy = -fy_se / se
     if gy < 0.0:
         gy = 0.0
     dky, fyc = carcass(ky, V_ref, -fy, gy, cy, w_low, rly)

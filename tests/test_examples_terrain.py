@@ -60,7 +60,11 @@ def test_the_run_brakes_on_the_wet_patch_and_drifts_down_the_crossfall(crowned, 
     foot = crowned.Y0 - d * np.sin(theta)
     for side, sign in (("left", -1), ("right", 1)):
         y_contact = foot + sign * front["track"] / 2 * np.cos(theta)
-        assert result[f"car.axle1.{side}.{z}"][0] == pytest.approx(c * y_contact, abs=1e-9)
+        # the car starts in equilibrium across the slope, leaning 0.005 rad further than the
+        # road on its springs (docs/equations.md, "Static equilibrium on a grade or a
+        # crossfall"): its contact points lie within a millimetre of those of a body in the
+        # road's plane (measured 3.1e-5 m of road height, 0.8 mm across the slope)
+        assert result[f"car.axle1.{side}.{z}"][0] == pytest.approx(c * y_contact, abs=1e-4)
     X = result["car.X"] + front["x"]     # the front axle (yaw stays under a degree)
     on_patch = (X > crowned.WET[0] + 0.5) & (X < crowned.WET[1] - 0.5)
     before = X < crowned.WET[0] - 0.5
