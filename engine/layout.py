@@ -93,8 +93,10 @@ TP_MUP, TP_MUS, TP_SP, TP_CA, TP_CG = range(5)
 N_TIRE_PROPS = 5
 
 # --- packed aero surfaces: P_AERO[s, :] --------------------------------------------------
-A_UNIT, A_CA, A_CPX, A_CPY, A_CPZ = range(5)
-N_AERO_P = 5
+A_UNIT, A_CA, A_CPX, A_CPY, A_CPZ, A_AXIS, A_FACE, A_CL = range(8)
+N_AERO_P = 8
+# A_CA: C_A = C_d A rho / 2 (Eq. 140); A_AXIS: a surface's vehicle axis 0..2, -1 for a device;
+# A_FACE: the sign of a surface's outward normal along its axis; A_CL: a device's C_L A rho / 2
 
 # --- environment: P_ENV[:] ---------------------------------------------------------------
 E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO = range(6)
@@ -115,7 +117,8 @@ YW_STEER, YW_SPIN, YW_JOUNCE, YW_BRAKEP, YW_BRAKET, YW_DRIVET = range(len(WHEEL_
 (YT_FX, YT_FY, YT_FZ, YT_SLIP, YT_ALPHA, YT_INCL, YT_DEFL, YT_SKID, YT_ROADZ, YT_MU,
  YT_WATER) = range(len(TIRE_OUTPUTS))
 (YU_X, YU_Y, YU_Z, YU_ROLL, YU_PITCH, YU_YAW, YU_U, YU_V, YU_W, YU_P, YU_Q, YU_R, YU_AX, YU_AY, YU_AZ,
- YU_SPEED, YU_BETA) = range(len(UNIT_OUTPUTS))
+ YU_SPEED, YU_BETA,
+ YU_AERO_FX, YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ) = range(len(UNIT_OUTPUTS))
 IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR = range(len(UNIT_INPUTS))
 IW_BPF, IW_MU, IW_ROADZ, IW_GRADEX, IW_GRADEY, IW_WATER = range(len(WHEEL_INPUTS))
 IE_WIND_SPEED, IE_WIND_DIR = range(len(ENV_INPUTS))
@@ -124,6 +127,7 @@ YC_ART, YC_FX, YC_FY, YC_FZ, YC_FAILED, YC_SEP = range(len(HITCH_OUTPUTS))
 assert HITCH_OUTPUTS[YC_SEP] == "separation" and AXLE_OUTPUTS[YA_HEAVE] == "heave"
 assert WHEEL_OUTPUTS[YW_DRIVET] == "driveTorque" and TIRE_OUTPUTS[YT_SKID] == "skid"
 assert UNIT_OUTPUTS[YU_BETA] == "sideslip" and UNIT_INPUTS[IU_GEAR] == "gear"
+assert UNIT_OUTPUTS[YU_AERO_FX] == "aero.Fx" and UNIT_OUTPUTS[YU_AERO_MZ] == "aero.Mz"
 
 # --- scratch of the derivative evaluation: SCRATCH[row, column] ----------------------------
 # Preallocated once per simulation so that an evaluation allocates nothing. Each row below

@@ -32,6 +32,10 @@ unit outputs
     ax, ay, az          m/s^2, CG acceleration in the vehicle-fixed frame, gravity excluded
     speed               m/s, magnitude of the CG velocity
     sideslip            rad, atan2(v, u)
+    aero.Fx, aero.Fy, aero.Fz   N, the sum of the unit's aerodynamic forces (Eq. 141),
+                        vehicle-fixed; the variables are ``<unit>.aero.<field>``
+    aero.Mx, aero.My, aero.Mz   N m, their moment about the CG (Eq. 142),
+                        vehicle-fixed
 wheel outputs
     steer               rad, road-wheel steer angle relative to the vehicle (positive right)
     spin                rad/s, wheel spin velocity (positive rolling forward)
@@ -75,6 +79,7 @@ UNIT_OUTPUTS = (
     "X", "Y", "Z", "roll", "pitch", "yaw",
     "u", "v", "w", "p", "q", "r",
     "ax", "ay", "az", "speed", "sideslip",
+    "aero.Fx", "aero.Fy", "aero.Fz", "aero.Mx", "aero.My", "aero.Mz",
 )
 WHEEL_OUTPUTS = ("steer", "spin", "jounce", "brakePressure", "brakeTorque", "driveTorque")
 TIRE_OUTPUTS = ("Fx", "Fy", "Fz", "slip", "slipAngle", "inclination", "deflection", "skid",

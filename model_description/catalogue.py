@@ -86,6 +86,16 @@ FIELDS: dict[str, Field] = {
                 "gravity excluded"),
     "speed": Field("m/s", "km/h", "Magnitude of the CG velocity"),
     "sideslip": Field("rad", "deg", "Sideslip angle of the CG, atan2(v, u)"),
+    "aero.Fx": Field("N", "kN", "Aerodynamic force on the unit, x (forward), vehicle-fixed frame"),
+    "aero.Fy": Field("N", "kN", "Aerodynamic force on the unit, y (right), vehicle-fixed frame"),
+    "aero.Fz": Field("N", "kN", "Aerodynamic force on the unit, z (down: downforce positive), "
+                     "vehicle-fixed frame"),
+    "aero.Mx": Field("N.m", None, "Aerodynamic moment about the CG, x (roll), "
+                     "vehicle-fixed frame"),
+    "aero.My": Field("N.m", None, "Aerodynamic moment about the CG, y (pitch), "
+                     "vehicle-fixed frame"),
+    "aero.Mz": Field("N.m", None, "Aerodynamic moment about the CG, z (yaw), "
+                     "vehicle-fixed frame"),
     # wheel outputs
     "steer": Field("rad", "deg", "Road-wheel steer angle relative to the vehicle "
                    "(positive right)"),
