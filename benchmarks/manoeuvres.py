@@ -218,7 +218,10 @@ def vehicle(event_data):
         "differential_ratio": drive["differential_ratio"],
         "engine_wot_torque": [list(p) for p in drive["engine_wot_torque"]],
         "engine_closed_throttle_torque": [list(p) for p in drive["engine_closed_throttle_torque"]],
-        "drag_area": sum(s["drag_coefficient"] * s["area"] for s in unit["aerodynamics"]),
+        # the C_d A a car driving straight ahead in still air meets: its front surface and its
+        # devices (the other surfaces are not struck, docs/equations.md "Aerodynamics")
+        "drag_area": sum(s["drag_coefficient"] * s["area"] for s in unit["aerodynamics"]
+                         if s["name"] in ("front", "device1", "device2")),
     }
 
 

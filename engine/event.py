@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional
 
+from .aerodynamics import AERO_NAMES, DEVICES
 from .layout import MAX_GEARS, MAX_TIRE_TESTS
 from .equilibrium import static_equilibrium_problems, static_state
 from .schema import Field as F, check_object, shown
@@ -49,6 +50,7 @@ MAX_AIR_PRESSURE = 1.0e7
 MAX_FRICTION = 10.0        # a tire friction coefficient
 MAX_DRAG_COEFFICIENT = 10.0
 MAX_ENGINE_RPM = 30000.0  # an engine speed (idle), rpm
+MAX_LIFT_COEFFICIENT = 10.0
 #: the mating points of a connection agree in height above ground within this, m
 MATING_HEIGHT_TOLERANCE = 1e-3
 MAX_ROLL_STEER = 1.0       # rad/rad
@@ -213,6 +215,18 @@ PAYLOAD = {
     "position": _point("its CG"),
 }
 
+AERO = {
+    "name": F("str", choices=AERO_NAMES,
+              doc="a surface (front, back, left, right, top, bottom: force along its own axis from "
+                  "the wind striking it) or a device (device1, device2: drag and lift)"),
+    "drag_coefficient": _num(0.0, MAX_DRAG_COEFFICIENT),
+    "area": _num(0.0, LENGTH_RANGE ** 2, doc="m^2"),
+    "center_of_pressure": _point("the centre of pressure"),
+    "lift_coefficient": _optional(lo=-MAX_LIFT_COEFFICIENT, hi=MAX_LIFT_COEFFICIENT,
+                                  doc="device only (default 0): C_L, lift positive up (-z) for wind "
+                                      "from ahead, negative for downforce"),
+}
+
 REAR = {
     "type": F("str", choices=("fifth_wheel", "pintle")),
     "point": _point("the coupling point"),
@@ -341,12 +355,8 @@ UNIT = {
                                    "opens below, s"),
         }),
     }),
-    "aerodynamics": F("list", default=list, item=F("object", fields={
-        "name": F("str"),
-        "drag_coefficient": _num(0.0, MAX_DRAG_COEFFICIENT),
-        "area": _num(0.0, LENGTH_RANGE ** 2, doc="m^2"),
-        "center_of_pressure": _point("the centre of pressure"),
-    })),
+    "aerodynamics": F("list", default=list, item=F("object", fields=AERO),
+                      doc="the surfaces and devices of Eq. 140, each name at most once"),
     "initial": F("object", default=None, nullable=True,
                  doc="lead units only (default all 0); a towed unit is placed by its connection", fields={
         "X": _num(default=0.0), "Y": _num(default=0.0), "yaw": _num(default=0.0),
@@ -662,6 +672,31 @@ def _suspension_problems(u, raw, p, problems):
                     susp[key] = SUSPENSION[key].default()
 
 
+def _aero_problems(u, raw, p, problems):
+    """Each surface or device at most once on a unit; a lift coefficient on a device only (a
+    device without one has 0, a surface None)."""
+    raw_aero = raw.get("aerodynamics") if isinstance(raw, dict) else None
+    seen = set()
+    for j, entry in enumerate(u.get("aerodynamics") or []):
+        if not entry:
+            continue
+        pa = f"{p}.aerodynamics[{j}]"
+        name = entry.get("name")
+        if name in seen:
+            problems.append(f"{pa}.name: a surface or device not already given for this unit (got {name!r})")
+        seen.add(name)
+        try:
+            raw_entry = raw_aero[j]
+        except (TypeError, KeyError, IndexError):
+            raw_entry = {}
+        if name in DEVICES:
+            if entry.get("lift_coefficient") is None:
+                entry["lift_coefficient"] = 0.0
+        elif name is not None and _given(raw_entry, "lift_coefficient"):
+            problems.append(f"{pa}.lift_coefficient: only for a device ({', '.join(DEVICES)}); "
+                            f"the surface {name!r} makes drag along its own axis only; remove it")
+
+
 def _height(unit, point):
     """Height above ground of a vehicle-fixed point at static equilibrium (z down), m."""
     return unit["sprung_mass"]["cg_height"] - point[2]
@@ -891,6 +926,7 @@ def validate_event(raw, base=None) -> Event:
             raw_u = raw["units"][i]
             _role_problems(u, raw_u, p, problems)
             _suspension_problems(u, raw_u, p, problems)
+            _aero_problems(u, raw_u, p, problems)
             sm = u.get("sprung_mass")
             if sm and sm.get("inertia") and None not in sm["inertia"] and sm.get("Ixz") is not None:
                 ix, iy, iz = sm["inertia"]

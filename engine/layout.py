@@ -117,8 +117,10 @@ N_BRAKE_P = 8
 TB_BF_X, TB_BF_Y, TB_MU_X, TB_MU_Y, TB_SP_X, TB_SP_Y = range(6)
 
 # --- packed aero surfaces: P_AERO[s, :] --------------------------------------------------
-A_UNIT, A_CA, A_CPX, A_CPY, A_CPZ = range(5)
-N_AERO_P = 5
+A_UNIT, A_CA, A_CPX, A_CPY, A_CPZ, A_AXIS, A_FACE, A_CL = range(8)
+N_AERO_P = 8
+# A_CA: C_A = C_d A rho / 2 (Eq. 140); A_AXIS: a surface's vehicle axis 0..2, -1 for a device;
+# A_FACE: the sign of a surface's outward normal along its axis; A_CL: a device's C_L A rho / 2
 
 # --- environment: P_ENV[:] ---------------------------------------------------------------
 E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO, E_AIR_T = range(7)
@@ -140,7 +142,8 @@ from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, TIRE_OUTPUTS, UNI
 (YT_FX, YT_FY, YT_FZ, YT_SLIP, YT_ALPHA, YT_INCL, YT_DEFL, YT_SKID, YT_ROADZ, YT_MU,
  YT_WATER) = range(len(TIRE_OUTPUTS))
 (YU_X, YU_Y, YU_Z, YU_ROLL, YU_PITCH, YU_YAW, YU_U, YU_V, YU_W, YU_P, YU_Q, YU_R, YU_AX, YU_AY, YU_AZ,
- YU_SPEED, YU_BETA, YU_ENGINE, YU_CLUTCH) = range(len(UNIT_OUTPUTS))
+ YU_SPEED, YU_BETA, YU_ENGINE, YU_CLUTCH,
+ YU_AERO_FX, YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ) = range(len(UNIT_OUTPUTS))
 IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR = range(len(UNIT_INPUTS))
 IW_BPF, IW_MU, IW_ROADZ, IW_GRADEX, IW_GRADEY, IW_WATER = range(len(WHEEL_INPUTS))
 IE_WIND_SPEED, IE_WIND_DIR = range(len(ENV_INPUTS))
@@ -149,6 +152,7 @@ YC_ART, YC_FX, YC_FY, YC_FZ, YC_FAILED, YC_SEP = range(len(HITCH_OUTPUTS))
 assert HITCH_OUTPUTS[YC_SEP] == "separation" and AXLE_OUTPUTS[YA_HEAVE] == "heave"
 assert WHEEL_OUTPUTS[YW_DRIVET] == "driveTorque" and TIRE_OUTPUTS[YT_SKID] == "skid"
 assert UNIT_OUTPUTS[YU_CLUTCH] == "clutchSlip" and UNIT_INPUTS[IU_GEAR] == "gear"
+assert UNIT_OUTPUTS[YU_AERO_FX] == "aero.Fx" and UNIT_OUTPUTS[YU_AERO_MZ] == "aero.Mz"
 
 # --- scratch of the derivative evaluation: SCRATCH[row, column] ----------------------------
 # Preallocated once per simulation so that an evaluation allocates nothing. Each row below

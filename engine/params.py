@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from . import layout as L
-from .aerodynamics import air_density, surface_constant
+from .aerodynamics import DEVICE_AXIS, SURFACES, air_density, surface_constant
 from .brakes import design_torque_ratio
 from .drivetrain import RPM, engine_torque, gear_ratio
 from .equilibrium import connection_rates, links, place_units, static_state, wheels
@@ -143,6 +143,8 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
             P_AERO[s, L.A_UNIT] = ui
             P_AERO[s, L.A_CA] = surface_constant(surf["drag_coefficient"], surf["area"], rho)
             P_AERO[s, L.A_CPX:L.A_CPZ + 1] = adjusted(surf["center_of_pressure"], props.delta)
+            P_AERO[s, L.A_AXIS], P_AERO[s, L.A_FACE] = SURFACES.get(surf["name"], (DEVICE_AXIS, 0))
+            P_AERO[s, L.A_CL] = surface_constant(surf["lift_coefficient"] or 0.0, surf["area"], rho)
             s += 1
 
         w0 = w

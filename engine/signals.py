@@ -36,6 +36,10 @@ unit outputs
     clutchSlip          1, 1 - transmission input speed / engine speed: 0 with the clutch
                         locked, 1 with the transmission at rest (0 in neutral and for a
                         drivetrain without a clutch, whose engine follows the wheels)
+    aero.Fx, aero.Fy, aero.Fz   N, the sum of the unit's aerodynamic forces (Eq. 141),
+                        vehicle-fixed; the variables are ``<unit>.aero.<field>``
+    aero.Mx, aero.My, aero.Mz   N m, their moment about the CG (Eq. 142),
+                        vehicle-fixed
 wheel outputs
     steer               rad, road-wheel steer angle relative to the vehicle (positive right)
     spin                rad/s, wheel spin velocity (positive rolling forward)
@@ -84,6 +88,7 @@ UNIT_OUTPUTS = (
     "X", "Y", "Z", "roll", "pitch", "yaw",
     "u", "v", "w", "p", "q", "r",
     "ax", "ay", "az", "speed", "sideslip", "engineSpeed", "clutchSlip",
+    "aero.Fx", "aero.Fy", "aero.Fz", "aero.Mx", "aero.My", "aero.Mz",
 )
 #: the unit outputs only a unit with a drivetrain (a lead unit) has in the FMU
 DRIVETRAIN_OUTPUTS = ("engineSpeed", "clutchSlip")

@@ -5,7 +5,7 @@ orientation (Eq. 53) and Euler-angle rates (Eq. 54-56), then every inter-vehicle
 connection's force and moments from its two points (Eq. 117-135, ``engine.connection``),
 accumulated onto both units. Then each unit is solved on its own:
  1. orientation (Eq. 53), gravity in the vehicle frame;
- 2. aerodynamics from the relative wind (Eq. 136-142);
+ 2. aerodynamics from the relative wind: surfaces and devices (Eq. 136-142);
  3. driver controls: road-wheel steer (steering gear ratio), engine torque (Eq. 50-51),
     source brake pressure (Eq. 48);
  4. per wheel: suspension force (Eq. 115-116), wheel kinematics (Eq. 16-17, 61-63, 79),
@@ -63,7 +63,8 @@ from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_
                      WOMEGA, WZ, WZD, W_DRIVEN, W_ISPIN, W_KRS, W_MUS, W_NTIRES, W_PARTNER,
                      W_PROPORTIONED, W_SIDE, W_SOLID, W_STEERED, W_TB_RATIO, W_TIRE0, W_TRACK,
                      W_X, W_Y0, W_YS, W_Z0, W_ZETA, YA_HEAVE, YA_ROLL, YT_ALPHA, YT_DEFL, YT_FX,
-                     YT_FY, YT_FZ, YT_INCL, YT_MU, YT_ROADZ, YT_SKID, YT_SLIP, YT_WATER, YU_AX,
+                     YT_FY, YT_FZ, YT_INCL, YT_MU, YT_ROADZ, YT_SKID, YT_SLIP, YT_WATER, YU_AERO_FX,
+                     YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ, YU_AX,
                      YU_AY, YU_AZ, YU_BETA, YU_SPEED, YU_X, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
                      YW_JOUNCE, YW_SPIN, YW_STEER)
 from .sprung_mass import add_solid_axle, assemble_unit, finish_unit, solid_axle_accelerations
@@ -495,3 +496,5 @@ def derivatives(y, dy, U, P, record, Y, err, W):
             if clutched and ratio != 0.0 and nd > 0.0 and omega_e > 0.0:
                 slip = 1.0 - ratio * om_sum / nd / omega_e
             y_unit[u, YU_CLUTCH] = slip
+            y_unit[u, YU_AERO_FX], y_unit[u, YU_AERO_FY], y_unit[u, YU_AERO_FZ] = fax, fay, faz
+            y_unit[u, YU_AERO_MX], y_unit[u, YU_AERO_MY], y_unit[u, YU_AERO_MZ] = max_, may, maz

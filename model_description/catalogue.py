@@ -89,6 +89,16 @@ FIELDS: dict[str, Field] = {
     "engineSpeed": Field("rad/s", "rpm", "Engine speed"),
     "clutchSlip": Field(None, None, "Clutch slip, 1 - transmission input speed / engine speed: 0 "
                         "locked, 1 with the transmission at rest (0 in neutral)"),
+    "aero.Fx": Field("N", "kN", "Aerodynamic force on the unit, x (forward), vehicle-fixed frame"),
+    "aero.Fy": Field("N", "kN", "Aerodynamic force on the unit, y (right), vehicle-fixed frame"),
+    "aero.Fz": Field("N", "kN", "Aerodynamic force on the unit, z (down: downforce positive), "
+                     "vehicle-fixed frame"),
+    "aero.Mx": Field("N.m", None, "Aerodynamic moment about the CG, x (roll), "
+                     "vehicle-fixed frame"),
+    "aero.My": Field("N.m", None, "Aerodynamic moment about the CG, y (pitch), "
+                     "vehicle-fixed frame"),
+    "aero.Mz": Field("N.m", None, "Aerodynamic moment about the CG, z (yaw), "
+                     "vehicle-fixed frame"),
     # wheel outputs
     "steer": Field("rad", "deg", "Road-wheel steer angle relative to the vehicle "
                    "(positive right)"),

@@ -3,7 +3,9 @@
 The car's catalogue is the contract of issue 2 and must not change: it is compared, variable by
 variable (name, value reference, type, causality, unit, start, range, description, binding),
 with ``data/sedan_catalogue.json``, the catalogue the car had before combinations existed,
-with the three tire outputs the terrain brought (contactZ, frictionAvailable, waterDepth).
+with the three tire outputs the terrain brought (contactZ, frictionAvailable, waterDepth) and
+the six aerodynamic outputs of each unit (``<unit>.aero.Fx`` .. ``<unit>.aero.Mz``), which
+number the wheel and tire outputs after them six places later.
 """
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ def test_the_car_catalogue_is_unchanged():
     for row in rows:
         source, index = row[expected["columns"].index("binding")]
         row[expected["columns"].index("binding")] = [source, list(index)]
-    assert len(rows) == len(expected["variables"]) == 117
+    assert len(rows) == len(expected["variables"]) == 123
     for row, want in zip(rows, expected["variables"]):
         assert row == want, row[0]
     xml = model_description_xml(catalogue, model_identifier="SimonCar",

@@ -133,14 +133,3 @@ def test_static_preloads_two_axles():
         f = static_state(data)[0][0].fs0
         assert f[0] == pytest.approx(W * b / (a + b) / 2, rel=1e-12)
         assert f[2] == pytest.approx(W * a / (a + b) / 2, rel=1e-12)
-
-
-def test_aero_force_acts_along_the_relative_wind():
-    """Eq. 140-141: f = C_A |V| V. At 20 m/s with a 10 m/s crosswind the force points along
-    (-20, -10, 0) with magnitude C_A (20^2 + 10^2); per-axis V|V| would turn it to (-400, -100)."""
-    from engine.aerodynamics import surface_forces
-    ca = 0.5 * 0.3 * 2.1 * 1.225
-    P = np.array([[0.0, ca, 0.0, 0.0, 0.0]])
-    fx, fy, fz, mx, my, mz = surface_forces(P, 0, 1, -20.0, -10.0, 0.0)
-    assert math.hypot(fx, fy) == pytest.approx(ca * 500.0, rel=1e-12)
-    assert fy / fx == pytest.approx(0.5, rel=1e-12) and fz == 0.0

@@ -45,16 +45,17 @@ def probe_reference(scenario: Scenario) -> Result:
 def _slot(event: engine.Event, name: str):
     """(kind, row, field) of an FMU variable in ``engine.Simulation``'s arrays: kind is
     ``env``, ``unit``, ``wheel`` or ``tire``; row is None for the environment."""
-    head, _, field = name.rpartition(".")
-    if not head:
-        return "env", None, field
+    if "." not in name:
+        return "env", None, name
     tire_fields = {TIRE_NAMES.get(key, key): key for key in engine.TIRE_OUTPUTS}   # FMU name: field
     for kind, names, fields in (
             ("unit", [u.name for u in event.units], engine.UNIT_INPUTS + engine.UNIT_OUTPUTS),
             ("wheel", event.wheel_names(), engine.WHEEL_INPUTS + engine.WHEEL_OUTPUTS),
             ("tire", event.tire_names(), tuple(tire_fields))):
-        if head in names and field in fields:
-            return kind, names.index(head), tire_fields.get(field, field) if kind == "tire" else field
+        for row, head in enumerate(names):      # a field may hold a dot itself (aero.Fx)
+            field = name[len(head) + 1:]
+            if name.startswith(head + ".") and field in fields:
+                return kind, row, tire_fields.get(field, field) if kind == "tire" else field
     raise KeyError(f"{name}: not a unit, wheel, tire or environment variable of the event")
 
 
