@@ -2,10 +2,11 @@
 pressure's lag behind the pedal, and brake designs with lining friction and fade (after the
 HVE Brake Designer).
 
-* **Pressure lag.** The wheel-cylinder pressure p follows its target p* (the pedal's pressure
-  after proportioning and the ABS factor, Eq. 48) as a first-order lag,
-  dp/dt = (p* - p) / tau_p (tau_p: ``brakes.pressure_time_constant`` of the unit; 0 gives
-  the manual's instant pressure).
+* **Pressure lag.** The pressure the pedal builds at a wheel, p, follows its target p* (the
+  pedal's pressure after proportioning, Eq. 48) as a first-order lag, dp/dt = (p* - p) /
+  tau_p (tau_p: ``brakes.pressure_time_constant`` of the unit; 0 gives the manual's instant
+  pressure). The ABS factor acts on it at once: the wheel cylinder sees factor * p (an ABS
+  valve's own timing belongs to the ABS model).
 * **Generic brake.** Eq. 47 with the axle's fixed torque ratio.
 * **Designed brake** (``axles[].brake_design``). The torque ratio follows from the design
   and the lining's state: T_ratio = A C*(mu_L) r_e, with A the actuator (wheel-cylinder or

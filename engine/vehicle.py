@@ -411,12 +411,13 @@ def derivatives(y, dy, U, P, record, Y, err, W):
             wo = wheel_base + N_WHEEL_STATE * w
             om = y[wo + WOMEGA]
             pw = wheel_pressure(p_source, P_WHEEL[w, W_PROPORTIONED] > 0.5, P_UNIT[u, U_PROP_START],
-                                P_UNIT[u, U_PROP_RATIO], u_wheel[w, IW_BPF])
+                                P_UNIT[u, U_PROP_RATIO], 1.0)
             dy[wo + WPRESS] = 0.0
             if P_UNIT[u, U_TAU_P] > 0.0:
-                # the wheel-cylinder pressure lags its target (engine.brakes)
+                # the pressure the pedal builds lags its target (engine.brakes)
                 dy[wo + WPRESS] = pressure_rate(y[wo + WPRESS], pw, P_UNIT[u, U_TAU_P])
                 pw = y[wo + WPRESS]
+            pw *= u_wheel[w, IW_BPF]          # the ABS's valve at the wheel acts on it at once
             bd = int(P_WHEEL[w, W_BRAKE])
             t_ratio = P_WHEEL[w, W_TB_RATIO]
             if bd >= 0:
