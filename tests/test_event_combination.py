@@ -238,6 +238,9 @@ TERRAIN_KEYS = {  # the fields the terrain brought, with the values an event wit
     **{f"units[0].tires.{t}.{key}": None for t in ("front", "rear")
        for key in ("inflation_pressure", "tread_depth", "width")},
 }
+STEERING_KEYS = {  # the field the steering system brought that the car event leaves to its default
+    "simulation.steer_dof_start_time": 0.0,
+}
 OLD_DEFAULTS = {  # the fields the car event leaves to their defaults, as before
     "units[0].full_trailer": False,
     "units[0].axles[0].dual_spacing": 0.0, "units[0].axles[1].dual_spacing": 0.0,
@@ -267,7 +270,8 @@ def test_sedan_data_is_the_file_plus_defaults():
     got = _flatten(engine.load_event().data)
     # every value of the file comes back as written; the rest is exactly the defaults
     assert {k: got.get(k) for k in given} == given
-    assert {k: v for k, v in got.items() if k not in given} == _flatten({**NEW_KEYS, **TERRAIN_KEYS, **OLD_DEFAULTS})
+    assert {k: v for k, v in got.items() if k not in given} == _flatten({**NEW_KEYS, **TERRAIN_KEYS, **STEERING_KEYS,
+                                                                                **OLD_DEFAULTS})
     ev = engine.load_event()
     assert (ev.lead_unit_names(), ev.connection_names(), ev.solid_axle_names()) == (["car"], [], [])
     assert not ev.units[0].towed

@@ -15,6 +15,7 @@ import zipfile
 import numpy as np
 
 import engine
+from engine.signals import STEERING_OUTPUTS
 from model_description.catalogue import TIRE_NAMES
 from simon_fmu.tools.scenario import Result, Scenario
 
@@ -44,7 +45,7 @@ def probe_reference(scenario: Scenario) -> Result:
 
 def _slot(event: engine.Event, name: str):
     """(kind, row, field) of an FMU variable in ``engine.Simulation``'s arrays: kind is
-    ``env``, ``unit``, ``wheel`` or ``tire``; row is None for the environment."""
+    ``env``, ``unit``, ``wheel``, ``tire`` or ``steering``; row is None for the environment."""
     head, _, field = name.rpartition(".")
     if not head:
         return "env", None, field
@@ -52,10 +53,11 @@ def _slot(event: engine.Event, name: str):
     for kind, names, fields in (
             ("unit", [u.name for u in event.units], engine.UNIT_INPUTS + engine.UNIT_OUTPUTS),
             ("wheel", event.wheel_names(), engine.WHEEL_INPUTS + engine.WHEEL_OUTPUTS),
-            ("tire", event.tire_names(), tuple(tire_fields))):
+            ("tire", event.tire_names(), tuple(tire_fields)),
+            ("steering", [f"{u}.steering" for u in event.steering_unit_names()], STEERING_OUTPUTS)):
         if head in names and field in fields:
             return kind, names.index(head), tire_fields.get(field, field) if kind == "tire" else field
-    raise KeyError(f"{name}: not a unit, wheel, tire or environment variable of the event")
+    raise KeyError(f"{name}: not a unit, wheel, tire, steering or environment variable of the event")
 
 
 def engine_reference(scenario: Scenario) -> Result:
@@ -69,7 +71,7 @@ def engine_reference(scenario: Scenario) -> Result:
     inputs = {"unit": (sim.u_unit, engine.UNIT_INPUTS), "wheel": (sim.u_wheel, engine.WHEEL_INPUTS),
               "env": (sim.u_env, engine.ENV_INPUTS)}
     outputs = {"unit": (sim.y_unit, engine.UNIT_OUTPUTS), "wheel": (sim.y_wheel, engine.WHEEL_OUTPUTS),
-               "tire": (sim.y_tire, engine.TIRE_OUTPUTS)}
+               "tire": (sim.y_tire, engine.TIRE_OUTPUTS), "steering": (sim.y_steer, STEERING_OUTPUTS)}
 
     def where(name, table):
         kind, row, field = _slot(event, name)
