@@ -358,11 +358,14 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 fbx, fby, fbz = to_vehicle(R, fex, fey, fez)
                 # Eq. 38: its moment about the steer axis (the vehicle z-line through the wheel
                 # centre), the shear force acting the trail T_P + T_M behind the contact point
-                # along x' (x' x y' is the downward normal n: the trail's arm is -T Fy' n_z)
-                t_p = pneumatic_trail(contact_length(ru, defl), xsl)
-                nbz = to_vehicle(R, nx, ny, nz)[2]
-                m_axis = (rcx - xw) * fby - (rcy - yw) * fbx - (t_p + trail_m) * fy * nbz
-                m_steer += m_axis if steered else 0.0
+                # along x' (x' x y' is the downward normal n: the trail's arm is -T Fy' n_z);
+                # needed by a free steering, else only for the outputs
+                t_p, m_axis = 0.0, 0.0
+                if record or (steered and free):
+                    t_p = pneumatic_trail(contact_length(ru, defl), xsl)
+                    nbz = to_vehicle(R, nx, ny, nz)[2]
+                    m_axis = (rcx - xw) * fby - (rcy - yw) * fbx - (t_p + trail_m) * fy * nbz
+                    m_steer += m_axis if steered else 0.0
                 F[0] += fbx
                 F[1] += fby
                 F[2] += fbz
