@@ -18,6 +18,7 @@ from .aerodynamics import AERO_NAMES, DEVICES
 from .layout import MAX_GEARS, MAX_TIRE_TESTS
 from .equilibrium import static_equilibrium_problems, static_state
 from .schema import Field as F, check_object, shown
+from .steering import MODES as STEERING_MODES
 
 DEFAULT_EVENT = os.path.join(os.path.dirname(__file__), "data", "sedan.json")
 #: the reference tractor-semitrailer (units ``tractor``, ``trailer``)
@@ -77,6 +78,11 @@ HYDROPLANING_TIRE_FIELDS = ("inflation_pressure", "tread_depth", "width")
 #: the material fields every material of a mesh needs with these hydroplaning models
 HYDROPLANING_MATERIAL_FIELDS = {"gallaway": ("texture_depth",)}
 MAX_TEXTURE_DEPTH = 0.1    # m
+MAX_STEER_STOP = 1.5          # rad, a steering stop at the road wheel
+MAX_TRAIL = 1.0            # m, a mechanical trail
+#: the steering fields a steering mode other than "off" needs (engine.steering)
+STEERING_DOF_FIELDS = ("stop_left", "stop_right", "stop_stiffness", "steer_inertia",
+                       "column_inertia", "null_band")
 
 
 class EventError(ValueError):
@@ -297,6 +303,35 @@ TIRE = {
                            "aside); required when simulation.hydroplaning is not 'off'"),
 }
 
+STEERING = {
+    "gear_ratio": _pos("steering-wheel angle : road-wheel angle"),
+    "mode": F("str", choices=STEERING_MODES, default="off",
+              doc="steer degree of freedom (Eq. 33-39): off: rigid, the road wheels follow the "
+                  "steering-wheel input; normal: hands off; append: the driver's angle plus the "
+                  "steer DOF about it; autostart: rigid until simulation.steer_dof_start_time, "
+                  "then hands off; torque: the input steeringWheelTorque drives it. Other than "
+                  "'off' it needs " + ", ".join(STEERING_DOF_FIELDS)),
+    "stop_left": _optional(lo=0.0, hi=MAX_STEER_STOP, lo_open=True,
+                           doc="steering stop of each steered wheel for a steer to the left, rad at "
+                               "the road wheel (null: none); the road-wheel angle never passes it"),
+    "stop_right": _optional(lo=0.0, hi=MAX_STEER_STOP, lo_open=True,
+                            doc="steering stop of each steered wheel for a steer to the right, rad"),
+    "stop_stiffness": _optional(lo=0.0, lo_open=True, doc="K_Stop of Eq. 35, N m/rad"),
+    "steer_inertia": _optional(lo=0.0, doc="rotational inertia of each steered wheel about its steer "
+                                           "axis (tire, rim, brake; Eq. 39), kg m^2"),
+    "column_inertia": _optional(lo=0.0, doc="rotational inertia of the steering column and gearbox at "
+                                            "the steering wheel (Eq. 39), kg m^2"),
+    "steer_axis_friction": _nonneg("coulomb friction torque about each steered wheel's steer axis "
+                                   "(Eq. 36), N m", default=0.0),
+    "column_friction": _nonneg("coulomb friction torque of the steering column (Eq. 37), N m",
+                               default=0.0),
+    "null_band": _optional(lo=0.0, lo_open=True,
+                           doc="friction null band epsilon (Eq. 36-37), rad/s: on the road-wheel rate "
+                               "for the steer axes, on the column's rate for the column"),
+    "mechanical_trail": _num(-MAX_TRAIL, MAX_TRAIL, default=0.0,
+                             doc="T_M of Eq. 38, m (the manual assumes 0)"),
+}
+
 UNIT = {
     "name": F("str", doc=f"unit name, used as the FMU variable prefix: 1..{MAX_UNIT_NAME} ASCII letters, "
                          "digits and '_', starting with a letter"),
@@ -316,7 +351,7 @@ UNIT = {
     "full_trailer": F("bool", default=False),
     "tires": F("object", fields=None),  # checked separately: a mapping of name -> TIRE
     "steering": F("object", default=None, nullable=True, doc="required on a lead unit, refused on a towed unit",
-                  fields={"gear_ratio": _pos("steering-wheel angle : road-wheel angle")}),
+                  fields=STEERING),
     "brakes": F("object", fields={
         "pedal_ratio": _optional(lo=0.0, doc="Pa/N; required on a lead unit, refused on a towed unit "
                                              "(it follows the lead unit's pedal)"),
@@ -424,11 +459,15 @@ EVENT = {
         "terrain": F("object", fields=TERRAIN, doc="the road under the tires",
                      default=lambda: {"type": "flat", **dict.fromkeys(k for k in TERRAIN if k != "type")}),
     }),
-    "simulation": F("object", default=lambda: {"step_size": 0.001, "hydroplaning": "off"}, fields={
+    "simulation": F("object", default=lambda: {"step_size": 0.001, "hydroplaning": "off",
+                                               "steer_dof_start_time": 0.0}, fields={
         "step_size": _num(MIN_STEP_SIZE, MAX_STEP_SIZE, default=0.001, doc="internal fixed step, s"),
         "hydroplaning": F("str", choices=HYDROPLANING_MODELS, default="off",
                           doc="the hydroplaning model on wet roads (engine.hydroplaning); other than "
                               "'off' every tire needs " + " and ".join(HYDROPLANING_TIRE_FIELDS)),
+        "steer_dof_start_time": _nonneg("time from the start at which the steering mode 'autostart' "
+                                        "frees the steering, s (collisions do not exist yet)",
+                                        default=0.0),
     }),
     "units": F("list", item=F("object", fields=UNIT), min_items=1, max_items=MAX_UNITS),
 }
@@ -478,6 +517,12 @@ class Event:
     def connection_names(self) -> List[str]:
         """One name per connection: the towed unit's, in unit order."""
         return [u.name for u in self.units if u.towed]
+
+    def steering_unit_names(self) -> List[str]:
+        """The units with a steering system and a steered axle (each has the steering states
+        and outputs), in unit order."""
+        return [u["name"] for u in self.data["units"]
+                if u.get("steering") and any(a["steered"] for a in u["axles"])]
 
     def solid_axle_names(self) -> List[str]:
         """``<unit>.axle<k>`` of every solid axle, in unit order then axle order."""
@@ -850,6 +895,29 @@ def _read_terrain(data, problems):
         return None
 
 
+def steering_mode_problems(unit, path, mode):
+    """What a unit's ``steering`` (validated data of ``units[i]``, at ``path``) lacks for the
+    steering mode ``mode``: the data of the steer degree of freedom, unless it is "off"."""
+    st = unit.get("steering")
+    if mode == "off" or not st:
+        return []
+    out = [f"{path}.steering.{key}: missing; {STEERING[key].accepts().replace(' or null', '')} "
+           f"(required by the steering mode {mode!r}; {STEERING[key].doc.split(';')[0]})"
+           for key in STEERING_DOF_FIELDS if st.get(key) is None]
+    if not out and not (st["steer_inertia"] > 0.0 or st["column_inertia"] > 0.0):
+        out.append(f"{path}.steering.steer_inertia: an inertia > 0, or column_inertia > 0 (the steering "
+                   f"mode {mode!r} integrates the steering system's motion; got both 0)")
+    return out
+
+
+def _steering_problems(data, problems):
+    """Each unit's steering has the data its own ``steering.mode`` needs."""
+    for i, u in enumerate(data.get("units") or []):
+        st = (u or {}).get("steering")
+        if st and st.get("mode"):
+            problems.extend(steering_mode_problems(u, f"units[{i}]", st["mode"]))
+
+
 def _hydroplaning_problems(data, problems):
     """Every tire has the data of the hydroplaning model, unless it is 'off'."""
     model = (data.get("simulation") or {}).get("hydroplaning")
@@ -936,6 +1004,7 @@ def validate_event(raw, base=None) -> Event:
     if data is not None:
         _terrain_problems(data, raw, os.getcwd() if base is None else os.fspath(base), problems)
         _hydroplaning_problems(data, problems)
+        _steering_problems(data, problems)
     if problems:
         raise EventError(problems)
     terrain_mesh = _read_terrain(data, problems)
@@ -1142,7 +1211,9 @@ def format_reference() -> str:
               "from `docs/reference/tractor-semitrailer.md`, with the sheet's positions behind the front",
               "axle or the kingpin and heights above ground turned into coordinates from each unit's CG.",
               "The sheet gives no reverse gear: reverse uses gear 1's ratio, 12.94. The trailer's Ixz",
-              "(not on the sheet) is 0, as the tractor's. The semitrailer has the sheet's rear pintle",
+              "(not on the sheet) is 0, as the tractor's. The sheet gives the tractor's steering gear",
+              "ratio and its stops (0.40 rad) but no steering inertia or friction, so its",
+              "`steering.mode` is \"off\" (the other modes need them). The semitrailer has the sheet's rear pintle",
               "(towing nothing here). `engine/data/double.json` is the tractor, the semitrailer",
               "(`trailer1`), the converter `dolly` on its pintle and the same semitrailer again",
               "(`trailer2`) on the dolly. Choices of this project, not sheet data: the dolly's",

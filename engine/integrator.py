@@ -3,7 +3,9 @@
 ``advance`` takes ``n`` steps of size ``h`` with the inputs held (the zero-order hold of a
 co-simulation communication step), checks every step, and on failure leaves the state at
 the last good step. At each step boundary it latches the connections whose force exceeds
-their failure force (``engine.connection.latch_failures``).
+their failure force (``engine.connection.latch_failures``), and it tells the derivative the
+time of the step it takes (``W.clock``: the steering mode autostart frees the steering from
+the first step that starts at or after its start time).
 """
 import numpy as np
 
@@ -34,6 +36,7 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
     conn_base = state_bases(P)[3]
     done = 0
     for step in range(n):
+        W.clock[0] = t0 + step * h
         # the stages k_s = f(y + c_s h k_(s-1)), c = (0, 1/2, 1/2, 1), from one call site, so
         # that the derivative is compiled into this loop once
         for s in range(4):
@@ -72,6 +75,7 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
             break
         done += 1
     # outputs at the final state (also judges its tire deflection)
+    W.clock[0] = t0 + done * h
     if err[0] == 0:
         record(y, k1, U, P, Y, err, W)
         if err[0] != 0 and done > 0:

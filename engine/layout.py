@@ -27,6 +27,11 @@ State vector (one float64 array), in this order:
 * per unit, 3 powertrain states at ``powertrain_offset(u)``: the engine speed (rad/s), the
   idle governor's integral (a throttle fraction) and the clutch's engagement (0..1), used by
   a drivetrain with an idle speed and a clutch (``engine.drivetrain``; at rest otherwise).
+* per steering system (a unit with ``steering`` and a steered axle), 2 states at
+  ``steering_offset(s)``: the steering-wheel angle (rad, right +; in the mode ``append`` the
+  angle added to the driver's) and its rate (rad/s), ``engine.steering``. While the steering
+  is rigid the evaluation sets them to the driver's angle and 0 (module docstring of
+  ``engine.vehicle``).
 """
 
 # --- body states -------------------------------------------------------------------------
@@ -47,13 +52,17 @@ N_CONN_STATE = 1
 # --- powertrain states (per unit) ----------------------------------------------------------
 PT_OMEGA, PT_GOV, PT_ENGAGE = range(3)
 N_PT_STATE = 3
+# --- steering states ----------------------------------------------------------------------
+SSA, SSR = range(2)
+N_STEER_STATE = 2
 
 # --- packed unit parameters: P_UNIT[u, :] ------------------------------------------------
 (U_MS, U_IX, U_IY, U_IZ, U_IXZ, U_CGH, U_STEER_RATIO, U_PEDAL_RATIO, U_PROP_START, U_PROP_RATIO,
  U_PUSHOUT, U_DIFF_RATIO, U_I_DT, U_N_GEARS, U_WHEEL0, U_NWHEELS, U_N_DRIVEN, U_AERO0, U_NAERO,
- U_MTOTAL, U_LEAD, U_STEERING, U_AXLE0, U_NAXLES, U_IDLE, U_GOV_KP, U_GOV_TI, U_CL_CAP, U_CL_W0,
- U_CL_W1, U_CL_TAU, U_TAU_P) = range(32)
-N_UNIT_P = 32
+ U_MTOTAL, U_LEAD, U_STEERING, U_AXLE0, U_NAXLES, U_STEER_SLOT, U_STEER_MODE, U_STOP_LEFT,
+ U_STOP_RIGHT, U_K_STOP, U_C_STOP, U_I_STEER, U_MU_AXIS, U_MU_COLUMN, U_NULL_BAND,
+ U_TRAIL_M, U_IDLE, U_GOV_KP, U_GOV_TI, U_CL_CAP, U_CL_W0, U_CL_W1, U_CL_TAU, U_TAU_P) = range(43)
+N_UNIT_P = 43
 # U_TAU_P: the time constant of the wheel-cylinder pressure's lag behind the pedal (s; 0: none)
 # U_IDLE: engine idle speed, rad/s (0: the engine speed follows the wheels, Eq. 50, no clutch);
 # U_GOV_KP, U_GOV_TI: the idle governor's gain (throttle per relative speed error) and integral
@@ -61,6 +70,11 @@ N_UNIT_P = 32
 # at and below U_CL_W0 (rad/s) while launching; U_CL_TAU: its actuator's time constant (s)
 # U_LEAD: the unit whose brake pedal drives this unit's brakes (itself for a lead unit);
 # U_STEERING: 1 when the unit has a steering system; U_AXLE0, U_NAXLES: its solid axles in P_AXLE
+# U_STEER_SLOT: its steering system's block of steering states (-1: none); U_STEER_MODE: the
+# mode's code (engine.steering); the stops (rad at the road wheel, to the left and to the
+# right, inf: none), K_Stop and the stop's damping (Eq. 35), the system inertia at the road wheel (Eq. 39), the steer-
+# axis friction of all its steered wheels (Eq. 36), the column friction (Eq. 37), the null band
+# and the mechanical trail T_M (Eq. 38)
 MAX_GEARS = 20  # forward gears a unit may have (the event's limit)
 # P_GEAR[u, 0] is reverse, P_GEAR[u, k] forward gear k (0 ratio = not present); as many
 # columns as the event's longest list of gears
@@ -123,10 +137,11 @@ N_AERO_P = 8
 # A_FACE: the sign of a surface's outward normal along its axis; A_CL: a device's C_L A rho / 2
 
 # --- environment: P_ENV[:] ---------------------------------------------------------------
-E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO, E_AIR_T = range(7)
+E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO, E_AIR_T, E_STEER_T0 = range(8)
 N_ENV_P = 7
 # E_TERRAIN: the terrain type (TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL); E_HYDRO: the
-# hydroplaning model's code (engine.hydroplaning)
+# hydroplaning model's code (engine.hydroplaning); E_STEER_T0: the time the steering mode
+# ``autostart`` frees the steering at, s
 TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL = range(3)
 
 # --- engine maps: P_ENGINE[u, table, row]; N_ENGINE[u, table] rows ------------------------
@@ -134,25 +149,27 @@ EM_WOT_X, EM_WOT_Y, EM_CT_X, EM_CT_Y = range(4)
 
 # --- per-wheel work/outputs computed by the derivative ------------------------------------
 # indices into the wheel output array (match engine.signals.WHEEL_OUTPUTS)
-from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, TIRE_OUTPUTS, UNIT_INPUTS,  # noqa: E402
-                      UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS)
+from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS,  # noqa: E402
+                      TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS)
 
 (YW_STEER, YW_SPIN, YW_JOUNCE, YW_BRAKEP, YW_BRAKET, YW_DRIVET, YW_BTEMP,
  YW_BRATIO) = range(len(WHEEL_OUTPUTS))
 (YT_FX, YT_FY, YT_FZ, YT_SLIP, YT_ALPHA, YT_INCL, YT_DEFL, YT_SKID, YT_ROADZ, YT_MU,
- YT_WATER) = range(len(TIRE_OUTPUTS))
+ YT_WATER, YT_TRAIL, YT_MZ) = range(len(TIRE_OUTPUTS))
 (YU_X, YU_Y, YU_Z, YU_ROLL, YU_PITCH, YU_YAW, YU_U, YU_V, YU_W, YU_P, YU_Q, YU_R, YU_AX, YU_AY, YU_AZ,
  YU_SPEED, YU_BETA, YU_ENGINE, YU_CLUTCH,
  YU_AERO_FX, YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ) = range(len(UNIT_OUTPUTS))
-IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR = range(len(UNIT_INPUTS))
+IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR, IU_STEER_TORQUE = range(len(UNIT_INPUTS))
 IW_BPF, IW_MU, IW_ROADZ, IW_GRADEX, IW_GRADEY, IW_WATER = range(len(WHEEL_INPUTS))
 IE_WIND_SPEED, IE_WIND_DIR = range(len(ENV_INPUTS))
 YA_ROLL, YA_HEAVE = range(len(AXLE_OUTPUTS))
 YC_ART, YC_FX, YC_FY, YC_FZ, YC_FAILED, YC_SEP = range(len(HITCH_OUTPUTS))
+YS_ANGLE, YS_RATE, YS_TORQUE = range(len(STEERING_OUTPUTS))
 assert HITCH_OUTPUTS[YC_SEP] == "separation" and AXLE_OUTPUTS[YA_HEAVE] == "heave"
 assert WHEEL_OUTPUTS[YW_DRIVET] == "driveTorque" and TIRE_OUTPUTS[YT_SKID] == "skid"
-assert UNIT_OUTPUTS[YU_CLUTCH] == "clutchSlip" and UNIT_INPUTS[IU_GEAR] == "gear"
+assert UNIT_OUTPUTS[YU_CLUTCH] == "clutchSlip" and UNIT_INPUTS[IU_STEER_TORQUE] == "steeringWheelTorque"
 assert UNIT_OUTPUTS[YU_AERO_FX] == "aero.Fx" and UNIT_OUTPUTS[YU_AERO_MZ] == "aero.Mz"
+assert TIRE_OUTPUTS[YT_MZ] == "Mz" and STEERING_OUTPUTS[YS_TORQUE] == "torque"
 
 # --- scratch of the derivative evaluation: SCRATCH[row, column] ----------------------------
 # Preallocated once per simulation so that an evaluation allocates nothing. Each row below
@@ -205,8 +222,12 @@ def powertrain_offset(n_units, n_wheels, n_axles, n_tires, n_connections, u):
     return connection_offset(n_units, n_wheels, n_axles, n_tires, n_connections) + N_PT_STATE * u
 
 
-def state_size(n_units, n_wheels, n_tires, n_axles=0, n_connections=0):
-    return powertrain_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_units)
+def steering_offset(n_units, n_wheels, n_axles, n_tires, n_connections, s):
+    return powertrain_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_units) + N_STEER_STATE * s
+
+
+def state_size(n_units, n_wheels, n_tires, n_axles=0, n_connections=0, n_steering=0):
+    return steering_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_steering)
 
 
 BODY_STATE_NAMES = ("X", "Y", "Z", "roll", "pitch", "yaw", "u", "v", "w", "p", "q", "r")
@@ -215,16 +236,20 @@ AXLE_STATE_NAMES = ("heave", "heave_rate", "roll", "roll_rate")
 TIRE_STATE_NAMES = ("kx", "ky", "defl_turn")
 CONN_STATE_NAMES = ("hitch.failed",)
 PT_STATE_NAMES = ("engine_speed", "idle_governor", "clutch_engagement")
+STEER_STATE_NAMES = ("steering.angle", "steering.rate")
 
 
-def state_names(unit_names, wheel_names, tire_names, axle_names=(), connection_names=()):
-    """Names of every slot of the state vector, for diagnostics and state checks."""
+def state_names(unit_names, wheel_names, tire_names, axle_names=(), connection_names=(),
+                steering_names=()):
+    """Names of every slot of the state vector, for diagnostics and state checks
+    (``steering_names``: the units with a steering system, ``Event.steering_unit_names``)."""
     out = [f"{u}.{s}" for u in unit_names for s in BODY_STATE_NAMES]
     out += [f"{w}.{s}" for w in wheel_names for s in WHEEL_STATE_NAMES]
     out += [f"{a}.{s}" for a in axle_names for s in AXLE_STATE_NAMES]
     out += [f"{t}.{s}" for t in tire_names for s in TIRE_STATE_NAMES]
     out += [f"{c}.{s}" for c in connection_names for s in CONN_STATE_NAMES]
     out += [f"{u}.{s}" for u in unit_names for s in PT_STATE_NAMES]
+    out += [f"{u}.{s}" for u in steering_names for s in STEER_STATE_NAMES]
     return out
 
 
@@ -278,6 +303,7 @@ class Outputs(NamedTuple):
     y_tire: _np.ndarray
     y_axle: _np.ndarray
     y_conn: _np.ndarray
+    y_steer: _np.ndarray     # [steering system, STEERING_OUTPUTS]
 
 
 class Work(NamedTuple):
@@ -288,6 +314,8 @@ class Work(NamedTuple):
     axle_work: _np.ndarray   # [solid axle of one unit, N_AXLE_WORK]
     conn_force: _np.ndarray  # [connection]: magnitude of the joint force, N (failure check)
     fault: _np.ndarray       # (3,): where an evaluation failed (earth X, Y, Z of a tire off the terrain)
+    clock: _np.ndarray       # (1,): the time of the integration step being taken, s (the
+    #                          integrator sets it; the steering mode autostart reads it)
 
 
 def new_work(model: Model) -> Work:
@@ -297,4 +325,4 @@ def new_work(model: Model) -> Work:
     max_axles = max(int(k) for k in model.P_UNIT[:, U_NAXLES])
     return Work(_np.zeros(scratch_shape(max_wheels)), _np.zeros((nu, N_FRAME)), _np.zeros((nu, 6)),
                 _np.zeros((max(max_axles, 1), N_AXLE_WORK)), _np.zeros(model.P_CONN.shape[0]),
-                _np.zeros(3))
+                _np.zeros(3), _np.zeros(1))

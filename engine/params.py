@@ -20,6 +20,7 @@ from .hydroplaning import MODELS
 from .kinematics import euler_trig, rotation_vehicle_to_earth
 from .payload import adjusted
 from .signals import INPUT_LIMITS
+from .steering import mode_code, stop_damping, stop_limits, system_inertia
 from .terrain import surface
 from .terrain_mesh import empty_mesh
 from .tire import TAU_DAMP, V_LOW, V_N, properties, slip_stiffness
@@ -42,8 +43,11 @@ def bump_steer_coefficients(bump_steer, side):
     return [side * k for k in bump_steer]
 
 
-def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
+def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steering_modes=None):
     """Return (Model, y0) for the event in static equilibrium (``engine.equilibrium``).
+
+    ``steering_modes``: per unit name with a steering system, the steering mode's name
+    (``engine.steering.MODES``) to use in place of the event's ``steering.mode``.
 
     ``initial``: per lead unit name, its speed0, X0, Y0 and yaw0; the units it tows start in
     line behind it at its speed. Every component coordinate is referred to the unit's CG with
@@ -64,6 +68,8 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
     nt = sum(2 * (2 if a["dual"] else 1) for u in units for a in u["axles"])
     na = sum(1 for u in units for a in u["axles"] if a["suspension"]["type"] == "solid")
     nc = len(conn_statics)
+    steering_units = event.steering_unit_names()
+    steering_modes = steering_modes or {}
     ns = sum(len(u["aerodynamics"]) for u in units)
     drivetrains = [u["drivetrain"] for u in units if u.get("drivetrain")]
 
@@ -90,8 +96,9 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
     P_ENV[L.E_RHO] = rho
     P_ENV[L.E_MU] = env["friction_multiplier"] * friction_multiplier
     P_ENV[L.E_GROUND_Z] = env["ground_elevation"]
+    P_ENV[L.E_STEER_T0] = d["simulation"]["steer_dof_start_time"]
 
-    y0 = np.zeros(L.state_size(nu, nw, nt, na, nc))
+    y0 = np.zeros(L.state_size(nu, nw, nt, na, nc, len(steering_units)))
     designs = []                    # the brake designs, in wheel order (engine.brakes)
     tire_loads = np.zeros(nt)
     lead = _leads(units)
@@ -110,6 +117,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None):
         P[L.U_LEAD] = lead[ui]
         P[L.U_STEERING] = 1.0 if unit.get("steering") else 0.0
         P[L.U_STEER_RATIO] = unit["steering"]["gear_ratio"] if unit.get("steering") else 1.0
+        _pack_steering(P, unit, steering_units, steering_modes)
         P[L.U_PEDAL_RATIO] = br.get("pedal_ratio") or 0.0
         P[L.U_PROP_START] = br["proportioning_start"]
         P[L.U_PROP_RATIO] = br["proportioning_ratio"]
@@ -517,6 +525,29 @@ def _leads(units):
         if front is not None:
             lead[j] = lead[names.index(front["tow"])]
     return lead
+
+
+def _pack_steering(P, unit, steering_units, steering_modes):
+    """Pack a unit's steering system (Eq. 33-39, ``engine.steering``); its slot is -1 when it
+    has none (no steering, or no steered axle). Values a mode does not use are 0."""
+    P[L.U_STEER_SLOT] = -1.0
+    P[L.U_STOP_LEFT] = P[L.U_STOP_RIGHT] = math.inf
+    name = unit["name"]
+    if name not in steering_units:
+        return
+    st = unit["steering"]
+    P[L.U_STEER_SLOT] = steering_units.index(name)
+    P[L.U_STEER_MODE] = mode_code(steering_modes.get(name, st["mode"]))
+    P[L.U_STOP_LEFT], P[L.U_STOP_RIGHT] = stop_limits(st)
+    n_steered = 2 * sum(1 for a in unit["axles"] if a["steered"])
+    P[L.U_K_STOP] = st["stop_stiffness"] or 0.0
+    P[L.U_I_STEER] = system_inertia(n_steered, st["steer_inertia"] or 0.0,
+                                    st["column_inertia"] or 0.0, st["gear_ratio"])
+    P[L.U_C_STOP] = stop_damping(P[L.U_K_STOP], P[L.U_I_STEER], n_steered)
+    P[L.U_MU_AXIS] = n_steered * st["steer_axis_friction"]
+    P[L.U_MU_COLUMN] = st["column_friction"]
+    P[L.U_NULL_BAND] = st["null_band"] or math.inf    # read only by the free modes, which need it
+    P[L.U_TRAIL_M] = st["mechanical_trail"]
 
 
 def _pack_axle(A, ui, ax, props, r_loaded):

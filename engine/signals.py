@@ -14,6 +14,8 @@ unit inputs
     throttle            1, fraction of wide-open throttle, 0..1
     brakePedalForce     N, >= 0
     gear                1 (integer valued), -1 reverse, 0 neutral, 1..n forward
+    steeringWheelTorque N m, positive turns the steering wheel to the right; read only in the
+                        steering mode ``torque`` (``engine.steering``)
 wheel inputs
     brakePressureFactor 1, 0..1, multiplies the wheel's brake pressure (for an ABS)
     frictionMultiplier  1, >= 0, multiplies road friction under this wheel's tires
@@ -65,6 +67,17 @@ tire outputs
     frictionAvailable   1, the friction multiplier the tire has: the road's (its material,
                         the event's and the wheel's frictionMultiplier) after hydroplaning
     waterDepth          m, water depth on the road under the tire
+    pneumaticTrail      m, pneumatic trail T_P behind the contact point (``engine.tire``)
+    Mz                  N m, moment of the ground force about the wheel's steer axis (the
+                        vehicle z-line through the wheel centre, Eq. 38), positive turns
+                        the wheel to the right
+steering outputs (one row per unit with a steering system and a steered axle,
+``<unit>.steering.<field>``)
+    angle               rad, steering-wheel angle (positive right)
+    rate                rad/s, its rate
+    torque              N m, the torque the driver must apply to hold the steering wheel
+                        still (positive right): minus the tire and stop moments about the
+                        steer axes, over the gear ratio
 solid-axle outputs (one row per solid axle, ``<unit>.axle<k>.<field>``)
     roll                rad, axle roll relative to the sprung mass, positive right side down
     heave               m, roll-centre displacement from static equilibrium, down +
@@ -79,7 +92,7 @@ connection outputs (one row per towed unit, at its front connection)
                         a hinged drawbar); ``<unit>.hitch.separation``
 """
 
-UNIT_INPUTS = ("steeringWheelAngle", "throttle", "brakePedalForce", "gear")
+UNIT_INPUTS = ("steeringWheelAngle", "throttle", "brakePedalForce", "gear", "steeringWheelTorque")
 WHEEL_INPUTS = ("brakePressureFactor", "frictionMultiplier", "roadZ", "roadGradeX", "roadGradeY",
                 "roadWaterDepth")
 ENV_INPUTS = ("windSpeed", "windDirection")
@@ -95,9 +108,10 @@ DRIVETRAIN_OUTPUTS = ("engineSpeed", "clutchSlip")
 WHEEL_OUTPUTS = ("steer", "spin", "jounce", "brakePressure", "brakeTorque", "driveTorque",
                  "brakeTemperature", "brakeTorqueRatio")
 TIRE_OUTPUTS = ("Fx", "Fy", "Fz", "slip", "slipAngle", "inclination", "deflection", "skid",
-                "roadZ", "frictionAvailable", "waterDepth")
+                "roadZ", "frictionAvailable", "waterDepth", "pneumaticTrail", "Mz")
 AXLE_OUTPUTS = ("roll", "heave")
 HITCH_OUTPUTS = ("articulation", "Fx", "Fy", "Fz", "failed", "separation")
+STEERING_OUTPUTS = ("angle", "rate", "torque")
 
 #: (min, max, start) accepted for each input field; None means unbounded.
 #: ``gear`` max depends on the vehicle's transmission and is checked against it.
@@ -106,6 +120,7 @@ INPUT_LIMITS = {
     "throttle": (0.0, 1.0, 0.0),
     "brakePedalForce": (0.0, 5000.0, 0.0),
     "gear": (-1, None, 0),
+    "steeringWheelTorque": (-500.0, 500.0, 0.0),
     "brakePressureFactor": (0.0, 1.0, 1.0),
     "frictionMultiplier": (0.0, 5.0, 1.0),
     "roadZ": (-1.0e5, 1.0e5, 0.0),

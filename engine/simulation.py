@@ -2,8 +2,8 @@
 
 See docs/engine-api.md. Everything that evolves lives in the state vector ``y`` (plus the
 time); inputs live in ``u_unit``, ``u_wheel`` and ``u_env`` and outputs in ``y_unit``,
-``y_wheel``, ``y_tire``, ``y_axle`` (solid axles) and ``y_conn`` (connections), all numpy
-arrays laid out after ``engine.signals``.
+``y_wheel``, ``y_tire``, ``y_axle`` (solid axles), ``y_conn`` (connections) and ``y_steer``
+(steering systems), all numpy arrays laid out after ``engine.signals``.
 """
 from __future__ import annotations
 
@@ -16,12 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import layout as L
-from .event import MAX_STEP_SIZE, MIN_STEP_SIZE, Event, EventError
+from .event import MAX_STEP_SIZE, MIN_STEP_SIZE, Event, EventError, steering_mode_problems
 from .integrator import advance as _advance
 from .params import engage_clutches, pack
 from .stability import stable_step
-from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, INPUT_LIMITS, TIRE_OUTPUTS,
-                      UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS)
+from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, INPUT_LIMITS, STEERING_OUTPUTS,
+                      TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS)
+from .steering import MODES as STEERING_MODES
 from .vehicle import ERR_NONFINITE, ERR_OFF_TERRAIN, ERR_TIRE_DEFLECTION
 
 INITIAL_FIELDS = ("speed0", "X0", "Y0", "yaw0")
@@ -75,10 +76,15 @@ class Simulation:
     wheel_inputs : array, optional
         The wheel inputs [wheel, WHEEL_INPUTS] to start with (default: their start values);
         with an external road, its roadZ and grades place the vehicle on it.
+    steering_modes : dict, optional
+        Per unit with a steering system (``Event.steering_unit_names``), its steering mode,
+        a name of ``engine.steering.MODES`` or its code 1..5, in place of the event's
+        ``steering.mode`` (default: the event's). A mode other than "off" needs the steering
+        data of the steer degree of freedom (``engine.event.STEERING_DOF_FIELDS``).
     """
 
     def __init__(self, event: Event, step_size=None, friction_multiplier=1.0, initial=None,
-                 wheel_inputs=None):
+                 wheel_inputs=None, steering_modes=None):
         if not isinstance(event, Event):
             raise EventError("event: an engine.Event from engine.load_event")
         problems = []
@@ -108,9 +114,11 @@ class Simulation:
                 else:
                     vals[k] = float(v)
             init[unit["name"]] = vals
+        modes = self._steering_modes(event, steering_modes or {}, problems)
         if problems:
             raise EventError(problems)
         self.event = event
+        self.steering_modes = modes
         self.step_size = float(h)
         self.friction_multiplier = float(friction_multiplier)
         self.initial = init
@@ -120,19 +128,21 @@ class Simulation:
                     not np.isfinite(wheel_inputs).all():
                 raise EventError([f"wheel_inputs: finite values of shape "
                                   f"{(len(event.wheel_names()), len(WHEEL_INPUTS))}"])
-        self.model, y0 = pack(event, self.friction_multiplier, init, wheel_inputs)
+        self.model, y0 = pack(event, self.friction_multiplier, init, wheel_inputs, modes)
         self.unit_names = [u.name for u in event.units]
         self.wheel_names = event.wheel_names()
         self.tire_names = event.tire_names()
         self.axle_names = event.solid_axle_names()
         self.connection_names = event.connection_names()
+        self.steering_names = event.steering_unit_names()
         self.lead_units = event.lead_unit_names()
         nu, nw, nt = len(self.unit_names), len(self.wheel_names), len(self.tire_names)
         na, nc = len(self.axle_names), len(self.connection_names)
         self.state_names = L.state_names(self.unit_names, self.wheel_names, self.tire_names,
-                                         self.axle_names, self.connection_names)
+                                         self.axle_names, self.connection_names, self.steering_names)
         self._signature = hashlib.sha256(
-            (event.to_json() + repr((self.step_size, self.friction_multiplier, sorted(init.items())))).encode()
+            (event.to_json() + repr((self.step_size, self.friction_multiplier, sorted(init.items()),
+                                     sorted(modes.items())))).encode()
         ).hexdigest()
         # the arrays the compiled code reads and writes: fixed for the life of the simulation
         # (read-only attributes; their values are written in place)
@@ -150,11 +160,13 @@ class Simulation:
         self._y_tire = np.zeros((nt, len(TIRE_OUTPUTS)))
         self._y_axle = np.zeros((na, len(AXLE_OUTPUTS)))
         self._y_conn = np.zeros((nc, len(HITCH_OUTPUTS)))
+        self._y_steer = np.zeros((len(self.steering_names), len(STEERING_OUTPUTS)))
         self._work = np.zeros((6, y0.size))
         self._scratch = L.new_work(self.model)
         self._err = np.zeros(2, dtype=np.int64)
         self._inputs = L.Inputs(self._u_unit, self._u_wheel, self._u_env)
-        self._outputs = L.Outputs(self._y_unit, self._y_wheel, self._y_tire, self._y_axle, self._y_conn)
+        self._outputs = L.Outputs(self._y_unit, self._y_wheel, self._y_tire, self._y_axle, self._y_conn,
+                                  self._y_steer)
         self.time = 0.0
         self._grid_time = 0.0
         self._grid_steps = 0
@@ -163,6 +175,32 @@ class Simulation:
         self._bounds = self._input_bounds()
         self._run(0.0, 0)  # outputs at the initial state
         self._check_step_size()
+
+    @staticmethod
+    def _steering_modes(event, modes, problems):
+        """Every steering system's mode name: the event's, or that of ``modes`` (a name or a
+        code); what is not accepted is added to ``problems``."""
+        names = event.steering_unit_names()
+        out = {}
+        for key in modes:
+            if key not in names:
+                problems.append(f"steering_modes.{key}: one of the units with a steering system and a "
+                                f"steered axle {names}")
+        for i, unit in enumerate(event.data["units"]):
+            name = unit["name"]
+            if name not in names:
+                continue
+            mode = modes.get(name, unit["steering"]["mode"])
+            if isinstance(mode, (int, np.integer)) and not isinstance(mode, bool) \
+                    and 1 <= mode <= len(STEERING_MODES):
+                mode = STEERING_MODES[mode - 1]
+            if mode not in STEERING_MODES:
+                problems.append(f"{name}.steeringMode: one of " + ", ".join(
+                    f"{k + 1} ({m})" for k, m in enumerate(STEERING_MODES)) + f" (got {mode!r})")
+                continue
+            problems.extend(steering_mode_problems(unit, f"units[{i}]", mode))
+            out[name] = mode
+        return out
 
     def _check_step_size(self):
         """Refuse a step the integrator cannot take for this vehicle (engine.stability)."""
@@ -191,6 +229,8 @@ class Simulation:
     y_tire = property(lambda self: self._y_tire, doc="Tire outputs [tire, TIRE_OUTPUTS].")
     y_axle = property(lambda self: self._y_axle, doc="Solid-axle outputs [axle, AXLE_OUTPUTS].")
     y_conn = property(lambda self: self._y_conn, doc="Connection outputs [connection, HITCH_OUTPUTS].")
+    y_steer = property(lambda self: self._y_steer,
+                       doc="Steering outputs [steering system (``steering_names``), STEERING_OUTPUTS].")
 
     # --- information ------------------------------------------------------------------
     def unit_index(self, name):

@@ -15,7 +15,8 @@ that an event whose stiffness and masses the step cannot resolve (a spring rate 
 wheel mass of 1e-300) is refused before it runs, naming the mode. Modes that are unstable in
 themselves (Re lambda > 0) are not a matter of the step and are left alone.
 
-The check sees the modes of the initial state. The stiffest modes of a sliding tire (its
+The check sees the modes of the initial state, with a steering system that the mode
+``autostart`` frees later already free (``engine.steering``). The stiffest modes of a sliding tire (its
 carcass deflection's shortest time constant, ``engine.tire.TAU_MIN``) appear only while it
 slides; :data:`engine.event.MAX_STEP_SIZE` keeps every step inside the region for them.
 """
@@ -73,6 +74,7 @@ def jacobian(sim) -> np.ndarray:
     outputs = Outputs(*(np.zeros_like(a) for a in sim._outputs))
     err = np.zeros(2, dtype=np.int64)
     work = new_work(sim.model)
+    work.clock[0] = math.inf     # the steering mode autostart as it will be: free
     base, shifted = np.zeros(n), np.zeros(n)
     inputs = sim._inputs
     record(y0, base, inputs, sim.model, outputs, err, work)

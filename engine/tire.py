@@ -361,3 +361,31 @@ def tire_forces(Fz, kx, ky, kin, v_ref, sa, V_ref, w_low, u_gp, gamma, mup, mus,
         gy = 0.0
     dky, fyc = carcass(ky, V_ref, -fy, gy, cy, w_low, rly)
     return fx, -fyc, dkx, dky, S, xsl
+
+
+@njit
+def contact_length(ru, defl):
+    """Length of the contact patch, m: the chord of the unloaded tire (radius ``ru``) at the
+    radial deflection ``defl``, L = 2 sqrt(2 r_u delta - delta^2) (0 off the ground)."""
+    c = defl * (2.0 * ru - defl)
+    return 2.0 * math.sqrt(c) if defl > 0.0 and c > 0.0 else 0.0
+
+
+@njit
+def pneumatic_trail(length, xsl):
+    """Pneumatic trail T_P (m, behind the contact point) of a patch of length ``length`` whose
+    adhesion fraction is ``xsl`` = X_s/L (Eq. 104, limited to 1).
+
+    The EDC model's assumptions (uniform pressure; in the adhesion region, from the leading
+    edge to X_s, a shear stress growing linearly to the friction limit; in the sliding region
+    behind it the uniform friction stress, Eq. 107-110) place the lateral force's resultant at
+
+        T_P = (L / 6) lambda (3 - 2 lambda) / (2 - lambda),   lambda = X_s / L:
+
+    the triangle's centroid (L/6 behind the centre) while the whole patch adheres
+    (lambda = 1), falling to 0 as the patch slides (lambda -> 0). docs/equations.md derives it.
+    """
+    lam = xsl if xsl < 1.0 else 1.0
+    if lam <= 0.0 or length <= 0.0:
+        return 0.0
+    return length / 6.0 * lam * (3.0 - 2.0 * lam) / (2.0 - lam)

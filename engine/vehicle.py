@@ -6,15 +6,19 @@ connection's force and moments from its two points (Eq. 117-135, ``engine.connec
 accumulated onto both units. Then each unit is solved on its own:
  1. orientation (Eq. 53), gravity in the vehicle frame;
  2. aerodynamics from the relative wind: surfaces and devices (Eq. 136-142);
- 3. driver controls: road-wheel steer (steering gear ratio), engine torque (Eq. 50-51),
-    source brake pressure (Eq. 48);
+ 3. driver controls: the steering-wheel angle (the driver's, through the gear ratio, or the
+    steering system's own, ``engine.steering``), engine torque (Eq. 50-51), source brake
+    pressure (Eq. 48);
  4. per wheel: suspension force (Eq. 115-116), wheel kinematics (Eq. 16-17, 61-63, 79),
     and per tire: contact (Eq. 80-92), radial force (Eq. 93), contact-patch velocity in the
     ground plane (Eq. 66-78), transient slip, EDC forces (Eq. 94-113), rolling resistance
-    (Eq. 114); the tire forces are summed onto the unit at their contact points;
+    (Eq. 114), the pneumatic trail and the tire's moment about its steer axis (Eq. 38); the
+    tire forces are summed onto the unit at their contact points;
  5. wheel spin torques, brake stick-slip and the drivetrain-coupled spin accelerations
     (Eq. 27-32, 47);
- 6. the coupled sprung/unsprung accelerations (Eq. 1-14, 18; a solid axle's heave and roll,
+ 6. the steering system's acceleration (Eq. 33-39) from the tire and stop moments summed over
+    its steered wheels;
+ 7. the coupled sprung/unsprung accelerations (Eq. 1-14, 18; a solid axle's heave and roll,
     Eq. 19-26, in the same system), Euler-angle rates (Eq. 54-56) and earth-fixed velocity
     (Eq. 57).
 
@@ -23,9 +27,12 @@ about the roll centre (Eq. 58-60), its camber is the axle roll plus the camber s
 its roll steer kappa_phi phi (Eq. 65); its spring sits at its side of the spring spacing
 (Eq. 115) and acts on the axle's heave and roll.
 
-The one state the pass writes (unless it records: a recording pass leaves ``y`` alone) is a
-tire's loading turning point (Eq. 93, ``engine.tire``). When the deflection has passed it,
-the tire is on its loading curve, where the force and the rates do not depend on the
+The steering states are written too while the steering is rigid (mode ``off``, or
+``autostart`` before its start time): they are set to the driver's angle (clamped at the
+stops) and rate 0, and their rates are zero, so that the angle the steering is freed from is
+the driver's. The other state the pass writes (unless it records: a recording pass leaves
+``y`` alone) is a tire's loading turning point (Eq. 93, ``engine.tire``). When the deflection
+has passed it, the tire is on its loading curve, where the force and the rates do not depend on the
 turning point, and it is set to the deflection: at an integration step's first stage this
 removes the lag that the step's stages leave when a tire starts loading (the stages before
 and after the turn straddle the switch). A tire off the ground carries no force whatever
@@ -45,25 +52,31 @@ from .connection import connection_forces
 from .drivetrain import (clutch_capacity, clutch_torque, engagement_rate, engine_speed, engine_torque,
                          gear_ratio, governor_rate, governor_throttle)
 from .jit import njit_inline
+from .steering import (STEER_APPEND, STEER_TORQUE, clamp, friction_moment, is_free,
+                       stop_moment)
 from .kinematics import (cos_sin, cross, euler_rates, euler_trig, point_velocity,
                          rotation_vehicle_to_earth, to_earth, to_vehicle)
 from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_RHO, AX_X,
-                     AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, FR_R, FR_RATES, IE_WIND_DIR,
-                     IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_THROTTLE, IW_BPF, IW_MU,
+                     AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, FR_R, FR_RATES, E_STEER_T0, IE_WIND_DIR,
+                     IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_STEER_TORQUE, IU_THROTTLE, IW_BPF, IW_MU,
                      N_AXLE_STATE, N_BODY, N_CONN_STATE, N_PT_STATE, N_TIRE_STATE, N_WHEEL_STATE,
                      E_AIR_T, PT_ENGAGE, PT_GOV, PT_OMEGA, SP, U_TAU_P, W_BRAKE, WPRESS, WTEMP,
                      YW_BRATIO, YW_BTEMP, SPHI, S_TBASE, U_IDLE, YU_CLUTCH, YU_ENGINE,
+                     N_STEER_STATE, SSA, SSR,
                      SPSI, SQ, SR, STHETA, SU, SV, SW, SX, SY, SZ, S_A, S_ACC, S_B, S_DOMEGA,
                      S_DRIVEN, S_F, S_FZW, S_INERTIA, S_JZ, S_M, S_MW, S_QD, S_QP, S_R, S_TORQUE,
                      S_XW, S_YW, S_ZDD, S_ZDW, S_ZW, TKX, TKY, TTURN, T_DMAX, T_DY, T_FZMIN,
                      T_LAMBDA, T_PRESSURE, T_RLX, T_RLY, T_RU, T_SIG0, T_SIGV, T_TAU, T_TREAD,
-                     T_WIDTH, U_AERO0, U_AXLE0, U_DIFF_RATIO, U_IX, U_IXZ, U_IY, U_IZ, U_I_DT,
-                     U_LEAD, U_MS, U_NAERO, U_NAXLES, U_NWHEELS, U_N_DRIVEN, U_PEDAL_RATIO,
-                     U_PROP_RATIO, U_PROP_START, U_PUSHOUT, U_STEERING, U_STEER_RATIO, U_WHEEL0,
+                     T_WIDTH, U_AERO0, U_AXLE0, U_C_STOP, U_DIFF_RATIO, U_IX, U_IXZ, U_IY, U_IZ,
+                     U_I_DT, U_I_STEER, U_K_STOP, U_LEAD, U_MS, U_MU_AXIS, U_MU_COLUMN, U_NAERO,
+                     U_NAXLES, U_NULL_BAND, U_NWHEELS, U_N_DRIVEN, U_PEDAL_RATIO, U_PROP_RATIO,
+                     U_PROP_START, U_PUSHOUT, U_STEER_MODE, U_STEER_RATIO, U_STEER_SLOT,
+                     U_STOP_LEFT, U_STOP_RIGHT, U_TRAIL_M, U_WHEEL0,
                      WOMEGA, WZ, WZD, W_DRIVEN, W_ISPIN, W_KRS, W_MUS, W_NTIRES, W_PARTNER,
                      W_PROPORTIONED, W_SIDE, W_SOLID, W_STEERED, W_TB_RATIO, W_TIRE0, W_TRACK,
-                     W_X, W_Y0, W_YS, W_Z0, W_ZETA, YA_HEAVE, YA_ROLL, YT_ALPHA, YT_DEFL, YT_FX,
-                     YT_FY, YT_FZ, YT_INCL, YT_MU, YT_ROADZ, YT_SKID, YT_SLIP, YT_WATER, YU_AERO_FX,
+                     W_X, W_Y0, W_YS, W_Z0, W_ZETA, YA_HEAVE, YA_ROLL, YS_ANGLE, YS_RATE,
+                     YS_TORQUE, YT_ALPHA, YT_DEFL, YT_FX,
+                     YT_FY, YT_FZ, YT_INCL, YT_MU, YT_MZ, YT_ROADZ, YT_SKID, YT_SLIP, YT_TRAIL, YT_WATER, YU_AERO_FX,
                      YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ, YU_AX,
                      YU_AY, YU_AZ, YU_BETA, YU_SPEED, YU_X, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
                      YW_JOUNCE, YW_SPIN, YW_STEER)
@@ -71,8 +84,9 @@ from .sprung_mass import add_solid_axle, assemble_unit, finish_unit, solid_axle_
 from .suspension import antisway_force, bump_steer, camber_change, half_track_change, suspension_force
 from .hydroplaning import footprint_aspect_ratio, hydroplaning_factors
 from .terrain import surface
-from .tire import (contact, kinematic_slips, properties, radial_force, rolling_resistance, skid_flag,
-                   tire_axes, tire_forces, turning_point_rate)
+from .tire import (contact, contact_length, kinematic_slips, pneumatic_trail, properties,
+                   radial_force, rolling_resistance, skid_flag, tire_axes, tire_forces,
+                   turning_point_rate)
 from .wheel_spin import TAU_BRAKE, brake_torque, spin_accelerations
 
 #: error codes reported through err[0]; err[1] holds the tire or state index
@@ -83,14 +97,15 @@ ERR_OFF_TERRAIN = 3
 
 @njit_inline
 def state_bases(P):
-    """Offsets of the wheel, solid-axle, tire, connection and powertrain blocks of the state
+    """Offsets of the wheel, solid-axle, tire, connection, powertrain and steering blocks of the state
     vector."""
     wheel_base = N_BODY * P.P_UNIT.shape[0]
     axle_base = wheel_base + N_WHEEL_STATE * P.P_WHEEL.shape[0]
     tire_base = axle_base + N_AXLE_STATE * P.P_AXLE.shape[0]
     conn_base = tire_base + N_TIRE_STATE * P.P_TIRE.shape[0]
     pt_base = conn_base + N_CONN_STATE * P.P_CONN.shape[0]
-    return wheel_base, axle_base, tire_base, conn_base, pt_base
+    steer_base = pt_base + N_PT_STATE * P.P_UNIT.shape[0]
+    return wheel_base, axle_base, tire_base, conn_base, pt_base, steer_base
 
 
 @njit_inline
@@ -146,7 +161,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
     q_p = scratch[S_QP]
     A = scratch[S_A:]
     b = scratch[S_B]
-    wheel_base, axle_base, tire_base, conn_base, pt_base = state_bases(P)
+    wheel_base, axle_base, tire_base, conn_base, pt_base, steer_base = state_bases(P)
     t_base = scratch[S_TBASE]
     for c in range(P.P_CONN.shape[0]):
         dy[conn_base + N_CONN_STATE * c] = 0.0
@@ -169,8 +184,27 @@ def derivatives(y, dy, U, P, record, Y, err, W):
         M[0], M[1], M[2] = max_ + W.ext[u, 3], may + W.ext[u, 4], maz + W.ext[u, 5]
         # 3. driver controls: steering and drivetrain of the unit, brake pressure of its lead
         road_steer = 0.0
-        if P_UNIT[u, U_STEERING] > 0.5:
-            road_steer = u_unit[u, IU_STEER] / P_UNIT[u, U_STEER_RATIO]
+        slot = int(P_UNIT[u, U_STEER_SLOT])
+        free = False
+        eta = P_UNIT[u, U_STEER_RATIO]
+        stop_l, stop_r = P_UNIT[u, U_STOP_LEFT], P_UNIT[u, U_STOP_RIGHT]
+        theta, theta_rate = 0.0, 0.0
+        so = steer_base + N_STEER_STATE * slot
+        if slot >= 0:
+            mode = int(P_UNIT[u, U_STEER_MODE])
+            free = is_free(mode, W.clock[0], P_ENV[E_STEER_T0])
+            if free:
+                theta, theta_rate = y[so + SSA], y[so + SSR]
+                if mode == STEER_APPEND:
+                    theta += u_unit[u, IU_STEER]
+            else:
+                # rigid: the driver's angle, held within the stops
+                theta = clamp(u_unit[u, IU_STEER], -eta * stop_l, eta * stop_r)
+                if not record:
+                    y[so + SSA] = theta
+                    y[so + SSR] = 0.0
+            road_steer = theta / eta
+        m_steer = 0.0                    # tire and stop moments about the steer axes (Eq. 34)
         gear = int(round(u_unit[u, IU_GEAR]))
         w0 = int(P_UNIT[u, U_WHEEL0])
         n = int(P_UNIT[u, U_NWHEELS])
@@ -254,6 +288,15 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 cam = phi + P_WHEEL[w, W_SIDE] * P_AXLE[solid, AX_CAMBER]             # Eq. 64
                 steer = road_steer * P_WHEEL[w, W_STEERED] + P_AXLE[solid, AX_KAPPA] * phi  # Eq. 65
                 piv_y, piv_z, piv_zd = yc, zc, deld
+            steered = P_WHEEL[w, W_STEERED] > 0.5
+            trail_m = 0.0
+            if steered:
+                # the stops hold the wheel (Eq. 35): a free steering presses into them
+                if free:
+                    m_steer += stop_moment(steer, theta_rate / eta, stop_l, stop_r,
+                                           P_UNIT[u, U_K_STOP], P_UNIT[u, U_C_STOP])
+                steer = clamp(steer, -stop_l, stop_r)
+                trail_m = P_UNIT[u, U_TRAIL_M]
             cs, ss = cos_sin(steer)
             cc, sc = cos_sin(cam)
             axb, ayb, azb = -ss, cc * cs, sc * cs                             # Eq. 79
@@ -334,6 +377,16 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 fey = fx * xy + fy * yy - FR * ny
                 fez = fx * xz + fy * yz - FR * nz
                 fbx, fby, fbz = to_vehicle(R, fex, fey, fez)
+                # Eq. 38: its moment about the steer axis (the vehicle z-line through the wheel
+                # centre), the shear force acting the trail T_P + T_M behind the contact point
+                # along x' (x' x y' is the downward normal n: the trail's arm is -T Fy' n_z);
+                # needed by a free steering, else only for the outputs
+                t_p, m_axis = 0.0, 0.0
+                if record or (steered and free):
+                    t_p = pneumatic_trail(contact_length(ru, defl), xsl)
+                    nbz = to_vehicle(R, nx, ny, nz)[2]
+                    m_axis = (rcx - xw) * fby - (rcy - yw) * fbx - (t_p + trail_m) * fy * nbz
+                    m_steer += m_axis if steered else 0.0
                 F[0] += fbx
                 F[1] += fby
                 F[2] += fbz
@@ -367,6 +420,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                     y_tire[t, YT_ROADZ] = cez + D * dze if D < ru else zg
                     y_tire[t, YT_MU] = fmult
                     y_tire[t, YT_WATER] = water
+                    y_tire[t, YT_TRAIL] = t_p
+                    y_tire[t, YT_MZ] = m_axis
             if solid < 0:
                 fz_w[ni] = f_gen + fs
                 m_w[ni] = P_WHEEL[w, W_MUS]
@@ -438,7 +493,23 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 y_wheel[w, YW_BTEMP] = y[wo + WTEMP]
                 y_wheel[w, YW_BRATIO] = t_ratio
         spin_accelerations(torque, inertia, driven, c_dt, n, domega)
-        # 6. coupled accelerations and kinematics
+        # 6. the steering system (Eq. 33-39), at the road wheel: delta = theta / eta
+        if slot >= 0:
+            dy[so + SSA] = 0.0
+            dy[so + SSR] = 0.0
+            if free:
+                m_drive = 0.0            # the driver's torque, at the steer axis
+                if int(P_UNIT[u, U_STEER_MODE]) == STEER_TORQUE:
+                    m_drive = eta * u_unit[u, IU_STEER_TORQUE]
+                m_fric = friction_moment(theta_rate / eta, P_UNIT[u, U_MU_AXIS],
+                                         P_UNIT[u, U_MU_COLUMN], eta, P_UNIT[u, U_NULL_BAND])
+                dy[so + SSA] = theta_rate
+                dy[so + SSR] = eta * (m_steer + m_fric + m_drive) / P_UNIT[u, U_I_STEER]
+            if record:
+                Y.y_steer[slot, YS_ANGLE] = theta
+                Y.y_steer[slot, YS_RATE] = theta_rate
+                Y.y_steer[slot, YS_TORQUE] = -m_steer / eta
+        # 7. coupled accelerations and kinematics
         assemble_unit(P_UNIT[u, U_MS], P_UNIT[u, U_IX], P_UNIT[u, U_IY], P_UNIT[u, U_IZ],
                       P_UNIT[u, U_IXZ], uu, vv, ww, p, q, r, gx, gy, gz, F, M, m_w, x_w, y_w,
                       z_w, zd_w, fz_w, ni, A, b, zdd)

@@ -10,12 +10,14 @@ A combination (units joined by connections) is described by the same event: a *l
 (one without a front connection) has the initial-condition parameters, which place the whole
 combination, and the driver's inputs; a *towed* unit has neither, and has instead the
 outputs of its front connection (:data:`HITCH_FIELDS`); a solid axle has its own outputs
-(:data:`AXLE_FIELDS`).
+(:data:`AXLE_FIELDS`); a unit with a steering system and a steered axle has the steering mode
+(:data:`STEERING_PARAMETERS`) and outputs (:data:`STEERING_FIELDS`).
 
 Value references are assigned in catalogue order, from 0: environment and global parameters
-first, then, unit by unit in event order, its parameters (lead units), calculated
-parameters, inputs (lead units) and the inputs of its wheels, its outputs, the outputs of its
-front connection (towed units), and axle by axle from the front its solid-axle outputs and,
+first, then, unit by unit in event order, its parameters (lead units; the steering mode of a
+unit with a steering system), calculated parameters, inputs (lead units) and the inputs of
+its wheels, its outputs, its steering outputs, the outputs of its front connection (towed
+units), and axle by axle from the front its solid-axle outputs and,
 wheel by wheel (left before right), the wheel and tire outputs. The same event always gives
 the same numbering.
 """
@@ -26,7 +28,8 @@ from typing import Iterator, NamedTuple, Optional, Union
 
 import engine
 from engine.event import MAX_STEP_SIZE, MIN_STEP_SIZE
-from engine.signals import AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS
+from engine.signals import AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS
+from engine.steering import MODES as STEERING_MODES
 
 Number = Union[float, int, bool]
 
@@ -37,7 +40,33 @@ class Field(NamedTuple):
     unit: Optional[str]          # SI unit (None: dimensionless, or not a Real)
     display_unit: Optional[str]  # a friendlier unit for people, defined in writer.UNITS
     description: str
-    type: str = "Real"           # "Real", "Integer", "Boolean" or "String"
+    type: str = "Real"           # "Real", "Integer", "Boolean", "String" or "Enumeration"
+    declared_type: Optional[str] = None   # an Enumeration's type, a key of ENUMERATIONS
+
+
+class Enumeration(NamedTuple):
+    """An FMI enumeration type: its items (name, description), valued 1, 2, ... in order."""
+
+    description: str
+    items: tuple[tuple[str, str], ...]
+
+    def accepts(self) -> str:
+        """What a variable of this type accepts, for messages."""
+        return "one of " + ", ".join(f"{k} ({name})" for k, (name, _) in enumerate(self.items, 1))
+
+
+#: The enumeration types of the FMU variables (TypeDefinitions), by type name.
+ENUMERATIONS: dict[str, Enumeration] = {
+    "SteeringMode": Enumeration("Steer degree of freedom (Eq. 33-39)", (
+        ("Off", "Rigid: the road wheels follow the steering-wheel angle through the gear ratio"),
+        ("Normal", "Hands off: the steering moves under the tire and stop moments"),
+        ("Append", "The driver's steering-wheel angle plus the steer degree of freedom about it"),
+        ("AutoStart", "Rigid until simulation.steer_dof_start_time of the event, then hands off"),
+        ("Torque", "The input steeringWheelTorque drives the steering, which integrates its "
+                   "own angle"),
+    )),
+}
+assert [name.lower() for name, _ in ENUMERATIONS["SteeringMode"].items] == list(STEERING_MODES)
 
 
 #: Every per-unit, per-wheel, per-tire and environment field of :mod:`engine.signals`.
@@ -49,6 +78,8 @@ FIELDS: dict[str, Field] = {
     "throttle": Field(None, None, "Throttle position, fraction of wide-open throttle (0..1)"),
     "brakePedalForce": Field("N", None, "Force on the brake pedal"),
     "gear": Field(None, None, "Selected gear: -1 reverse, 0 neutral, 1..n forward", "Integer"),
+    "steeringWheelTorque": Field("N.m", None, "Torque on the steering wheel, positive turns it "
+                                 "to the right; read in the steering mode Torque only"),
     # wheel inputs
     "brakePressureFactor": Field(None, None, "Factor on this wheel's brake pressure, "
                                  "for an external ABS controller (0..1)"),
@@ -127,6 +158,11 @@ FIELDS: dict[str, Field] = {
                                "(its material's, the event's and the wheel's "
                                "frictionMultiplier) after hydroplaning"),
     "waterDepth": Field("m", None, "Water depth on the road under the tire"),
+    "pneumaticTrail": Field("m", None, "Pneumatic trail: distance behind the contact point at "
+                            "which the lateral force acts (L/6 while the contact patch adheres, "
+                            "to 0 as it slides)"),
+    "Mz": Field("N.m", None, "Moment of the ground force on the tire about the wheel's steer axis "
+                "(aligning moment; positive turns the wheel to the right)"),
 }
 
 #: The FMU name of each tire output whose engine field shares its name with a wheel input
@@ -150,6 +186,17 @@ AXLE_FIELDS: dict[str, Field] = {
                   "(positive right side down)"),
     "heave": Field("m", None, "Displacement of the solid axle's roll centre from static "
                    "equilibrium, vehicle-fixed frame (down +)"),
+}
+
+#: The outputs of a unit's steering system, ``<unit>.steering.<field>``
+#: (:data:`engine.signals.STEERING_OUTPUTS`).
+STEERING_FIELDS: dict[str, Field] = {
+    "angle": Field("rad", "deg", "Steering-wheel angle (positive right); within the steering "
+                   "stops times the gear ratio while the steering is rigid"),
+    "rate": Field("rad/s", "deg/s", "Steering-wheel rate (0 while the steering is rigid)"),
+    "torque": Field("N.m", None, "Torque the driver must apply to hold the steering wheel still "
+                    "(positive right): minus the tire and stop moments about the steer axes over "
+                    "the gear ratio"),
 }
 
 _HITCH_FORCE = ("force the unit ahead exerts on this unit at its front connection, this "
@@ -204,6 +251,15 @@ UNIT_PARAMETERS: dict[str, Parameter] = {
     "yaw0": Parameter(Field("rad", "deg", "Initial yaw angle"), 0.0),
 }
 
+#: The steering mode of each unit with a steering system; the event's units[i].steering.mode
+#: is the start value.
+STEERING_PARAMETERS: dict[str, Parameter] = {
+    "steeringMode": Parameter(Field(None, None, "Steering mode: Off, Normal, Append, AutoStart or "
+                                    "Torque (the steer degree of freedom, Eq. 33-39)",
+                                    "Enumeration", "SteeringMode"),
+                              1, 1, len(STEERING_MODES)),
+}
+
 #: Where the event file keeps each parameter's value: key -> path in Event.data
 #: (for unit parameters, relative to the unit).
 EVENT_PATHS: dict[str, tuple[str, ...]] = {
@@ -232,8 +288,9 @@ class Binding(NamedTuple):
     ``"y_unit"``, ``"y_wheel"``, ``"y_tire"``, ``"y_axle"`` (rows: ``Simulation.axle_names``,
     the solid axles), ``"y_conn"`` (rows: ``Simulation.connection_names``, the towed units),
     with ``index`` the numpy index into it), or
-    ``"parameter"`` (index ``(key,)``), ``"initial"`` (index ``(unit, key)``) or
-    ``"calculated"`` (index ``(unit, key)``) for the values the slave keeps itself.
+    ``"parameter"`` (index ``(key,)``), ``"initial"`` (index ``(unit, key)``), ``"steering"``
+    (index ``(unit, key)``, the steering mode) or ``"calculated"`` (index ``(unit, key)``) for
+    the values the slave keeps itself.
     """
 
     source: str
@@ -246,7 +303,7 @@ class Variable:
 
     name: str
     value_reference: int
-    type: str                     # "Real", "Integer", "Boolean", "String"
+    type: str                     # "Real", "Integer", "Boolean", "String", "Enumeration"
     causality: str                # "input", "output", "parameter", "calculatedParameter"
     variability: str              # "fixed", "discrete", "continuous"
     initial: Optional[str]        # "exact", "calculated" or None (inputs)
@@ -258,6 +315,7 @@ class Variable:
     description: str
     binding: Binding
     pattern: str                  # the name with <unit>, <k>, <side>, <tire> placeholders
+    declared_type: Optional[str] = None   # an Enumeration's type (ENUMERATIONS)
 
 
 class Catalogue:
@@ -301,7 +359,7 @@ class _Builder:
         variability, initial = _VARIABILITY[causality]
         if causality in ("input", "output") and field.type != "Real":
             variability = "discrete"
-        if field.type == "Integer":
+        if field.type in ("Integer", "Enumeration"):
             start, lo, hi = (None if x is None else int(x) for x in (start, lo, hi))
         elif field.type == "Boolean":
             lo = hi = None
@@ -317,7 +375,7 @@ class _Builder:
             unit=field.unit if field.type == "Real" else None,
             display_unit=field.display_unit if field.type == "Real" else None,
             start=start, min=lo, max=hi, description=field.description,
-            binding=binding, pattern=pattern))
+            binding=binding, pattern=pattern, declared_type=field.declared_type))
 
     def add_input(self, name, pattern, key, binding):
         lo, hi, start = engine.INPUT_LIMITS[key]
@@ -355,6 +413,7 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
     axle_index = {name: i for i, name in enumerate(event.solid_axle_names())}
     connection_index = {name: i for i, name in enumerate(event.connection_names())}
     lead = set(event.lead_unit_names())
+    steering_index = {name: i for i, name in enumerate(event.steering_unit_names())}
     external = event.data["environment"]["terrain"]["type"] == "external"
     for i, unit in enumerate(event.units):
         u = unit.name
@@ -363,6 +422,11 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
                 b.add(f"{u}.{key}", f"<unit>.{key}", par.field, "parameter",
                       Binding("initial", (u, key)),
                       _event_value(event.data["units"][i], key, par.start), par.min, par.max)
+        if u in steering_index:
+            mode = event.data["units"][i]["steering"]["mode"]
+            for key, par in STEERING_PARAMETERS.items():
+                b.add(f"{u}.{key}", f"<unit>.{key}", par.field, "parameter",
+                      Binding("steering", (u, key)), STEERING_MODES.index(mode) + 1, par.min, par.max)
         for key, fld in UNIT_CALCULATED.items():
             b.add(f"{u}.{key}", f"<unit>.{key}", fld, "calculatedParameter",
                   Binding("calculated", (u, key)))
@@ -381,6 +445,10 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
             if key in DRIVETRAIN_OUTPUTS and u not in lead:
                 continue
             b.add(f"{u}.{key}", f"<unit>.{key}", FIELDS[key], "output", Binding("y_unit", (i, j)))
+        if u in steering_index:
+            for j, key in enumerate(STEERING_OUTPUTS):
+                b.add(f"{u}.steering.{key}", f"<unit>.steering.{key}", STEERING_FIELDS[key],
+                      "output", Binding("y_steer", (steering_index[u], j)))
         if u in connection_index:
             for j, key in enumerate(HITCH_OUTPUTS):
                 pattern = HITCH_NAMES[key]

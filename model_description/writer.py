@@ -7,7 +7,7 @@ from typing import NamedTuple, Optional
 
 from lxml import etree
 
-from .catalogue import Catalogue, Variable
+from .catalogue import ENUMERATIONS, Catalogue, Variable
 
 GENERATION_TOOL = "simon-fmu"
 
@@ -137,6 +137,13 @@ def model_description(catalogue: Catalogue, *, model_identifier: str, guid: str,
         if display:
             real["displayUnit"] = display
         etree.SubElement(el, "Real", real)
+    for name in sorted({v.declared_type for v in catalogue if v.type == "Enumeration"},
+                       key=list(ENUMERATIONS).index):
+        enumeration = ENUMERATIONS[name]
+        el = etree.SubElement(types, "SimpleType", name=name, description=enumeration.description)
+        items = etree.SubElement(el, "Enumeration")
+        for value, (item, text) in enumerate(enumeration.items, start=1):
+            etree.SubElement(items, "Item", name=item, value=str(value), description=text)
 
     categories = etree.SubElement(root, "LogCategories")
     for name, text in LOG_CATEGORIES.items():
@@ -166,6 +173,8 @@ def _scalar_variable(v: Variable) -> etree._Element:
         typed["declaredType"] = type_name
         if v.display_unit != display:
             typed["displayUnit"] = v.display_unit
+    elif v.type == "Enumeration":
+        typed["declaredType"] = v.declared_type
     for key, value in (("start", v.start), ("min", v.min), ("max", v.max)):
         if value is not None:
             typed[key] = format_value(value)

@@ -138,7 +138,9 @@ class Instance:
 
         self.md = model_description
         self.vr = {v.name: v.valueReference for v in model_description.modelVariables}
-        self.types = {v.name: v.type for v in model_description.modelVariables}
+        # an Enumeration is got and set as an Integer (FMI 2.0)
+        self.types = {v.name: "Integer" if v.type == "Enumeration" else v.type
+                      for v in model_description.modelVariables}
         self.log: list[tuple[int, str, str]] = []
         self.freed = False
 

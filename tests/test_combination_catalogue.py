@@ -5,7 +5,11 @@ variable (name, value reference, type, causality, unit, start, range, descriptio
 with ``data/sedan_catalogue.json``, the catalogue the car had before combinations existed,
 with the three tire outputs the terrain brought (contactZ, frictionAvailable, waterDepth) and
 the six aerodynamic outputs of each unit (``<unit>.aero.Fx`` .. ``<unit>.aero.Mz``), which
-number the wheel and tire outputs after them six places later.
+number the wheel and tire outputs after them six places later; the drivetrain's engineSpeed
+and clutchSlip; the brakes' brakeTemperature and brakeTorqueRatio per wheel; and what the
+steering system brought: the parameter steeringMode (an Enumeration), the input
+steeringWheelTorque, the outputs steering.angle, .rate, .torque and, per tire,
+pneumaticTrail and Mz (so the value references from car.steeringMode on moved).
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from fmpy.validation import validate_fmu
 from lxml import etree
 
 import engine
-from engine.signals import AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS
+from engine.signals import AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS
 from model_description import build_catalogue, model_description_xml, variable_table
 from model_description.catalogue import AXLE_FIELDS, HITCH_FIELDS, HITCH_NAMES, ROAD_INPUTS
 from simon_fmu.vehicle.build import DESCRIPTION, fmu_model_description
@@ -29,7 +33,8 @@ EVENTS = Path(engine.__file__).parent / "data"
 XSD = Path(fmpy.__file__).parent / "schema" / "fmi2" / "fmi2ModelDescription.xsd"
 DATE = "2024-01-01T00:00:00Z"
 LEAD_ONLY = ("speed0", "X0", "Y0", "yaw0", "steeringWheelAngle", "throttle",
-             "brakePedalForce", "gear")
+             "brakePedalForce", "gear", "steeringWheelTorque", "steeringMode",
+             "steering.angle", "steering.rate", "steering.torque")
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +54,7 @@ def test_the_car_catalogue_is_unchanged():
     for row in rows:
         source, index = row[expected["columns"].index("binding")]
         row[expected["columns"].index("binding")] = [source, list(index)]
-    assert len(rows) == len(expected["variables"]) == 123
+    assert len(rows) == len(expected["variables"]) == 130
     for row, want in zip(rows, expected["variables"]):
         assert row == want, row[0]
     xml = model_description_xml(catalogue, model_identifier="SimonCar",
@@ -123,7 +128,8 @@ def test_bindings_cover_every_cell_once_and_numbering_follows_the_order(combinat
              "y_wheel": (len(combination.wheel_names()), len(engine.WHEEL_OUTPUTS)),
              "y_tire": (len(combination.tire_names()), len(engine.TIRE_OUTPUTS)),
              "y_axle": (len(combination.solid_axle_names()), len(AXLE_OUTPUTS)),
-             "y_conn": (len(combination.connection_names()), len(HITCH_OUTPUTS))}
+             "y_conn": (len(combination.connection_names()), len(HITCH_OUTPUTS)),
+             "y_steer": (len(combination.steering_unit_names()), len(STEERING_OUTPUTS))}
     for source, (rows, columns) in sizes.items():
         cells = [v.binding.index for v in catalogue if v.binding.source == source]
         used = [j for j in range(columns)   # on flat ground the wheels have no road inputs
@@ -169,8 +175,10 @@ def test_markdown_lists_the_combination_patterns(catalogue):
 
 def test_the_slave_reads_the_arrays_its_outputs_bind(combination, catalogue):
     from simon_fmu.vehicle.slave import _input_arrays, _output_sources
-    assert _output_sources(build_catalogue(engine.load_event())) == ("y_unit", "y_wheel", "y_tire")
-    assert _output_sources(catalogue) == ("y_unit", "y_wheel", "y_tire", "y_axle", "y_conn")
+    assert _output_sources(build_catalogue(engine.load_event())) == ("y_unit", "y_wheel", "y_tire",
+                                                                     "y_steer")
+    assert _output_sources(catalogue) == ("y_unit", "y_wheel", "y_tire", "y_axle", "y_conn",
+                                          "y_steer")
     inputs = _input_arrays(combination, catalogue)
     assert inputs["u_unit"].shape == (2, len(engine.UNIT_INPUTS))
     # the towed unit's row, which no variable sets, holds the inputs' defaults

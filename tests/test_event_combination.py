@@ -246,6 +246,9 @@ AERO_KEYS = {  # the field the aerodynamic devices brought, None on a surface
 BRAKE_KEYS = {  # the field the brake designs brought: a generic brake has none
     **{f"units[0].axles[{j}].brake_design": None for j in (0, 1)},
 }
+STEERING_KEYS = {  # the field the steering system brought that the car event leaves to its default
+    "simulation.steer_dof_start_time": 0.0,
+}
 OLD_DEFAULTS = {  # the fields the car event leaves to their defaults, as before
     "units[0].full_trailer": False,
     "units[0].axles[0].dual_spacing": 0.0, "units[0].axles[1].dual_spacing": 0.0,
@@ -275,7 +278,7 @@ def test_sedan_data_is_the_file_plus_defaults():
     got = _flatten(engine.load_event().data)
     # every value of the file comes back as written; the rest is exactly the defaults
     assert {k: got.get(k) for k in given} == given
-    defaults = {**NEW_KEYS, **TERRAIN_KEYS, **AERO_KEYS, **BRAKE_KEYS, **OLD_DEFAULTS}
+    defaults = {**NEW_KEYS, **TERRAIN_KEYS, **AERO_KEYS, **BRAKE_KEYS, **STEERING_KEYS, **OLD_DEFAULTS}
     assert {k: v for k, v in got.items() if k not in given} == _flatten(defaults)
     ev = engine.load_event()
     assert (ev.lead_unit_names(), ev.connection_names(), ev.solid_axle_names()) == (["car"], [], [])

@@ -214,13 +214,15 @@ def test_reverse_gear_drives_backwards(instance, car_fmu):
 @pytest.fixture(scope="module")
 def crab_fmu(fmu_dir):
     """The default car with both axles steered and a steering ratio that turns every road
-    wheel 90 degrees at the steering-wheel limit of 20 rad: a car that slides broadside."""
+    wheel 90 degrees at the steering-wheel limit of 20 rad, and no steering stops: a car that
+    slides broadside."""
     import json
     from conftest import build
     data = json.loads(engine.load_event().to_json())
     unit = data["units"][0]
     unit["axles"][1]["steered"] = True
     unit["steering"]["gear_ratio"] = 20.0 / (math.pi / 2)
+    unit["steering"]["stop_left"] = unit["steering"]["stop_right"] = None
     event_file = fmu_dir / "crab.json"
     event_file.write_text(json.dumps(data))
     return build(event_file, fmu_dir / "SimonCrab.fmu")

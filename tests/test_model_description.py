@@ -12,6 +12,7 @@ from fmpy.validation import validate_fmu
 from lxml import etree
 
 import engine
+from engine.signals import STEERING_OUTPUTS
 from model_description import build_catalogue, variable_table
 from model_description.catalogue import ROAD_INPUTS, TIRE_NAMES
 from simon_fmu.vehicle.build import fmu_model_description
@@ -93,7 +94,8 @@ def test_every_engine_field_has_a_variable(terrain):
              "u_env": (len(engine.ENV_INPUTS),),
              "y_unit": (len(event.units), len(engine.UNIT_OUTPUTS)),
              "y_wheel": (len(event.wheel_names()), len(engine.WHEEL_OUTPUTS)),
-             "y_tire": (len(event.tire_names()), len(engine.TIRE_OUTPUTS))}
+             "y_tire": (len(event.tire_names()), len(engine.TIRE_OUTPUTS)),
+             "y_steer": (len(event.steering_unit_names()), len(STEERING_OUTPUTS))}
     for source, shape in sizes.items():
         cells = [v.binding.index for v in catalogue if v.binding.source == source]
         assert len(cells) == len(set(cells)) == (shape[0] * shape[1] if len(shape) == 2

@@ -54,7 +54,7 @@ from pythonfmu import Boolean, Fmi2Causality, Fmi2Slave, Integer, Real, String
 from pythonfmu.enums import Fmi2Status
 
 import engine
-from model_description.catalogue import Catalogue, Variable, build_catalogue
+from model_description.catalogue import ENUMERATIONS, Catalogue, Variable, build_catalogue
 from model_description.writer import LOG_CATEGORIES
 from simon_fmu.runtime.protocol import ERROR, OK, WARNING, Protocol, range_problem
 
@@ -68,10 +68,12 @@ TERRAIN_FILE = TERRAIN_FILES["mesh"]
 
 _STATE_FORMAT = "simon-fmu-state/1"
 _INPUT_SOURCES = ("u_unit", "u_wheel", "u_env")
-#: The engine's output arrays (``y_axle``: solid axles, ``y_conn``: connections of towed units);
-#: an FMU reads, and keeps in its FMU state, those its catalogue binds (:func:`_output_sources`).
-_OUTPUT_SOURCES = ("y_unit", "y_wheel", "y_tire", "y_axle", "y_conn")
-_TYPES = {"Real": Real, "Integer": Integer, "Boolean": Boolean}
+#: The engine's output arrays (``y_axle``: solid axles, ``y_conn``: connections of towed units,
+#: ``y_steer``: steering systems); an FMU reads, and keeps in its FMU state, those its
+#: catalogue binds (:func:`_output_sources`).
+_OUTPUT_SOURCES = ("y_unit", "y_wheel", "y_tire", "y_axle", "y_conn", "y_steer")
+#: an Enumeration is an Integer to FMI 2.0's get and set functions
+_TYPES = {"Real": Real, "Integer": Integer, "Boolean": Boolean, "Enumeration": Integer}
 #: From this many values on, fmi2GetReal of outputs gathers them with NumPy in one go.
 _GATHER_MIN = 8
 
@@ -200,7 +202,7 @@ class SimonSlave(Fmi2Slave):
             def set_(value):
                 values[index] = value
             return get, set_
-        if source == "parameter" or source == "initial":
+        if source in ("parameter", "initial", "steering"):
             return (lambda: self._params[v.binding]), (lambda value: self._set_parameter(v, value))
         if source == "calculated":
             return (lambda: self._calculated(*index)), (lambda value: self._refuse_set(v))
@@ -380,7 +382,7 @@ class SimonSlave(Fmi2Slave):
     # ----------------------------------------------------------------- simulation
     def _parameter_problem(self) -> Optional[str]:
         return range_problem("parameter", self._catalogue.with_causality("parameter"),
-                             lambda v: self._params[v.binding])
+                             lambda v: self._params[v.binding], ENUMERATIONS)
 
     def _simulation(self, final: bool = True) -> Optional["engine.Simulation"]:
         """The engine, (re)built from the current parameters if they changed.
@@ -397,9 +399,12 @@ class SimonSlave(Fmi2Slave):
         problem = self._parameter_problem()
         if problem is None:
             initial: dict = {}
+            steering: dict = {}
             for (source, index), value in self._params.items():
                 if source == "initial":
                     initial.setdefault(index[0], {})[index[1]] = float(value)
+                elif source == "steering":
+                    steering[index[0]] = int(value)
             wheels = self._inputs["u_wheel"]
             try:
                 self._sim = engine.Simulation(
@@ -407,7 +412,7 @@ class SimonSlave(Fmi2Slave):
                     step_size=float(self._params[("parameter", ("stepSize",))]),
                     friction_multiplier=float(
                         self._params[("parameter", ("frictionMultiplier",))]),
-                    initial=initial,
+                    initial=initial, steering_modes=steering,
                     # an external road's inputs at initialisation place the vehicle on it
                     wheel_inputs=wheels if np.isfinite(wheels).all() else None)
             except engine.EventError as exc:

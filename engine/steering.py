@@ -1,0 +1,120 @@
+"""Steering system: the steer degree of freedom of the manual (Eq. 33-39) and its modes.
+
+The linkage is rigid: every steered wheel of a unit turns by the same angle delta about its
+steer axis (the vehicle z-line through the wheel centre: no caster, kingpin inclination or
+kingpin offset, the manual's simplification), delta = theta / eta with theta the steering-
+wheel angle and eta the gear ratio, plus the wheel's bump or roll steer. The one equation of
+motion, at the road wheel (Eq. 33-34), is
+
+    I_Steering d2(delta)/dt2 = sum M_Stop + sum M_Axis + eta M_Column + sum M_Tire + eta T_driver
+
+with the stops of each steered wheel (Eq. 35), the steer-axis friction of each (Eq. 36), the
+column friction referred to the steer axis (Eq. 37, a torque at the column times eta), the
+tire moments (Eq. 38, ``engine.vehicle``) and, in the mode ``torque``, the driver's torque at
+the steering wheel. The states are theta and its rate (``engine.layout``: SSA, SSR).
+
+Modes (codes 1..5, as the FMU's enumeration ``<unit>.steeringMode``):
+
+* ``off``: rigid; the road-wheel angle is the steering-wheel input over eta (today's model);
+* ``normal``: hands off: the system moves under the tire and stop moments and its friction;
+* ``append``: the driver's angle plus the steer-DOF angle, which moves hands off about it;
+* ``autostart``: rigid until ``simulation.steer_dof_start_time``, then hands off (the manual
+  frees it at the first collision contact; until collisions exist, at that time);
+* ``torque``: the input ``steeringWheelTorque`` drives the system, which integrates its angle.
+
+In every mode the road-wheel angle stays within the stops: a rigid steering's input is
+clamped there, and a free one presses into them with K_Stop while each wheel's kinematic
+angle is held at its stop. See docs/equations.md (Steering system).
+"""
+import math
+
+from .jit import njit
+
+#: the modes, in the order of their codes 1, 2, ... (event ``steering.mode``)
+MODES = ("off", "normal", "append", "autostart", "torque")
+STEER_OFF, STEER_NORMAL, STEER_APPEND, STEER_AUTOSTART, STEER_TORQUE = range(1, len(MODES) + 1)
+
+
+def mode_code(name):
+    """The code (1..5) of a mode's name."""
+    return MODES.index(name) + 1
+
+
+def system_inertia(n_wheels, wheel_inertia, column_inertia, ratio):
+    """Eq. 39 at the road wheel: I_Steering = sum I_Steer + I_Column eta^2.
+
+    The column turns eta times as fast as the road wheels, so its kinetic energy
+    I_Column (eta delta')^2 / 2 refers it to the steer axis with eta^2 (the printed
+    I_Column x eta is dimensionally an inertia only for eta = 1; docs/equations.md).
+    """
+    return n_wheels * wheel_inertia + column_inertia * ratio * ratio
+
+
+@njit
+def null_band(rate, band):
+    """The direction of a coulomb friction with its null band (Eq. 36-37): rate / band inside
+    the band, sgn(rate) outside it."""
+    s = rate / band
+    if s > 1.0:
+        return 1.0
+    if s < -1.0:
+        return -1.0
+    return s
+
+
+def stop_damping(k_stop, inertia, n_wheels):
+    """The damping of each wheel's stop, N m s/rad: critical, 2 sqrt(K_Stop I_Steering / n),
+    for its share of the system's inertia (Eq. 35 as implemented, docs/equations.md)."""
+    return 2.0 * math.sqrt(k_stop * inertia / n_wheels) if n_wheels > 0 else 0.0
+
+
+@njit
+def stop_moment(delta, rate, stop_left, stop_right, k_stop, c_stop):
+    """Eq. 35: the moment of a wheel's steering stops about its steer axis (right +) at its
+    steer angle ``delta`` and rate ``rate`` (right +): K_Stop times the angle past the stop,
+    with the stop's damping c_stop, pushing back and never pulling; zero between the stops.
+
+    The printed form acts only while the wheel moves into the stop, so that the stop takes
+    the impact's energy (no rebound); as printed it cannot hold a steady moment (none at zero
+    rate). Here a critically damped stop (:func:`stop_damping`) does both.
+    """
+    if delta > stop_right:
+        m = -k_stop * (delta - stop_right) - c_stop * rate
+        return m if m < 0.0 else 0.0
+    if delta < -stop_left:
+        m = k_stop * (-stop_left - delta) - c_stop * rate
+        return m if m > 0.0 else 0.0
+    return 0.0
+
+
+@njit
+def friction_moment(wheel_rate, mu_axis, mu_column, ratio, band):
+    """Eq. 36 and 37 at the steer axis, opposing the road-wheel rate ``wheel_rate``:
+    the steer-axis friction of all the steered wheels (``mu_axis``, their sum) with the null
+    band on the wheel rate, and the column friction ``mu_column`` with the null band on the
+    column's own rate eta delta', referred to the steer axis by eta."""
+    return (-mu_axis * null_band(wheel_rate, band)
+            - ratio * mu_column * null_band(ratio * wheel_rate, band))
+
+
+@njit
+def clamp(x, lo, hi):
+    """x limited to [lo, hi]."""
+    return lo if x < lo else hi if x > hi else x
+
+
+@njit
+def is_free(mode, time, start_time):
+    """Whether the steering moves on its own in ``mode`` at ``time`` (autostart: from
+    ``start_time`` on)."""
+    if mode == STEER_OFF:
+        return False
+    if mode == STEER_AUTOSTART:
+        return time >= start_time
+    return True
+
+
+def stop_limits(steering):
+    """The stops (left, right) of an event's ``steering`` object, rad; inf where none."""
+    return tuple(math.inf if steering.get(k) is None else steering[k]
+                 for k in ("stop_left", "stop_right"))
