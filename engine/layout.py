@@ -138,7 +138,7 @@ N_AERO_P = 8
 
 # --- environment: P_ENV[:] ---------------------------------------------------------------
 E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO, E_AIR_T, E_STEER_T0 = range(8)
-N_ENV_P = 7
+N_ENV_P = 8
 # E_TERRAIN: the terrain type (TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL); E_HYDRO: the
 # hydroplaning model's code (engine.hydroplaning); E_STEER_T0: the time the steering mode
 # ``autostart`` frees the steering at, s
