@@ -498,7 +498,8 @@ def _derivative(model, u_wheel, n):
                   np.zeros((model.P_WHEEL.shape[0], len(L.WHEEL_OUTPUTS))),
                   np.zeros((model.P_TIRE.shape[0], len(L.TIRE_OUTPUTS))),
                   np.zeros((model.P_AXLE.shape[0], len(L.AXLE_OUTPUTS))),
-                  np.zeros((model.P_CONN.shape[0], len(L.HITCH_OUTPUTS))))
+                  np.zeros((model.P_CONN.shape[0], len(L.HITCH_OUTPUTS))),
+                  np.zeros((int(np.sum(model.P_UNIT[:, L.U_STEER_SLOT] >= 0)), len(L.STEERING_OUTPUTS))))
     W = L.new_work(model)
     err = np.zeros(2, dtype=np.int64)
 
