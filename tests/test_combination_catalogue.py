@@ -10,6 +10,9 @@ and clutchSlip; the brakes' brakeTemperature and brakeTorqueRatio per wheel; and
 steering system brought: the parameter steeringMode (an Enumeration), the input
 steeringWheelTorque, the outputs steering.angle, .rate, .torque and, per tire,
 pneumaticTrail and Mz (so the value references from car.steeringMode on moved).
+
+A change that adds or moves the car's variables on purpose rewrites the file with
+``tools/update_catalogue_snapshot.py``.
 """
 from __future__ import annotations
 
