@@ -92,3 +92,20 @@ def njit_inline(fn):
     with one or two call sites on the hot path, whose loop bounds become constants there and
     whose array arguments are then not passed through a call."""
     return numba.njit(inline="always", **_OPTIONS)(fn)
+
+
+def compiled_entry(kernel, args):
+    """The machine-code entry point ``kernel`` has for the types of ``args``, to call in its
+    place with arguments of exactly those types.
+
+    A call through numba's dispatcher first works out the type of every argument, and for the
+    integrator's records of arrays (the model, the inputs, the outputs, the scratch) that
+    costs more than a 1 ms step's integration; the entry point skips it and only unboxes.
+    The types are resolved here once, for the arrays the caller keeps passing. Compiles
+    ``kernel`` for them if it has not been; ``kernel`` itself when numba has no entry point.
+    """
+    types = tuple(kernel.typeof_pyval(a) for a in args)
+    if types not in kernel.overloads:
+        kernel.compile(types)
+    result = kernel.overloads.get(types)
+    return kernel if result is None else result.entry_point

@@ -91,6 +91,10 @@ connection outputs (one row per towed unit, at its front connection)
     separation          m, distance between the two connection points (horizontal for
                         a hinged drawbar); ``<unit>.hitch.separation``
 """
+import numpy as np
+
+from .jit import njit
+
 
 UNIT_INPUTS = ("steeringWheelAngle", "throttle", "brakePedalForce", "gear", "steeringWheelTorque")
 WHEEL_INPUTS = ("brakePressureFactor", "frictionMultiplier", "roadZ", "roadGradeX", "roadGradeY",
@@ -130,3 +134,18 @@ INPUT_LIMITS = {
     "windSpeed": (0.0, 100.0, 0.0),
     "windDirection": (-1.0e3, 1.0e3, 0.0),
 }
+
+
+@njit
+def inputs_in_range(u, lo, hi, integer):
+    """True when every input of ``u`` lies in its range lo .. hi (NaN fails every comparison,
+    an infinite value is outside the largest finite bound) and is whole where ``integer`` is
+    set (the gear); ``u``, ``lo``, ``hi`` and ``integer`` have the shape of one input array."""
+    for i in range(u.shape[0]):
+        for j in range(u.shape[1]):
+            v = u[i, j]
+            if not lo[i, j] <= v <= hi[i, j]:
+                return False
+            if integer[i, j] and v != np.round(v):
+                return False
+    return True

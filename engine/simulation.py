@@ -18,10 +18,12 @@ import numpy as np
 from . import layout as L
 from .event import MAX_STEP_SIZE, MIN_STEP_SIZE, Event, EventError, steering_mode_problems
 from .integrator import advance as _advance
+from .jit import compiled_entry
 from .params import engage_clutches, pack
 from .stability import stable_step
 from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, INPUT_LIMITS, STEERING_OUTPUTS,
-                      TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS)
+                      TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS,
+                      inputs_in_range)
 from .steering import MODES as STEERING_MODES
 from .vehicle import ERR_NONFINITE, ERR_OFF_TERRAIN, ERR_TIRE_DEFLECTION
 
@@ -171,6 +173,7 @@ class Simulation:
         self._grid_time = 0.0
         self._grid_steps = 0
         self._failed = ""
+        self._kernel = None   # the integrator's entry point for these arrays (engine.jit)
         self._n_gears = [int(p) for p in self.model.P_UNIT[:, L.U_N_GEARS]]
         self._bounds = self._input_bounds()
         self._run(0.0, 0)  # outputs at the initial state
@@ -262,39 +265,31 @@ class Simulation:
             self._check(f, f, self.u_env[j], 0)
 
     def _input_bounds(self):
-        """Lower and upper bound of every input, in the order of :meth:`_input_values`, and
-        the positions of the gears there. A missing bound is the largest float, so that an
-        infinite value is outside too."""
+        """Lower and upper bound of every input, and where it must be whole (the gear), as
+        arrays of the shapes of u_unit, u_wheel and u_env[None]. A missing bound is the
+        largest float, so that an infinite value is outside too."""
         big = sys.float_info.max
-        lo, hi, gears = [], [], []
-        for arr, fields in ((self.u_unit, UNIT_INPUTS), (self.u_wheel, WHEEL_INPUTS)):
-            for i in range(arr.shape[0]):
-                for f in fields:
-                    a, b, _ = INPUT_LIMITS[f]
-                    if f == "gear":
-                        b = self._n_gears[i]
-                        gears.append(len(lo))
-                    lo.append(-big if a is None else float(a))
-                    hi.append(big if b is None else float(b))
-        for f in ENV_INPUTS:
-            a, b, _ = INPUT_LIMITS[f]
-            lo.append(-big if a is None else float(a))
-            hi.append(big if b is None else float(b))
-        return lo, hi, gears
-
-    def _input_values(self):
-        return self.u_unit.ravel().tolist() + self.u_wheel.ravel().tolist() + self.u_env.tolist()
+        bounds = []
+        for arr, fields in ((self.u_unit, UNIT_INPUTS), (self.u_wheel, WHEEL_INPUTS),
+                            (self.u_env[None], ENV_INPUTS)):
+            lo, hi = np.full(arr.shape, -big), np.full(arr.shape, big)
+            whole = np.zeros(arr.shape, dtype=np.bool_)
+            for j, f in enumerate(fields):
+                a, b, _ = INPUT_LIMITS[f]
+                lo[:, j] = -big if a is None else float(a)
+                hi[:, j] = big if b is None else float(b)
+                if f == "gear":
+                    hi[:, j] = self._n_gears
+                    whole[:, j] = True
+            args = (arr, lo, hi, whole)
+            bounds.append((compiled_entry(inputs_in_range, args), args))
+        return bounds
 
     def _inputs_acceptable(self):
         """True when every input passes the checks of :meth:`_check` (the fast path, once per
-        step: NaN fails every comparison); otherwise the slow path names the first bad one."""
-        lo, hi, gears = self._bounds
-        values = self._input_values()
-        for a, v, b in zip(lo, values, hi):
-            if not a <= v <= b:
-                return False
-        for k in gears:
-            if values[k] != round(values[k]):
+        step, compiled); otherwise the slow path names the first bad one."""
+        for in_range, args in self._bounds:
+            if not in_range(*args):
                 return False
         return True
 
@@ -349,8 +344,11 @@ class Simulation:
 
     def _run(self, h, n):
         m = self.model
-        done = _advance(self.y, self.time, h, n, self._work, self._inputs, self.model, self._outputs,
-                        self._err, self._scratch)
+        args = (self.y, self.time, h, n, self._work, self._inputs, self.model, self._outputs,
+                self._err, self._scratch)
+        if self._kernel is None:
+            self._kernel = compiled_entry(_advance, args)
+        done = self._kernel(*args)
         code = self._err.item(0)
         if code:
             idx = self._err.item(1)
