@@ -78,8 +78,8 @@ def test_locked_wheel_sweep_gives_f_mu_g_and_is_worker_count_independent(car_fmu
 
 def test_failing_case_is_recorded_and_the_sweep_goes_on(car_fmu, tmp_path):
     spec = spec_module.parse({"manoeuvre": {"name": "straight-brake",
-                                            "settings": {"duration": 1.0}},
-                              "grid": {"frictionMultiplier": [1.0, 6.0, 0.5]}})
+                                            "settings": {"duration": 4.0}},
+                              "grid": {"frictionMultiplier": [1.0, 6.0, 0.8]}})
     out = tmp_path / "r.csv"
     summary = run_sweep(spec, out, car_fmu, workers=1, progress=False)
     assert summary["failed"] == 1
@@ -88,8 +88,8 @@ def test_failing_case_is_recorded_and_the_sweep_goes_on(car_fmu, tmp_path):
     assert "frictionMultiplier" in rows[1]["error"] and "6" in rows[1]["error"]
     assert rows[1]["meanDeceleration"] is None and rows[1]["frictionMultiplier"] == 6.0
     # the case after the failure ran on the same instance, reset: same as on its own
-    alone = run_case(str(car_fmu), "straight-brake", {"duration": 1.0}, 2,
-                     {"frictionMultiplier": 0.5})
+    alone = run_case(str(car_fmu), "straight-brake", {"duration": 4.0}, 2,
+                     {"frictionMultiplier": 0.8})
     assert alone["status"] == "ok"
     for key in ("meanDeceleration", "stoppingDistance", "stoppingTime"):
         assert alone[key] == pytest.approx(rows[2][key], rel=1e-12)   # through the CSV
