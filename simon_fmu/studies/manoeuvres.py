@@ -43,6 +43,8 @@ class Manoeuvre:
     settings: dict[str, Setting] = field(default_factory=dict)
     #: panels of the report: (title, x name, [y names], y label)
     plots: tuple = ()
+    #: SI unit of each metric
+    metric_units: dict[str, str] = field(default_factory=dict)
 
     # --- settings ---------------------------------------------------------------------------
     def resolve(self, values: dict) -> dict:
@@ -118,7 +120,9 @@ class StraightBrake(Manoeuvre):
             },
             plots=(("speed", "time", ["u"], "m/s"), ("deceleration", "time", ["ax"], "m/s^2"),
                    ("distance", "time", ["X"], "m"),
-                   ("wheel spin", "time", ["axle1.left.spin", "axle2.left.spin"], "rad/s")))
+                   ("wheel spin", "time", ["axle1.left.spin", "axle2.left.spin"], "rad/s")),
+            metric_units={"stoppingDistance": "m", "stoppingTime": "s",
+                          "meanDeceleration": "m/s^2", "brakeSpeed": "m/s"})
 
     def controller(self, s, unit):
         force, t_brake = s["brakePedalForce"], s["brakeTime"]
@@ -160,16 +164,18 @@ class SteadyCircle(Manoeuvre):
                 "speed": Setting(20.0, "m/s", 1.0, 80.0, "speed held"),
                 "gear": Setting(4, "", 1, 20, "gear held"),
                 "steerRate": Setting(0.04, "rad/s", 1e-3, 1.0, "steering-wheel rate"),
-                "maxSteer": Setting(1.2, "rad", 0.01, 20.0, "last steering-wheel angle"),
+                "maxSteer": Setting(1.6, "rad", 0.01, 20.0, "last steering-wheel angle"),
                 "rampStart": Setting(2.0, "s", 0.0, 60.0, "start of the steering ramp"),
-                "linearLow": Setting(0.5, "m/s^2", 0.0, 20.0, "fit range, low end"),
-                "linearHigh": Setting(3.0, "m/s^2", 0.0, 20.0, "fit range, high end"),
+                "linearLow": Setting(0.2, "m/s^2", 0.0, 20.0, "fit range, low end"),
+                "linearHigh": Setting(2.0, "m/s^2", 0.0, 20.0, "fit range, high end"),
                 "duration": Setting(40.0, "s", 0.1, 600.0, "longest run"),
             },
             plots=(("lateral acceleration", "time", ["ay"], "m/s^2"),
                    ("steer vs lateral acceleration", "ay", ["frontSteer"], "rad"),
                    ("roll vs lateral acceleration", "ay", ["roll"], "rad"),
-                   ("speed", "time", ["u"], "m/s")))
+                   ("speed", "time", ["u"], "m/s")),
+            metric_units={"understeerGradient": "rad/(m/s^2)", "maxLateralAcceleration": "m/s^2",
+                          "rollGradient": "rad/(m/s^2)", "meanSpeed": "m/s"})
 
     def fmu_parameters(self, s):
         return {"speed0": s["speed"]}
@@ -224,7 +230,13 @@ class StepSteer(Manoeuvre):
             plots=(("steering-wheel angle", "time", ["steering.angle"], "rad"),
                    ("yaw rate", "time", ["r"], "rad/s"),
                    ("lateral acceleration", "time", ["ay"], "m/s^2"),
-                   ("speed", "time", ["u"], "m/s")))
+                   ("speed", "time", ["u"], "m/s")),
+            metric_units={"yawRateGain": "1/s", "yawRateResponseTime": "s",
+                          "yawRatePeakResponseTime": "s", "yawRateOvershoot": "",
+                          "lateralAccelerationResponseTime": "s",
+                          "lateralAccelerationPeakResponseTime": "s",
+                          "lateralAccelerationOvershoot": "", "steadyLateralAcceleration": "m/s^2",
+                          "meanSpeed": "m/s"})
 
     def fmu_parameters(self, s):
         return {"speed0": s["speed"]}
