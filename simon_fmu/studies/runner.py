@@ -79,12 +79,22 @@ class FmuRunner:
 
     # --- values -----------------------------------------------------------------------------
     def set(self, name: str, value) -> None:
-        kind = self.types[name]
-        if kind == "Integer":
-            value = int(round(value))
-        elif kind == "Boolean":
-            value = bool(value)
-        getattr(self.fmu, f"set{kind}")([self.vr[name]], [value])
+        self.set_many({name: value})
+
+    def set_many(self, values: dict) -> None:
+        """Set several variables, one fmi2Set call per type."""
+        by_type: dict[str, tuple[list, list]] = {}
+        for name, value in values.items():
+            kind = self.types[name]
+            if kind == "Integer":
+                value = int(round(value))
+            elif kind == "Boolean":
+                value = bool(value)
+            vrs, vals = by_type.setdefault(kind, ([], []))
+            vrs.append(self.vr[name])
+            vals.append(value)
+        for kind, (vrs, vals) in by_type.items():
+            getattr(self.fmu, f"set{kind}")(vrs, vals)
 
     def _error(self, what: str, exc: Exception) -> CaseError:
         reason = "; ".join(dict.fromkeys(self.log)) or str(exc)
@@ -108,8 +118,7 @@ class FmuRunner:
         try:
             self.fmu.setupExperiment(startTime=0.0)
             self.fmu.enterInitializationMode()
-            for name, value in start.items():
-                self.set(name, value)
+            self.set_many(start)
             self.fmu.exitInitializationMode()
         except Exception as exc:               # noqa: BLE001 - recorded as the case's error
             raise self._error("initialisation", exc) from None
@@ -121,8 +130,7 @@ class FmuRunner:
         last = 0
         for k in range(n):
             values = dict(zip(outputs, rows[k]))
-            for name, value in controller(times[k], values).items():
-                self.set(name, value)
+            self.set_many(controller(times[k], values))
             try:
                 self.fmu.doStep(currentCommunicationPoint=times[k], communicationStepSize=dt)
             except Exception as exc:           # noqa: BLE001
