@@ -8,6 +8,9 @@ import io
 import numpy as np
 
 
+AXIS_LABELS = {"time": "t (s)", "ay": "lateral acceleration (m/s^2)"}
+
+
 def figure_png(h: dict, plots) -> bytes:
     """The manoeuvre's panels (title, x name, y names, y unit) as one PNG."""
     import matplotlib
@@ -21,7 +24,7 @@ def figure_png(h: dict, plots) -> bytes:
         for y in ys:
             if y in h:
                 ax.plot(h[x], h[y], label=y)
-        ax.set(title=title, xlabel="t (s)" if x == "time" else x, ylabel=unit)
+        ax.set(title=title, xlabel=AXIS_LABELS.get(x, x), ylabel=unit)
         ax.grid(True, alpha=0.3)
         if len(ys) > 1:
             ax.legend(fontsize=8)

@@ -47,7 +47,7 @@ class Spec:
     random: dict[str, tuple[str, float, float]]
     samples: int
     seed: int
-    base: Path                # folder the event path is relative to
+    base: Path                # the spec's folder: an event path is tried relative to it first
 
     @property
     def parameters(self) -> list[str]:
@@ -72,7 +72,9 @@ class Spec:
         if self.event is None:
             return None
         path = Path(self.event)
-        return path if path.is_absolute() else self.base / path
+        if path.is_absolute() or not (self.base / path).exists():
+            return path                 # absolute, or relative to the working folder
+        return self.base / path         # relative to the spec's folder
 
     def check_parameters(self, fmu_parameters: set[str]) -> None:
         """Each swept name must be a manoeuvre setting or an FMU parameter."""

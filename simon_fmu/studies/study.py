@@ -71,6 +71,8 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path) -> di
 
 
 def main(args) -> int:
+    import engine
+
     from .sweep import prepare_fmu
     try:
         values = parse_sets(args.set)
@@ -78,6 +80,11 @@ def main(args) -> int:
         fmu = Path(args.fmu) if args.fmu else prepare_fmu(
             Path(args.event_file) if args.event_file else None)
         result = run_study(args.manoeuvre, fmu, values, Path(args.output))
+    except engine.EventError as exc:
+        print(f"{args.event_file}: not a valid event:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 2
     except (ValueError, CaseError) as exc:
         print(f"study: {exc}", file=sys.stderr)
         return 2

@@ -162,6 +162,8 @@ def _run_on_dask(spec, fmu, cases, todo, output, workers, scheduler, progress):
 
 def main(args) -> int:
     """The ``sweep`` command (arguments from :mod:`simon_fmu.__main__`)."""
+    import engine
+
     from . import spec as spec_module
     try:
         spec = spec_module.load(args.spec)
@@ -170,6 +172,11 @@ def main(args) -> int:
                             progress=not args.no_progress, retry_failed=args.retry_failed)
     except SpecError as exc:
         print(f"{args.spec}: not a valid sweep:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 2
+    except engine.EventError as exc:
+        print(f"{spec.event_path()}: not a valid event:", file=sys.stderr)
         for problem in exc.problems:
             print(f"  {problem}", file=sys.stderr)
         return 2
