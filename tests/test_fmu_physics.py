@@ -146,17 +146,18 @@ def bicycle_reference() -> dict[str, float]:
     def series(k1, k2):
         return k1 * k2 / (k1 + k2)
 
-    k_roll = sum(series(ax["suspension"]["spring_rate"] * ax["track"] ** 2 / 2
-                        + ax["suspension"]["antisway_roll_stiffness"],
-                        EV["tires"][ax["tire"]]["radial_stiffness"] * ax["track"] ** 2 / 2)
-                 for ax in EV["axles"])
+    k_axles = [series(ax["suspension"]["spring_rate"] * ax["track"] ** 2 / 2
+                      + ax["suspension"]["antisway_roll_stiffness"],
+                      EV["tires"][ax["tire"]]["radial_stiffness"] * ax["track"] ** 2 / 2)
+               for ax in EV["axles"]]
+    k_roll = sum(k_axles)
     h = EV["sprung_mass"]["cg_height"]
     r_mean = 0.5 * (loaded_radius(front) + loaded_radius(rear))
     roll_grad = MS * h / (k_roll - MS * G * h - M * G * r_mean)
     # per unit ay: axle lateral force m b/L (front) plus what camber thrust takes away
     k_us = (M * b / WB + gf * roll_grad) / cf - (M * a / WB + gr * roll_grad) / cr
     k_plain = M / WB * (b / cf - a / cr)
-    return {"k_us": k_us, "k_plain": k_plain, "roll_grad": roll_grad}
+    return {"k_us": k_us, "k_plain": k_plain, "roll_grad": roll_grad, "k_roll_axles": k_axles}
 
 
 def test_steady_cornering_matches_bicycle_model(instance, car_fmu):

@@ -10,6 +10,7 @@ value comes from the FMU (its event) itself. Names of outputs are relative to th
 | --- | --- | --- |
 | ``straight-brake`` | from ``speed0`` in neutral, the brake pedal pushed with ``brakePedalForce`` at ``brakeTime`` and held to a stop | stopping distance and time, mean fully developed deceleration (UN ECE R13-H) |
 | ``steady-circle`` | ISO 4138 constant speed, slowly increasing steering-wheel angle | understeer gradient, maximum lateral acceleration, roll gradient |
+| ``static-rollover`` | the steady-circle ramp on a high-friction road until a wheel lifts off | lateral acceleration, roll and time at lift-off, the axle that lifts, roll gradient |
 | ``step-steer`` | ISO 7401 step steer at constant throttle | yaw-rate and lateral-acceleration response and peak response times, overshoots, steady yaw-rate gain |
 """
 from __future__ import annotations
@@ -75,9 +76,9 @@ class Manoeuvre:
                 if name.startswith(unit + ".axle") and name.count(".") == 3
                 and name.rsplit(".", 1)[1] in quantities]
 
-    def fmu_parameters(self, s: dict) -> dict:
-        """Lead-unit FMU parameters the manoeuvre sets (names relative to the unit)."""
-        return {"speed0": s["speed0"]} if "speed0" in s else {}
+    def fmu_parameters(self, s: dict, unit: str) -> dict:
+        """FMU parameters the manoeuvre sets (full names; ``unit`` is the lead unit's)."""
+        return {f"{unit}.speed0": s["speed0"]}
 
     def controller(self, s: dict, unit: str):
         raise NotImplementedError
@@ -177,8 +178,8 @@ class SteadyCircle(Manoeuvre):
             metric_units={"understeerGradient": "rad/(m/s^2)", "maxLateralAcceleration": "m/s^2",
                           "rollGradient": "rad/(m/s^2)", "meanSpeed": "m/s"})
 
-    def fmu_parameters(self, s):
-        return {"speed0": s["speed"]}
+    def fmu_parameters(self, s, unit):
+        return {f"{unit}.speed0": s["speed"]}
 
     def controller(self, s, unit):
         gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, self.step)
@@ -206,6 +207,57 @@ class SteadyCircle(Manoeuvre):
 
     def outputs(self, runner):
         return super().outputs(runner) + ["wheelbase"]
+
+
+class StaticRollover(SteadyCircle):
+    """Quasi-static rollover threshold: the steady-circle ramp (constant speed, slowly
+    increasing steering-wheel angle) on a road of friction multiplier ``friction``, high
+    enough that the tires do not saturate first, until a wheel's load falls to ``liftLoad``
+    (a wheel lifts off) or the steering reaches ``maxSteer``."""
+
+    def __init__(self):
+        super().__init__()
+        self.name = "static-rollover"
+        self.description = self.__doc__.split("\n\n")[0]
+        self.settings = {**self.settings,
+                         "friction": Setting(1.6, "", 0.0, 5.0, "road friction multiplier"),
+                         "liftLoad": Setting(10.0, "N", 0.0, 1e4, "load taken as lift-off"),
+                         "steerRate": Setting(0.1, "rad/s", 1e-3, 1.0, "steering-wheel rate"),
+                         "maxSteer": Setting(6.0, "rad", 0.01, 20.0, "last steering-wheel angle"),
+                         "duration": Setting(80.0, "s", 0.1, 600.0, "longest run")}
+        self.plots = (("lateral acceleration", "time", ["ay"], "m/s^2"),
+                      ("tire loads", "time", ["axle1.left.Fz", "axle1.right.Fz", "axle2.left.Fz",
+                                              "axle2.right.Fz"], "N"),
+                      ("roll vs lateral acceleration", "ay", ["roll"], "rad"),
+                      ("speed", "time", ["u"], "m/s"))
+        self.metric_units = {"liftOffLateralAcceleration": "m/s^2", "liftOffRoll": "rad",
+                             "liftOffTime": "s", "liftOffAxle": "", "rollGradient": "rad/(m/s^2)"}
+
+    def fmu_parameters(self, s, unit):
+        return {**super().fmu_parameters(s, unit), "frictionMultiplier": s["friction"]}
+
+    def _loads(self, y: dict, unit: str) -> list[float]:
+        return [v for k, v in y.items() if k.startswith(unit + ".axle") and k.endswith(".Fz")]
+
+    def finished(self, t, y, s, unit):
+        return super().finished(t, y, s, unit) or (
+            t > s["rampStart"] and min(self._loads(y, unit)) <= s["liftLoad"])
+
+    def metrics(self, h, s):
+        t, ay = h["time"], h["ay"]
+        wheels = [k for k in h if k.startswith("axle") and k.endswith(".Fz")]
+        loads = np.column_stack([h[k] for k in wheels])
+        lifted = np.flatnonzero((t > s["rampStart"]) & (loads.min(axis=1) <= s["liftLoad"]))
+        band = (t > s["rampStart"]) & (np.abs(ay) >= s["linearLow"]) & (np.abs(ay) <= s["linearHigh"])
+        out = {"rollGradient": m.slope(ay[band], h["roll"][band])}
+        if lifted.size == 0:
+            return {**out, "liftOffLateralAcceleration": math.nan, "liftOffRoll": math.nan,
+                    "liftOffTime": math.nan, "liftOffAxle": math.nan}
+        i = lifted[0]
+        wheel = wheels[int(np.argmin(loads[i]))]
+        return {**out, "liftOffLateralAcceleration": float(abs(ay[i])),
+                "liftOffRoll": float(h["roll"][i]), "liftOffTime": float(t[i]),
+                "liftOffAxle": float(wheel.split(".")[0][len("axle"):])}
 
 
 class StepSteer(Manoeuvre):
@@ -238,8 +290,8 @@ class StepSteer(Manoeuvre):
                           "lateralAccelerationOvershoot": "", "steadyLateralAcceleration": "m/s^2",
                           "meanSpeed": "m/s"})
 
-    def fmu_parameters(self, s):
-        return {"speed0": s["speed"]}
+    def fmu_parameters(self, s, unit):
+        return {f"{unit}.speed0": s["speed"]}
 
     def controller(self, s, unit):
         gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, self.step)
@@ -274,7 +326,7 @@ class StepSteer(Manoeuvre):
                 "meanSpeed": float(np.mean(h["u"][t >= start]))}
 
 
-MANOEUVRES = {cls().name: cls for cls in (StraightBrake, SteadyCircle, StepSteer)}
+MANOEUVRES = {cls().name: cls for cls in (StraightBrake, SteadyCircle, StepSteer, StaticRollover)}
 
 
 def get(name: str) -> Manoeuvre:

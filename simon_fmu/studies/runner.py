@@ -110,7 +110,7 @@ class FmuRunner:
         self._fresh = False
         self.log.clear()
         unit = self.lead_unit
-        start = {f"{unit}.{k}": v for k, v in manoeuvre.fmu_parameters(settings).items()}
+        start = manoeuvre.fmu_parameters(settings, unit)
         start.update(parameters)
         outputs = [f"{unit}.{name}" for name in manoeuvre.outputs(self)]
         out_vrs = [self.vr[n] for n in outputs]
