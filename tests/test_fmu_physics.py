@@ -157,7 +157,8 @@ def bicycle_reference() -> dict[str, float]:
     # per unit ay: axle lateral force m b/L (front) plus what camber thrust takes away
     k_us = (M * b / WB + gf * roll_grad) / cf - (M * a / WB + gr * roll_grad) / cr
     k_plain = M / WB * (b / cf - a / cr)
-    return {"k_us": k_us, "k_plain": k_plain, "roll_grad": roll_grad, "k_roll_axles": k_axles}
+    return {"k_us": k_us, "k_plain": k_plain, "roll_grad": roll_grad, "k_roll_axles": k_axles,
+            "cf": cf, "cr": cr, "gf": gf, "gr": gr, "a": a, "b": b}
 
 
 def test_steady_cornering_matches_bicycle_model(instance, car_fmu):

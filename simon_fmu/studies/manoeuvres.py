@@ -11,6 +11,7 @@ value comes from the FMU (its event) itself. Names of outputs are relative to th
 | ``straight-brake`` | from ``speed0`` in neutral, the brake pedal pushed with ``brakePedalForce`` at ``brakeTime`` and held to a stop | stopping distance and time, mean fully developed deceleration (UN ECE R13-H) |
 | ``steady-circle`` | ISO 4138 constant speed, slowly increasing steering-wheel angle | understeer gradient, maximum lateral acceleration, roll gradient |
 | ``static-rollover`` | the steady-circle ramp on a high-friction road until a wheel lifts off | lateral acceleration, roll and time at lift-off, the axle that lifts, roll gradient |
+| ``sine-with-dwell`` | FMVSS 126 0.7 Hz sine with a 0.5 s dwell, coasting | yaw-rate ratios 1.0 s and 1.75 s after the steer, lateral displacement 1.07 s after its beginning |
 | ``step-steer`` | ISO 7401 step steer at constant throttle | yaw-rate and lateral-acceleration response and peak response times, overshoots, steady yaw-rate gain |
 """
 from __future__ import annotations
@@ -260,6 +261,12 @@ class StaticRollover(SteadyCircle):
                 "liftOffAxle": float(wheel.split(".")[0][len("axle"):])}
 
 
+#: the report panels of a transient steering manoeuvre
+TRANSIENT_PANELS = (("steering-wheel angle", "time", ["steering.angle"], "rad"),
+                    ("yaw rate", "time", ["r"], "rad/s"),
+                    ("lateral acceleration", "time", ["ay"], "m/s^2"))
+
+
 class StepSteer(Manoeuvre):
     """ISO 7401 step steer: at ``speed`` in ``gear`` with the throttle trimmed by a PI
     governor until ``stepTime``, then held; the steering wheel ramps to ``steerAngle`` within
@@ -279,10 +286,7 @@ class StepSteer(Manoeuvre):
                 "steadyFrom": Setting(3.0, "s", 0.5, 60.0, "steady state from this long after the step"),
                 "duration": Setting(5.0, "s", 0.1, 120.0, "run"),
             },
-            plots=(("steering-wheel angle", "time", ["steering.angle"], "rad"),
-                   ("yaw rate", "time", ["r"], "rad/s"),
-                   ("lateral acceleration", "time", ["ay"], "m/s^2"),
-                   ("speed", "time", ["u"], "m/s")),
+            plots=TRANSIENT_PANELS + (("speed", "time", ["u"], "m/s"),),
             metric_units={"yawRateGain": "1/s", "yawRateResponseTime": "s",
                           "yawRatePeakResponseTime": "s", "yawRateOvershoot": "",
                           "lateralAccelerationResponseTime": "s",
@@ -326,7 +330,58 @@ class StepSteer(Manoeuvre):
                 "meanSpeed": float(np.mean(h["u"][t >= start]))}
 
 
-MANOEUVRES = {cls().name: cls for cls in (StraightBrake, SteadyCircle, StepSteer, StaticRollover)}
+class SineWithDwell(Manoeuvre):
+    """FMVSS No. 126 sine with dwell: coasting in neutral from ``speed``, at ``startTime``
+    (the beginning of steer, BOS) the steering wheel follows a ``frequency`` sine of
+    ``amplitude``, held for ``dwell`` at its second peak, then back to zero (the completion
+    of steer, COS, 1/f + dwell after BOS). Yaw-rate ratios at COS + 1.0 s and COS + 1.75 s
+    to the first yaw-rate peak after the steering changes sign (FMVSS 126 S5.2.1, S5.2.2:
+    at most 0.35 and 0.20), and the lateral displacement of the CG 1.07 s after BOS (S5.2.3),
+    in the direction of the first steer."""
+
+    def __init__(self):
+        super().__init__(
+            name="sine-with-dwell", description=self.__doc__.split("\n\n")[0],
+            settings={
+                "speed": Setting(80.0 / 3.6, "m/s", 1.0, 80.0, "initial speed"),
+                "amplitude": Setting(1.5, "rad", -20.0, 20.0, "steering-wheel amplitude"),
+                "frequency": Setting(0.7, "Hz", 0.05, 5.0, "frequency of the sine"),
+                "dwell": Setting(0.5, "s", 0.0, 5.0, "dwell at the second peak"),
+                "startTime": Setting(1.0, "s", 0.0, 30.0, "beginning of steer"),
+                "duration": Setting(6.0, "s", 0.1, 120.0, "run"),
+            },
+            plots=TRANSIENT_PANELS + (("path", "X", ["Y"], "Y (m, right +)"),),
+            metric_units={"yawRateRatio1s": "", "yawRateRatio175s": "", "peakYawRate": "rad/s",
+                          "lateralDisplacement": "m", "peakLateralAcceleration": "m/s^2"})
+
+    def fmu_parameters(self, s, unit):
+        return {f"{unit}.speed0": s["speed"]}
+
+    @staticmethod
+    def steer(t, s):
+        """The steering-wheel angle at time(s) ``t``."""
+        tau = np.asarray(t, dtype=float) - s["startTime"]
+        w, quarter3 = 2 * math.pi * s["frequency"], 0.75 / s["frequency"]
+        end = 1.0 / s["frequency"] + s["dwell"]
+        phase = np.where(tau < quarter3, tau, np.where(tau < quarter3 + s["dwell"], quarter3,
+                                                       tau - s["dwell"]))
+        return np.where((tau > 0) & (tau < end), s["amplitude"] * np.sin(w * phase), 0.0)
+
+    def controller(self, s, unit):
+        def inputs(t, y):
+            return {f"{unit}.steeringWheelAngle": float(self.steer(t, s)),
+                    f"{unit}.throttle": 0.0, f"{unit}.gear": 0}
+        return inputs
+
+    def metrics(self, h, s):
+        bos = s["startTime"]
+        cos_ = bos + 1.0 / s["frequency"] + s["dwell"]
+        return m.sine_with_dwell(h["time"], h["r"], h["ay"], h["X"], h["Y"], h["yaw"], bos,
+                                 bos + 0.5 / s["frequency"], cos_, math.copysign(1.0, s["amplitude"]))
+
+
+MANOEUVRES = {cls().name: cls for cls in (StraightBrake, SteadyCircle, StepSteer, StaticRollover,
+                                          SineWithDwell)}
 
 
 def get(name: str) -> Manoeuvre:

@@ -94,3 +94,25 @@ def step_response(t: np.ndarray, steer: np.ndarray, y: np.ndarray, steady_from: 
     return {"steady": steady, "responseTime": t90 - t0,
             "peakResponseTime": float(t[window][k] - t0),
             "overshoot": (peak - steady) / steady if steady else math.nan}
+
+
+def sine_with_dwell(t, r, ay, x, y, yaw, bos: float, reversal: float, cos_: float,
+                    sign: float) -> dict[str, float]:
+    """FMVSS 126 figures of a sine-with-dwell run (S5.2).
+
+    ``bos``, ``reversal`` and ``cos_`` are the beginning of steer, the moment the steering
+    changes sign and the completion of steer; ``sign`` that of the first steer. The peak yaw
+    rate is the largest yaw rate of the second lobe's sign (-sign) from the reversal to COS +
+    1.75 s; the ratios are the yaw rate at COS + 1.0 s and COS + 1.75 s over it. The lateral
+    displacement is the CG's displacement 1.07 s after BOS perpendicular to the heading at
+    BOS, positive in the direction of the first steer."""
+    window = (t >= reversal) & (t <= cos_ + 1.75)
+    peak = float(np.max(-sign * r[window])) * -sign if window.any() else math.nan
+    x0, y0, psi0 = at(t, x, bos), at(t, y, bos), at(t, yaw, bos)
+    t1 = bos + 1.07
+    lateral = -(at(t, x, t1) - x0) * math.sin(psi0) + (at(t, y, t1) - y0) * math.cos(psi0)
+    return {"peakYawRate": peak,
+            "yawRateRatio1s": at(t, r, cos_ + 1.0) / peak,
+            "yawRateRatio175s": at(t, r, cos_ + 1.75) / peak,
+            "lateralDisplacement": sign * lateral,
+            "peakLateralAcceleration": float(np.max(np.abs(ay[t >= bos])))}
