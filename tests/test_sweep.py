@@ -136,6 +136,22 @@ def test_killed_sweep_resumes_without_redoing_cases(car_fmu, tmp_path):
     assert all(r["status"] == "ok" for r in rows_of(out))
 
 
+def test_sweep_on_an_existing_scheduler(car_fmu, tmp_path):
+    import logging
+
+    from distributed import LocalCluster
+    spec = spec_module.parse({"manoeuvre": {"name": "straight-brake"},
+                              "grid": {"frictionMultiplier": [0.6, 0.9]}})
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=logging.ERROR) as cluster:
+        summary = run_sweep(spec, tmp_path / "r.parquet", car_fmu,
+                            scheduler=cluster.scheduler_address, progress=False)
+    assert summary["run"] == 2 and summary["failed"] == 0
+    for r in rows_of(tmp_path / "r.parquet"):
+        assert r["meanDeceleration"] == pytest.approx(
+            mfdd_closed_form(r["frictionMultiplier"], 20.0), rel=0.01)
+
+
 def test_random_sampling_is_seeded_on_the_client():
     data = {"manoeuvre": {"name": "straight-brake"}, "grid": {"speed0": [10.0, 20.0]},
             "random": {"frictionMultiplier": {"uniform": [0.3, 1.0]},

@@ -16,6 +16,7 @@ import hashlib
 import logging
 import os
 import sys
+import uuid
 from pathlib import Path
 
 from . import manoeuvres, results as store
@@ -138,11 +139,12 @@ def _run_on_dask(spec, fmu, cases, todo, output, workers, scheduler, progress):
                disable=not progress, file=sys.stderr)
     try:
         pending = iter(todo)
+        run_token = uuid.uuid4().hex[:12]      # keys of this run, unique on a shared scheduler
         window = 2 * workers          # a few cases per worker in flight: memory stays flat
 
         def submit(i):
             return client.submit(run_case, str(fmu), spec.manoeuvre.name, spec.settings, i,
-                                 cases[i], pure=False, key=f"case-{i}-{os.getpid()}")
+                                 cases[i], pure=False, key=f"case-{i}-{run_token}")
         running = as_completed([submit(i) for _, i in zip(range(window), pending)])
         for future in running:
             row = future.result()
