@@ -6,7 +6,8 @@
    manoeuvre for 1, 2, 4 and 8 s simulated, several times each; a straight line through
    wall time against simulated time gives the per-case overhead beyond the simulated time
    (the intercept: fmi2Reset, initialisation, the metrics) and the stepping cost per
-   simulated second (the slope). Resident memory is read before and after 200 more cases.
+   simulated second (the slope). Resident memory is read every fifth of ``--memory-cases``
+   more cases of 1 s.
 2. ``run_sweep`` of a straight-brake grid of ``--cases`` cases on a LocalCluster of 1 and of
    2 workers: wall time with and without the cluster's start, cases/s.
 
@@ -37,7 +38,7 @@ def rss_mb() -> float:
     return float("nan")
 
 
-def overhead(fmu: Path, repeat: int) -> dict:
+def overhead(fmu: Path, repeat: int, memory_cases: int) -> dict:
     from simon_fmu.studies import manoeuvres
     from simon_fmu.studies.runner import FmuRunner
     runner = FmuRunner(fmu)
@@ -54,14 +55,15 @@ def overhead(fmu: Path, repeat: int) -> dict:
     d, w = np.array(points).T
     slope, intercept = np.polyfit(d, w, 1)
     s = man.resolve({"duration": 1.0, "stepTime": 0.2, "steadyFrom": 0.5})
-    before = rss_mb()
-    for _ in range(200):
-        runner.run(man, s, {})
-    after = rss_mb()
+    rss = [(0, rss_mb())]
+    for k in range(1, memory_cases + 1):
+        man.metrics(runner.run(man, s, {}), s)
+        if k % max(1, memory_cases // 5) == 0:
+            rss.append((k, rss_mb()))
     runner.close()
     return {"per_case_overhead_s": float(intercept), "wall_per_simulated_s": float(slope),
-            "real_time_factor_stepping": float(1.0 / slope), "rss_mb_before_200_cases": before,
-            "rss_mb_after_200_cases": after, "points": points}
+            "real_time_factor_stepping": float(1.0 / slope), "rss_mb_by_cases": rss,
+            "points": points}
 
 
 def sweep(fmu: Path, cases: int, workers: int) -> dict:
@@ -97,6 +99,7 @@ def main(argv=None) -> int:
     parser.add_argument("--fmu", default=str(ROOT / "out" / "SimonCar.fmu"))
     parser.add_argument("--cases", type=int, default=40)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--memory-cases", type=int, default=1000)
     parser.add_argument("--json", default=str(ROOT / "out" / "benchmark-sweep.json"))
     args = parser.parse_args(argv)
     fmu = Path(args.fmu)
@@ -105,13 +108,13 @@ def main(argv=None) -> int:
                        cwd=ROOT)
     report = {"machine": os.uname().nodename, "cpus": os.cpu_count(),
               "load_average_start": os.getloadavg(), "fmu": str(fmu)}
-    report["overhead"] = overhead(fmu, args.repeat)
+    report["overhead"] = overhead(fmu, args.repeat, args.memory_cases)
     report["sweeps"] = [sweep(fmu, args.cases, w) for w in (1, 2)]
     report["load_average_end"] = os.getloadavg()
     o = report["overhead"]
     print(f"per case: {o['per_case_overhead_s'] * 1000:.1f} ms beyond the simulated time, "
-          f"stepping {o['real_time_factor_stepping']:.0f} x real time; RSS "
-          f"{o['rss_mb_before_200_cases']:.0f} -> {o['rss_mb_after_200_cases']:.0f} MB over 200 cases")
+          f"stepping {o['real_time_factor_stepping']:.0f} x real time")
+    print("RSS by cases run: " + ", ".join(f"{k}: {mb:.0f} MB" for k, mb in o["rss_mb_by_cases"]))
     for s in report["sweeps"]:
         print(f"{s['workers']} worker(s): {s['cases']} cases in {s['wall_s']:.1f} s "
               f"({s['cases_per_s']:.1f} cases/s; {s['cases_per_s_after_start']:.1f} cases/s after "
