@@ -95,6 +95,19 @@ def test_failing_case_is_recorded_and_the_sweep_goes_on(car_fmu, tmp_path):
         assert alone[key] == pytest.approx(rows[2][key], rel=1e-12)   # through the CSV
 
 
+def test_case_failing_in_a_step_is_recorded_and_the_next_case_is_unaffected(car_fmu, tmp_path):
+    # friction 5 with a full pedal from 40 m/s deflects the front tires past their maximum
+    fixed = {"brakePedalForce": 5000.0, "speed0": 40.0, "duration": 8.0}
+    spec = spec_module.parse({"manoeuvre": {"name": "straight-brake", "settings": fixed},
+                              "grid": {"frictionMultiplier": [5.0, 0.8]}})
+    run_sweep(spec, tmp_path / "r.parquet", car_fmu, workers=1, progress=False)
+    failed, ok = rows_of(tmp_path / "r.parquet")
+    assert failed["status"] == "failed" and "tire deflection exceeds its maximum" in failed["error"]
+    assert failed["error"].startswith("step at t = ")
+    alone = run_case(str(car_fmu), "straight-brake", fixed, 1, {"frictionMultiplier": 0.8})
+    assert ok["status"] == "ok" and ok["stoppingDistance"] == alone["stoppingDistance"]
+
+
 def test_worker_instantiates_once_and_reset_repeats_a_case(car_fmu):
     first = run_case(str(car_fmu), "straight-brake", {}, 0, {"frictionMultiplier": 0.7})
     run_case(str(car_fmu), "straight-brake", {}, 1, {"frictionMultiplier": 1.0, "speed0": 30.0})
