@@ -3,6 +3,9 @@
 ``python -m simon_fmu build [EVENT_FILE] -o OUT.fmu`` builds an FMU (the default car without
 EVENT_FILE); ``python -m simon_fmu variables [EVENT_FILE]`` prints its variable table;
 ``python -m simon_fmu ssp SYSTEM -o OUT.ssp`` writes a closed-loop system as an SSP file.
+``python -m simon_fmu sweep SPEC.json -o RESULTS`` runs a parameter sweep on Dask and
+``python -m simon_fmu study MANOEUVRE [EVENT] -o OUT_DIR`` one standard manoeuvre with its
+report (:mod:`simon_fmu.studies`).
 ``--standalone`` (build, build-driver, build-abs) writes an FMU that carries its own Python
 (docs/standalone.md); ``python -m simon_fmu doctor FMU`` checks an FMU on this machine.
 """
@@ -59,7 +62,41 @@ def main(argv: list[str] | None = None) -> int:
                        help="event JSON file (default: the default car)")
     table.add_argument("--all", action="store_true",
                        help="list every variable by name, not each kind once")
+    sweep = commands.add_parser("sweep", help="run a parameter sweep of a manoeuvre on Dask")
+    sweep.add_argument("spec", help="sweep specification JSON (simon_fmu.studies.spec)")
+    sweep.add_argument("-o", "--output", required=True,
+                       help="results table: Parquet, or CSV when the name ends .csv")
+    where = sweep.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, default=2,
+                       help="worker processes of the local Dask cluster (default: %(default)s)")
+    where.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="an existing Dask scheduler (e.g. tcp://host:8786) instead")
+    sweep.add_argument("--fmu", default=None,
+                       help="the FMU to run (default: built from the spec's event, cached in "
+                            "out/studies)")
+    sweep.add_argument("--retry-failed", action="store_true",
+                       help="run the cases that failed before again")
+    sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
+    study = commands.add_parser("study", help="run one standard manoeuvre and write its report")
+    study.add_argument("manoeuvre", help="straight-brake, steady-circle, step-steer, "
+                                         "static-rollover or sine-with-dwell")
+    study.add_argument("event_file", nargs="?", default=None,
+                       help="event JSON file (default: the default car)")
+    study.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                       help="a manoeuvre setting or FMU parameter (repeatable)")
+    study.add_argument("-o", "--output", required=True, help="folder for the report")
+    study.add_argument("--fmu", default=None,
+                       help="the FMU to run (default: built from the event, cached in "
+                            "out/studies)")
     args = parser.parse_args(argv)
+    if args.command == "sweep":
+        if args.workers < 1:
+            parser.error("--workers: expected a whole number >= 1")
+        from .studies.sweep import main as sweep_main
+        return sweep_main(args)
+    if args.command == "study":
+        from .studies.study import main as study_main
+        return study_main(args)
 
     import engine
     try:

@@ -119,16 +119,15 @@ def test_locked_wheel_deceleration_is_mu_slide_g(instance, car_fmu):
     assert distance == pytest.approx(v0 ** 2 / (2 * mus * G), rel=0.025)   # measured -1.1 %
 
 
-def test_steady_cornering_matches_bicycle_model(instance, car_fmu):
-    """Low-g steady state at 20 m/s vs the linear bicycle model.
+def bicycle_reference() -> dict[str, float]:
+    """The linear bicycle model of the sheet's car: understeer gradients and roll gradient.
 
     Axle cornering stiffnesses: two tires at the static load (interpolated in the sheet's
     table); the CG is the whole car's (unsprung masses at the axles). Body roll tilts the
-    wheels (no camber-change table), and camber thrust C_gamma * roll adds understeer: the
-    reference includes it, with the roll gradient of the springs and anti-sway bars.
+    wheels (no camber-change table), and camber thrust C_gamma * roll adds understeer:
+    ``k_us`` includes it, with the roll gradient of the springs and anti-sway bars;
+    ``k_plain`` is the bicycle model's M / L (b / C_f - a / C_r) without it.
     """
-    u0 = 20.0
-    steer_road = 0.01
     front, rear = static_loads()
 
     def interp(load, rows):
@@ -147,16 +146,27 @@ def test_steady_cornering_matches_bicycle_model(instance, car_fmu):
     def series(k1, k2):
         return k1 * k2 / (k1 + k2)
 
-    k_roll = sum(series(ax["suspension"]["spring_rate"] * ax["track"] ** 2 / 2
-                        + ax["suspension"]["antisway_roll_stiffness"],
-                        EV["tires"][ax["tire"]]["radial_stiffness"] * ax["track"] ** 2 / 2)
-                 for ax in EV["axles"])
+    k_axles = [series(ax["suspension"]["spring_rate"] * ax["track"] ** 2 / 2
+                      + ax["suspension"]["antisway_roll_stiffness"],
+                      EV["tires"][ax["tire"]]["radial_stiffness"] * ax["track"] ** 2 / 2)
+               for ax in EV["axles"]]
+    k_roll = sum(k_axles)
     h = EV["sprung_mass"]["cg_height"]
     r_mean = 0.5 * (loaded_radius(front) + loaded_radius(rear))
     roll_grad = MS * h / (k_roll - MS * G * h - M * G * r_mean)
     # per unit ay: axle lateral force m b/L (front) plus what camber thrust takes away
     k_us = (M * b / WB + gf * roll_grad) / cf - (M * a / WB + gr * roll_grad) / cr
     k_plain = M / WB * (b / cf - a / cr)
+    return {"k_us": k_us, "k_plain": k_plain, "roll_grad": roll_grad, "k_roll_axles": k_axles,
+            "cf": cf, "cr": cr, "gf": gf, "gr": gr, "a": a, "b": b}
+
+
+def test_steady_cornering_matches_bicycle_model(instance, car_fmu):
+    """Low-g steady state at 20 m/s vs the linear bicycle model (:func:`bicycle_reference`)."""
+    u0 = 20.0
+    steer_road = 0.01
+    ref = bicycle_reference()
+    k_us, k_plain, roll_grad = ref["k_us"], ref["k_plain"], ref["roll_grad"]
 
     inst = instance(car_fmu).start({"car.speed0": u0})
 

@@ -88,6 +88,23 @@ class Result:
         return list(self.values)
 
 
+def fmi2_callbacks(logger):
+    """fmpy's FMI 2.0 callback structure with ``logger(env, instance, status, category,
+    message)`` as its logger; keep it alive as long as the instance."""
+    from ctypes import byref
+
+    from fmpy.fmi1 import calloc, free
+    from fmpy.fmi2 import (fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
+                           fmi2CallbackFunctions, fmi2CallbackLoggerTYPE)
+    from fmpy.logging import addLoggerProxy
+    callbacks = fmi2CallbackFunctions()
+    callbacks.logger = fmi2CallbackLoggerTYPE(logger)
+    callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    addLoggerProxy(byref(callbacks))
+    return callbacks
+
+
 class _Instance:
     """One FMU in the system: its fmpy slave, variables by name and its log."""
 
@@ -109,19 +126,9 @@ class _Instance:
         self.freed = False
 
     def _callbacks(self):
-        from fmpy.fmi2 import (fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
-                               fmi2CallbackFunctions, fmi2CallbackLoggerTYPE)
-        from fmpy.fmi1 import calloc, free
-        from fmpy.logging import addLoggerProxy
-        from ctypes import byref
-
         def logger(_env, _instance, status, category, message):
             self.log.append((message or b"").decode(errors="replace"))
-        self._cb = fmi2CallbackFunctions()
-        self._cb.logger = fmi2CallbackLoggerTYPE(logger)
-        self._cb.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
-        self._cb.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
-        addLoggerProxy(byref(self._cb))
+        self._cb = fmi2_callbacks(logger)
         return self._cb
 
     def variable(self, name: str):

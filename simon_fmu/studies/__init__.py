@@ -1,0 +1,1 @@
+"""Studies: standard manoeuvres, their metrics and reports, and parameter sweeps on Dask."""

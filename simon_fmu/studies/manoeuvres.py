@@ -1,0 +1,391 @@
+"""The standard manoeuvres: their settings, driver inputs, end condition, metrics and plots.
+
+A manoeuvre drives the lead unit of the FMU through its inputs (steering-wheel angle,
+throttle, brake pedal force, gear) once per communication step, from the outputs of the step
+before. Its settings (speeds, angles, forces, times) have defaults and ranges; every vehicle
+value comes from the FMU (its event) itself. Names of outputs are relative to the lead unit
+(``u`` is ``car.u`` for the car).
+
+| name | what | metrics |
+| --- | --- | --- |
+| ``straight-brake`` | from ``speed0`` in neutral, the brake pedal pushed with ``brakePedalForce`` at ``brakeTime`` and held to a stop | stopping distance and time, mean fully developed deceleration (UN ECE R13-H) |
+| ``steady-circle`` | ISO 4138 constant speed, slowly increasing steering-wheel angle | understeer gradient, maximum lateral acceleration, roll gradient |
+| ``static-rollover`` | the steady-circle ramp on a high-friction road until a wheel lifts off | lateral acceleration, roll and time at lift-off, the axle that lifts, roll gradient |
+| ``sine-with-dwell`` | FMVSS 126 0.7 Hz sine with a 0.5 s dwell, coasting | yaw-rate ratios 1.0 s and 1.75 s after the steer, lateral displacement 1.07 s after its beginning |
+| ``step-steer`` | ISO 7401 step steer at constant throttle | yaw-rate and lateral-acceleration response and peak response times, overshoots, steady yaw-rate gain |
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import metrics as m
+
+WHEEL_SIDES = ("left", "right")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A manoeuvre setting: default, SI unit, accepted range and meaning."""
+    default: float
+    unit: str
+    low: float
+    high: float
+    description: str
+
+
+@dataclass
+class Manoeuvre:
+    """Base: a manoeuvre's name, settings and communication step; subclasses drive it."""
+    name: str = ""
+    description: str = ""
+    step: float = 0.01
+    settings: dict[str, Setting] = field(default_factory=dict)
+    #: panels of the report: (title, x name, [y names], y label)
+    plots: tuple = ()
+    #: SI unit of each metric
+    metric_units: dict[str, str] = field(default_factory=dict)
+
+    # --- settings ---------------------------------------------------------------------------
+    def resolve(self, values: dict) -> dict:
+        """The settings with ``values`` over the defaults; ValueError naming a bad one."""
+        out = {k: s.default for k, s in self.settings.items()}
+        for key, value in values.items():
+            if key not in self.settings:
+                raise ValueError(f"{key}: not a setting of {self.name} "
+                                 f"(settings: {', '.join(self.settings)})")
+            s = self.settings[key]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not math.isfinite(value) or not s.low <= value <= s.high:
+                raise ValueError(f"{key}: {value!r} is not accepted; {self.name} takes a number "
+                                 f"from {s.low:g} to {s.high:g} {s.unit}".rstrip())
+            out[key] = float(value)
+        return out
+
+    # --- driving ----------------------------------------------------------------------------
+    def outputs(self, runner) -> list[str]:
+        """Output names (relative to the lead unit) recorded each communication step."""
+        return ["X", "Y", "u", "speed", "ax", "ay", "r", "roll", "yaw", "sideslip",
+                "steering.angle"] + self.wheel_outputs(runner, ("steer", "spin", "Fz"))
+
+    @staticmethod
+    def wheel_outputs(runner, quantities) -> list[str]:
+        unit = runner.lead_unit
+        return [name.split(".", 1)[1] for name in runner.variables
+                if name.startswith(unit + ".axle") and name.count(".") == 3
+                and name.rsplit(".", 1)[1] in quantities]
+
+    def fmu_parameters(self, s: dict, unit: str) -> dict:
+        """FMU parameters the manoeuvre sets (full names; ``unit`` is the lead unit's)."""
+        return {f"{unit}.speed0": s["speed0"]}
+
+    def controller(self, s: dict, unit: str):
+        raise NotImplementedError
+
+    def finished(self, t: float, y: dict, s: dict, unit: str) -> bool:
+        return False
+
+    def metrics(self, h: dict, s: dict) -> dict[str, float]:
+        raise NotImplementedError
+
+
+def speed_governor(unit: str, target: float, feedforward: float, kp: float, ki: float, dt: float):
+    """PI throttle on the forward speed, limited to 0..1 with the integral held at the limits."""
+    state = {"i": 0.0}
+
+    def throttle(y: dict) -> float:
+        e = target - y[f"{unit}.u"]
+        raw = feedforward + kp * e + state["i"]
+        if 0.0 < raw < 1.0:
+            state["i"] += ki * e * dt
+        return min(1.0, max(0.0, raw))
+    return throttle
+
+
+class StraightBrake(Manoeuvre):
+    """Straight-line stop: neutral, no steering, a step of brake pedal force at
+    ``brakeTime`` (the brakes' own pressure lag follows), held until the forward speed falls
+    below ``stopSpeed`` or ``duration`` ends. The FMU has no ABS of its own, so a force high
+    enough locks the wheels."""
+
+    def __init__(self):
+        super().__init__(
+            name="straight-brake", description=self.__doc__.split("\n\n")[0],
+            settings={
+                "speed0": Setting(20.0, "m/s", 0.5, 100.0, "initial forward speed"),
+                "brakePedalForce": Setting(3000.0, "N", 0.0, 5000.0, "brake pedal force"),
+                "brakeTime": Setting(0.0, "s", 0.0, 10.0, "time of the brake application"),
+                "stopSpeed": Setting(0.01, "m/s", 1e-4, 1.0, "speed taken as stopped"),
+                "duration": Setting(20.0, "s", 0.1, 600.0, "longest run"),
+            },
+            plots=(("speed", "time", ["u"], "m/s"), ("deceleration", "time", ["ax"], "m/s^2"),
+                   ("distance", "time", ["X"], "m"),
+                   ("wheel spin", "time", ["axle1.left.spin", "axle2.left.spin"], "rad/s")),
+            metric_units={"stoppingDistance": "m", "stoppingTime": "s",
+                          "meanDeceleration": "m/s^2", "brakeSpeed": "m/s"})
+
+    def controller(self, s, unit):
+        force, t_brake = s["brakePedalForce"], s["brakeTime"]
+
+        def inputs(t, y):
+            return {f"{unit}.brakePedalForce": force if t >= t_brake - 1e-9 else 0.0,
+                    f"{unit}.gear": 0}
+        return inputs
+
+    def finished(self, t, y, s, unit):
+        return t > s["brakeTime"] and y[f"{unit}.u"] < s["stopSpeed"]
+
+    def metrics(self, h, s):
+        t, x, u = h["time"], h["X"], h["u"]
+        distance, duration = m.stopping(t, x, u, s["brakeTime"], s["stopSpeed"])
+        v_brake = m.at(t, u, s["brakeTime"])
+        after = t >= s["brakeTime"]
+        return {"stoppingDistance": distance, "stoppingTime": duration,
+                "meanDeceleration": m.mean_fully_developed_deceleration(x[after], u[after], v_brake),
+                "brakeSpeed": v_brake}
+
+
+def front_steer(h: dict) -> np.ndarray:
+    """Mean road-wheel steer angle of the first axle's wheels."""
+    return 0.5 * (h["axle1.left.steer"] + h["axle1.right.steer"])
+
+
+class SteadyCircle(Manoeuvre):
+    """ISO 4138 steady-state circular driving, constant-speed method: the speed held at
+    ``speed`` by a PI throttle in ``gear`` while the steering-wheel angle rises slowly at
+    ``steerRate`` from ``rampStart`` until ``maxSteer`` (a quasi-steady sweep of lateral
+    acceleration). The understeer and roll gradients are fitted over the lateral
+    accelerations ``linearLow`` to ``linearHigh``."""
+
+    def __init__(self):
+        super().__init__(
+            name="steady-circle", description=self.__doc__.split("\n\n")[0],
+            settings={
+                "speed": Setting(20.0, "m/s", 1.0, 80.0, "speed held"),
+                "gear": Setting(4, "", 1, 20, "gear held"),
+                "steerRate": Setting(0.04, "rad/s", 1e-3, 1.0, "steering-wheel rate"),
+                "maxSteer": Setting(1.6, "rad", 0.01, 20.0, "last steering-wheel angle"),
+                "rampStart": Setting(2.0, "s", 0.0, 60.0, "start of the steering ramp"),
+                "linearLow": Setting(0.2, "m/s^2", 0.0, 20.0, "fit range, low end"),
+                "linearHigh": Setting(2.0, "m/s^2", 0.0, 20.0, "fit range, high end"),
+                "duration": Setting(40.0, "s", 0.1, 600.0, "longest run"),
+            },
+            plots=(("lateral acceleration", "time", ["ay"], "m/s^2"),
+                   ("steer vs lateral acceleration", "ay", ["frontSteer"], "rad"),
+                   ("roll vs lateral acceleration", "ay", ["roll"], "rad"),
+                   ("speed", "time", ["u"], "m/s")),
+            metric_units={"understeerGradient": "rad/(m/s^2)", "maxLateralAcceleration": "m/s^2",
+                          "rollGradient": "rad/(m/s^2)", "meanSpeed": "m/s"})
+
+    def fmu_parameters(self, s, unit):
+        return {f"{unit}.speed0": s["speed"]}
+
+    def controller(self, s, unit):
+        gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, self.step)
+
+        def inputs(t, y):
+            steer = min(s["maxSteer"], s["steerRate"] * max(0.0, t - s["rampStart"]))
+            return {f"{unit}.steeringWheelAngle": steer, f"{unit}.throttle": gov(y),
+                    f"{unit}.gear": s["gear"]}
+        return inputs
+
+    def finished(self, t, y, s, unit):
+        return s["steerRate"] * (t - s["rampStart"]) >= s["maxSteer"]
+
+    def metrics(self, h, s):
+        h["frontSteer"] = front_steer(h)
+        ay = h["ay"]
+        band = (h["time"] > s["rampStart"]) & (np.abs(ay) >= s["linearLow"]) \
+            & (np.abs(ay) <= s["linearHigh"])
+        wheelbase = float(h["wheelbase"][0])
+        return {"understeerGradient": m.understeer_gradient(ay[band], h["frontSteer"][band],
+                                                            h["r"][band], h["u"][band], wheelbase),
+                "maxLateralAcceleration": float(np.max(np.abs(ay))),
+                "rollGradient": m.slope(ay[band], h["roll"][band]),
+                "meanSpeed": float(np.mean(h["u"][band])) if band.any() else math.nan}
+
+    def outputs(self, runner):
+        return super().outputs(runner) + ["wheelbase"]
+
+
+class StaticRollover(SteadyCircle):
+    """Quasi-static rollover threshold: the steady-circle ramp (constant speed, slowly
+    increasing steering-wheel angle) on a road of friction multiplier ``friction``, high
+    enough that the tires do not saturate first, until a wheel's load falls to ``liftLoad``
+    (a wheel lifts off) or the steering reaches ``maxSteer``."""
+
+    def __init__(self):
+        super().__init__()
+        self.name = "static-rollover"
+        self.description = self.__doc__.split("\n\n")[0]
+        self.settings = {**self.settings,
+                         "friction": Setting(1.6, "", 0.0, 5.0, "road friction multiplier"),
+                         "liftLoad": Setting(10.0, "N", 0.0, 1e4, "load taken as lift-off"),
+                         "steerRate": Setting(0.1, "rad/s", 1e-3, 1.0, "steering-wheel rate"),
+                         "maxSteer": Setting(6.0, "rad", 0.01, 20.0, "last steering-wheel angle"),
+                         "duration": Setting(80.0, "s", 0.1, 600.0, "longest run")}
+        self.plots = (("lateral acceleration", "time", ["ay"], "m/s^2"),
+                      ("tire loads", "time", ["axle1.left.Fz", "axle1.right.Fz", "axle2.left.Fz",
+                                              "axle2.right.Fz"], "N"),
+                      ("roll vs lateral acceleration", "ay", ["roll"], "rad"),
+                      ("speed", "time", ["u"], "m/s"))
+        self.metric_units = {"liftOffLateralAcceleration": "m/s^2", "liftOffRoll": "rad",
+                             "liftOffTime": "s", "liftOffAxle": "", "rollGradient": "rad/(m/s^2)"}
+
+    def fmu_parameters(self, s, unit):
+        return {**super().fmu_parameters(s, unit), "frictionMultiplier": s["friction"]}
+
+    def _loads(self, y: dict, unit: str) -> list[float]:
+        return [v for k, v in y.items() if k.startswith(unit + ".axle") and k.endswith(".Fz")]
+
+    def finished(self, t, y, s, unit):
+        return super().finished(t, y, s, unit) or (
+            t > s["rampStart"] and min(self._loads(y, unit)) <= s["liftLoad"])
+
+    def metrics(self, h, s):
+        t, ay = h["time"], h["ay"]
+        wheels = [k for k in h if k.startswith("axle") and k.endswith(".Fz")]
+        loads = np.column_stack([h[k] for k in wheels])
+        lifted = np.flatnonzero((t > s["rampStart"]) & (loads.min(axis=1) <= s["liftLoad"]))
+        band = (t > s["rampStart"]) & (np.abs(ay) >= s["linearLow"]) & (np.abs(ay) <= s["linearHigh"])
+        out = {"rollGradient": m.slope(ay[band], h["roll"][band])}
+        if lifted.size == 0:
+            return {**out, "liftOffLateralAcceleration": math.nan, "liftOffRoll": math.nan,
+                    "liftOffTime": math.nan, "liftOffAxle": math.nan}
+        i = lifted[0]
+        wheel = wheels[int(np.argmin(loads[i]))]
+        return {**out, "liftOffLateralAcceleration": float(abs(ay[i])),
+                "liftOffRoll": float(h["roll"][i]), "liftOffTime": float(t[i]),
+                "liftOffAxle": float(wheel.split(".")[0][len("axle"):])}
+
+
+#: the report panels of a transient steering manoeuvre
+TRANSIENT_PANELS = (("steering-wheel angle", "time", ["steering.angle"], "rad"),
+                    ("yaw rate", "time", ["r"], "rad/s"),
+                    ("lateral acceleration", "time", ["ay"], "m/s^2"))
+
+
+class StepSteer(Manoeuvre):
+    """ISO 7401 step steer: at ``speed`` in ``gear`` with the throttle trimmed by a PI
+    governor until ``stepTime``, then held; the steering wheel ramps to ``steerAngle`` within
+    ``rampTime`` and is held. Response figures per ISO 7401 (see
+    :func:`metrics.step_response`), the steady state taken from ``steadyFrom`` seconds after
+    the step."""
+
+    def __init__(self):
+        super().__init__(
+            name="step-steer", description=self.__doc__.split("\n\n")[0],
+            settings={
+                "speed": Setting(22.2, "m/s", 1.0, 80.0, "speed"),
+                "gear": Setting(4, "", 1, 20, "gear held"),
+                "steerAngle": Setting(0.3, "rad", -20.0, 20.0, "steering-wheel step"),
+                "stepTime": Setting(1.0, "s", 0.1, 60.0, "start of the steering ramp"),
+                "rampTime": Setting(0.1, "s", 0.01, 1.0, "duration of the steering ramp"),
+                "steadyFrom": Setting(3.0, "s", 0.5, 60.0, "steady state from this long after the step"),
+                "duration": Setting(5.0, "s", 0.1, 120.0, "run"),
+            },
+            plots=TRANSIENT_PANELS + (("speed", "time", ["u"], "m/s"),),
+            metric_units={"yawRateGain": "1/s", "yawRateResponseTime": "s",
+                          "yawRatePeakResponseTime": "s", "yawRateOvershoot": "",
+                          "lateralAccelerationResponseTime": "s",
+                          "lateralAccelerationPeakResponseTime": "s",
+                          "lateralAccelerationOvershoot": "", "steadyLateralAcceleration": "m/s^2",
+                          "meanSpeed": "m/s"})
+
+    def fmu_parameters(self, s, unit):
+        return {f"{unit}.speed0": s["speed"]}
+
+    def controller(self, s, unit):
+        gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, self.step)
+        held = {}
+
+        def inputs(t, y):
+            if t < s["stepTime"]:
+                throttle = gov(y)
+                held["throttle"] = throttle
+            else:
+                throttle = held.get("throttle", 0.0)
+            ramp = min(1.0, max(0.0, (t - s["stepTime"]) / s["rampTime"]))
+            return {f"{unit}.steeringWheelAngle": s["steerAngle"] * ramp,
+                    f"{unit}.throttle": throttle, f"{unit}.gear": s["gear"]}
+        return inputs
+
+    def metrics(self, h, s):
+        t = h["time"]
+        steer = np.where(t >= s["stepTime"], 1.0, 0.0) * np.minimum(
+            1.0, np.maximum(0.0, (t - s["stepTime"]) / s["rampTime"])) * s["steerAngle"]
+        start = s["stepTime"] + s["steadyFrom"]
+        yaw = m.step_response(t, steer, h["r"], start)
+        lat = m.step_response(t, steer, h["ay"], start)
+        return {"yawRateGain": yaw["steady"] / float(np.mean(front_steer(h)[t >= start])),
+                "yawRateResponseTime": yaw["responseTime"],
+                "yawRatePeakResponseTime": yaw["peakResponseTime"],
+                "yawRateOvershoot": yaw["overshoot"],
+                "lateralAccelerationResponseTime": lat["responseTime"],
+                "lateralAccelerationPeakResponseTime": lat["peakResponseTime"],
+                "lateralAccelerationOvershoot": lat["overshoot"],
+                "steadyLateralAcceleration": lat["steady"],
+                "meanSpeed": float(np.mean(h["u"][t >= start]))}
+
+
+class SineWithDwell(Manoeuvre):
+    """FMVSS No. 126 sine with dwell: coasting in neutral from ``speed``, at ``startTime``
+    (the beginning of steer, BOS) the steering wheel follows a ``frequency`` sine of
+    ``amplitude``, held for ``dwell`` at its second peak, then back to zero (the completion
+    of steer, COS, 1/f + dwell after BOS). Yaw-rate ratios at COS + 1.0 s and COS + 1.75 s
+    to the first yaw-rate peak after the steering changes sign (FMVSS 126 S5.2.1, S5.2.2:
+    at most 0.35 and 0.20), and the lateral displacement of the CG 1.07 s after BOS (S5.2.3),
+    in the direction of the first steer."""
+
+    def __init__(self):
+        super().__init__(
+            name="sine-with-dwell", description=self.__doc__.split("\n\n")[0],
+            settings={
+                "speed": Setting(80.0 / 3.6, "m/s", 1.0, 80.0, "initial speed"),
+                "amplitude": Setting(1.5, "rad", -20.0, 20.0, "steering-wheel amplitude"),
+                "frequency": Setting(0.7, "Hz", 0.05, 5.0, "frequency of the sine"),
+                "dwell": Setting(0.5, "s", 0.0, 5.0, "dwell at the second peak"),
+                "startTime": Setting(1.0, "s", 0.0, 30.0, "beginning of steer"),
+                "duration": Setting(6.0, "s", 0.1, 120.0, "run"),
+            },
+            plots=TRANSIENT_PANELS + (("path", "X", ["Y"], "Y (m, right +)"),),
+            metric_units={"yawRateRatio1s": "", "yawRateRatio175s": "", "peakYawRate": "rad/s",
+                          "lateralDisplacement": "m", "peakLateralAcceleration": "m/s^2"})
+
+    def fmu_parameters(self, s, unit):
+        return {f"{unit}.speed0": s["speed"]}
+
+    @staticmethod
+    def steer(t, s):
+        """The steering-wheel angle at time(s) ``t``."""
+        tau = np.asarray(t, dtype=float) - s["startTime"]
+        w, quarter3 = 2 * math.pi * s["frequency"], 0.75 / s["frequency"]
+        end = 1.0 / s["frequency"] + s["dwell"]
+        phase = np.where(tau < quarter3, tau, np.where(tau < quarter3 + s["dwell"], quarter3,
+                                                       tau - s["dwell"]))
+        return np.where((tau > 0) & (tau < end), s["amplitude"] * np.sin(w * phase), 0.0)
+
+    def controller(self, s, unit):
+        def inputs(t, y):
+            return {f"{unit}.steeringWheelAngle": float(self.steer(t, s)),
+                    f"{unit}.throttle": 0.0, f"{unit}.gear": 0}
+        return inputs
+
+    def metrics(self, h, s):
+        bos = s["startTime"]
+        cos_ = bos + 1.0 / s["frequency"] + s["dwell"]
+        return m.sine_with_dwell(h["time"], h["r"], h["ay"], h["X"], h["Y"], h["yaw"], bos,
+                                 bos + 0.5 / s["frequency"], cos_, math.copysign(1.0, s["amplitude"]))
+
+
+MANOEUVRES = {cls().name: cls for cls in (StraightBrake, SteadyCircle, StepSteer, StaticRollover,
+                                          SineWithDwell)}
+
+
+def get(name: str) -> Manoeuvre:
+    """A new manoeuvre by name; ValueError listing the names if unknown."""
+    if name not in MANOEUVRES:
+        raise ValueError(f"{name!r} is not a manoeuvre; choose one of {', '.join(MANOEUVRES)}")
+    return MANOEUVRES[name]()

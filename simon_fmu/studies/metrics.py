@@ -1,0 +1,118 @@
+"""Metrics of the standard manoeuvres, computed from time histories (SI units throughout).
+
+Each function takes plain arrays, so each can be tested against its closed form directly.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def first_crossing(t: np.ndarray, y: np.ndarray, level: float, after: float = -math.inf) -> float:
+    """The time at which ``y`` first reaches ``level`` at or after ``after``, linearly
+    interpolated between samples; NaN if it never does."""
+    idx = np.flatnonzero(t >= after)
+    if idx.size == 0:
+        return math.nan
+    s = y[idx] - level
+    sign0 = np.sign(s[0])
+    if sign0 == 0:
+        return float(t[idx[0]])
+    hit = np.flatnonzero(np.sign(s) != sign0)
+    if hit.size == 0:
+        return math.nan
+    j = idx[hit[0]]
+    t0, t1, y0, y1 = t[j - 1], t[j], y[j - 1], y[j]
+    return float(t0 + (level - y0) * (t1 - t0) / (y1 - y0))
+
+
+def at(t: np.ndarray, y: np.ndarray, when: float) -> float:
+    """``y`` at time ``when`` (linear interpolation); NaN outside the histories."""
+    if not (t[0] <= when <= t[-1]):
+        return math.nan
+    return float(np.interp(when, t, y))
+
+
+def stopping(t: np.ndarray, x: np.ndarray, u: np.ndarray, t_brake: float,
+             stop_speed: float) -> tuple[float, float]:
+    """Stopping distance and time from the brake application at ``t_brake`` to the moment
+    the forward speed falls to ``stop_speed``: (s, t), NaN if the vehicle does not stop."""
+    t_stop = first_crossing(t, u, stop_speed, after=t_brake)
+    if math.isnan(t_stop):
+        return math.nan, math.nan
+    return at(t, x, t_stop) - at(t, x, t_brake), t_stop - t_brake
+
+
+def mean_fully_developed_deceleration(x: np.ndarray, u: np.ndarray, v0: float) -> float:
+    """Mean fully developed deceleration (UN ECE R13-H, Annex 3):
+
+        d_m = (v_b^2 - v_e^2) / (2 (s_e - s_b)),   v_b = 0.8 v0,  v_e = 0.1 v0,
+
+    s_b and s_e the distances travelled at v_b and v_e. ``u`` must fall monotonically
+    through both speeds (a straight stop); NaN if it does not reach them."""
+    vb, ve = 0.8 * v0, 0.1 * v0
+    s = np.arange(u.size, dtype=float)
+    ib, ie = first_crossing(s, u, vb), first_crossing(s, u, ve)
+    if math.isnan(ib) or math.isnan(ie) or ie <= ib:
+        return math.nan
+    sb, se = np.interp(ib, s, x), np.interp(ie, s, x)
+    return float((vb ** 2 - ve ** 2) / (2.0 * (se - sb)))
+
+
+def slope(x: np.ndarray, y: np.ndarray) -> float:
+    """Least-squares slope dy/dx; NaN with fewer than two distinct x."""
+    if x.size < 2 or np.ptp(x) == 0:
+        return math.nan
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def understeer_gradient(ay: np.ndarray, delta: np.ndarray, yaw_rate: np.ndarray, u: np.ndarray,
+                        wheelbase: float) -> float:
+    """Understeer gradient K (ISO 4138, rad per m/s^2 at the road wheels).
+
+    Steady state: delta = L / R + K ay with the path curvature 1/R = r / u, so K is the
+    slope of delta - L r / u over ay (samples of the linear range)."""
+    return slope(ay, delta - wheelbase * yaw_rate / u)
+
+
+def step_response(t: np.ndarray, steer: np.ndarray, y: np.ndarray, steady_from: float
+                  ) -> dict[str, float]:
+    """ISO 7401 step-steer figures of a response ``y`` to a steering ``steer`` step.
+
+    The reference time t0 is when the steering reaches 50 % of its final value; the steady
+    value is the mean of ``y`` from ``steady_from`` on. Response time: t0 to 90 % of the
+    steady value; peak response time: t0 to the peak; overshoot: (peak - steady) / steady."""
+    final = float(np.mean(steer[t >= steady_from]))
+    t0 = first_crossing(t, steer, 0.5 * final)
+    steady = float(np.mean(y[t >= steady_from]))
+    sign = math.copysign(1.0, steady) if steady else 1.0
+    t90 = first_crossing(t, sign * y, 0.9 * abs(steady), after=t0)
+    window = t >= t0
+    k = int(np.argmax(sign * y[window]))
+    peak = float(y[window][k])
+    return {"steady": steady, "responseTime": t90 - t0,
+            "peakResponseTime": float(t[window][k] - t0),
+            "overshoot": (peak - steady) / steady if steady else math.nan}
+
+
+def sine_with_dwell(t, r, ay, x, y, yaw, bos: float, reversal: float, cos_: float,
+                    sign: float) -> dict[str, float]:
+    """FMVSS 126 figures of a sine-with-dwell run (S5.2).
+
+    ``bos``, ``reversal`` and ``cos_`` are the beginning of steer, the moment the steering
+    changes sign and the completion of steer; ``sign`` that of the first steer. The peak yaw
+    rate is the largest yaw rate of the second lobe's sign (-sign) from the reversal to COS +
+    1.75 s; the ratios are the yaw rate at COS + 1.0 s and COS + 1.75 s over it. The lateral
+    displacement is the CG's displacement 1.07 s after BOS perpendicular to the heading at
+    BOS, positive in the direction of the first steer."""
+    window = (t >= reversal) & (t <= cos_ + 1.75)
+    peak = float(np.max(-sign * r[window])) * -sign if window.any() else math.nan
+    x0, y0, psi0 = at(t, x, bos), at(t, y, bos), at(t, yaw, bos)
+    t1 = bos + 1.07
+    lateral = -(at(t, x, t1) - x0) * math.sin(psi0) + (at(t, y, t1) - y0) * math.cos(psi0)
+    return {"peakYawRate": peak,
+            "yawRateRatio1s": at(t, r, cos_ + 1.0) / peak,
+            "yawRateRatio175s": at(t, r, cos_ + 1.75) / peak,
+            "lateralDisplacement": sign * lateral,
+            "peakLateralAcceleration": float(np.max(np.abs(ay[t >= bos])))}

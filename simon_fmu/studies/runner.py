@@ -1,0 +1,145 @@
+"""One FMU, extracted and instantiated once, run case after case (fmi2Reset between cases).
+
+:class:`FmuRunner` is what a sweep's worker keeps for its whole life: the FMU is unpacked into
+a temporary folder once, instantiated once, and each case starts with fmi2Reset (a new slave
+object, the same shared library and extracted files). A case that fails (a parameter out of
+range, an engine error on a step) raises :class:`CaseError` with the FMU's logged message;
+the next case resets the instance as usual, and if fmi2Reset itself fails the instance is
+freed and instantiated again from the same extracted folder.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+
+class CaseError(RuntimeError):
+    """A case the FMU refused or failed; the message is the FMU's logged reason."""
+
+
+class FmuRunner:
+    """An extracted, instantiated FMU that runs manoeuvres (``run``)."""
+
+    def __init__(self, fmu: str | Path):
+        from fmpy import extract, read_model_description
+        self.fmu_path = Path(fmu)
+        self._folder = Path(tempfile.mkdtemp(prefix="simon-study-"))
+        extract(str(self.fmu_path), str(self._folder))
+        self.md = read_model_description(str(self._folder))
+        self.variables = {v.name: v for v in self.md.modelVariables}
+        self.vr = {v.name: v.valueReference for v in self.md.modelVariables}
+        self.types = {v.name: "Integer" if v.type == "Enumeration" else v.type
+                      for v in self.md.modelVariables}
+        self.lead_unit = next(v.name.split(".")[0] for v in self.md.modelVariables
+                              if v.name.endswith(".speed0"))
+        self.log: list[str] = []
+        self.instantiations = 0
+        self._fresh = False
+        self._instantiate()
+
+    # --- life cycle -------------------------------------------------------------------------
+    def _instantiate(self) -> None:
+        from fmpy.fmi2 import FMU2Slave
+
+        from ..cosim.master import fmi2_callbacks
+
+        def logger(_env, _instance, status, _category, message):
+            if status >= 2:        # warnings are not a case's failure; errors and worse are
+                self.log.append((message or b"").decode(errors="replace"))
+
+        self._callbacks = fmi2_callbacks(logger)
+        self.fmu = FMU2Slave(guid=self.md.guid, unzipDirectory=str(self._folder),
+                             modelIdentifier=self.md.coSimulation.modelIdentifier,
+                             instanceName="study")
+        self.fmu.instantiate(callbacks=self._callbacks, loggingOn=False)
+        self.instantiations += 1
+        self._fresh = True
+
+    def _reset(self) -> None:
+        if self._fresh:
+            return
+        try:
+            self.fmu.reset()
+        except Exception:                      # noqa: BLE001 - fall back to a new instance
+            try:
+                self.fmu.freeInstance()
+            except Exception:                  # noqa: BLE001
+                pass
+            self._instantiate()
+        self._fresh = True
+
+    def close(self) -> None:
+        try:
+            self.fmu.freeInstance()
+        finally:
+            shutil.rmtree(self._folder, ignore_errors=True)
+
+    # --- values -----------------------------------------------------------------------------
+    def set(self, name: str, value) -> None:
+        self.set_many({name: value})
+
+    def set_many(self, values: dict) -> None:
+        """Set several variables, one fmi2Set call per type."""
+        by_type: dict[str, tuple[list, list]] = {}
+        for name, value in values.items():
+            kind = self.types[name]
+            if kind == "Integer":
+                value = int(round(value))
+            elif kind == "Boolean":
+                value = bool(value)
+            vrs, vals = by_type.setdefault(kind, ([], []))
+            vrs.append(self.vr[name])
+            vals.append(value)
+        for kind, (vrs, vals) in by_type.items():
+            getattr(self.fmu, f"set{kind}")(vrs, vals)
+
+    def _error(self, what: str, exc: Exception) -> CaseError:
+        reason = "; ".join(dict.fromkeys(self.log)) or str(exc)
+        return CaseError(f"{what}: {reason}")
+
+    # --- a case -----------------------------------------------------------------------------
+    def run(self, manoeuvre, settings: dict, parameters: dict) -> dict[str, np.ndarray]:
+        """Run ``manoeuvre`` with its ``settings`` and the FMU ``parameters``; the histories.
+
+        Returns ``{"time": ..., output name: ...}`` at the manoeuvre's communication step.
+        """
+        self._reset()
+        self._fresh = False
+        self.log.clear()
+        unit = self.lead_unit
+        start = manoeuvre.fmu_parameters(settings, unit)
+        start.update(parameters)
+        outputs = [f"{unit}.{name}" for name in manoeuvre.outputs(self)]
+        out_vrs = [self.vr[n] for n in outputs]
+        dt, stop = manoeuvre.step, float(settings["duration"])
+        try:
+            self.fmu.setupExperiment(startTime=0.0)
+            self.fmu.enterInitializationMode()
+            self.set_many(start)
+            self.fmu.exitInitializationMode()
+        except Exception as exc:               # noqa: BLE001 - recorded as the case's error
+            raise self._error("initialisation", exc) from None
+        n = int(round(stop / dt))
+        rows = np.empty((n + 1, len(outputs)))
+        times = np.arange(n + 1) * dt
+        controller = manoeuvre.controller(settings, unit)
+        rows[0] = self.fmu.getReal(out_vrs)
+        last = 0
+        for k in range(n):
+            values = dict(zip(outputs, rows[k]))
+            self.set_many(controller(times[k], values))
+            try:
+                self.fmu.doStep(currentCommunicationPoint=times[k], communicationStepSize=dt)
+            except Exception as exc:           # noqa: BLE001
+                raise self._error(f"step at t = {times[k]:.3f} s", exc) from None
+            rows[k + 1] = self.fmu.getReal(out_vrs)
+            last = k + 1
+            if manoeuvre.finished(times[last], dict(zip(outputs, rows[last])), settings, unit):
+                break
+        history = {"time": times[:last + 1]}
+        for j, name in enumerate(outputs):
+            history[name.split(".", 1)[1]] = rows[:last + 1, j].copy()
+        return history

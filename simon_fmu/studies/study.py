@@ -1,0 +1,94 @@
+"""``python -m simon_fmu study MANOEUVRE [EVENT] [--set NAME=VALUE ...] -o OUT_DIR``.
+
+Runs one manoeuvre on the FMU of the event (built once and cached, see
+:func:`.sweep.prepare_fmu`, or ``--fmu``) and writes into OUT_DIR:
+
+- ``metrics.json``: the manoeuvre, its settings, the FMU parameters set, the metrics (SI);
+- ``histories.csv``: time and every recorded output (names relative to the lead unit);
+- ``report.html``: the same figures and the plots, one self-contained page.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import manoeuvres, report
+from .runner import CaseError, FmuRunner
+
+
+def parse_sets(items: list[str]) -> dict[str, float]:
+    """``NAME=VALUE`` pairs; ValueError naming a bad one."""
+    out = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            if not sep or not name:
+                raise ValueError
+            out[name.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"--set {item!r}: expected NAME=NUMBER") from None
+    return out
+
+
+def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path) -> dict:
+    """Run the study and write its files; the metrics JSON content."""
+    man = manoeuvres.get(manoeuvre_name)
+    runner = FmuRunner(fmu)
+    try:
+        parameters_known = {n for n, v in runner.variables.items() if v.causality == "parameter"}
+        settings_in, parameters = {}, {}
+        for name, value in values.items():
+            if name in man.settings:
+                settings_in[name] = value
+            elif name in parameters_known:
+                parameters[name] = value
+            else:
+                raise ValueError(f"--set {name}: neither a setting of {man.name} "
+                                 f"({', '.join(man.settings)}) nor a parameter of the FMU")
+        settings = man.resolve(settings_in)
+        history = runner.run(man, settings, parameters)
+    finally:
+        runner.close()
+    metrics = {k: float(v) for k, v in man.metrics(history, settings).items()}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    result = {"manoeuvre": man.name, "fmu": str(fmu), "settings": settings,
+              "parameters": parameters, "metrics": metrics, "units": man.metric_units}
+    as_json = {**result, "metrics": {k: None if math.isnan(v) else v for k, v in metrics.items()}}
+    (out_dir / "metrics.json").write_text(json.dumps(as_json, indent=2) + "\n")
+    names = list(history)
+    np.savetxt(out_dir / "histories.csv", np.column_stack([history[n] for n in names]),
+               delimiter=",", header=",".join(names), comments="")
+    png = report.figure_png(history, man.plots)
+    page = report.html_report(f"{man.name} study", man.description, settings,
+                              {k: s.unit for k, s in man.settings.items()}, parameters, metrics,
+                              man.metric_units, png)
+    (out_dir / "report.html").write_text(page)
+    return result
+
+
+def main(args) -> int:
+    import engine
+
+    from .sweep import prepare_fmu
+    try:
+        values = parse_sets(args.set)
+        manoeuvres.get(args.manoeuvre)
+        fmu = Path(args.fmu) if args.fmu else prepare_fmu(
+            Path(args.event_file) if args.event_file else None)
+        result = run_study(args.manoeuvre, fmu, values, Path(args.output))
+    except engine.EventError as exc:
+        print(f"{args.event_file}: not a valid event:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 2
+    except (ValueError, CaseError) as exc:
+        print(f"study: {exc}", file=sys.stderr)
+        return 2
+    for name, value in result["metrics"].items():
+        print(f"{name} = {value:.6g} {result['units'].get(name, '')}".rstrip())
+    print(f"wrote {args.output}/metrics.json, histories.csv and report.html")
+    return 0
