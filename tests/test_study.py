@@ -141,6 +141,7 @@ def test_study_command_writes_metrics_histories_and_report(car_fmu, tmp_path, ca
     page = (out / "report.html").read_text()
     png = base64.b64decode(re.search(r"base64,([A-Za-z0-9+/=]+)", page).group(1))
     assert png.startswith(b"\x89PNG") and "stoppingDistance" in page
+    assert (out / "report.png").read_bytes() == png
     assert "stoppingDistance" in capsys.readouterr().out
 
 
