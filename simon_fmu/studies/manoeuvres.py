@@ -13,6 +13,7 @@ value comes from the FMU (its event) itself. Names of outputs are relative to th
 | ``static-rollover`` | the steady-circle ramp on a high-friction road until a wheel lifts off | lateral acceleration, roll and time at lift-off, the axle that lifts, roll gradient |
 | ``sine-with-dwell`` | FMVSS 126 0.7 Hz sine with a 0.5 s dwell, coasting | yaw-rate ratios 1.0 s and 1.75 s after the steer, lateral displacement 1.07 s after its beginning |
 | ``step-steer`` | ISO 7401 step steer at constant throttle | yaw-rate and lateral-acceleration response and peak response times, overshoots, steady yaw-rate gain |
+| ``frequency-response`` | ISO 7401 several-frequency sine: the sum of 0.2, 0.6 and 1.2 Hz sines of the steering wheel at constant speed | yaw-rate and lateral-acceleration gain and phase to the road-wheel steer at each frequency (``yawRateGain1``..3, ``yawRatePhase1``..3, ``lateralAccelerationGain1``..3, ``lateralAccelerationPhase1``..3) |
 """
 from __future__ import annotations
 
@@ -380,8 +381,79 @@ class SineWithDwell(Manoeuvre):
                                  bos + 0.5 / s["frequency"], cos_, math.copysign(1.0, s["amplitude"]))
 
 
+class FrequencyResponse(Manoeuvre):
+    """ISO 7401 frequency response, several-frequency sine input: at ``speed`` held by a PI
+    throttle in ``gear``, from ``startTime`` the steering wheel follows the sum of sines
+    of ``frequency1``..``frequency3`` (Hz), each of ``amplitude``/3. After ``settle`` seconds
+    the yaw rate, the lateral acceleration and the mean road-wheel steer of the first axle
+    are fitted over ``window`` seconds (:func:`metrics.harmonics`; the window should hold
+    whole periods of each frequency); gain and phase (negative a lag) of yaw rate and
+    lateral acceleration to the road-wheel steer at each frequency."""
+
+    N = 3
+
+    def __init__(self):
+        super().__init__(
+            name="frequency-response", description=self.__doc__.split("\n\n")[0],
+            settings={
+                "speed": Setting(80.0 / 3.6, "m/s", 1.0, 80.0, "speed held"),
+                "gear": Setting(4, "", 1, 20, "gear held"),
+                "amplitude": Setting(0.3, "rad", -20.0, 20.0, "steering-wheel amplitude (sum of the sines)"),
+                "frequency1": Setting(0.2, "Hz", 0.01, 10.0, "first frequency"),
+                "frequency2": Setting(0.6, "Hz", 0.01, 10.0, "second frequency"),
+                "frequency3": Setting(1.2, "Hz", 0.01, 10.0, "third frequency"),
+                "startTime": Setting(1.0, "s", 0.0, 30.0, "start of the steering"),
+                "settle": Setting(5.0, "s", 0.0, 60.0, "settling time before the fit"),
+                "window": Setting(10.0, "s", 0.5, 300.0, "fit window"),
+                "duration": Setting(60.0, "s", 0.1, 600.0, "longest run (ends after the window)"),
+            },
+            plots=TRANSIENT_PANELS + (("speed", "time", ["u"], "m/s"),),
+            metric_units={**{f"{q}{i}": unit for i in range(1, self.N + 1) for q, unit in
+                             (("frequency", "Hz"), ("yawRateGain", "1/s"), ("yawRatePhase", "rad"),
+                              ("lateralAccelerationGain", "m/s^2/rad"),
+                              ("lateralAccelerationPhase", "rad"))}, "meanSpeed": "m/s"})
+
+    def frequencies(self, s) -> list[float]:
+        return [s[f"frequency{i}"] for i in range(1, self.N + 1)]
+
+    def steer(self, t, s):
+        """The steering-wheel angle at time(s) ``t``."""
+        tau = np.maximum(np.asarray(t, dtype=float) - s["startTime"], 0.0)
+        return s["amplitude"] / self.N * sum(np.sin(2 * math.pi * f * tau)
+                                             for f in self.frequencies(s))
+
+    def fmu_parameters(self, s, unit):
+        return {f"{unit}.speed0": s["speed"]}
+
+    def controller(self, s, unit):
+        gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, self.step)
+
+        def inputs(t, y):
+            return {f"{unit}.steeringWheelAngle": float(self.steer(t, s)),
+                    f"{unit}.throttle": gov(y), f"{unit}.gear": s["gear"]}
+        return inputs
+
+    def finished(self, t, y, s, unit):
+        return t >= s["startTime"] + s["settle"] + s["window"]
+
+    def metrics(self, h, s):
+        t = h["time"]
+        t0 = s["startTime"] + s["settle"]
+        win = (t >= t0) & (t < t0 + s["window"] - 0.5 * self.step)
+        freqs = self.frequencies(s)
+        delta = front_steer(h)[win]
+        out = {"meanSpeed": float(np.mean(h["u"][win]))}
+        for q, name in (("r", "yawRate"), ("ay", "lateralAcceleration")):
+            gain, phase = m.frequency_response(t[win], delta, h[q][win], freqs)
+            for i, f in enumerate(freqs, 1):
+                out[f"frequency{i}"] = f
+                out[f"{name}Gain{i}"] = float(gain[i - 1])
+                out[f"{name}Phase{i}"] = float(phase[i - 1])
+        return out
+
+
 MANOEUVRES = {cls().name: cls for cls in (StraightBrake, SteadyCircle, StepSteer, StaticRollover,
-                                          SineWithDwell)}
+                                          SineWithDwell, FrequencyResponse)}
 
 
 def get(name: str) -> Manoeuvre:
