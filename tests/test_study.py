@@ -246,3 +246,31 @@ def test_harmonics_of_a_sum_of_sines():
     assert np.angle(c[[0, 2]]) == pytest.approx([-0.4, 1.0], abs=1e-9)
     gain, phase = m.frequency_response(t, np.sin(2 * math.pi * 0.2 * t), y, [0.2])
     assert gain == pytest.approx([2.0]) and phase == pytest.approx([-0.4])
+
+
+def test_split_mu_locked_wheel_stop_vs_friction_bounds(car_fmu, tmp_path):
+    """Locked wheels on split friction (no ABS in the FMU): the sliding tires' forces are at
+    most mu_i N_i, so the path is at least the mean-friction stop (aero drag included:
+    s = ln(1 + k v^2 / a) / (2 k), a = g mu_s (mu_low + mu_high) / 2, the loads equal left
+    and right), and shorter than the low-friction stop. The car yaws towards the high side."""
+    result = run_study("split-mu", car_fmu, {}, tmp_path)
+    got, s = result["metrics"], result["settings"]
+    (mu_s,) = {v for tire in EV["tires"].values() for row in tire["slide_friction"] for v in row}
+    k, v = 0.5 * RHO * CDA / M, s["speed0"]
+
+    def stop(mu):
+        return math.log(1 + k * v ** 2 / (mu * mu_s * G)) / (2 * k)
+    mean = stop(0.5 * (s["muLow"] + s["muHigh"]))
+    assert stop(s["muHigh"]) < mean <= got["stoppingDistance"] < stop(s["muLow"])
+    # measured +14 % over the mean-friction stop: the car spins, its tires slide in different directions
+    assert got["stoppingDistance"] == pytest.approx(mean, rel=0.2)
+    assert got["finalYaw"] < -0.5          # low side right: yaw to the left (SAE: negative)
+
+
+def test_split_mu_driver_holds_the_line_below_lock(car_fmu, tmp_path):
+    base = {"brakePedalForce": 100.0, "muLow": 0.5}
+    held = run_study("split-mu", car_fmu, base, tmp_path / "held")["metrics"]
+    driven = run_study("split-mu", car_fmu, {**base, "driver": 1}, tmp_path / "driver")["metrics"]
+    # measured 4.7 mm held, 0.7 mm with the driver
+    assert driven["maxLateralDeviation"] < 0.5 * held["maxLateralDeviation"]
+    assert driven["stoppingDistance"] == pytest.approx(held["stoppingDistance"], rel=0.01)
