@@ -6,6 +6,7 @@ import copy
 import json
 import math
 
+import numpy as np
 import pytest
 
 import engine
@@ -172,3 +173,41 @@ def test_the_event_file_of_an_overlapping_pair_is_refused_as_the_fmu_would():
     ev = engine.load_event(data)           # every field is valid ...
     with pytest.raises(engine.EventError, match=r"car2\.X0, car2\.Y0, car2\.yaw0 \(units\[1\]\.initial\)"):
         engine.Simulation(ev)              # ... but the start is not
+
+
+def _run_car(data, initial=None, tractor_pedal=0.0):
+    """The car's unit, wheel and tire outputs over 1 s, steering from 0.1 s on."""
+    sim = engine.Simulation(engine.load_event(data), initial=initial)
+    lead = [sim.unit_index(n) for n in sim.lead_units]
+    steer, gear, pedal = (engine.UNIT_INPUTS.index(k) for k in ("steeringWheelAngle", "gear", "brakePedalForce"))
+    car = sim.unit_index("car")
+    wheels = [i for i, n in enumerate(sim.wheel_names) if n.startswith("car.")]
+    tires = [i for i, n in enumerate(sim.tire_names) if n.startswith("car.")]
+    out = []
+    for k in range(1, 101):
+        sim.u_unit[lead, gear] = 4
+        sim.u_unit[car, steer] = 1.0 if k > 10 else 0.0
+        if "tractor" in sim.unit_names:
+            sim.u_unit[sim.unit_index("tractor"), pedal] = tractor_pedal
+        sim.advance(k * 0.01)
+        out.append(np.concatenate([sim.y_unit[car], sim.y_wheel[wheels].ravel(), sim.y_tire[tires].ravel()]))
+    return np.array(out)
+
+
+def test_a_vehicle_moves_as_in_an_event_of_its_own_bit_for_bit():
+    """The car beside the tractor-semitrailer, wherever that is and whatever its driver does,
+    gives the car's outputs of an event without it, to the last bit (its static loads too:
+    engine.equilibrium solves each vehicle on its own)."""
+    mixed = load(CAR_AND_SEMITRAILER_EVENT)
+    alone = copy.deepcopy(mixed)
+    alone["units"] = alone["units"][:1]
+    ref = _run_car(alone)
+    assert np.array_equal(_run_car(mixed), ref)
+    assert np.array_equal(_run_car(mixed, tractor_pedal=800.0), ref)
+    assert np.array_equal(_run_car(mixed, initial={"tractor": {"X0": -400.0, "Y0": 900.0, "yaw0": 2.0,
+                                                               "speed0": 5.0}}), ref)
+    # and the combination's static loads are those of its own event
+    combo = engine.Simulation(engine.load_event(TRACTOR_SEMITRAILER_EVENT), initial={"tractor": {"X0": 30.0, "Y0": 3.7}})
+    both = engine.Simulation(engine.load_event(mixed))
+    fz = engine.TIRE_OUTPUTS.index("Fz")
+    assert np.array_equal(both.y_tire[len(both.tire_names) - len(combo.tire_names):, fz], combo.y_tire[:, fz])
