@@ -75,7 +75,8 @@ class Simulation:
         Road friction multiplier applied on top of the event's environment (default 1).
     initial : dict, optional
         Per lead unit name, any of ``speed0`` (m/s), ``X0``, ``Y0`` (m) and ``yaw0`` (rad),
-        overriding the event's initial conditions. A lead unit places the units it tows.
+        overriding the event's initial conditions. A lead unit places the units it tows. The
+        vehicles of an event with several must start apart (:mod:`engine.footprint`).
     wheel_inputs : array, optional
         The wheel inputs [wheel, WHEEL_INPUTS] to start with (default: their start values);
         with an external road, its roadZ and grades place the vehicle on it.
