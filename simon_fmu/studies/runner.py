@@ -114,7 +114,7 @@ class FmuRunner:
         start.update(parameters)
         outputs = [f"{unit}.{name}" for name in manoeuvre.outputs(self)]
         out_vrs = [self.vr[n] for n in outputs]
-        dt, stop = manoeuvre.step, float(settings["duration"])
+        dt, stop = manoeuvre.communication_step(settings), float(settings["duration"])
         try:
             self.fmu.setupExperiment(startTime=0.0)
             self.fmu.enterInitializationMode()
