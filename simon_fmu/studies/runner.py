@@ -77,6 +77,14 @@ class FmuRunner:
         finally:
             shutil.rmtree(self._folder, ignore_errors=True)
 
+    def event(self):
+        """The event the FMU was built from (``resources/event.json``), as an engine.Event:
+        a manoeuvre takes its vehicle values (body, steering ratio, drivetrain) from it."""
+        import engine
+
+        from ..vehicle.slave import EVENT_FILE
+        return engine.load_event(self._folder / "resources" / EVENT_FILE)
+
     # --- values -----------------------------------------------------------------------------
     def set(self, name: str, value) -> None:
         self.set_many({name: value})
