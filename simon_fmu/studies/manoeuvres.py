@@ -613,8 +613,13 @@ class LaneChange(Manoeuvre):
         return super().outputs(runner)
 
     def fmu_parameters(self, s, unit):
-        return {f"{unit}.speed0": s["speed"], f"{unit}.X0": -s["runIn"], f"{unit}.Y0": 0.0,
-                f"{unit}.yaw0": 0.0}
+        """The start at ``speed``, ``runIn`` before the entry on the path, along it."""
+        from ..controllers.driver import Path
+        path = Path(self._path[:, 0], self._path[:, 1])
+        station, _ = path.locate(-s["runIn"], 0.0)
+        _, y0 = path.point(station)
+        return {f"{unit}.speed0": s["speed"], f"{unit}.X0": -s["runIn"], f"{unit}.Y0": y0,
+                f"{unit}.yaw0": path.heading(station)}
 
     def _ends(self, x, yaw):
         """X of the body's front and rear (on its centre line) for CG X and yaw."""

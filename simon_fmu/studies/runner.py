@@ -118,9 +118,10 @@ class FmuRunner:
         self._fresh = False
         self.log.clear()
         unit = self.lead_unit
+        # the outputs first: a manoeuvre may read the vehicle from the FMU there
+        outputs = [f"{unit}.{name}" for name in manoeuvre.outputs(self)]
         start = manoeuvre.fmu_parameters(settings, unit)
         start.update(parameters)
-        outputs = [f"{unit}.{name}" for name in manoeuvre.outputs(self)]
         out_vrs = [self.vr[n] for n in outputs]
         dt, stop = manoeuvre.step, float(settings["duration"])
         try:
