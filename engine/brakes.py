@@ -78,3 +78,44 @@ def temperature_rate(P_BRAKE, b, temperature, power, speed, air_temperature):
     """dT/dt = (P - (h_0 + h_1 V)(T - T_air)) / C of design b, with the braking power P >= 0."""
     cooling = P_BRAKE[b, B_COOL0] + P_BRAKE[b, B_COOL1] * speed
     return (power - cooling * (temperature - air_temperature)) / P_BRAKE[b, B_HEAT]
+
+
+#: the wheel-table methods of Eq. 49 (brakes) and Eq. 52 (drive): a force at the ground per
+#: wheel (Braking Force, Tractive Effort) or a fraction of the available friction
+TABLE_FORCE = 1
+TABLE_FRICTION = 2
+
+
+@njit
+def table_torque(method, value, mu_p, f_r, r_tire, n):
+    """Eq. 49 (Braking Force, % Available Friction) and Eq. 52 (Tractive Effort, % Available
+    Friction): the attempted wheel torque magnitude set directly from the table value.
+
+    TABLE_FORCE: T = F_Wheel max(r_Tire) over the wheel's n tires (the largest radius of a
+    dual pair); TABLE_FRICTION: T = theta_Wheel sum_i mu_P,i F_R,i r_Tire,i over i = 1..n
+    (printed i = 0..N in Eq. 49, a typo: Eq. 52 and the N tires sum from 1). ``mu_p``,
+    ``f_r``, ``r_tire`` hold the tires' peak friction (with the road's multiplier), radial
+    load (N) and current radius (m)."""
+    if method == TABLE_FORCE:
+        r_max = 0.0
+        for i in range(n):
+            r_max = max(r_max, r_tire[i])
+        return value * r_max
+    t = 0.0
+    for i in range(n):
+        t += mu_p[i] * f_r[i] * r_tire[i]
+    return value * t
+
+
+@njit
+def table_ground_force(method, value, mu_p, f_r, n):
+    """The longitudinal ground force magnitude (N) the table prescribes at a wheel with the
+    spin degree of freedom bypassed: the torque of ``table_torque`` over the tire radius,
+    limited by the available friction sum_i mu_P,i F_R,i (no more can reach the ground).
+    TABLE_FORCE gives min(F_Wheel, sum mu_P F_R), TABLE_FRICTION theta sum mu_P F_R."""
+    avail = 0.0
+    for i in range(n):
+        avail += mu_p[i] * f_r[i]
+    if method == TABLE_FORCE:
+        return min(value, avail)
+    return value * avail
