@@ -80,42 +80,38 @@ def temperature_rate(P_BRAKE, b, temperature, power, speed, air_temperature):
     return (power - cooling * (temperature - air_temperature)) / P_BRAKE[b, B_HEAT]
 
 
+
 #: the wheel-table methods of Eq. 49 (brakes) and Eq. 52 (drive): a force at the ground per
 #: wheel (Braking Force, Tractive Effort) or a fraction of the available friction
 TABLE_FORCE = 1
 TABLE_FRICTION = 2
+#: ground speed (m/s) over which a table's braking force is ramped in from zero at standstill
+V_TABLE = 0.1
 
 
 @njit
-def table_torque(method, value, mu_p, f_r, r_tire, n):
-    """Eq. 49 (Braking Force, % Available Friction) and Eq. 52 (Tractive Effort, % Available
-    Friction): the attempted wheel torque magnitude set directly from the table value.
+def table_force(method, value, n_tires, available):
+    """Eq. 49 and 52 at one tire: the longitudinal ground force (magnitude, N) a table asks of
+    it, with the spin degree of freedom bypassed (the torque over the tire radius).
 
-    TABLE_FORCE: T = F_Wheel max(r_Tire) over the wheel's n tires (the largest radius of a
-    dual pair); TABLE_FRICTION: T = theta_Wheel sum_i mu_P,i F_R,i r_Tire,i over i = 1..n
-    (printed i = 0..N in Eq. 49, a typo: Eq. 52 and the N tires sum from 1). ``mu_p``,
-    ``f_r``, ``r_tire`` hold the tires' peak friction (with the road's multiplier), radial
-    load (N) and current radius (m)."""
+    TABLE_FORCE (Braking Force, Tractive Effort): the wheel's force F_Wheel shared by its
+    n_tires, at most the tire's available friction ``available`` = mu_P F_R; TABLE_FRICTION (%
+    Available Friction): theta_Wheel mu_P F_R. 0 for any other method (the table is unused)."""
     if method == TABLE_FORCE:
-        r_max = 0.0
-        for i in range(n):
-            r_max = max(r_max, r_tire[i])
-        return value * r_max
-    t = 0.0
-    for i in range(n):
-        t += mu_p[i] * f_r[i] * r_tire[i]
-    return value * t
+        return min(value / n_tires, available)
+    if method == TABLE_FRICTION:
+        return value * available
+    return 0.0
 
 
 @njit
-def table_ground_force(method, value, mu_p, f_r, n):
-    """The longitudinal ground force magnitude (N) the table prescribes at a wheel with the
-    spin degree of freedom bypassed: the torque of ``table_torque`` over the tire radius,
-    limited by the available friction sum_i mu_P,i F_R,i (no more can reach the ground).
-    TABLE_FORCE gives min(F_Wheel, sum mu_P F_R), TABLE_FRICTION theta sum mu_P F_R."""
-    avail = 0.0
-    for i in range(n):
-        avail += mu_p[i] * f_r[i]
-    if method == TABLE_FORCE:
-        return min(value, avail)
-    return value * avail
+def table_tire_forces(f_brake, f_drive, m_roll, r, u_gp, available, fy):
+    """Tire-frame (Fx', Fy') of a tire of a unit with a table option: the wheel in quasi-static
+    spin equilibrium, Fx' r = T_d - T_b + M_RR (Eq. 49, 52 and 114 without spin inertia), the
+    braking force opposing the ground speed u_gp (ramped in over V_TABLE), Fx' limited by the
+    available friction and Fy' to the rest of the friction circle."""
+    s = min(1.0, max(-1.0, u_gp / V_TABLE))
+    fx = f_drive - f_brake * s + m_roll / r
+    fx = min(available, max(-available, fx))
+    fy_max = (max(available * available - fx * fx, 0.0)) ** 0.5
+    return fx, min(fy_max, max(-fy_max, fy))
