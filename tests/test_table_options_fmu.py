@@ -53,17 +53,19 @@ FZ = tuple(w + ".Fz" for w in WHEELS)
 
 
 def test_a_braking_force_table_is_the_force_at_the_ground(instance, force_fmu):
-    """1500 N on every wheel at 20 m/s: sum Fx = -6000 N, u = 20 - 6000 t / m."""
+    """1000 N on every wheel at 20 m/s (0.37 g, within every tire's mu F_R): sum Fx = -4000 N,
+    u = 20 - 4000 t / m."""
     inst = instance(force_fmu).start({"car.speed0": 20.0})
     for w in WHEELS:
-        inst.set(w + ".brakeForce", 1500.0)
+        inst.set(w + ".brakeForce", 1000.0)
     r = run(inst, 1.0, h=0.005, record=("car.u", "car.ax") + FX)
     late = r["time"] > 0.2
     total = sum(r[f] for f in FX)
-    assert np.max(np.abs(total[late] + 6000.0)) < 1e-6 * 6000.0
-    assert np.max(np.abs(r["car.ax"][late] + 6000.0 / M)) < 1e-3 * 6000.0 / M
-    u_theory = 20.0 - 6000.0 / M * r["time"]
-    assert np.max(np.abs(r["car.u"] - u_theory)) < 2e-3
+    assert np.max(np.abs(total[late] + 4000.0)) < 1e-6 * 4000.0
+    # ax is the sprung CG's: it differs from the whole car's F / m by the pitch transient
+    assert np.max(np.abs(r["car.ax"][late] + 4000.0 / M)) < 0.01 * 4000.0 / M   # measured 0.57 %
+    u_theory = 20.0 - 4000.0 / M * r["time"]
+    assert np.max(np.abs(r["car.u"] - u_theory)) < 0.01     # measured 5.2e-3 m/s (the pitch)
     for w in WHEELS:                                 # no brake-system torque, the table's
         assert inst.get(w + ".brakePressure") == 0.0
 
@@ -76,8 +78,9 @@ def test_half_the_available_friction_is_half_mu_fz(instance, friction_fmu):
     late = r["time"] > 0.2
     for fx, fz in zip(FX, FZ):
         assert np.max(np.abs(r[fx][late] + 0.5 * MU_P * r[fz][late])) < 1e-6 * MU_P * 3000.0
-    # the vertical loads sum to the weight, so the car decelerates at 0.5 mu g
-    assert np.max(np.abs(r["car.ax"][late] + 0.5 * MU_P * 9.80665)) < 0.01 * 0.5 * MU_P * 9.80665
+    # the car decelerates at 0.5 mu sum F_R / m (0.5 mu g once the pitch has settled)
+    a = 0.5 * MU_P * sum(r[f] for f in FZ) / M
+    assert np.max(np.abs(r["car.ax"][late] + a[late])) < 0.01 * 0.5 * MU_P * 9.80665   # measured 0.58 %
 
 
 def test_a_tractive_effort_table_accelerates_at_f_over_m(instance, force_fmu):
