@@ -141,6 +141,7 @@ def test_study_command_writes_metrics_histories_and_report(car_fmu, tmp_path, ca
     page = (out / "report.html").read_text()
     png = base64.b64decode(re.search(r"base64,([A-Za-z0-9+/=]+)", page).group(1))
     assert png.startswith(b"\x89PNG") and "stoppingDistance" in page
+    assert (out / "report.png").read_bytes() == png
     assert "stoppingDistance" in capsys.readouterr().out
 
 
@@ -191,3 +192,86 @@ def test_step_response_of_first_and_second_order_systems():
     assert r["overshoot"] == pytest.approx(math.exp(-zeta * math.pi / math.sqrt(1 - zeta ** 2)),
                                            rel=1e-4)
     assert r["peakResponseTime"] == pytest.approx(math.pi / wd, abs=2e-4)
+
+
+def bicycle_frequency_response(u: float, freqs) -> tuple[np.ndarray, np.ndarray]:
+    """Yaw-rate and lateral-acceleration responses to the road-wheel steer (complex, per
+    frequency in Hz) of :func:`linear_bicycle`'s model: x' = A x + B delta with x = (v, r),
+    H(jw) = (jw I - A)^-1 B, ay = v' + u r (the linear model's state matrices by columns)."""
+    cf, cr, gf, gr, a, b = (REF[k] for k in ("cf", "cr", "gf", "gr", "a", "b"))
+    izz = EV["sprung_mass"]["inertia"][2] + MS * (A_S - a) ** 2 + 2 * MU * (a ** 2 + b ** 2)
+    roll = REF["roll_grad"]
+
+    def f(v, r, delta):
+        ff, fr = cf * (delta - (v + a * r) / u), -cr * (v - b * r) / u
+        ay = (ff + fr) / (M + (gf + gr) * roll)
+        ff, fr = ff - gf * roll * ay, fr - gr * roll * ay
+        return np.array([(ff + fr) / M - u * r, (a * ff - b * fr) / izz])
+    A = np.column_stack([f(1, 0, 0), f(0, 1, 0)])
+    B = f(0, 0, 1)
+    rs, ays = [], []
+    for fr_ in freqs:
+        jw = 2j * math.pi * fr_
+        v, r = np.linalg.solve(jw * np.eye(2) - A, B)
+        rs.append(r)
+        ays.append(jw * v + u * r)
+    return np.array(rs), np.array(ays)
+
+
+def test_frequency_response_vs_linear_bicycle_model(car_fmu, tmp_path):
+    result = run_study("frequency-response", car_fmu, {"amplitude": 0.1}, tmp_path)
+    got, s = result["metrics"], result["settings"]
+    freqs = [s[f"frequency{i}"] for i in (1, 2, 3)]
+    r_ref, ay_ref = bicycle_frequency_response(got["meanSpeed"], freqs)
+    # yaw rate, measured gain -1.4 %, -0.8 %, +4.7 %; phase +0.003, -0.001, -0.018 rad
+    for i in (1, 2, 3):
+        assert got[f"yawRateGain{i}"] == pytest.approx(abs(r_ref[i - 1]), rel=0.07)
+        assert got[f"yawRatePhase{i}"] == pytest.approx(np.angle(r_ref[i - 1]), abs=0.04)
+    # lateral acceleration at 0.2 Hz: -0.2 %, -0.005 rad; at 0.6 Hz +6.1 %, -0.064 rad. At
+    # 1.2 Hz the FMU lags the two-degree-of-freedom model by 0.3 rad (+7 % gain): that model
+    # has the roll quasi-static, so only the fall of the gain is checked there
+    assert got["lateralAccelerationGain1"] == pytest.approx(abs(ay_ref[0]), rel=0.01)
+    assert got["lateralAccelerationPhase1"] == pytest.approx(np.angle(ay_ref[0]), abs=0.02)
+    assert got["lateralAccelerationGain2"] == pytest.approx(abs(ay_ref[1]), rel=0.09)
+    assert got["lateralAccelerationPhase2"] == pytest.approx(np.angle(ay_ref[1]), abs=0.1)
+    assert got["lateralAccelerationGain3"] < got["lateralAccelerationGain2"] < got["lateralAccelerationGain1"]
+    # the lowest frequency's gain tends to the steady yaw-rate gain u / (L + K u^2): -1.4 %
+    u = got["meanSpeed"]
+    assert got["yawRateGain1"] == pytest.approx(u / (WB + REF["k_us"] * u ** 2), rel=0.03)
+
+def test_harmonics_of_a_sum_of_sines():
+    t = np.arange(0.0, 10.0, 0.01)
+    y = 0.3 + 2.0 * np.sin(2 * math.pi * 0.2 * t - 0.4) + 0.5 * np.sin(2 * math.pi * 1.2 * t + 1.0)
+    c = m.harmonics(t, y, [0.2, 0.6, 1.2])
+    assert np.abs(c) == pytest.approx([2.0, 0.0, 0.5], abs=1e-9)
+    assert np.angle(c[[0, 2]]) == pytest.approx([-0.4, 1.0], abs=1e-9)
+    gain, phase = m.frequency_response(t, np.sin(2 * math.pi * 0.2 * t), y, [0.2])
+    assert gain == pytest.approx([2.0]) and phase == pytest.approx([-0.4])
+
+
+def test_split_mu_locked_wheel_stop_vs_friction_bounds(car_fmu, tmp_path):
+    """Locked wheels on split friction (no ABS in the FMU): the sliding tires' forces are at
+    most mu_i N_i, so the path is at least the mean-friction stop (aero drag included:
+    s = ln(1 + k v^2 / a) / (2 k), a = g mu_s (mu_low + mu_high) / 2, the loads equal left
+    and right), and shorter than the low-friction stop. The car yaws towards the high side."""
+    result = run_study("split-mu", car_fmu, {}, tmp_path)
+    got, s = result["metrics"], result["settings"]
+    (mu_s,) = {v for tire in EV["tires"].values() for row in tire["slide_friction"] for v in row}
+    k, v = 0.5 * RHO * CDA / M, s["speed0"]
+
+    def stop(mu):
+        return math.log(1 + k * v ** 2 / (mu * mu_s * G)) / (2 * k)
+    mean = stop(0.5 * (s["muLow"] + s["muHigh"]))
+    assert stop(s["muHigh"]) < mean <= got["stoppingDistance"] < stop(s["muLow"])
+    # measured +14 % over the mean-friction stop: the car spins, its tires slide in different directions
+    assert got["stoppingDistance"] == pytest.approx(mean, rel=0.2)
+    assert got["finalYaw"] < -0.5          # low side right: yaw to the left (SAE: negative)
+
+
+def test_split_mu_driver_holds_the_line_below_lock(car_fmu, tmp_path):
+    base = {"brakePedalForce": 100.0, "muLow": 0.5}
+    held = run_study("split-mu", car_fmu, base, tmp_path / "held")["metrics"]
+    driven = run_study("split-mu", car_fmu, {**base, "driver": 1}, tmp_path / "driver")["metrics"]
+    # measured 4.7 mm held, 0.7 mm with the driver
+    assert driven["maxLateralDeviation"] < 0.5 * held["maxLateralDeviation"]
+    assert driven["stoppingDistance"] == pytest.approx(held["stoppingDistance"], rel=0.01)

@@ -13,6 +13,8 @@ value comes from the FMU (its event) itself. Names of outputs are relative to th
 | ``static-rollover`` | the steady-circle ramp on a high-friction road until a wheel lifts off | lateral acceleration, roll and time at lift-off, the axle that lifts, roll gradient |
 | ``sine-with-dwell`` | FMVSS 126 0.7 Hz sine with a 0.5 s dwell, coasting | yaw-rate ratios 1.0 s and 1.75 s after the steer, lateral displacement 1.07 s after its beginning |
 | ``step-steer`` | ISO 7401 step steer at constant throttle | yaw-rate and lateral-acceleration response and peak response times, overshoots, steady yaw-rate gain |
+| ``frequency-response`` | ISO 7401 several-frequency sine: the sum of 0.2, 0.6 and 1.2 Hz sines of the steering wheel at constant speed | yaw-rate and lateral-acceleration gain and phase to the road-wheel steer at each frequency (``yawRateGain1``..3, ``yawRatePhase1``..3, ``lateralAccelerationGain1``..3, ``lateralAccelerationPhase1``..3) |
+| ``split-mu`` | ISO 14512 straight braking with the ``lowSide`` wheels on ``muLow``, the others on ``muHigh`` (wheel input frictionMultiplier); steering held (``driver``=0) or a preview driver back to the initial line (``driver``=1) | stopping distance (along the path) and time, mean deceleration, ``maxYaw``, ``finalYaw``, ``maxLateralDeviation`` |
 """
 from __future__ import annotations
 
@@ -380,8 +382,145 @@ class SineWithDwell(Manoeuvre):
                                  bos + 0.5 / s["frequency"], cos_, math.copysign(1.0, s["amplitude"]))
 
 
+class FrequencyResponse(Manoeuvre):
+    """ISO 7401 frequency response, several-frequency sine input: at ``speed`` held by a PI
+    throttle in ``gear``, from ``startTime`` the steering wheel follows the sum of sines
+    of ``frequency1``..``frequency3`` (Hz), each of ``amplitude``/3. After ``settle`` seconds
+    the yaw rate, the lateral acceleration and the mean road-wheel steer of the first axle
+    are fitted over ``window`` seconds (:func:`metrics.harmonics`; the window should hold
+    whole periods of each frequency); gain and phase (negative a lag) of yaw rate and
+    lateral acceleration to the road-wheel steer at each frequency."""
+
+    N = 3
+
+    def __init__(self):
+        super().__init__(
+            name="frequency-response", description=self.__doc__.split("\n\n")[0],
+            settings={
+                "speed": Setting(80.0 / 3.6, "m/s", 1.0, 80.0, "speed held"),
+                "gear": Setting(4, "", 1, 20, "gear held"),
+                "amplitude": Setting(0.3, "rad", -20.0, 20.0, "steering-wheel amplitude (sum of the sines)"),
+                "frequency1": Setting(0.2, "Hz", 0.01, 10.0, "first frequency"),
+                "frequency2": Setting(0.6, "Hz", 0.01, 10.0, "second frequency"),
+                "frequency3": Setting(1.2, "Hz", 0.01, 10.0, "third frequency"),
+                "startTime": Setting(1.0, "s", 0.0, 30.0, "start of the steering"),
+                "settle": Setting(5.0, "s", 0.0, 60.0, "settling time before the fit"),
+                "window": Setting(10.0, "s", 0.5, 300.0, "fit window"),
+                "duration": Setting(60.0, "s", 0.1, 600.0, "longest run (ends after the window)"),
+            },
+            plots=TRANSIENT_PANELS + (("speed", "time", ["u"], "m/s"),),
+            metric_units={**{f"{q}{i}": unit for i in range(1, self.N + 1) for q, unit in
+                             (("frequency", "Hz"), ("yawRateGain", "1/s"), ("yawRatePhase", "rad"),
+                              ("lateralAccelerationGain", "m/s^2/rad"),
+                              ("lateralAccelerationPhase", "rad"))}, "meanSpeed": "m/s"})
+
+    def frequencies(self, s) -> list[float]:
+        return [s[f"frequency{i}"] for i in range(1, self.N + 1)]
+
+    def steer(self, t, s):
+        """The steering-wheel angle at time(s) ``t``."""
+        tau = np.maximum(np.asarray(t, dtype=float) - s["startTime"], 0.0)
+        return s["amplitude"] / self.N * sum(np.sin(2 * math.pi * f * tau)
+                                             for f in self.frequencies(s))
+
+    def fmu_parameters(self, s, unit):
+        return {f"{unit}.speed0": s["speed"]}
+
+    def controller(self, s, unit):
+        gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, self.step)
+
+        def inputs(t, y):
+            return {f"{unit}.steeringWheelAngle": float(self.steer(t, s)),
+                    f"{unit}.throttle": gov(y), f"{unit}.gear": s["gear"]}
+        return inputs
+
+    def finished(self, t, y, s, unit):
+        return t >= s["startTime"] + s["settle"] + s["window"]
+
+    def metrics(self, h, s):
+        t = h["time"]
+        t0 = s["startTime"] + s["settle"]
+        win = (t >= t0) & (t < t0 + s["window"] - 0.5 * self.step)
+        freqs = self.frequencies(s)
+        delta = front_steer(h)[win]
+        out = {"meanSpeed": float(np.mean(h["u"][win]))}
+        for q, name in (("r", "yawRate"), ("ay", "lateralAcceleration")):
+            gain, phase = m.frequency_response(t[win], delta, h[q][win], freqs)
+            for i, f in enumerate(freqs, 1):
+                out[f"frequency{i}"] = f
+                out[f"{name}Gain{i}"] = float(gain[i - 1])
+                out[f"{name}Phase{i}"] = float(phase[i - 1])
+        return out
+
+
+class SplitMu(StraightBrake):
+    """ISO 14512 straight braking on split friction: from ``speed0`` in neutral the wheels
+    of the ``lowSide`` (-1 left, +1 right) run on the road friction times ``muLow``, the
+    others times ``muHigh`` (the wheel input frictionMultiplier); the brake pedal pushed
+    with ``brakePedalForce`` at ``brakeTime`` to a stop. With ``driver`` 0 the steering
+    wheel is held straight; with 1 a preview driver steers back to the initial line:
+    steering-wheel angle -``driverGain`` (Y + ``preview`` u sin psi) within
+    +-``maxSteer``. Stopping distance and time, largest yaw angle, yaw at the stop and
+    largest lateral deviation from the initial line."""
+
+    def __init__(self):
+        super().__init__()
+        self.name = "split-mu"
+        self.description = self.__doc__.split("\n\n")[0]
+        self.settings = {**self.settings,
+                         "muLow": Setting(0.2, "", 0.0, 5.0, "friction multiplier, low side"),
+                         "muHigh": Setting(1.0, "", 0.0, 5.0, "friction multiplier, high side"),
+                         "lowSide": Setting(1, "", -1, 1, "low-friction side: -1 left, +1 right"),
+                         "driver": Setting(0, "", 0, 1, "0 steering held, 1 path-following driver"),
+                         "driverGain": Setting(0.3, "rad/m", 0.0, 10.0, "driver gain on the preview error"),
+                         "preview": Setting(0.8, "s", 0.0, 5.0, "driver preview time"),
+                         "maxSteer": Setting(6.0, "rad", 0.0, 20.0, "driver's largest steering-wheel angle")}
+        self.plots = (("path", "X", ["Y"], "Y (m, right +)"), ("yaw", "time", ["yaw"], "rad"),
+                      ("speed", "time", ["u"], "m/s"),
+                      ("steering-wheel angle", "time", ["steering.angle"], "rad"))
+        self.metric_units = {**self.metric_units, "maxYaw": "rad", "finalYaw": "rad",
+                             "maxLateralDeviation": "m"}
+        self._wheels: list[str] = []
+
+    def outputs(self, runner):
+        self._wheels = [name for name in runner.variables if name.startswith(runner.lead_unit + ".axle")
+                        and name.endswith(".frictionMultiplier") and name.count(".") == 3]
+        return super().outputs(runner)
+
+    def controller(self, s, unit):
+        if s["lowSide"] == 0:
+            raise ValueError("lowSide: 0 is not accepted; split-mu takes -1 (left) or +1 (right)")
+        brake = super().controller(s, unit)
+        low = "left" if s["lowSide"] < 0 else "right"
+        friction = {w: s["muLow"] if w.split(".")[2] == low else s["muHigh"] for w in self._wheels}
+
+        def inputs(t, y):
+            out = {**brake(t, y), **friction}
+            if s["driver"] >= 0.5:
+                error = y[f"{unit}.Y"] + s["preview"] * y[f"{unit}.u"] * math.sin(y[f"{unit}.yaw"])
+                out[f"{unit}.steeringWheelAngle"] = max(-s["maxSteer"], min(s["maxSteer"],
+                                                                           -s["driverGain"] * error))
+            else:
+                out[f"{unit}.steeringWheelAngle"] = 0.0
+            return out
+        return inputs
+
+    def finished(self, t, y, s, unit):
+        return t > s["brakeTime"] and y[f"{unit}.speed"] < s["stopSpeed"]
+
+    def metrics(self, h, s):
+        # the vehicle may yaw far: distances along the path, the speed its magnitude
+        path = np.concatenate(([0.0], np.cumsum(0.5 * (h["speed"][1:] + h["speed"][:-1])
+                                               * np.diff(h["time"]))))
+        out = super().metrics({**h, "X": path, "u": h["speed"]}, s)
+        after = h["time"] >= s["brakeTime"]
+        yaw = h["yaw"][after] - h["yaw"][0]
+        return {**out, "maxYaw": float(np.max(np.abs(yaw))), "finalYaw": float(yaw[-1]),
+                "maxLateralDeviation": float(np.max(np.abs(h["Y"][after] - h["Y"][0])))}
+
+
 MANOEUVRES = {cls().name: cls for cls in (StraightBrake, SteadyCircle, StepSteer, StaticRollover,
-                                          SineWithDwell)}
+                                          SineWithDwell, FrequencyResponse, SplitMu)}
 
 
 def get(name: str) -> Manoeuvre:

@@ -116,3 +116,24 @@ def sine_with_dwell(t, r, ay, x, y, yaw, bos: float, reversal: float, cos_: floa
             "yawRateRatio175s": at(t, r, cos_ + 1.75) / peak,
             "lateralDisplacement": sign * lateral,
             "peakLateralAcceleration": float(np.max(np.abs(ay[t >= bos])))}
+
+
+def harmonics(t: np.ndarray, y: np.ndarray, frequencies) -> np.ndarray:
+    """Complex amplitudes of ``y`` at ``frequencies`` (Hz) by least squares over the
+    samples, with a constant: y ~ c0 + sum_k Re(C_k) sin(w_k t) + Im(C_k) cos(w_k t), so
+    C_k = |Y_k| e^(j phi_k) for a component |Y_k| sin(w_k t + phi_k). Exact for a sum of
+    such sines; the window should hold whole periods of every frequency."""
+    w = 2.0 * math.pi * np.asarray(frequencies, dtype=float)
+    cols = [np.ones_like(t)]
+    for wk in w:
+        cols += [np.sin(wk * t), np.cos(wk * t)]
+    coef = np.linalg.lstsq(np.column_stack(cols), y, rcond=None)[0]
+    return coef[1::2] + 1j * coef[2::2]
+
+
+def frequency_response(t: np.ndarray, inp: np.ndarray, out: np.ndarray, frequencies
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """ISO 7401 frequency response of ``out`` to ``inp``: gain |Y/U| and phase arg(Y/U)
+    (rad, negative a lag, in (-pi, pi]) at each frequency, from :func:`harmonics`."""
+    h = harmonics(t, out, frequencies) / harmonics(t, inp, frequencies)
+    return np.abs(h), np.angle(h)

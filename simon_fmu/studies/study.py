@@ -5,7 +5,8 @@ Runs one manoeuvre on the FMU of the event (built once and cached, see
 
 - ``metrics.json``: the manoeuvre, its settings, the FMU parameters set, the metrics (SI);
 - ``histories.csv``: time and every recorded output (names relative to the lead unit);
-- ``report.html``: the same figures and the plots, one self-contained page.
+- ``report.html``: the same figures and the plots, one self-contained page;
+- ``report.png``: the plots alone, for a document.
 """
 from __future__ import annotations
 
@@ -67,6 +68,7 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path) -> di
                               {k: s.unit for k, s in man.settings.items()}, parameters, metrics,
                               man.metric_units, png)
     (out_dir / "report.html").write_text(page)
+    (out_dir / "report.png").write_bytes(png)
     return result
 
 
@@ -90,5 +92,5 @@ def main(args) -> int:
         return 2
     for name, value in result["metrics"].items():
         print(f"{name} = {value:.6g} {result['units'].get(name, '')}".rstrip())
-    print(f"wrote {args.output}/metrics.json, histories.csv and report.html")
+    print(f"wrote {args.output}/metrics.json, histories.csv, report.html and report.png")
     return 0
