@@ -15,6 +15,7 @@ value comes from the FMU (its event) itself. Names of outputs are relative to th
 | ``step-steer`` | ISO 7401 step steer at constant throttle | yaw-rate and lateral-acceleration response and peak response times, overshoots, steady yaw-rate gain |
 | ``frequency-response`` | ISO 7401 several-frequency sine: the sum of 0.2, 0.6 and 1.2 Hz sines of the steering wheel at constant speed | yaw-rate and lateral-acceleration gain and phase to the road-wheel steer at each frequency (``yawRateGain1``..3, ``yawRatePhase1``..3, ``lateralAccelerationGain1``..3, ``lateralAccelerationPhase1``..3) |
 | ``split-mu`` | ISO 14512 straight braking with the ``lowSide`` wheels on ``muLow``, the others on ``muHigh`` (wheel input frictionMultiplier); steering held (``driver``=0) or a preview driver back to the initial line (``driver``=1) | stopping distance (along the path) and time, mean deceleration, ``maxYaw``, ``finalYaw``, ``maxLateralDeviation`` |
+| ``off-tracking`` | low speed on a circle: the front axle centre steered onto a circle of ``radius`` at ``speed`` | ``offTracking`` (front axle path radius minus the last unit's last axle path radius), ``frontAxleRadius``, ``lastAxleRadius``, ``centreDistance`` of the two fitted circles |
 """
 from __future__ import annotations
 
@@ -519,8 +520,106 @@ class SplitMu(StraightBrake):
                 "maxLateralDeviation": float(np.max(np.abs(h["Y"][after] - h["Y"][0])))}
 
 
+def wrap(angle: float) -> float:
+    """An angle wrapped to (-pi, pi]."""
+    return math.pi - (math.pi - angle) % (2.0 * math.pi)
+
+
+class OffTracking(Manoeuvre):
+    """Low-speed off-tracking on a steady circle: at ``speed`` held by a PI throttle in
+    ``gear``, the lead unit's front axle centre is steered onto a circle of ``radius``
+    (``direction`` +1 to the right, -1 to the left) that starts where it stands, tangent to
+    its heading. The steering is path following at the front axle (Stanley): road-wheel
+    angle = heading error of the circle's tangent + atan((``steerGain`` e + integral of
+    ``integralGain`` e) / u), e the front axle's distance outside the circle, times the
+    event's steering gear ratio. Over the last ``window`` seconds, circles are fitted to the
+    paths of the front axle centre and of the last unit's last axle centre (their
+    positions from each unit's CG and yaw and the event's axle positions); the off-tracking
+    is the difference of their radii."""
+
+    def __init__(self):
+        super().__init__(
+            name="off-tracking", description=self.__doc__.split("\n\n")[0], step=0.02,
+            settings={
+                "radius": Setting(15.0, "m", 2.0, 1000.0, "radius of the front axle's circle"),
+                "speed": Setting(1.0, "m/s", 0.1, 20.0, "speed held"),
+                "gear": Setting(1, "", 1, 20, "gear held"),
+                "direction": Setting(1, "", -1, 1, "turn: +1 right, -1 left"),
+                "steerGain": Setting(1.0, "1/s", 0.0, 20.0, "path-following gain"),
+                "integralGain": Setting(0.2, "1/s^2", 0.0, 20.0, "integral gain on the radius error"),
+                "window": Setting(60.0, "s", 1.0, 600.0, "fit window at the end of the run"),
+                "duration": Setting(300.0, "s", 1.0, 3600.0, "run"),
+            },
+            plots=(("paths", "X", ["frontAxleY", "lastAxleY"], "Y (m, right +)"),
+                   ("steering-wheel angle", "time", ["steering.angle"], "rad"),
+                   ("front axle radius error", "time", ["radiusError"], "m"),
+                   ("speed", "time", ["u"], "m/s")),
+            metric_units={"frontAxleRadius": "m", "lastAxleRadius": "m", "offTracking": "m",
+                          "centreDistance": "m", "maxRadiusError": "m", "meanSpeed": "m/s"})
+        self._geometry: dict = {}
+
+    def outputs(self, runner):
+        lead, last = runner.event["units"][0], runner.event["units"][-1]
+        if not lead.get("steering"):
+            raise ValueError(f"off-tracking: the lead unit {lead['name']!r} has no steering")
+        self._geometry = {"front": lead["axles"][0]["x"], "ratio": lead["steering"]["gear_ratio"],
+                          "last": last["name"], "rear": last["axles"][-1]["x"]}
+        rear = [] if last["name"] == runner.lead_unit else \
+            [f"{last['name']}.{q}" for q in ("X", "Y", "yaw")]
+        return super().outputs(runner) + rear
+
+    def fmu_parameters(self, s, unit):
+        return {f"{unit}.speed0": s["speed"]}
+
+    def _circle(self, s, x, y, yaw):
+        """The front axle's circle: centre ``radius`` to the side of the turn of the front
+        axle at the start (x, y, yaw of the lead unit's CG)."""
+        fx, fy = m.point_on_unit(x, y, yaw, self._geometry["front"])
+        d = s["direction"]
+        return fx - d * s["radius"] * math.sin(yaw), fy + d * s["radius"] * math.cos(yaw)
+
+    def controller(self, s, unit):
+        if s["direction"] == 0:
+            raise ValueError("direction: 0 is not accepted; off-tracking takes -1 (left) or +1 (right)")
+        gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, self.step)
+        geo, d, dt = self._geometry, s["direction"], self.step
+        state = {"centre": None, "i": 0.0}
+
+        def inputs(t, y):
+            x, y_, yaw = y[f"{unit}.X"], y[f"{unit}.Y"], y[f"{unit}.yaw"]
+            if state["centre"] is None:
+                state["centre"] = self._circle(s, x, y_, yaw)
+            cx, cy = state["centre"]
+            fx, fy = m.point_on_unit(x, y_, yaw, geo["front"])
+            error = math.hypot(fx - cx, fy - cy) - s["radius"]
+            state["i"] += s["integralGain"] * error * dt
+            tangent = math.atan2(fy - cy, fx - cx) + d * math.pi / 2
+            delta = wrap(tangent - yaw) + d * math.atan(
+                (s["steerGain"] * error + state["i"]) / max(abs(y[f"{unit}.u"]), 0.1))
+            return {f"{unit}.steeringWheelAngle": geo["ratio"] * delta,
+                    f"{unit}.throttle": gov(y), f"{unit}.gear": s["gear"]}
+        return inputs
+
+    def metrics(self, h, s):
+        geo, t = self._geometry, h["time"]
+        last = "" if geo["last"] not in {k.split(".")[0] for k in h if "." in k} else geo["last"] + "."
+        h["frontAxleX"], h["frontAxleY"] = m.point_on_unit(h["X"], h["Y"], h["yaw"], geo["front"])
+        h["lastAxleX"], h["lastAxleY"] = m.point_on_unit(h[last + "X"], h[last + "Y"],
+                                                         h[last + "yaw"], geo["rear"])
+        cx, cy = self._circle(s, h["X"][0], h["Y"][0], h["yaw"][0])
+        h["radiusError"] = np.hypot(h["frontAxleX"] - cx, h["frontAxleY"] - cy) - s["radius"]
+        win = t >= t[-1] - s["window"]
+        fx, fy, rf = m.fit_circle(h["frontAxleX"][win], h["frontAxleY"][win])
+        lx, ly, rl = m.fit_circle(h["lastAxleX"][win], h["lastAxleY"][win])
+        return {"frontAxleRadius": rf, "lastAxleRadius": rl, "offTracking": rf - rl,
+                "centreDistance": math.hypot(fx - lx, fy - ly),
+                "maxRadiusError": float(np.max(np.abs(h["radiusError"][win]))),
+                "meanSpeed": float(np.mean(h["u"][win]))}
+
+
 MANOEUVRES = {cls().name: cls for cls in (StraightBrake, SteadyCircle, StepSteer, StaticRollover,
-                                          SineWithDwell, FrequencyResponse, SplitMu)}
+                                          SineWithDwell, FrequencyResponse, SplitMu,
+                                          OffTracking)}
 
 
 def get(name: str) -> Manoeuvre:
