@@ -16,6 +16,7 @@ value comes from the FMU (its event) itself. Names of outputs are relative to th
 | ``frequency-response`` | ISO 7401 several-frequency sine: the sum of 0.2, 0.6 and 1.2 Hz sines of the steering wheel at constant speed | yaw-rate and lateral-acceleration gain and phase to the road-wheel steer at each frequency (``yawRateGain1``..3, ``yawRatePhase1``..3, ``lateralAccelerationGain1``..3, ``lateralAccelerationPhase1``..3) |
 | ``split-mu`` | ISO 14512 straight braking with the ``lowSide`` wheels on ``muLow``, the others on ``muHigh`` (wheel input frictionMultiplier); steering held (``driver``=0) or a preview driver back to the initial line (``driver``=1) | stopping distance (along the path) and time, mean deceleration, ``maxYaw``, ``finalYaw``, ``maxLateralDeviation`` |
 | ``off-tracking`` | low speed on a circle: the front axle centre steered onto a circle of ``radius`` at ``speed`` | ``offTracking`` (front axle path radius minus the last unit's last axle path radius), ``frontAxleRadius``, ``lastAxleRadius``, ``centreDistance`` of the two fitted circles |
+| ``rearward-amplification`` | SAE J2179 single sine at 88 km/h, 0.4 Hz, its amplitude calibrated to the lead unit's peak ``targetAy`` (0.15 g) | ``rearwardAmplification`` (last unit's peak absolute ay over the lead unit's), ``leadPeakAy``, ``lastUnitPeakAy``, ``steeringAmplitude`` |
 """
 from __future__ import annotations
 
@@ -84,6 +85,11 @@ class Manoeuvre:
         """FMU parameters the manoeuvre sets (full names; ``unit`` is the lead unit's)."""
         return {f"{unit}.speed0": s["speed0"]}
 
+    def simulate(self, runner, s: dict, parameters: dict) -> dict:
+        """The histories of a case: one run of the FMU (a manoeuvre that calibrates its
+        input runs it more than once)."""
+        return runner.run(self, s, parameters)
+
     def controller(self, s: dict, unit: str):
         raise NotImplementedError
 
@@ -105,6 +111,17 @@ def speed_governor(unit: str, target: float, feedforward: float, kp: float, ki: 
             state["i"] += ki * e * dt
         return min(1.0, max(0.0, raw))
     return throttle
+
+
+def steering_at_speed(man: Manoeuvre, s: dict, unit: str):
+    """The inputs of an open-loop steering manoeuvre: the steering wheel at ``man.steer(t,
+    s)``, the speed held at ``speed`` by the PI throttle in ``gear``."""
+    gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, man.step)
+
+    def inputs(t, y):
+        return {f"{unit}.steeringWheelAngle": float(man.steer(t, s)),
+                f"{unit}.throttle": gov(y), f"{unit}.gear": s["gear"]}
+    return inputs
 
 
 class StraightBrake(Manoeuvre):
@@ -428,12 +445,7 @@ class FrequencyResponse(Manoeuvre):
         return {f"{unit}.speed0": s["speed"]}
 
     def controller(self, s, unit):
-        gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, self.step)
-
-        def inputs(t, y):
-            return {f"{unit}.steeringWheelAngle": float(self.steer(t, s)),
-                    f"{unit}.throttle": gov(y), f"{unit}.gear": s["gear"]}
-        return inputs
+        return steering_at_speed(self, s, unit)
 
     def finished(self, t, y, s, unit):
         return t >= s["startTime"] + s["settle"] + s["window"]
@@ -617,9 +629,97 @@ class OffTracking(Manoeuvre):
                 "meanSpeed": float(np.mean(h["u"][win]))}
 
 
+class RearwardAmplification(Manoeuvre):
+    """SAE J2179 rearward amplification of a combination: at ``speed`` (88 km/h) held by a
+    PI throttle in ``gear``, from ``startTime`` the steering wheel turns one full period of
+    a ``frequency`` sine (0.4 Hz, the single-sine lane change of SAE J2179 and ISO 14791 as
+    commonly run) and returns to zero. Its amplitude is calibrated so that the lead unit's
+    peak lateral acceleration is ``targetAy`` (0.15 g): the run is repeated
+    ``calibrationRuns`` times, the amplitude scaled each time by ``targetAy`` over the peak
+    reached (``targetAy`` 0: ``amplitude`` as given). Rearward amplification: the peak
+    absolute lateral acceleration of the last unit's CG over the lead unit's (Fancher and
+    Winkler, UMTRI 1992: the ratio of the last trailer's peak lateral acceleration to the
+    tractor's), and each unit's peak."""
+
+    def __init__(self):
+        super().__init__(
+            name="rearward-amplification", description=self.__doc__.split("\n\n")[0],
+            settings={
+                "speed": Setting(88.0 / 3.6, "m/s", 1.0, 80.0, "speed held"),
+                "gear": Setting(10, "", 1, 20, "gear held"),
+                "frequency": Setting(0.4, "Hz", 0.01, 5.0, "frequency of the single sine"),
+                "targetAy": Setting(0.15 * 9.80665, "m/s^2", 0.0, 20.0,
+                                    "lead unit's peak lateral acceleration (0: no calibration)"),
+                "amplitude": Setting(0.5, "rad", -20.0, 20.0,
+                                     "steering-wheel amplitude (the first guess when calibrated)"),
+                "calibrationRuns": Setting(2, "", 0, 10, "runs that calibrate the amplitude"),
+                "startTime": Setting(1.0, "s", 0.0, 30.0, "start of the sine"),
+                "settle": Setting(4.0, "s", 0.0, 60.0, "run on after the sine"),
+            },
+            plots=(("steering-wheel angle", "time", ["steering.angle"], "rad"),
+                   ("lateral acceleration", "time", ["ay", "lastUnitAy"], "m/s^2"),
+                   ("yaw rate", "time", ["r"], "rad/s"),
+                   ("path", "X", ["Y"], "Y (m, right +)")),
+            metric_units={"rearwardAmplification": "", "leadPeakAy": "m/s^2",
+                          "lastUnitPeakAy": "m/s^2", "steeringAmplitude": "rad",
+                          "meanSpeed": "m/s"})
+        self._units: list[str] = []
+
+    def outputs(self, runner):
+        self._units = list(runner.units)
+        others = [f"{u}.{q}" for u in self._units[1:] for q in ("X", "Y", "yaw", "r", "ay")]
+        return super().outputs(runner) + others
+
+    def fmu_parameters(self, s, unit):
+        return {f"{unit}.speed0": s["speed"]}
+
+    def end(self, s) -> float:
+        return s["startTime"] + 1.0 / s["frequency"] + s["settle"]
+
+    def resolve(self, values):
+        out = super().resolve(values)
+        return {**out, "duration": self.end(out)}
+
+    @staticmethod
+    def steer(t, s):
+        """The steering-wheel angle at time(s) ``t``: one period of the sine."""
+        tau = np.asarray(t, dtype=float) - s["startTime"]
+        return np.where((tau > 0) & (tau < 1.0 / s["frequency"]),
+                        s["amplitude"] * np.sin(2 * math.pi * s["frequency"] * tau), 0.0)
+
+    def controller(self, s, unit):
+        return steering_at_speed(self, s, unit)
+
+    def simulate(self, runner, s, parameters):
+        amplitude = s["amplitude"]
+        runs = 1 + (int(s["calibrationRuns"]) if s["targetAy"] > 0 else 0)
+        for k in range(runs):
+            h = runner.run(self, {**s, "amplitude": amplitude}, parameters)
+            h["steeringAmplitude"] = np.full(h["time"].size, amplitude)
+            peak = float(np.max(np.abs(h["ay"][h["time"] >= s["startTime"]])))
+            if k + 1 < runs:
+                if not peak > 0.0:
+                    raise ValueError("rearward-amplification: no lateral acceleration to "
+                                     "calibrate the amplitude on (amplitude 0?)")
+                amplitude *= s["targetAy"] / peak
+        return h
+
+    def metrics(self, h, s):
+        last = self._units[-1] if len(self._units) > 1 else None
+        h["lastUnitAy"] = h[f"{last}.ay"] if last else h["ay"]
+        after = h["time"] >= s["startTime"]
+        ratio, lead, rear = m.rearward_amplification(h["ay"][after], h["lastUnitAy"][after])
+        out = {"rearwardAmplification": ratio, "leadPeakAy": lead, "lastUnitPeakAy": rear}
+        for u in self._units[1:-1]:                     # the units between, if any
+            out[f"{u}PeakAy"] = float(np.max(np.abs(h[f"{u}.ay"][after])))
+        out["steeringAmplitude"] = float(h["steeringAmplitude"][0])
+        out["meanSpeed"] = float(np.mean(h["u"][after]))
+        return out
+
+
 MANOEUVRES = {cls().name: cls for cls in (StraightBrake, SteadyCircle, StepSteer, StaticRollover,
                                           SineWithDwell, FrequencyResponse, SplitMu,
-                                          OffTracking)}
+                                          OffTracking, RearwardAmplification)}
 
 
 def get(name: str) -> Manoeuvre:

@@ -159,3 +159,10 @@ def fit_circle(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     d, e, f = np.linalg.lstsq(a, -(xc ** 2 + yc ** 2), rcond=None)[0]
     cx, cy = -d / 2.0, -e / 2.0
     return float(cx + x0), float(cy + y0), float(math.sqrt(cx ** 2 + cy ** 2 - f))
+
+
+def rearward_amplification(ay_lead: np.ndarray, ay_last: np.ndarray) -> tuple[float, float, float]:
+    """Rearward amplification (SAE J2179): the peak absolute lateral acceleration of the last
+    unit's CG over the lead unit's, over the same samples: (ratio, lead peak, last peak)."""
+    lead, last = float(np.max(np.abs(ay_lead))), float(np.max(np.abs(ay_last)))
+    return (last / lead if lead > 0 else math.nan), lead, last

@@ -51,7 +51,7 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path) -> di
                 raise ValueError(f"--set {name}: neither a setting of {man.name} "
                                  f"({', '.join(man.settings)}) nor a parameter of the FMU")
         settings = man.resolve(settings_in)
-        history = runner.run(man, settings, parameters)
+        history = man.simulate(runner, settings, parameters)
     finally:
         runner.close()
     metrics = {k: float(v) for k, v in man.metrics(history, settings).items()}
