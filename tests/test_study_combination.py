@@ -176,3 +176,18 @@ def test_rearward_amplification_steering_is_one_period():
     assert s["duration"] == pytest.approx(1.0 + 2.0 + s["settle"])
     assert man.steer([0.5, 1.5, 2.0, 2.5, 3.0, 3.5], s) == pytest.approx(
         [0, 0.3, 0, -0.3, 0, 0], abs=1e-12)
+
+
+# --- static rollover on a tilt table -------------------------------------------------------
+
+def test_tilt_table_rollover_threshold_of_the_combination(semitrailer_fmu, tmp_path):
+    """Every unit's wheels count. The rigid units would tip at tan T = (t/2) / h (sprung CG
+    heights; 0.74 for the tractor's drive axles, 0.78 for the trailer); the compliant
+    combination lifts a wheel well before (measured 0.548 g, the tractor's first drive axle,
+    26 % below the lowest rigid figure)."""
+    got = run_study("static-rollover", semitrailer_fmu, {"method": "tilt"}, tmp_path)["metrics"]
+    rigid = min(a["track"] / 2 / u["sprung_mass"]["cg_height"]
+                for u in SEMI["units"] for a in u["axles"])
+    assert 0.5 * rigid < got["rolloverThreshold"] < 0.85 * rigid
+    assert got["rolloverThreshold"] == pytest.approx(math.tan(got["liftOffTilt"]))
+    assert got["liftOffUnit"] in (1, 2)

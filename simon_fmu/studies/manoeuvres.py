@@ -10,7 +10,7 @@ value comes from the FMU (its event) itself. Names of outputs are relative to th
 | --- | --- | --- |
 | ``straight-brake`` | from ``speed0`` in neutral, the brake pedal pushed with ``brakePedalForce`` at ``brakeTime`` and held to a stop | stopping distance and time, mean fully developed deceleration (UN ECE R13-H) |
 | ``steady-circle`` | ISO 4138 constant speed, slowly increasing steering-wheel angle | understeer gradient, maximum lateral acceleration, roll gradient |
-| ``static-rollover`` | the steady-circle ramp on a high-friction road until a wheel lifts off | lateral acceleration, roll and time at lift-off, the axle that lifts, roll gradient |
+| ``static-rollover`` | ``method`` ``circle``: the steady-circle ramp on a high-friction road; ``tilt``: a tilt table (FMU input ``gravityTilt``) rising slowly under the braked vehicle at rest; until a wheel lifts off | ``rolloverThreshold`` (g), lateral acceleration, tilt, roll and time at lift-off, the unit and axle that lift, roll gradient (circle) |
 | ``sine-with-dwell`` | FMVSS 126 0.7 Hz sine with a 0.5 s dwell, coasting | yaw-rate ratios 1.0 s and 1.75 s after the steer, lateral displacement 1.07 s after its beginning |
 | ``step-steer`` | ISO 7401 step steer at constant throttle | yaw-rate and lateral-acceleration response and peak response times, overshoots, steady yaw-rate gain |
 | ``frequency-response`` | ISO 7401 several-frequency sine: the sum of 0.2, 0.6 and 1.2 Hz sines of the steering wheel at constant speed | yaw-rate and lateral-acceleration gain and phase to the road-wheel steer at each frequency (``yawRateGain1``..3, ``yawRatePhase1``..3, ``lateralAccelerationGain1``..3, ``lateralAccelerationPhase1``..3) |
@@ -32,12 +32,29 @@ WHEEL_SIDES = ("left", "right")
 
 @dataclass(frozen=True)
 class Setting:
-    """A manoeuvre setting: default, SI unit, accepted range and meaning."""
+    """A manoeuvre setting: default, SI unit, accepted range and meaning. A setting with
+    ``choices`` takes one of their names or its index (0, 1, ...), and resolves to the index."""
     default: float
     unit: str
     low: float
     high: float
     description: str
+    choices: tuple[str, ...] = ()
+
+    def value(self, key: str, manoeuvre: str, value) -> float:
+        """``value`` checked against the setting; ValueError naming ``key`` if refused."""
+        if self.choices and isinstance(value, str):
+            if value in self.choices:
+                return float(self.choices.index(value))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and math.isfinite(value) and self.low <= value <= self.high \
+                and (not self.choices or value == int(value)):
+            return float(value)
+        if self.choices:
+            raise ValueError(f"{key}: {value!r} is not accepted; {manoeuvre} takes "
+                             f"{' or '.join(self.choices)} (or {', '.join(map(str, range(len(self.choices))))})")
+        raise ValueError(f"{key}: {value!r} is not accepted; {manoeuvre} takes a number "
+                         f"from {self.low:g} to {self.high:g} {self.unit}".rstrip())
 
 
 @dataclass
@@ -60,12 +77,7 @@ class Manoeuvre:
             if key not in self.settings:
                 raise ValueError(f"{key}: not a setting of {self.name} "
                                  f"(settings: {', '.join(self.settings)})")
-            s = self.settings[key]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not math.isfinite(value) or not s.low <= value <= s.high:
-                raise ValueError(f"{key}: {value!r} is not accepted; {self.name} takes a number "
-                                 f"from {s.low:g} to {s.high:g} {s.unit}".rstrip())
-            out[key] = float(value)
+            out[key] = self.settings[key].value(key, self.name, value)
         return out
 
     # --- driving ----------------------------------------------------------------------------
@@ -231,54 +243,117 @@ class SteadyCircle(Manoeuvre):
 
 
 class StaticRollover(SteadyCircle):
-    """Quasi-static rollover threshold: the steady-circle ramp (constant speed, slowly
-    increasing steering-wheel angle) on a road of friction multiplier ``friction``, high
-    enough that the tires do not saturate first, until a wheel's load falls to ``liftLoad``
-    (a wheel lifts off) or the steering reaches ``maxSteer``."""
+    """Quasi-static rollover threshold, by one of two ``method``s, until a wheel's load falls
+    to ``liftLoad`` (a wheel lifts off). ``circle``: the steady-circle ramp (constant speed,
+    slowly increasing steering-wheel angle up to ``maxSteer``) on a road of friction
+    multiplier ``friction``, high enough that the tires do not saturate first; the
+    threshold is the lateral acceleration at lift-off in g. ``tilt``: a tilt table, the
+    vehicle at rest in neutral on it, braked with ``brakePedalForce``, while from ``rampStart`` its cross slope rises at
+    ``tiltRate`` (the FMU's ``gravityTilt``, positive the right side down) up to
+    ``maxTilt``; the threshold is tan(tilt at lift-off) in g. The wheels of every unit count."""
+
+    METHODS = ("circle", "tilt")
 
     def __init__(self):
         super().__init__()
         self.name = "static-rollover"
         self.description = self.__doc__.split("\n\n")[0]
         self.settings = {**self.settings,
+                         "method": Setting(0, "", 0, 1, "circle: steady-circle ramp; tilt: tilt table",
+                                           choices=self.METHODS),
                          "friction": Setting(1.6, "", 0.0, 5.0, "road friction multiplier"),
                          "liftLoad": Setting(10.0, "N", 0.0, 1e4, "load taken as lift-off"),
                          "steerRate": Setting(0.1, "rad/s", 1e-3, 1.0, "steering-wheel rate"),
                          "maxSteer": Setting(6.0, "rad", 0.01, 20.0, "last steering-wheel angle"),
-                         "duration": Setting(80.0, "s", 0.1, 600.0, "longest run")}
+                         "tiltRate": Setting(0.01, "rad/s", 1e-4, 0.5, "tilt table's rate"),
+                         "maxTilt": Setting(1.2, "rad", 0.0, 1.5, "tilt table's last angle"),
+                         "brakePedalForce": Setting(500.0, "N", 0.0, 5000.0,
+                                                    "brake pedal force held on the tilt table"),
+                         "duration": Setting(200.0, "s", 0.1, 3600.0, "longest run")}
         self.plots = (("lateral acceleration", "time", ["ay"], "m/s^2"),
                       ("tire loads", "time", ["axle1.left.Fz", "axle1.right.Fz", "axle2.left.Fz",
                                               "axle2.right.Fz"], "N"),
                       ("roll vs lateral acceleration", "ay", ["roll"], "rad"),
                       ("speed", "time", ["u"], "m/s"))
-        self.metric_units = {"liftOffLateralAcceleration": "m/s^2", "liftOffRoll": "rad",
-                             "liftOffTime": "s", "liftOffAxle": "", "rollGradient": "rad/(m/s^2)"}
+        self.tilt_plots = (("tilt", "time", ["tilt"], "rad"),
+                           ("tire loads", "time", ["axle1.left.Fz", "axle1.right.Fz",
+                                                   "axle2.left.Fz", "axle2.right.Fz"], "N"),
+                           ("roll vs tilt", "tilt", ["roll"], "rad"))
+        self.metric_units = {"rolloverThreshold": "g", "liftOffLateralAcceleration": "m/s^2",
+                             "liftOffTilt": "rad", "liftOffRoll": "rad", "liftOffTime": "s",
+                             "liftOffUnit": "", "liftOffAxle": "", "rollGradient": "rad/(m/s^2)"}
+        self._gravity = math.nan
+        self._tilt_method = False
+        self._units: list[str] = []
+
+    def resolve(self, values):
+        s = super().resolve(values)
+        self._tilt_method = self.METHODS[int(s["method"])] == "tilt"
+        if self._tilt_method:
+            self.plots = self.tilt_plots
+        return s
+
+    def outputs(self, runner):
+        self._gravity = runner.event["environment"]["gravity"]
+        if self._tilt_method and "gravityTilt" not in runner.variables:
+            raise ValueError("method: tilt needs the FMU input gravityTilt (an FMU built by "
+                             "this version)")
+        self._units = list(runner.units)
+        own = super().outputs(runner)
+        tires = [name for name in runner.variables if ".axle" in name and name.endswith(".Fz")
+                 and runner.short_name(name) not in own]       # the dual tires, the other units'
+        return own + tires
+
+    def tilt(self, t, s):
+        """The tilt table's angle at time(s) ``t``."""
+        return np.minimum(s["maxTilt"], s["tiltRate"] * np.maximum(
+            0.0, np.asarray(t, dtype=float) - s["rampStart"]))
 
     def fmu_parameters(self, s, unit):
-        return {**super().fmu_parameters(s, unit), "frictionMultiplier": s["friction"]}
+        speed = 0.0 if self._tilt_method else s["speed"]
+        return {f"{unit}.speed0": speed, "frictionMultiplier": s["friction"]}
 
-    def _loads(self, y: dict, unit: str) -> list[float]:
-        return [v for k, v in y.items() if k.startswith(unit + ".axle") and k.endswith(".Fz")]
+    def controller(self, s, unit):
+        if not self._tilt_method:
+            return super().controller(s, unit)
+
+        def inputs(t, y):
+            return {"gravityTilt": float(self.tilt(t, s)), f"{unit}.gear": 0,
+                    f"{unit}.brakePedalForce": s["brakePedalForce"]}
+        return inputs
+
+    @staticmethod
+    def _loads(y: dict) -> list[float]:
+        return [v for k, v in y.items() if ".axle" in k and k.endswith(".Fz")]
 
     def finished(self, t, y, s, unit):
-        return super().finished(t, y, s, unit) or (
-            t > s["rampStart"] and min(self._loads(y, unit)) <= s["liftLoad"])
+        if self._tilt_method:
+            done = s["tiltRate"] * (t - s["rampStart"]) >= s["maxTilt"]
+        else:
+            done = SteadyCircle.finished(self, t, y, s, unit)
+        return done or (t > s["rampStart"] and min(self._loads(y)) <= s["liftLoad"])
 
     def metrics(self, h, s):
         t, ay = h["time"], h["ay"]
-        wheels = [k for k in h if k.startswith("axle") and k.endswith(".Fz")]
+        h["tilt"] = self.tilt(t, s)
+        wheels = [k for k in h if (k.startswith("axle") or ".axle" in k) and k.endswith(".Fz")]
         loads = np.column_stack([h[k] for k in wheels])
         lifted = np.flatnonzero((t > s["rampStart"]) & (loads.min(axis=1) <= s["liftLoad"]))
         band = (t > s["rampStart"]) & (np.abs(ay) >= s["linearLow"]) & (np.abs(ay) <= s["linearHigh"])
-        out = {"rollGradient": m.slope(ay[band], h["roll"][band])}
+        out = {"rollGradient": math.nan if self._tilt_method else m.slope(ay[band], h["roll"][band])}
         if lifted.size == 0:
-            return {**out, "liftOffLateralAcceleration": math.nan, "liftOffRoll": math.nan,
-                    "liftOffTime": math.nan, "liftOffAxle": math.nan}
+            return {**out, **{k: math.nan for k in self.metric_units if k not in out}}
         i = lifted[0]
         wheel = wheels[int(np.argmin(loads[i]))]
-        return {**out, "liftOffLateralAcceleration": float(abs(ay[i])),
+        unit = wheel.split(".")[0] if ".axle" in wheel else ""
+        threshold = math.tan(h["tilt"][i]) if self._tilt_method else abs(ay[i]) / self._gravity
+        return {**out, "rolloverThreshold": float(threshold),
+                "liftOffLateralAcceleration": float(abs(ay[i])),
+                "liftOffTilt": float(h["tilt"][i]) if self._tilt_method else math.nan,
                 "liftOffRoll": float(h["roll"][i]), "liftOffTime": float(t[i]),
-                "liftOffAxle": float(wheel.split(".")[0][len("axle"):])}
+                "liftOffUnit": float(self._units.index(unit) + 1 if unit else 1),
+                "liftOffAxle": float(wheel.split(".axle")[-1].split(".")[0]
+                                     if unit else wheel.split(".")[0][len("axle"):])}
 
 
 #: the report panels of a transient steering manoeuvre
