@@ -23,9 +23,21 @@ wheel inputs
                         with ``environment.terrain`` of type ``external``
     roadGradeX, roadGradeY  1, dZ/dX and dZ/dY of that road, earth frame (external terrain)
     roadWaterDepth      m, >= 0, water depth on that road (external terrain; hydroplaning)
+    brakeForce          N, >= 0, attempted braking force at the ground (Eq. 49, Braking Force
+                        table); read only with the unit's ``brakes.method`` 'force'
+    brakeFriction       1, 0..1, attempted braking as a fraction of the available tire friction
+                        (Eq. 49, % Available Friction); read only with ``brakes.method`` 'friction'
+    driveForce          N, >= 0, attempted tractive effort at the ground (Eq. 52); read only on
+                        a driven wheel with the unit's ``drivetrain.method`` 'force'
+    driveFriction       1, 0..1, attempted traction as a fraction of the available friction
+                        (Eq. 52); read only on a driven wheel with ``drivetrain.method`` 'friction'
+    (the engine reads all four; the FMU has only those the unit's methods read,
+    ``model_description.catalogue.TABLE_INPUTS``)
 environment inputs
     windSpeed           m/s, >= 0
     windDirection       rad, direction the wind comes from, measured from earth X
+    gravityTilt         rad, gravity turned about earth X: (0, g sin, g cos) in the earth
+                        frame, the level ground a tilt table whose +Y side is down
 unit outputs
     X, Y, Z             m, earth-fixed position of the sprung-mass CG
     roll, pitch, yaw    rad, Euler angles (yaw, pitch, roll order)
@@ -98,8 +110,8 @@ from .jit import njit
 
 UNIT_INPUTS = ("steeringWheelAngle", "throttle", "brakePedalForce", "gear", "steeringWheelTorque")
 WHEEL_INPUTS = ("brakePressureFactor", "frictionMultiplier", "roadZ", "roadGradeX", "roadGradeY",
-                "roadWaterDepth")
-ENV_INPUTS = ("windSpeed", "windDirection")
+                "roadWaterDepth", "brakeForce", "brakeFriction", "driveForce", "driveFriction")
+ENV_INPUTS = ("windSpeed", "windDirection", "gravityTilt")
 
 UNIT_OUTPUTS = (
     "X", "Y", "Z", "roll", "pitch", "yaw",
@@ -131,8 +143,13 @@ INPUT_LIMITS = {
     "roadGradeX": (-10.0, 10.0, 0.0),
     "roadGradeY": (-10.0, 10.0, 0.0),
     "roadWaterDepth": (0.0, 1.0, 0.0),
+    "brakeForce": (0.0, 1.0e6, 0.0),
+    "brakeFriction": (0.0, 1.0, 0.0),
+    "driveForce": (0.0, 1.0e6, 0.0),
+    "driveFriction": (0.0, 1.0, 0.0),
     "windSpeed": (0.0, 100.0, 0.0),
     "windDirection": (-1.0e3, 1.0e3, 0.0),
+    "gravityTilt": (-1.5, 1.5, 0.0),
 }
 
 

@@ -10,19 +10,25 @@ value comes from the FMU (its event) itself. Names of outputs are relative to th
 | --- | --- | --- |
 | ``straight-brake`` | from ``speed0`` in neutral, the brake pedal pushed with ``brakePedalForce`` at ``brakeTime`` and held to a stop | stopping distance and time, mean fully developed deceleration (UN ECE R13-H) |
 | ``steady-circle`` | ISO 4138 constant speed, slowly increasing steering-wheel angle | understeer gradient, maximum lateral acceleration, roll gradient |
-| ``static-rollover`` | the steady-circle ramp on a high-friction road until a wheel lifts off | lateral acceleration, roll and time at lift-off, the axle that lifts, roll gradient |
+| ``static-rollover`` | ``method`` ``circle``: the steady-circle ramp on a high-friction road; ``tilt``: a tilt table (FMU input ``gravityTilt``) rising slowly under the braked vehicle at rest; until a wheel lifts off | ``rolloverThreshold`` (g), lateral acceleration, tilt, roll and time at lift-off, the unit and axle that lift, roll gradient (circle) |
 | ``sine-with-dwell`` | FMVSS 126 0.7 Hz sine with a 0.5 s dwell, coasting | yaw-rate ratios 1.0 s and 1.75 s after the steer, lateral displacement 1.07 s after its beginning |
 | ``step-steer`` | ISO 7401 step steer at constant throttle | yaw-rate and lateral-acceleration response and peak response times, overshoots, steady yaw-rate gain |
 | ``frequency-response`` | ISO 7401 several-frequency sine: the sum of 0.2, 0.6 and 1.2 Hz sines of the steering wheel at constant speed | yaw-rate and lateral-acceleration gain and phase to the road-wheel steer at each frequency (``yawRateGain1``..3, ``yawRatePhase1``..3, ``lateralAccelerationGain1``..3, ``lateralAccelerationPhase1``..3) |
 | ``split-mu`` | ISO 14512 straight braking with the ``lowSide`` wheels on ``muLow``, the others on ``muHigh`` (wheel input frictionMultiplier); steering held (``driver``=0) or a preview driver back to the initial line (``driver``=1) | stopping distance (along the path) and time, mean deceleration, ``maxYaw``, ``finalYaw``, ``maxLateralDeviation`` |
+| ``lane-change`` | ISO 3888-2 severe lane change (obstacle avoidance): the path-following driver through the course of the unit's width, entered at ``speed`` with the accelerator released (``throttleHeld`` 1: speed held) | ``pass``, cone margins ``margin1``, ``margin3``, ``margin5`` per lane (section) and ``minMargin`` (negative: a cone hit), ``firstGateHit``, ``firstHitTime``, ``entrySpeed``, ``exitSpeed``, ``maxLateralAcceleration``, ``maxYawRate``, ``maxSteeringWheelAngle`` |
+| ``off-tracking`` | low speed on a circle: the front axle centre steered onto a circle of ``radius`` at ``speed`` | ``offTracking`` (front axle path radius minus the last unit's last axle path radius), ``frontAxleRadius``, ``lastAxleRadius``, ``centreDistance`` of the two fitted circles |
+| ``rearward-amplification`` | SAE J2179 single sine at 88 km/h, 0.4 Hz, its amplitude calibrated to the lead unit's peak ``targetAy`` (0.15 g) | ``rearwardAmplification`` (last unit's peak absolute ay over the lead unit's), ``leadPeakAy``, ``lastUnitPeakAy``, ``steeringAmplitude`` |
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..controllers.abs_controller import AbsController, AbsParams
+from ..controllers.driver import DriverParams
 from . import metrics as m
 
 WHEEL_SIDES = ("left", "right")
@@ -30,12 +36,29 @@ WHEEL_SIDES = ("left", "right")
 
 @dataclass(frozen=True)
 class Setting:
-    """A manoeuvre setting: default, SI unit, accepted range and meaning."""
+    """A manoeuvre setting: default, SI unit, accepted range and meaning. A setting with
+    ``choices`` takes one of their names or its index (0, 1, ...), and resolves to the index."""
     default: float
     unit: str
     low: float
     high: float
     description: str
+    choices: tuple[str, ...] = ()
+
+    def value(self, key: str, manoeuvre: str, value) -> float:
+        """``value`` checked against the setting; ValueError naming ``key`` if refused."""
+        if self.choices and isinstance(value, str):
+            if value in self.choices:
+                return float(self.choices.index(value))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and math.isfinite(value) and self.low <= value <= self.high \
+                and (not self.choices or value == int(value)):
+            return float(value)
+        if self.choices:
+            raise ValueError(f"{key}: {value!r} is not accepted; {manoeuvre} takes "
+                             f"{' or '.join(self.choices)} (or {', '.join(map(str, range(len(self.choices))))})")
+        raise ValueError(f"{key}: {value!r} is not accepted; {manoeuvre} takes a number "
+                         f"from {self.low:g} to {self.high:g} {self.unit}".rstrip())
 
 
 @dataclass
@@ -58,12 +81,7 @@ class Manoeuvre:
             if key not in self.settings:
                 raise ValueError(f"{key}: not a setting of {self.name} "
                                  f"(settings: {', '.join(self.settings)})")
-            s = self.settings[key]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not math.isfinite(value) or not s.low <= value <= s.high:
-                raise ValueError(f"{key}: {value!r} is not accepted; {self.name} takes a number "
-                                 f"from {s.low:g} to {s.high:g} {s.unit}".rstrip())
-            out[key] = float(value)
+            out[key] = self.settings[key].value(key, self.name, value)
         return out
 
     # --- driving ----------------------------------------------------------------------------
@@ -79,15 +97,27 @@ class Manoeuvre:
                 if name.startswith(unit + ".axle") and name.count(".") == 3
                 and name.rsplit(".", 1)[1] in quantities]
 
+    def communication_step(self, s: dict) -> float:
+        """The communication step of a run with settings ``s``, s."""
+        return self.step
+
     def fmu_parameters(self, s: dict, unit: str) -> dict:
         """FMU parameters the manoeuvre sets (full names; ``unit`` is the lead unit's)."""
         return {f"{unit}.speed0": s["speed0"]}
+
+    def simulate(self, runner, s: dict, parameters: dict) -> dict:
+        """The histories of a case: one run of the FMU (a manoeuvre that calibrates its
+        input runs it more than once)."""
+        return runner.run(self, s, parameters)
 
     def controller(self, s: dict, unit: str):
         raise NotImplementedError
 
     def finished(self, t: float, y: dict, s: dict, unit: str) -> bool:
         return False
+
+    def decorate(self, title: str, ax, h: dict) -> None:
+        """Draw what else the report panel ``title`` shows on its matplotlib ``ax``."""
 
     def metrics(self, h: dict, s: dict) -> dict[str, float]:
         raise NotImplementedError
@@ -106,11 +136,50 @@ def speed_governor(unit: str, target: float, feedforward: float, kp: float, ki: 
     return throttle
 
 
+class AntiLock:
+    """The anti-lock controller in a manoeuvre's loop: the wheel spins ``spins`` (full output
+    names, left/right pairs from the front axle, the controller's order) in, each wheel's
+    brakePressureFactor out, every ``step`` s. The controller's tire radius is the vehicle's
+    own effective rolling radius, learnt at the first call (the wheels roll freely at the
+    start): the speed over the mean wheel spin, as a production ABS calibrates its wheel speeds."""
+
+    def __init__(self, unit: str, spins: list[str], step: float):
+        self.unit, self.spins, self.step = unit, spins, step
+        self.factors = [name[:-len("spin")] + "brakePressureFactor" for name in spins]
+        self.control = None
+
+    def __call__(self, y: dict) -> dict:
+        spins = [y[name] for name in self.spins]
+        if self.control is None:
+            mean = sum(spins) / len(spins)
+            if not mean > 0:
+                raise ValueError(f"abs: the wheels must roll forward at the start to calibrate "
+                                 f"the anti-lock controller (mean spin {mean!r} rad/s)")
+            self.control = AbsController(len(spins), AbsParams(tireRadius=y[f"{self.unit}.speed"] / mean))
+        return dict(zip(self.factors, self.control.step(self.step, spins)))
+
+
+def steering_at_speed(man: Manoeuvre, s: dict, unit: str):
+    """The inputs of an open-loop steering manoeuvre: the steering wheel at ``man.steer(t,
+    s)``, the speed held at ``speed`` by the PI throttle in ``gear``."""
+    gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, man.step)
+
+    def inputs(t, y):
+        return {f"{unit}.steeringWheelAngle": float(man.steer(t, s)),
+                f"{unit}.throttle": gov(y), f"{unit}.gear": s["gear"]}
+    return inputs
+
+
 class StraightBrake(Manoeuvre):
     """Straight-line stop: neutral, no steering, a step of brake pedal force at
     ``brakeTime`` (the brakes' own pressure lag follows), held until the forward speed falls
     below ``stopSpeed`` or ``duration`` ends. The FMU has no ABS of its own, so a force high
-    enough locks the wheels."""
+    enough locks the wheels; with ``abs`` 1 the anti-lock controller
+    (:class:`simon_fmu.controllers.abs_controller.AbsController`, its default calibration)
+    sets each wheel's brakePressureFactor from the wheel spins every ``absCycle`` (then the
+    communication step; production controllers cycle every 5 to 10 ms: at 10 ms the low-friction
+    wheel's mean slip is 0.45, at 5 ms 0.24, at 2 ms 0.16, and the split-mu stop at 5 ms is
+    within 0.1 % of the one at 2 ms)."""
 
     def __init__(self):
         super().__init__(
@@ -121,6 +190,9 @@ class StraightBrake(Manoeuvre):
                 "brakeTime": Setting(0.0, "s", 0.0, 10.0, "time of the brake application"),
                 "stopSpeed": Setting(0.01, "m/s", 1e-4, 1.0, "speed taken as stopped"),
                 "duration": Setting(20.0, "s", 0.1, 600.0, "longest run"),
+                "abs": Setting(0, "", 0, 1, "0 no ABS, 1 the anti-lock controller in the loop"),
+                "absCycle": Setting(0.005, "s", 0.001, 0.02, "the anti-lock controller's cycle, "
+                                    "the communication step with abs 1"),
             },
             plots=(("speed", "time", ["u"], "m/s"), ("deceleration", "time", ["ax"], "m/s^2"),
                    ("distance", "time", ["X"], "m"),
@@ -128,12 +200,23 @@ class StraightBrake(Manoeuvre):
             metric_units={"stoppingDistance": "m", "stoppingTime": "s",
                           "meanDeceleration": "m/s^2", "brakeSpeed": "m/s"})
 
+    def outputs(self, runner):
+        self._spins = [f"{runner.lead_unit}.{name}" for name in self.wheel_outputs(runner, ("spin",))]
+        return super().outputs(runner)
+
+    def communication_step(self, s):
+        return s["absCycle"] if s["abs"] >= 0.5 else self.step
+
     def controller(self, s, unit):
         force, t_brake = s["brakePedalForce"], s["brakeTime"]
+        anti_lock = AntiLock(unit, self._spins, s["absCycle"]) if s["abs"] >= 0.5 else None
 
         def inputs(t, y):
-            return {f"{unit}.brakePedalForce": force if t >= t_brake - 1e-9 else 0.0,
-                    f"{unit}.gear": 0}
+            out = {f"{unit}.brakePedalForce": force if t >= t_brake - 1e-9 else 0.0,
+                   f"{unit}.gear": 0}
+            if anti_lock is not None:
+                out.update(anti_lock(y))
+            return out
         return inputs
 
     def finished(self, t, y, s, unit):
@@ -213,54 +296,117 @@ class SteadyCircle(Manoeuvre):
 
 
 class StaticRollover(SteadyCircle):
-    """Quasi-static rollover threshold: the steady-circle ramp (constant speed, slowly
-    increasing steering-wheel angle) on a road of friction multiplier ``friction``, high
-    enough that the tires do not saturate first, until a wheel's load falls to ``liftLoad``
-    (a wheel lifts off) or the steering reaches ``maxSteer``."""
+    """Quasi-static rollover threshold, by one of two ``method``s, until a wheel's load falls
+    to ``liftLoad`` (a wheel lifts off). ``circle``: the steady-circle ramp (constant speed,
+    slowly increasing steering-wheel angle up to ``maxSteer``) on a road of friction
+    multiplier ``friction``, high enough that the tires do not saturate first; the
+    threshold is the lateral acceleration at lift-off in g. ``tilt``: a tilt table, the
+    vehicle at rest in neutral on it, braked with ``brakePedalForce``, while from ``rampStart`` its cross slope rises at
+    ``tiltRate`` (the FMU's ``gravityTilt``, positive the right side down) up to
+    ``maxTilt``; the threshold is tan(tilt at lift-off) in g. The wheels of every unit count."""
+
+    METHODS = ("circle", "tilt")
 
     def __init__(self):
         super().__init__()
         self.name = "static-rollover"
         self.description = self.__doc__.split("\n\n")[0]
         self.settings = {**self.settings,
+                         "method": Setting(0, "", 0, 1, "circle: steady-circle ramp; tilt: tilt table",
+                                           choices=self.METHODS),
                          "friction": Setting(1.6, "", 0.0, 5.0, "road friction multiplier"),
                          "liftLoad": Setting(10.0, "N", 0.0, 1e4, "load taken as lift-off"),
                          "steerRate": Setting(0.1, "rad/s", 1e-3, 1.0, "steering-wheel rate"),
                          "maxSteer": Setting(6.0, "rad", 0.01, 20.0, "last steering-wheel angle"),
-                         "duration": Setting(80.0, "s", 0.1, 600.0, "longest run")}
+                         "tiltRate": Setting(0.01, "rad/s", 1e-4, 0.5, "tilt table's rate"),
+                         "maxTilt": Setting(1.2, "rad", 0.0, 1.5, "tilt table's last angle"),
+                         "brakePedalForce": Setting(500.0, "N", 0.0, 5000.0,
+                                                    "brake pedal force held on the tilt table"),
+                         "duration": Setting(200.0, "s", 0.1, 3600.0, "longest run")}
         self.plots = (("lateral acceleration", "time", ["ay"], "m/s^2"),
                       ("tire loads", "time", ["axle1.left.Fz", "axle1.right.Fz", "axle2.left.Fz",
                                               "axle2.right.Fz"], "N"),
                       ("roll vs lateral acceleration", "ay", ["roll"], "rad"),
                       ("speed", "time", ["u"], "m/s"))
-        self.metric_units = {"liftOffLateralAcceleration": "m/s^2", "liftOffRoll": "rad",
-                             "liftOffTime": "s", "liftOffAxle": "", "rollGradient": "rad/(m/s^2)"}
+        self.tilt_plots = (("tilt", "time", ["tilt"], "rad"),
+                           ("tire loads", "time", ["axle1.left.Fz", "axle1.right.Fz",
+                                                   "axle2.left.Fz", "axle2.right.Fz"], "N"),
+                           ("roll vs tilt", "tilt", ["roll"], "rad"))
+        self.metric_units = {"rolloverThreshold": "g", "liftOffLateralAcceleration": "m/s^2",
+                             "liftOffTilt": "rad", "liftOffRoll": "rad", "liftOffTime": "s",
+                             "liftOffUnit": "", "liftOffAxle": "", "rollGradient": "rad/(m/s^2)"}
+        self._gravity = math.nan
+        self._tilt_method = False
+        self._units: list[str] = []
+
+    def resolve(self, values):
+        s = super().resolve(values)
+        self._tilt_method = self.METHODS[int(s["method"])] == "tilt"
+        if self._tilt_method:
+            self.plots = self.tilt_plots
+        return s
+
+    def outputs(self, runner):
+        self._gravity = runner.event_data["environment"]["gravity"]
+        if self._tilt_method and "gravityTilt" not in runner.variables:
+            raise ValueError("method: tilt needs the FMU input gravityTilt (an FMU built by "
+                             "this version)")
+        self._units = list(runner.units)
+        own = super().outputs(runner)
+        tires = [name for name in runner.variables if ".axle" in name and name.endswith(".Fz")
+                 and runner.short_name(name) not in own]       # the dual tires, the other units'
+        return own + tires
+
+    def tilt(self, t, s):
+        """The tilt table's angle at time(s) ``t``."""
+        return np.minimum(s["maxTilt"], s["tiltRate"] * np.maximum(
+            0.0, np.asarray(t, dtype=float) - s["rampStart"]))
 
     def fmu_parameters(self, s, unit):
-        return {**super().fmu_parameters(s, unit), "frictionMultiplier": s["friction"]}
+        speed = 0.0 if self._tilt_method else s["speed"]
+        return {f"{unit}.speed0": speed, "frictionMultiplier": s["friction"]}
 
-    def _loads(self, y: dict, unit: str) -> list[float]:
-        return [v for k, v in y.items() if k.startswith(unit + ".axle") and k.endswith(".Fz")]
+    def controller(self, s, unit):
+        if not self._tilt_method:
+            return super().controller(s, unit)
+
+        def inputs(t, y):
+            return {"gravityTilt": float(self.tilt(t, s)), f"{unit}.gear": 0,
+                    f"{unit}.brakePedalForce": s["brakePedalForce"]}
+        return inputs
+
+    @staticmethod
+    def _loads(y: dict) -> list[float]:
+        return [v for k, v in y.items() if ".axle" in k and k.endswith(".Fz")]
 
     def finished(self, t, y, s, unit):
-        return super().finished(t, y, s, unit) or (
-            t > s["rampStart"] and min(self._loads(y, unit)) <= s["liftLoad"])
+        if self._tilt_method:
+            done = s["tiltRate"] * (t - s["rampStart"]) >= s["maxTilt"]
+        else:
+            done = SteadyCircle.finished(self, t, y, s, unit)
+        return done or (t > s["rampStart"] and min(self._loads(y)) <= s["liftLoad"])
 
     def metrics(self, h, s):
         t, ay = h["time"], h["ay"]
-        wheels = [k for k in h if k.startswith("axle") and k.endswith(".Fz")]
+        h["tilt"] = self.tilt(t, s)
+        wheels = [k for k in h if (k.startswith("axle") or ".axle" in k) and k.endswith(".Fz")]
         loads = np.column_stack([h[k] for k in wheels])
         lifted = np.flatnonzero((t > s["rampStart"]) & (loads.min(axis=1) <= s["liftLoad"]))
         band = (t > s["rampStart"]) & (np.abs(ay) >= s["linearLow"]) & (np.abs(ay) <= s["linearHigh"])
-        out = {"rollGradient": m.slope(ay[band], h["roll"][band])}
+        out = {"rollGradient": math.nan if self._tilt_method else m.slope(ay[band], h["roll"][band])}
         if lifted.size == 0:
-            return {**out, "liftOffLateralAcceleration": math.nan, "liftOffRoll": math.nan,
-                    "liftOffTime": math.nan, "liftOffAxle": math.nan}
+            return {**out, **{k: math.nan for k in self.metric_units if k not in out}}
         i = lifted[0]
         wheel = wheels[int(np.argmin(loads[i]))]
-        return {**out, "liftOffLateralAcceleration": float(abs(ay[i])),
+        unit = wheel.split(".")[0] if ".axle" in wheel else ""
+        threshold = math.tan(h["tilt"][i]) if self._tilt_method else abs(ay[i]) / self._gravity
+        return {**out, "rolloverThreshold": float(threshold),
+                "liftOffLateralAcceleration": float(abs(ay[i])),
+                "liftOffTilt": float(h["tilt"][i]) if self._tilt_method else math.nan,
                 "liftOffRoll": float(h["roll"][i]), "liftOffTime": float(t[i]),
-                "liftOffAxle": float(wheel.split(".")[0][len("axle"):])}
+                "liftOffUnit": float(self._units.index(unit) + 1 if unit else 1),
+                "liftOffAxle": float(wheel.split(".axle")[-1].split(".")[0]
+                                     if unit else wheel.split(".")[0][len("axle"):])}
 
 
 #: the report panels of a transient steering manoeuvre
@@ -427,12 +573,7 @@ class FrequencyResponse(Manoeuvre):
         return {f"{unit}.speed0": s["speed"]}
 
     def controller(self, s, unit):
-        gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, self.step)
-
-        def inputs(t, y):
-            return {f"{unit}.steeringWheelAngle": float(self.steer(t, s)),
-                    f"{unit}.throttle": gov(y), f"{unit}.gear": s["gear"]}
-        return inputs
+        return steering_at_speed(self, s, unit)
 
     def finished(self, t, y, s, unit):
         return t >= s["startTime"] + s["settle"] + s["window"]
@@ -519,8 +660,361 @@ class SplitMu(StraightBrake):
                 "maxLateralDeviation": float(np.max(np.abs(h["Y"][after] - h["Y"][0])))}
 
 
+class LaneChange(Manoeuvre):
+    """ISO 3888-2 severe lane change, obstacle avoidance: the vehicle enters the course at
+    ``speed`` and the path-following driver (:class:`~simon_fmu.controllers.driver.Driver`)
+    steers it along the course's path. The run starts ``runIn`` metres before the course
+    (the CG at X = -``runIn``) at ``speed``, the driver's speed control holding it; when the
+    body's front reaches the course entry the accelerator is released and the gear held
+    (ISO 3888-2:2011 Annex A) -- or, with ``throttleHeld`` 1, the driver keeps holding the
+    speed through the course. The run ends when the body's rear leaves the last lane.
+    Margins of the body to the cone lines of each lane (sections 1, 3 and 5 of the
+    standard; negative: a cone hit), pass or fail, the first lane hit, the largest lateral
+    acceleration, yaw rate and steering-wheel angle.
+
+    The course (ISO 3888-2:2011, 4.1 Table 1, 61 m in all; W the unit's width from its
+    event, :func:`~simon_fmu.controllers.courses.iso3888_2_lanes`): section 1, the entry
+    lane, 12 m long and 1.1 W + 0.25 wide; section 2 a 13.5 m gap; section 3, the side lane,
+    11 m long and W + 1 wide, its right edge 1 m left of section 1's left edge; section 4 a
+    12.5 m gap; section 5, the exit lane, 12 m long and 1.3 W + 0.25 wide but at least 3 m,
+    its right edge in line with section 1's. Cones stand on the lane edges and the track
+    limits are tangential to them (4.2), so a lane's cone lines are its edges.
+
+    The driver follows the course's path of least peak curvature for the body
+    (:func:`~simon_fmu.controllers.courses.iso3888_2_course`), with the driver's vehicle
+    parameters from the event (:func:`~simon_fmu.controllers.vehicle_data.driver_starts`)
+    and its preview time ``previewTime`` (0.3 s: a longer preview cuts this course's
+    corners). Before the entry the speed is held by the PI throttle of the other
+    manoeuvres, in the driver's gear.
+
+    The body is the unit's plan-view rectangle: its width, its front end
+    ``dimensions.front_x`` ahead of the CG and its rear ``length`` behind the front
+    (:func:`~simon_fmu.controllers.vehicle_data.vehicle_body`). Its margin to a lane
+    (:func:`metrics.lane_margins`) counts the part of the body within the lane's length,
+    so a body's side that crosses a cone line at the lane's end counts although its
+    corners are past it. ``pass`` is 1 when no margin is negative and the body's rear has
+    left section 5; ``firstGateHit`` the section (1, 3 or 5) of the first cone line
+    crossed, 0 if none; ``margin1``, ``margin3``, ``margin5`` each lane's least margin
+    (NaN for a lane not reached); the largest values are over the run from the entry."""
+
+    #: the standard's numbers of the three lanes of cones (sections 2 and 4 are the gaps)
+    SECTIONS = (1, 3, 5)
+
+    def __init__(self):
+        d = {f.name: f.default for f in dataclasses.fields(DriverParams)}
+        super().__init__(
+            name="lane-change", description=self.__doc__.split("\n\n")[0],
+            settings={
+                "speed": Setting(60.0 / 3.6, "m/s", 1.0, 60.0, "entry speed"),
+                "throttleHeld": Setting(0, "", 0, 1, "0 accelerator released at the entry "
+                                        "(ISO 3888-2), 1 speed held through the course",
+                                        choices=("released", "held")),
+                "runIn": Setting(30.0, "m", 5.0, 500.0, "CG distance before the course entry at the start"),
+                "previewTime": Setting(0.3, "s", 0.05, 5.0, "driver preview time"),
+                "lagTime": Setting(d["lagTime"], "s", 0.0, 1.0, "driver steering lag"),
+                "duration": Setting(30.0, "s", 0.1, 600.0, "longest run"),
+            },
+            plots=(("path with the cones", "X", ["Y"], "Y (m, right +)"),
+                   ("steering-wheel angle", "time", ["steering.angle"], "rad"),
+                   ("lateral acceleration", "time", ["ay"], "m/s^2"),
+                   ("yaw rate", "time", ["r"], "rad/s"),
+                   ("cone margin", "time", ["coneMargin"], "m"),
+                   ("speed", "time", ["u"], "m/s")),
+            metric_units={"pass": "", "margin1": "m", "margin3": "m", "margin5": "m",
+                          "minMargin": "m", "firstGateHit": "", "firstHitTime": "s",
+                          "entrySpeed": "m/s", "exitSpeed": "m/s",
+                          "maxLateralAcceleration": "m/s^2", "maxYawRate": "rad/s",
+                          "maxSteeringWheelAngle": "rad"})
+        self.body = None
+        self.lanes: list = []
+        self._starts: dict = {}
+        self._path = None
+
+    def outputs(self, runner):
+        """Also reads the vehicle from the FMU's event: its body, the lanes of its width,
+        the course path and the driver's vehicle parameters."""
+        from ..controllers import courses
+        from ..controllers.vehicle_data import driver_starts, vehicle_body
+        event = runner.event()
+        self.body = vehicle_body(event, runner.lead_unit)
+        self.lanes = courses.iso3888_2_lanes(self.body.width)
+        self._path = courses.iso3888_2_course(self.body)
+        self._starts = driver_starts(event, runner.lead_unit)
+        return super().outputs(runner)
+
+    def fmu_parameters(self, s, unit):
+        """The start at ``speed``, ``runIn`` before the entry on the path, along it."""
+        from ..controllers.driver import Path
+        path = Path(self._path[:, 0], self._path[:, 1])
+        station, _ = path.locate(-s["runIn"], 0.0)
+        _, y0 = path.point(station)
+        return {f"{unit}.speed0": s["speed"], f"{unit}.X0": -s["runIn"], f"{unit}.Y0": y0,
+                f"{unit}.yaw0": path.heading(station)}
+
+    def _ends(self, x, yaw):
+        """X of the body's front and rear (on its centre line) for CG X and yaw."""
+        c = np.cos(yaw)
+        return x + self.body.front * c, x + (self.body.front - self.body.length) * c
+
+    def controller(self, s, unit):
+        from ..controllers.driver import Driver, Path
+        driver = Driver(Path(self._path[:, 0], self._path[:, 1]),
+                        DriverParams(**self._starts, targetSpeed=s["speed"],
+                                     previewTime=s["previewTime"], lagTime=s["lagTime"]))
+        gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, self.step)
+        entry, held = self.lanes[0].x_start, {}
+
+        def inputs(t, y):
+            out = driver.step(t, self.step, y[f"{unit}.X"], y[f"{unit}.Y"], y[f"{unit}.yaw"],
+                              y[f"{unit}.speed"])
+            front, _ = self._ends(y[f"{unit}.X"], y[f"{unit}.yaw"])
+            throttle = gov(y)
+            if s["throttleHeld"] or front < entry:
+                held["gear"] = out.gear
+            else:
+                throttle = 0.0
+            return {f"{unit}.steeringWheelAngle": out.steeringWheelAngle,
+                    f"{unit}.throttle": throttle, f"{unit}.gear": held.get("gear", out.gear)}
+        return inputs
+
+    def finished(self, t, y, s, unit):
+        return self._ends(y[f"{unit}.X"], y[f"{unit}.yaw"])[1] > self.lanes[-1].x_end
+
+    def metrics(self, h, s):
+        from ..controllers.courses import body_corners
+        t = h["time"]
+        corners = body_corners(h["X"], h["Y"], h["yaw"], self.body)
+        margins = m.lane_margins(corners, [(a.x_start, a.x_end, a.left, a.right)
+                                           for a in self.lanes])
+        least = margins.min(axis=1)
+        h["coneMargin"] = np.where(np.isinf(least), np.nan, least)
+        front, rear = self._ends(h["X"], h["yaw"])
+        result = m.course_result(t, margins, bool(rear[-1] > self.lanes[-1].x_end))
+        t_entry = m.first_crossing(t, front, self.lanes[0].x_start)
+        on = t >= (t_entry if not math.isnan(t_entry) else t[-1])
+        lane = result["firstLane"]
+        return {"pass": float(result["passed"]),
+                **{f"margin{n}": float(v) for n, v in zip(self.SECTIONS, result["least"])},
+                "minMargin": float(np.nanmin(result["least"])) if np.isfinite(result["least"]).any()
+                else math.nan,
+                "firstGateHit": 0.0 if math.isnan(lane) else float(self.SECTIONS[lane]),
+                "firstHitTime": result["firstTime"],
+                "entrySpeed": m.at(t, h["u"], t_entry),
+                "exitSpeed": float(h["u"][-1]),
+                "maxLateralAcceleration": float(np.max(np.abs(h["ay"][on]))),
+                "maxYawRate": float(np.max(np.abs(h["r"][on]))),
+                "maxSteeringWheelAngle": float(np.max(np.abs(h["steering.angle"][on])))}
+
+    def decorate(self, title, ax, h):
+        """The path panel: the lanes' cone lines and cones, the body every 0.25 s, Y down
+        the page inverted so that the plan view has left (negative Y) up."""
+        if not title.startswith("path") or self.body is None:
+            return
+        from ..controllers.courses import body_corners, cones
+        for lane in self.lanes:
+            for y in (lane.left, lane.right):
+                ax.plot([lane.x_start, lane.x_end], [y, y], color="tab:orange", lw=1)
+        c = cones(self.lanes)
+        ax.plot(c[:, 0], c[:, 1], "^", color="tab:orange", ms=5, label="cones")
+        every = max(1, int(round(0.25 / self.step)))
+        on = np.flatnonzero((h["X"] > self.lanes[0].x_start - self.body.length)
+                            & (h["X"] < self.lanes[-1].x_end + self.body.length))[::every]
+        for box in body_corners(h["X"][on], h["Y"][on], h["yaw"][on], self.body):
+            ax.plot(*np.vstack([box, box[:1]]).T, color="0.6", lw=0.6)
+        ax.set_xlim(self.lanes[0].x_start - 10.0, self.lanes[-1].x_end + 10.0)
+        if not ax.yaxis_inverted():
+            ax.invert_yaxis()
+
+
+def wrap(angle: float) -> float:
+    """An angle wrapped to (-pi, pi]."""
+    return math.pi - (math.pi - angle) % (2.0 * math.pi)
+
+
+class OffTracking(Manoeuvre):
+    """Low-speed off-tracking on a steady circle: at ``speed`` held by a PI throttle in
+    ``gear``, the lead unit's front axle centre is steered onto a circle of ``radius``
+    (``direction`` +1 to the right, -1 to the left) that starts where it stands, tangent to
+    its heading. The steering is path following at the front axle (Stanley): road-wheel
+    angle = heading error of the circle's tangent + atan((``steerGain`` e + integral of
+    ``integralGain`` e) / u), e the front axle's distance outside the circle, times the
+    event's steering gear ratio. Over the last ``window`` seconds, circles are fitted to the
+    paths of the front axle centre and of the last unit's last axle centre (their
+    positions from each unit's CG and yaw and the event's axle positions); the off-tracking
+    is the difference of their radii."""
+
+    def __init__(self):
+        super().__init__(
+            name="off-tracking", description=self.__doc__.split("\n\n")[0], step=0.02,
+            settings={
+                "radius": Setting(15.0, "m", 2.0, 1000.0, "radius of the front axle's circle"),
+                "speed": Setting(1.0, "m/s", 0.1, 20.0, "speed held"),
+                "gear": Setting(1, "", 1, 20, "gear held"),
+                "direction": Setting(1, "", -1, 1, "turn: +1 right, -1 left"),
+                "steerGain": Setting(1.0, "1/s", 0.0, 20.0, "path-following gain"),
+                "integralGain": Setting(0.2, "1/s^2", 0.0, 20.0, "integral gain on the radius error"),
+                "window": Setting(60.0, "s", 1.0, 600.0, "fit window at the end of the run"),
+                "duration": Setting(300.0, "s", 1.0, 3600.0, "run"),
+            },
+            plots=(("paths", "X", ["frontAxleY", "lastAxleY"], "Y (m, right +)"),
+                   ("steering-wheel angle", "time", ["steering.angle"], "rad"),
+                   ("front axle radius error", "time", ["radiusError"], "m"),
+                   ("speed", "time", ["u"], "m/s")),
+            metric_units={"frontAxleRadius": "m", "lastAxleRadius": "m", "offTracking": "m",
+                          "centreDistance": "m", "maxRadiusError": "m", "meanSpeed": "m/s"})
+        self._geometry: dict = {}
+
+    def outputs(self, runner):
+        lead, last = runner.event_data["units"][0], runner.event_data["units"][-1]
+        if not lead.get("steering"):
+            raise ValueError(f"off-tracking: the lead unit {lead['name']!r} has no steering")
+        self._geometry = {"front": lead["axles"][0]["x"], "ratio": lead["steering"]["gear_ratio"],
+                          "last": last["name"], "rear": last["axles"][-1]["x"]}
+        rear = [] if last["name"] == runner.lead_unit else \
+            [f"{last['name']}.{q}" for q in ("X", "Y", "yaw")]
+        return super().outputs(runner) + rear
+
+    def fmu_parameters(self, s, unit):
+        return {f"{unit}.speed0": s["speed"]}
+
+    def _circle(self, s, x, y, yaw):
+        """The front axle's circle: centre ``radius`` to the side of the turn of the front
+        axle at the start (x, y, yaw of the lead unit's CG)."""
+        fx, fy = m.point_on_unit(x, y, yaw, self._geometry["front"])
+        d = s["direction"]
+        return fx - d * s["radius"] * math.sin(yaw), fy + d * s["radius"] * math.cos(yaw)
+
+    def controller(self, s, unit):
+        if s["direction"] == 0:
+            raise ValueError("direction: 0 is not accepted; off-tracking takes -1 (left) or +1 (right)")
+        gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, self.step)
+        geo, d, dt = self._geometry, s["direction"], self.step
+        state = {"centre": None, "i": 0.0}
+
+        def inputs(t, y):
+            x, y_, yaw = y[f"{unit}.X"], y[f"{unit}.Y"], y[f"{unit}.yaw"]
+            if state["centre"] is None:
+                state["centre"] = self._circle(s, x, y_, yaw)
+            cx, cy = state["centre"]
+            fx, fy = m.point_on_unit(x, y_, yaw, geo["front"])
+            error = math.hypot(fx - cx, fy - cy) - s["radius"]
+            state["i"] += s["integralGain"] * error * dt
+            tangent = math.atan2(fy - cy, fx - cx) + d * math.pi / 2
+            delta = wrap(tangent - yaw) + d * math.atan(
+                (s["steerGain"] * error + state["i"]) / max(abs(y[f"{unit}.u"]), 0.1))
+            return {f"{unit}.steeringWheelAngle": geo["ratio"] * delta,
+                    f"{unit}.throttle": gov(y), f"{unit}.gear": s["gear"]}
+        return inputs
+
+    def metrics(self, h, s):
+        geo, t = self._geometry, h["time"]
+        last = "" if geo["last"] not in {k.split(".")[0] for k in h if "." in k} else geo["last"] + "."
+        h["frontAxleX"], h["frontAxleY"] = m.point_on_unit(h["X"], h["Y"], h["yaw"], geo["front"])
+        h["lastAxleX"], h["lastAxleY"] = m.point_on_unit(h[last + "X"], h[last + "Y"],
+                                                         h[last + "yaw"], geo["rear"])
+        cx, cy = self._circle(s, h["X"][0], h["Y"][0], h["yaw"][0])
+        h["radiusError"] = np.hypot(h["frontAxleX"] - cx, h["frontAxleY"] - cy) - s["radius"]
+        win = t >= t[-1] - s["window"]
+        fx, fy, rf = m.fit_circle(h["frontAxleX"][win], h["frontAxleY"][win])
+        lx, ly, rl = m.fit_circle(h["lastAxleX"][win], h["lastAxleY"][win])
+        return {"frontAxleRadius": rf, "lastAxleRadius": rl, "offTracking": rf - rl,
+                "centreDistance": math.hypot(fx - lx, fy - ly),
+                "maxRadiusError": float(np.max(np.abs(h["radiusError"][win]))),
+                "meanSpeed": float(np.mean(h["u"][win]))}
+
+
+class RearwardAmplification(Manoeuvre):
+    """SAE J2179 rearward amplification of a combination: at ``speed`` (88 km/h) held by a
+    PI throttle in ``gear``, from ``startTime`` the steering wheel turns one full period of
+    a ``frequency`` sine (0.4 Hz, the single-sine lane change of SAE J2179 and ISO 14791 as
+    commonly run) and returns to zero. Its amplitude is calibrated so that the lead unit's
+    peak lateral acceleration is ``targetAy`` (0.15 g): the run is repeated
+    ``calibrationRuns`` times, the amplitude scaled each time by ``targetAy`` over the peak
+    reached (``targetAy`` 0: ``amplitude`` as given). Rearward amplification: the peak
+    absolute lateral acceleration of the last unit's CG over the lead unit's (Fancher and
+    Winkler, UMTRI 1992: the ratio of the last trailer's peak lateral acceleration to the
+    tractor's), and each unit's peak."""
+
+    def __init__(self):
+        super().__init__(
+            name="rearward-amplification", description=self.__doc__.split("\n\n")[0],
+            settings={
+                "speed": Setting(88.0 / 3.6, "m/s", 1.0, 80.0, "speed held"),
+                "gear": Setting(10, "", 1, 20, "gear held"),
+                "frequency": Setting(0.4, "Hz", 0.01, 5.0, "frequency of the single sine"),
+                "targetAy": Setting(0.15 * 9.80665, "m/s^2", 0.0, 20.0,
+                                    "lead unit's peak lateral acceleration (0: no calibration)"),
+                "amplitude": Setting(0.5, "rad", -20.0, 20.0,
+                                     "steering-wheel amplitude (the first guess when calibrated)"),
+                "calibrationRuns": Setting(2, "", 0, 10, "runs that calibrate the amplitude"),
+                "startTime": Setting(1.0, "s", 0.0, 30.0, "start of the sine"),
+                "settle": Setting(4.0, "s", 0.0, 60.0, "run on after the sine"),
+            },
+            plots=(("steering-wheel angle", "time", ["steering.angle"], "rad"),
+                   ("lateral acceleration", "time", ["ay", "lastUnitAy"], "m/s^2"),
+                   ("yaw rate", "time", ["r"], "rad/s"),
+                   ("path", "X", ["Y"], "Y (m, right +)")),
+            metric_units={"rearwardAmplification": "", "leadPeakAy": "m/s^2",
+                          "lastUnitPeakAy": "m/s^2", "steeringAmplitude": "rad",
+                          "meanSpeed": "m/s"})
+        self._units: list[str] = []
+
+    def outputs(self, runner):
+        self._units = list(runner.units)
+        others = [f"{u}.{q}" for u in self._units[1:] for q in ("X", "Y", "yaw", "r", "ay")]
+        return super().outputs(runner) + others
+
+    def fmu_parameters(self, s, unit):
+        return {f"{unit}.speed0": s["speed"]}
+
+    def end(self, s) -> float:
+        return s["startTime"] + 1.0 / s["frequency"] + s["settle"]
+
+    def resolve(self, values):
+        out = super().resolve(values)
+        return {**out, "duration": self.end(out)}
+
+    @staticmethod
+    def steer(t, s):
+        """The steering-wheel angle at time(s) ``t``: one period of the sine."""
+        tau = np.asarray(t, dtype=float) - s["startTime"]
+        return np.where((tau > 0) & (tau < 1.0 / s["frequency"]),
+                        s["amplitude"] * np.sin(2 * math.pi * s["frequency"] * tau), 0.0)
+
+    def controller(self, s, unit):
+        return steering_at_speed(self, s, unit)
+
+    def simulate(self, runner, s, parameters):
+        amplitude = s["amplitude"]
+        runs = 1 + (int(s["calibrationRuns"]) if s["targetAy"] > 0 else 0)
+        for k in range(runs):
+            h = runner.run(self, {**s, "amplitude": amplitude}, parameters)
+            h["steeringAmplitude"] = np.full(h["time"].size, amplitude)
+            peak = float(np.max(np.abs(h["ay"][h["time"] >= s["startTime"]])))
+            if k + 1 < runs:
+                if not peak > 0.0:
+                    raise ValueError("rearward-amplification: no lateral acceleration to "
+                                     "calibrate the amplitude on (amplitude 0?)")
+                amplitude *= s["targetAy"] / peak
+        return h
+
+    def metrics(self, h, s):
+        last = self._units[-1] if len(self._units) > 1 else None
+        h["lastUnitAy"] = h[f"{last}.ay"] if last else h["ay"]
+        after = h["time"] >= s["startTime"]
+        ratio, lead, rear = m.rearward_amplification(h["ay"][after], h["lastUnitAy"][after])
+        out = {"rearwardAmplification": ratio, "leadPeakAy": lead, "lastUnitPeakAy": rear}
+        for u in self._units[1:-1]:                     # the units between, if any
+            out[f"{u}PeakAy"] = float(np.max(np.abs(h[f"{u}.ay"][after])))
+        out["steeringAmplitude"] = float(h["steeringAmplitude"][0])
+        out["meanSpeed"] = float(np.mean(h["u"][after]))
+        return out
+
+
 MANOEUVRES = {cls().name: cls for cls in (StraightBrake, SteadyCircle, StepSteer, StaticRollover,
-                                          SineWithDwell, FrequencyResponse, SplitMu)}
+                                          SineWithDwell, FrequencyResponse, SplitMu,
+                                          LaneChange,
+                                          OffTracking, RearwardAmplification)}
 
 
 def get(name: str) -> Manoeuvre:
