@@ -9,7 +9,9 @@ number the wheel and tire outputs after them six places later; the drivetrain's 
 and clutchSlip; the brakes' brakeTemperature and brakeTorqueRatio per wheel; and what the
 steering system brought: the parameter steeringMode (an Enumeration), the input
 steeringWheelTorque, the outputs steering.angle, .rate, .torque and, per tire,
-pneumaticTrail and Mz (so the value references from car.steeringMode on moved).
+pneumaticTrail and Mz (so the value references from car.steeringMode on moved); and the
+collision outputs of each unit (``<unit>.collision.Fx`` .. ``.Mz``, ``.contact``, ``.deltaV``,
+``.maxCrush``) after its aerodynamic ones.
 
 A change that adds or moves the car's variables on purpose rewrites the file with
 ``tools/update_catalogue_snapshot.py``.
@@ -57,7 +59,7 @@ def test_the_car_catalogue_is_unchanged():
     for row in rows:
         source, index = row[expected["columns"].index("binding")]
         row[expected["columns"].index("binding")] = [source, list(index)]
-    assert len(rows) == len(expected["variables"]) == 136
+    assert len(rows) == len(expected["variables"]) == 145
     for row, want in zip(rows, expected["variables"]):
         assert row == want, row[0]
     xml = model_description_xml(catalogue, model_identifier="SimonCar",
