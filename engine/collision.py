@@ -47,7 +47,7 @@ from .layout import (BA_NX, BA_NY, BA_NZ, BA_X, BA_Y, BA_Z, CO_E, CO_MU, CO_NV, 
                      E_TERRAIN, E_TERRAIN_TOP, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR,
                      FACE_RIGHT, FACE_ROOF, FR_R, IW_GRADEX, IW_GRADEY, IW_ROADZ, N_BODY,
                      N_COLL_UNIT_STATE, N_FACES, SP, SQ, SR, SU, SV, SW, SX, SY, SZ,
-                     TERRAIN_EXTERNAL, TERRAIN_MESH, U_WHEEL0)
+                     TERRAIN_EXTERNAL, TERRAIN_MESH, U_WHEEL0, W_X, W_Y0)
 from .terrain_mesh import mesh_surface
 
 #: the sliding speed below which the friction force is regularised (grows linearly), m/s
@@ -287,7 +287,8 @@ def _earth_plane(R, X, Y, Z, px, py, pz, nx, ny, nz):
 @njit_inline
 def environment_pairs(y, P, u_wheel, u, frames, latch, out):
     """Unit u's mesh against the environment: the road (flat ground, the terrain mesh, or an
-    external road: the plane of its first wheel's road inputs through the CG's X, Y) and
+    external road: the plane of its first wheel's road inputs, through the road under that
+    wheel's centre) and
     every barrier. out[0:8] as :func:`_plane_pair`."""
     for k in range(8):
         out[k] = 0.0
@@ -304,12 +305,16 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out):
         _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out)
     else:
         zr, nx, ny, nz = P.P_ENV[E_GROUND_Z], 0.0, 0.0, -1.0
+        px, py = X, Y
         if kind == TERRAIN_EXTERNAL:
+            # the plane of the first wheel's road inputs, through the road under its centre
             w = int(P.P_UNIT[u, U_WHEEL0])
+            xw, yw = P.P_WHEEL[w, W_X], P.P_WHEEL[w, W_Y0]
+            px, py = X + R[0] * xw + R[1] * yw, Y + R[3] * xw + R[4] * yw
             gx, gy = u_wheel[w, IW_GRADEX], u_wheel[w, IW_GRADEY]
             m = math.sqrt(1.0 + gx * gx + gy * gy)
             zr, nx, ny, nz = u_wheel[w, IW_ROADZ], gx / m, gy / m, -1.0 / m
-        nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, X, Y, zr, nx, ny, nz)
+        nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, px, py, zr, nx, ny, nz)
         _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu * P.P_ENV[E_MU], latch, out)
     PB = P.P_BAR
     for b in range(PB.shape[0]):
