@@ -78,3 +78,40 @@ def temperature_rate(P_BRAKE, b, temperature, power, speed, air_temperature):
     """dT/dt = (P - (h_0 + h_1 V)(T - T_air)) / C of design b, with the braking power P >= 0."""
     cooling = P_BRAKE[b, B_COOL0] + P_BRAKE[b, B_COOL1] * speed
     return (power - cooling * (temperature - air_temperature)) / P_BRAKE[b, B_HEAT]
+
+
+
+#: the wheel-table methods of Eq. 49 (brakes) and Eq. 52 (drive): a force at the ground per
+#: wheel (Braking Force, Tractive Effort) or a fraction of the available friction
+TABLE_FORCE = 1
+TABLE_FRICTION = 2
+#: ground speed (m/s) over which a table's braking force is ramped in from zero at standstill
+V_TABLE = 0.1
+
+
+@njit
+def table_force(method, value, n_tires, available):
+    """Eq. 49 and 52 at one tire: the longitudinal ground force (magnitude, N) a table asks of
+    it, with the spin degree of freedom bypassed (the torque over the tire radius).
+
+    TABLE_FORCE (Braking Force, Tractive Effort): the wheel's force F_Wheel shared by its
+    n_tires, at most the tire's available friction ``available`` = mu_P F_R; TABLE_FRICTION (%
+    Available Friction): theta_Wheel mu_P F_R. 0 for any other method (the table is unused)."""
+    if method == TABLE_FORCE:
+        return min(value / n_tires, available)
+    if method == TABLE_FRICTION:
+        return value * available
+    return 0.0
+
+
+@njit
+def table_tire_forces(f_brake, f_drive, m_roll, r, u_gp, available, fy):
+    """Tire-frame (Fx', Fy') of a tire of a unit with a table option: the wheel in quasi-static
+    spin equilibrium, Fx' r = T_d - T_b + M_RR (Eq. 49, 52 and 114 without spin inertia), the
+    braking force opposing the ground speed u_gp (ramped in over V_TABLE), Fx' limited by the
+    available friction and Fy' to the rest of the friction circle."""
+    s = min(1.0, max(-1.0, u_gp / V_TABLE))
+    fx = f_drive - f_brake * s + m_roll / r
+    fx = min(available, max(-available, fx))
+    fy_max = (max(available * available - fx * fx, 0.0)) ** 0.5
+    return fx, min(fy_max, max(-fy_max, fy))

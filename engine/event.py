@@ -73,6 +73,10 @@ TERRAIN_DEFAULTS = {"mesh": {"z_up": False, "materials": dict},
                             "friction_multiplier": 1.0, "water_depth": 0.0}}
 #: the hydroplaning models of simulation.hydroplaning ("off": none)
 HYDROPLANING_MODELS = ("off", "nasa", "nasa-tti", "gallaway")
+#: brake and throttle table options (Eq. 47-49, 50-52); the index is the engine's code
+#: (0 the brake system / engine model, engine.brakes.TABLE_FORCE, TABLE_FRICTION)
+BRAKE_METHODS = ("pedal", "force", "friction")
+DRIVE_METHODS = ("engine", "force", "friction")
 #: the tire fields every tire needs when simulation.hydroplaning is not "off"
 HYDROPLANING_TIRE_FIELDS = ("inflation_pressure", "tread_depth", "width")
 #: the material fields every material of a mesh needs with these hydroplaning models
@@ -398,9 +402,20 @@ UNIT = {
         "pushout_pressure": _nonneg("Pa"),
         "pressure_time_constant": _nonneg("s: the wheel-cylinder pressure lags the pedal by this time "
                                           "constant (first order); 0: at once", default=0.0),
+        "method": F("str", choices=BRAKE_METHODS, default="pedal",
+                    doc="brake table option (Eq. 47-49): 'pedal' the pedal force and the brake system; "
+                        "'force' the wheel inputs brakeForce (N at the ground), 'friction' brakeFriction "
+                        "(fraction 0..1 of the tire's available friction); with a table the wheel spin "
+                        "is quasi-static (docs/equations.md)"),
     }),
     "drivetrain": F("object", default=None, nullable=True, doc="required on a lead unit, refused on a towed unit",
                     fields={
+        "method": F("str", choices=DRIVE_METHODS, default="engine",
+                    doc="throttle table option (Eq. 50-52): 'engine' the throttle and the engine model "
+                        "(% WOT); 'force' the wheel inputs driveForce (tractive effort, N at the ground), "
+                        "'friction' driveFriction (fraction 0..1 of the available friction); a table "
+                        "disconnects the engine from the wheels; brakes.method and drivetrain.method "
+                        "are both tables or neither"),
         "engine_wot_torque": F("table", doc="[engine speed rpm, torque N m]"),
         "engine_closed_throttle_torque": F("table", item=F("number", hi=0.0),
                                            doc="[engine speed rpm, torque N m <= 0]"),
@@ -680,6 +695,19 @@ def _brake_problems(axle, p, problems):
                             f"brake factor >= 0] (got {design['brake_factor']!r})")
 
 
+def _method_problems(u, p, problems):
+    """A table option bypasses the wheel spin of the whole unit (docs/equations.md): a unit
+    with a drivetrain uses a table for both its brakes and its drive, or for neither."""
+    dt = u.get("drivetrain")
+    br = u.get("brakes") or {}
+    if not dt or dt.get("method") is None or br.get("method") is None:
+        return
+    if (br["method"] == "pedal") != (dt["method"] == "engine"):
+        problems.append(f"{p}.drivetrain.method: a table ('force' or 'friction') when brakes.method "
+                        f"is one, 'engine' when it is 'pedal' (got {dt['method']!r} with brakes.method "
+                        f"{br['method']!r})")
+
+
 def _idle_problems(dt, p, problems):
     """idle_speed, idle_governor and clutch come together; the clutch engages between two
     increasing speeds; the engine inertia is > 0 (it has a speed of its own)."""
@@ -739,6 +767,7 @@ def _role_problems(u, raw, p, problems):
             problems.append(f"{p}.axles: torque_split shares whose sum over the driven wheels (two per "
                             f"axle) is 1 (got 2 x {sum(splits):g})")
     _idle_problems(u.get("drivetrain"), p + ".drivetrain", problems)
+    _method_problems(u, p, problems)
     for key in ("steering", "drivetrain"):
         if key not in (raw or {}) or raw[key] is None:
             problems.append(f"{p}.{key}: missing; an object (required on a lead unit, one without "

@@ -65,8 +65,11 @@ N_STEER_STATE = 2
  U_PUSHOUT, U_DIFF_RATIO, U_I_DT, U_N_GEARS, U_WHEEL0, U_NWHEELS, U_N_DRIVEN, U_AERO0, U_NAERO,
  U_MTOTAL, U_LEAD, U_STEERING, U_AXLE0, U_NAXLES, U_STEER_SLOT, U_STEER_MODE, U_STOP_LEFT,
  U_STOP_RIGHT, U_K_STOP, U_C_STOP, U_I_STEER, U_MU_AXIS, U_MU_COLUMN, U_NULL_BAND,
- U_TRAIL_M, U_IDLE, U_GOV_KP, U_GOV_TI, U_CL_CAP, U_CL_W0, U_CL_W1, U_CL_TAU, U_TAU_P) = range(43)
-N_UNIT_P = 43
+ U_TRAIL_M, U_IDLE, U_GOV_KP, U_GOV_TI, U_CL_CAP, U_CL_W0, U_CL_W1, U_CL_TAU, U_TAU_P,
+ U_BRAKE_TABLE, U_DRIVE_TABLE) = range(45)
+N_UNIT_P = 45
+# U_BRAKE_TABLE, U_DRIVE_TABLE: the brake and throttle table options (engine.event.BRAKE_METHODS,
+# DRIVE_METHODS index: 0 pedal / engine, engine.brakes.TABLE_FORCE, TABLE_FRICTION)
 # U_TAU_P: the time constant of the wheel-cylinder pressure's lag behind the pedal (s; 0: none)
 # U_IDLE: engine idle speed, rad/s (0: the engine speed follows the wheels, Eq. 50, no clutch);
 # U_GOV_KP, U_GOV_TI: the idle governor's gain (throttle per relative speed error) and integral
@@ -195,7 +198,8 @@ from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS,
  YU_COLL_FX, YU_COLL_FY, YU_COLL_FZ, YU_COLL_MX, YU_COLL_MY, YU_COLL_MZ, YU_COLL_CONTACT, YU_COLL_DV,
  YU_COLL_CRUSH) = range(len(UNIT_OUTPUTS))
 IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR, IU_STEER_TORQUE = range(len(UNIT_INPUTS))
-IW_BPF, IW_MU, IW_ROADZ, IW_GRADEX, IW_GRADEY, IW_WATER = range(len(WHEEL_INPUTS))
+(IW_BPF, IW_MU, IW_ROADZ, IW_GRADEX, IW_GRADEY, IW_WATER, IW_BFORCE, IW_BFRIC, IW_DFORCE,
+ IW_DFRIC) = range(len(WHEEL_INPUTS))
 IE_WIND_SPEED, IE_WIND_DIR = range(len(ENV_INPUTS))
 YA_ROLL, YA_HEAVE = range(len(AXLE_OUTPUTS))
 YC_ART, YC_FX, YC_FY, YC_FZ, YC_FAILED, YC_SEP = range(len(HITCH_OUTPUTS))
@@ -214,9 +218,10 @@ assert TIRE_OUTPUTS[YT_MZ] == "Mz" and STEERING_OUTPUTS[YS_TORQUE] == "torque"
 # S_JZ .. S_ZDD are indexed by the unit's independent wheels, S_TORQUE .. S_DOMEGA and S_TBASE by all its
 # wheels, S_QD, S_QP (generalised forces on a solid axle's heave and roll) by its solid axles.
 (S_JZ, S_MW, S_XW, S_YW, S_ZW, S_ZDW, S_FZW, S_TORQUE, S_INERTIA, S_DRIVEN, S_DOMEGA, S_ZDD,
- S_F, S_M, S_ACC, S_B, S_QD, S_QP, S_TBASE) = range(19)
+ S_F, S_M, S_ACC, S_B, S_QD, S_QP, S_TBASE, S_OMFREE) = range(20)
 # S_TBASE: a wheel's spin torques from its tires and rolling resistance (before drive and brake)
-S_R = 19            # rows S_R .. S_R+2, columns 0..2: the vehicle-to-earth rotation R (Eq. 53)
+# S_OMFREE: a wheel's free-rolling spin u_gp / r (a unit with a table option, engine.brakes)
+S_R = 20            # rows S_R .. S_R+2, columns 0..2: the vehicle-to-earth rotation R (Eq. 53)
 S_A = S_R + 3       # rows S_A .. S_A+5, columns 0..5: the unit's reduced 6x6 system matrix
 
 # --- per-unit work of the synchronize phase: FRAMES[u, 0:9] the unit's rotation R (row-major),

@@ -14,6 +14,7 @@ from . import layout as L
 from .aerodynamics import DEVICE_AXIS, SURFACES, air_density, surface_constant
 from .brakes import design_torque_ratio
 from .collision import pack_barriers, pack_collisions
+from .event import BRAKE_METHODS, DRIVE_METHODS
 from .drivetrain import RPM, engine_torque, gear_ratio
 from .equilibrium import connection_rates, links, place_units, static_state, wheels
 from .event import EventError
@@ -134,6 +135,8 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
         P[L.U_PROP_RATIO] = br["proportioning_ratio"]
         P[L.U_PUSHOUT] = br["pushout_pressure"]
         P[L.U_TAU_P] = br["pressure_time_constant"]
+        P[L.U_BRAKE_TABLE] = BRAKE_METHODS.index(br.get("method") or "pedal")
+        P[L.U_DRIVE_TABLE] = DRIVE_METHODS.index((dt or {}).get("method") or "engine")
         if dt:
             P[L.U_DIFF_RATIO] = dt["differential_ratio"]
             P[L.U_I_DT] = dt["inertia"]

@@ -23,6 +23,16 @@ wheel inputs
                         with ``environment.terrain`` of type ``external``
     roadGradeX, roadGradeY  1, dZ/dX and dZ/dY of that road, earth frame (external terrain)
     roadWaterDepth      m, >= 0, water depth on that road (external terrain; hydroplaning)
+    brakeForce          N, >= 0, attempted braking force at the ground (Eq. 49, Braking Force
+                        table); read only with the unit's ``brakes.method`` 'force'
+    brakeFriction       1, 0..1, attempted braking as a fraction of the available tire friction
+                        (Eq. 49, % Available Friction); read only with ``brakes.method`` 'friction'
+    driveForce          N, >= 0, attempted tractive effort at the ground (Eq. 52); read only on
+                        a driven wheel with the unit's ``drivetrain.method`` 'force'
+    driveFriction       1, 0..1, attempted traction as a fraction of the available friction
+                        (Eq. 52); read only on a driven wheel with ``drivetrain.method`` 'friction'
+    (the engine reads all four; the FMU has only those the unit's methods read,
+    ``model_description.catalogue.TABLE_INPUTS``)
 environment inputs
     windSpeed           m/s, >= 0
     windDirection       rad, direction the wind comes from, measured from earth X
@@ -107,7 +117,7 @@ from .jit import njit
 
 UNIT_INPUTS = ("steeringWheelAngle", "throttle", "brakePedalForce", "gear", "steeringWheelTorque")
 WHEEL_INPUTS = ("brakePressureFactor", "frictionMultiplier", "roadZ", "roadGradeX", "roadGradeY",
-                "roadWaterDepth")
+                "roadWaterDepth", "brakeForce", "brakeFriction", "driveForce", "driveFriction")
 ENV_INPUTS = ("windSpeed", "windDirection")
 
 UNIT_OUTPUTS = (
@@ -142,6 +152,10 @@ INPUT_LIMITS = {
     "roadGradeX": (-10.0, 10.0, 0.0),
     "roadGradeY": (-10.0, 10.0, 0.0),
     "roadWaterDepth": (0.0, 1.0, 0.0),
+    "brakeForce": (0.0, 1.0e6, 0.0),
+    "brakeFriction": (0.0, 1.0, 0.0),
+    "driveForce": (0.0, 1.0e6, 0.0),
+    "driveFriction": (0.0, 1.0, 0.0),
     "windSpeed": (0.0, 100.0, 0.0),
     "windDirection": (-1.0e3, 1.0e3, 0.0),
 }

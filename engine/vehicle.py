@@ -49,7 +49,8 @@ import math
 
 from .aerodynamics import relative_wind, surface_forces
 from .brakes import (brake_torque_capacity, design_torque_ratio, pressure_rate, system_pressure,
-                     temperature_rate, wheel_pressure)
+                     TABLE_FORCE, V_TABLE, table_force, table_tire_forces, temperature_rate,
+                     wheel_pressure)
 from .collision import collision_forces, collision_outputs
 from .connection import connection_forces
 from .drivetrain import (clutch_capacity, clutch_torque, engagement_rate, engine_speed, engine_torque,
@@ -61,19 +62,19 @@ from .kinematics import (cos_sin, cross, euler_rates, euler_trig, point_velocity
                          rotation_vehicle_to_earth, to_earth, to_vehicle)
 from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_RHO, AX_X,
                      AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, FR_R, FR_RATES, E_STEER_T0, IE_WIND_DIR,
-                     IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_STEER_TORQUE, IU_THROTTLE, IW_BPF, IW_MU,
+                     IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_STEER_TORQUE, IU_THROTTLE, IW_BFORCE, IW_BFRIC, IW_DFORCE, IW_DFRIC, IW_BPF, IW_MU,
                      N_AXLE_STATE, N_BODY, N_CONN_STATE, N_PT_STATE, N_TIRE_STATE, N_WHEEL_STATE,
                      E_AIR_T, PT_ENGAGE, PT_GOV, PT_OMEGA, SP, U_TAU_P, W_BRAKE, WPRESS, WTEMP,
                      YW_BRATIO, YW_BTEMP, SPHI, S_TBASE, U_IDLE, YU_CLUTCH, YU_ENGINE,
                      N_STEER_STATE, SSA, SSR,
                      SPSI, SQ, SR, STHETA, SU, SV, SW, SX, SY, SZ, S_A, S_ACC, S_B, S_DOMEGA,
-                     S_DRIVEN, S_F, S_FZW, S_INERTIA, S_JZ, S_M, S_MW, S_QD, S_QP, S_R, S_TORQUE,
+                     S_DRIVEN, S_F, S_OMFREE, S_FZW, S_INERTIA, S_JZ, S_M, S_MW, S_QD, S_QP, S_R, S_TORQUE,
                      S_XW, S_YW, S_ZDD, S_ZDW, S_ZW, TKX, TKY, TTURN, T_DMAX, T_DY, T_FZMIN,
                      T_LAMBDA, T_PRESSURE, T_RLX, T_RLY, T_RU, T_SIG0, T_SIGV, T_TAU, T_TREAD,
                      T_WIDTH, U_AERO0, U_AXLE0, U_C_STOP, U_DIFF_RATIO, U_IX, U_IXZ, U_IY, U_IZ,
                      U_I_DT, U_I_STEER, U_K_STOP, U_LEAD, U_MS, U_MU_AXIS, U_MU_COLUMN, U_NAERO,
                      U_NAXLES, U_NULL_BAND, U_NWHEELS, U_N_DRIVEN, U_PEDAL_RATIO, U_PROP_RATIO,
-                     U_PROP_START, U_PUSHOUT, U_STEER_MODE, U_STEER_RATIO, U_STEER_SLOT,
+                     U_PROP_START, U_PUSHOUT, U_BRAKE_TABLE, U_DRIVE_TABLE, U_STEER_MODE, U_STEER_RATIO, U_STEER_SLOT,
                      U_STOP_LEFT, U_STOP_RIGHT, U_TRAIL_M, U_WHEEL0,
                      WOMEGA, WZ, WZD, W_DRIVEN, W_ISPIN, W_KRS, W_MUS, W_NTIRES, W_PARTNER,
                      W_PROPORTIONED, W_SIDE, W_SOLID, W_STEERED, W_TB_RATIO, W_TIRE0, W_TRACK,
@@ -172,6 +173,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
     b = scratch[S_B]
     wheel_base, axle_base, tire_base, conn_base, pt_base, steer_base = state_bases(P)
     t_base = scratch[S_TBASE]
+    om_free = scratch[S_OMFREE]
     for c in range(P.P_CONN.shape[0]):
         dy[conn_base + N_CONN_STATE * c] = 0.0
     for k in range(int(P_ENV[E_COLL_BASE]), y.shape[0]):
@@ -226,6 +228,11 @@ def derivatives(y, dy, U, P, record, Y, err, W):
         na = int(P_UNIT[u, U_NAXLES])
         nd = P_UNIT[u, U_N_DRIVEN]
         ratio = gear_ratio(P.P_GEAR, u, gear) * P_UNIT[u, U_DIFF_RATIO]
+        bmeth = int(P_UNIT[u, U_BRAKE_TABLE])
+        dmeth = int(P_UNIT[u, U_DRIVE_TABLE])
+        tabled = bmeth > 0 or dmeth > 0
+        if dmeth > 0:
+            ratio = 0.0                  # a throttle table: the engine is not coupled to the wheels
         t_engine = 0.0
         c_dt = 0.0
         po = pt_base + N_PT_STATE * u
@@ -320,6 +327,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
             wey += Y_
             t_tire = 0.0
             m_roll = 0.0
+            t_tb, t_td = 0.0, 0.0       # a table's brake and drive torques (outputs)
             f_gen = 0.0                 # generalised tire force on the wheel's own z (independent)
             t0 = int(P_WHEEL[w, W_TIRE0])
             for t in range(t0, t0 + int(P_WHEEL[w, W_NTIRES])):
@@ -386,6 +394,22 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                                                        fmult, P_TIRE[t, T_RLX], P_TIRE[t, T_RLY])
                 dy[ts + TKX] = dkx
                 dy[ts + TKY] = dky
+                rr_t = rr_h * rolling_resistance(rT, FR, u_gp, om, P_TIRE[t, T_SIG0],
+                                                 P_TIRE[t, T_SIGV])                     # Eq. 114
+                if tabled:
+                    # Eq. 49, 52: the tables set the ground force, the spin is quasi-static
+                    avail = mup * fmult * FR
+                    nt = P_WHEEL[w, W_NTIRES]
+                    f_b = table_force(bmeth, u_wheel[w, IW_BFORCE] if bmeth == TABLE_FORCE
+                                      else u_wheel[w, IW_BFRIC], nt, avail)
+                    f_d = 0.0
+                    if P_WHEEL[w, W_DRIVEN] > 0.5:
+                        f_d = table_force(dmeth, u_wheel[w, IW_DFORCE] if dmeth == TABLE_FORCE
+                                          else u_wheel[w, IW_DFRIC], nt, avail)
+                    fx, fy = table_tire_forces(f_b, f_d, rr_t, rT, u_gp, avail, fy)
+                    om_free[k] = u_gp / rT
+                    t_tb -= f_b * min(1.0, max(-1.0, u_gp / V_TABLE)) * rT
+                    t_td += f_d * rT
                 # ground force on the tire: Fx' x' + Fy' y' + F_R along the upward normal
                 fex = fx * xx + fy * yx - FR * nx
                 fey = fx * xy + fy * yy - FR * ny
@@ -420,8 +444,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                     q_d[solid - a0] += fbz
                     q_p[solid - a0] += (rcy - piv_y) * fbz - (rcz - piv_z) * fby
                 t_tire -= fx * rT
-                m_roll += rr_h * rolling_resistance(rT, FR, u_gp, om, P_TIRE[t, T_SIG0],
-                                                    P_TIRE[t, T_SIGV])                  # Eq. 114
+                m_roll += rr_t
                 if record:
                     y_tire[t, YT_FX] = fx
                     y_tire[t, YT_FY] = fy
@@ -451,6 +474,12 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 y_wheel[w, YW_STEER] = steer
                 y_wheel[w, YW_SPIN] = om
                 y_wheel[w, YW_JOUNCE] = jounce
+                if tabled:
+                    y_wheel[w, YW_BRAKEP] = 0.0
+                    y_wheel[w, YW_BRAKET] = t_tb
+                    y_wheel[w, YW_DRIVET] = t_td
+                    y_wheel[w, YW_BTEMP] = y[wo + WTEMP]
+                    y_wheel[w, YW_BRATIO] = 0.0
         # 5. spin torques: the clutch (a drivetrain with one), then drive and brake per wheel
         t_shaft = t_engine
         if clutched:
@@ -475,6 +504,12 @@ def derivatives(y, dy, U, P, record, Y, err, W):
         for k in range(n):
             w = w0 + k
             drv = driven[k]
+            if tabled:
+                # the spin follows free rolling (quasi-static; the tables bypass the brakes)
+                torque[k] = 0.0
+                dy[wheel_base + N_WHEEL_STATE * w + WPRESS] = 0.0
+                dy[wheel_base + N_WHEEL_STATE * w + WTEMP] = 0.0
+                continue
             t_drive = t_shaft * ratio * P_WHEEL[w, W_ZETA] if drv > 0.5 else 0.0   # Eq. 32
             t_other = t_base[k] + t_drive
             wo = wheel_base + N_WHEEL_STATE * w
@@ -507,6 +542,9 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 y_wheel[w, YW_BTEMP] = y[wo + WTEMP]
                 y_wheel[w, YW_BRATIO] = t_ratio
         spin_accelerations(torque, inertia, driven, c_dt, n, domega)
+        if tabled:
+            for k in range(n):
+                domega[k] = (om_free[k] - y[wheel_base + N_WHEEL_STATE * (w0 + k) + WOMEGA]) / TAU_BRAKE
         # 6. the steering system (Eq. 33-39), at the road wheel: delta = theta / eta
         if slot >= 0:
             dy[so + SSA] = 0.0

@@ -93,6 +93,14 @@ FIELDS: dict[str, Field] = {
                         "(z down: positive where the road falls towards +Y); external terrain"),
     "roadWaterDepth": Field("m", None, "Water depth on the road under the wheel (for "
                             "hydroplaning); external terrain"),
+    "brakeForce": Field("N", None, "Attempted braking force at the ground (Eq. 49, Braking "
+                        "Force table); with brakes.method force"),
+    "brakeFriction": Field(None, None, "Attempted braking, fraction of the tires' available "
+                           "friction (Eq. 49, % Available Friction, 0..1); with brakes.method friction"),
+    "driveForce": Field("N", None, "Attempted tractive effort at the ground (Eq. 52); driven "
+                        "wheels with drivetrain.method force"),
+    "driveFriction": Field(None, None, "Attempted traction, fraction of the tires' available "
+                           "friction (Eq. 52, 0..1); driven wheels with drivetrain.method friction"),
     # environment inputs
     "windSpeed": Field("m/s", "km/h", "Wind speed"),
     "windDirection": Field("rad", "deg", "Direction the wind comes from, measured from earth X"),
@@ -193,6 +201,20 @@ TIRE_FIELDS: dict[str, Field] = {
 
 #: The wheel inputs that carry the road, on an event whose terrain is ``external`` only.
 ROAD_INPUTS = ("roadZ", "roadGradeX", "roadGradeY", "roadWaterDepth")
+#: the wheel inputs of the brake and throttle table options (Eq. 49, 52): a wheel has the one
+#: its unit's ``brakes.method`` reads, and a driven wheel the one ``drivetrain.method`` reads
+TABLE_INPUTS = {("brakes", "force"): "brakeForce", ("brakes", "friction"): "brakeFriction",
+                ("drivetrain", "force"): "driveForce", ("drivetrain", "friction"): "driveFriction"}
+
+
+def _table_inputs(unit_data, axle_data):
+    """The table inputs (TABLE_INPUTS) a wheel on ``axle_data`` of ``unit_data`` has."""
+    keys = set()
+    for part in ("brakes", "drivetrain"):
+        method = (unit_data.get(part) or {}).get("method")
+        if (part, method) in TABLE_INPUTS and (part == "brakes" or axle_data.get("driven")):
+            keys.add(TABLE_INPUTS[(part, method)])
+    return keys
 
 
 #: The outputs of a solid axle, ``<unit>.axle<k>.<field>`` (:data:`engine.signals.AXLE_OUTPUTS`).
@@ -449,10 +471,12 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
             for j, key in enumerate(engine.UNIT_INPUTS):
                 b.add_input(f"{u}.{key}", f"<unit>.{key}", key, Binding("u_unit", (i, j)))
         for axle in unit.axles:
+            tables = _table_inputs(event.data["units"][i], event.data["units"][i]["axles"][axle.number - 1])
             for side in SIDES:
                 wheel = f"{u}.axle{axle.number}.{side}"
                 for j, key in enumerate(engine.WHEEL_INPUTS):
-                    if key in ROAD_INPUTS and not external:
+                    if (key in ROAD_INPUTS and not external) or \
+                            (key in TABLE_INPUTS.values() and key not in tables):
                         continue
                     b.add_input(f"{wheel}.{key}", f"<unit>.axle<k>.<side>.{key}", key,
                                 Binding("u_wheel", (wheel_index[wheel], j)))

@@ -243,8 +243,10 @@ TERRAIN_KEYS = {  # the fields the terrain brought, with the values an event wit
 AERO_KEYS = {  # the field the aerodynamic devices brought, None on a surface
     "units[0].aerodynamics[0].lift_coefficient": None,
 }
-BRAKE_KEYS = {  # the field the brake designs brought: a generic brake has none
+BRAKE_KEYS = {  # the field the brake designs brought: a generic brake has none; and the
+    # table options: the pedal and the engine
     **{f"units[0].axles[{j}].brake_design": None for j in (0, 1)},
+    "units[0].brakes.method": "pedal", "units[0].drivetrain.method": "engine",
 }
 STEERING_KEYS = {  # the field the steering system brought that the car event leaves to its default
     "simulation.steer_dof_start_time": 0.0,

@@ -268,6 +268,50 @@ def test_split_mu_locked_wheel_stop_vs_friction_bounds(car_fmu, tmp_path):
     assert got["finalYaw"] < -0.5          # low side right: yaw to the left (SAE: negative)
 
 
+def test_abs_straight_stop_uses_the_peak_friction(car_fmu, tmp_path):
+    """With the anti-lock controller in the loop the wheels keep rolling (mean slip well
+    below lock) and the mean fully developed deceleration lies between the locked-wheel one,
+    mu_slide g, and the peak-friction bound mu_peak g (plus the aerodynamic drag at the brake
+    speed); measured 0.967 mu_peak g, locked 7.86 m/s^2 = 1.001 mu_slide g."""
+    (mu_s,) = {v for tire in EV["tires"].values() for row in tire["slide_friction"] for v in row}
+    mu_p = max(v for tire in EV["tires"].values() for row in tire["peak_friction"] for v in row)
+    locked = run_study("straight-brake", car_fmu, {}, tmp_path / "locked")
+    anti = run_study("straight-brake", car_fmu, {"abs": 1}, tmp_path / "abs")
+    v = anti["settings"]["speed0"]
+    drag = 0.5 * RHO * CDA * v ** 2 / M
+    assert locked["metrics"]["meanDeceleration"] == pytest.approx(mu_s * G, rel=0.01)
+    got = anti["metrics"]["meanDeceleration"]
+    assert 0.94 * mu_p * G < got < mu_p * G + drag
+    assert anti["metrics"]["stoppingDistance"] < 0.9 * locked["metrics"]["stoppingDistance"]
+    h = np.genfromtxt(tmp_path / "abs" / "histories.csv", delimiter=",", names=True)
+    spins = [n for n in h.dtype.names if n.endswith("spin")]
+    radius = h["speed"][0] / np.mean([h[n][0] for n in spins])
+    rolling = (h["time"] > 0.5) & (h["speed"] > 2.0)
+    for n in spins:           # measured 0.24 front, 0.19 rear
+        assert np.mean(1 - h[n][rolling] * radius / h["speed"][rolling]) < 0.3, n
+
+
+def test_split_mu_with_abs_the_driver_halves_yaw_and_deviation(car_fmu, tmp_path):
+    """ISO 14512 with the anti-lock controller: the car stays controllable (far less yaw than
+    with locked wheels), and the path-following driver counter-steers the yaw moment of the
+    unequal braking forces (measured: yaw 0.40 rad held, 0.13 rad driven; lateral deviation
+    6.4 m and 2.7 m; locked wheels yaw 2.7 rad)."""
+    held = run_study("split-mu", car_fmu, {"abs": 1}, tmp_path / "held")
+    driven = run_study("split-mu", car_fmu, {"abs": 1, "driver": 1}, tmp_path / "driven")["metrics"]
+    got, s = held["metrics"], held["settings"]
+    locked = run_study("split-mu", car_fmu, {}, tmp_path / "locked")["metrics"]
+    assert got["maxYaw"] < 0.25 * locked["maxYaw"] and got["finalYaw"] < 0.0   # to the high side
+    assert driven["maxYaw"] < 0.5 * got["maxYaw"]
+    assert driven["maxLateralDeviation"] < 0.6 * got["maxLateralDeviation"]
+    # the stop lies between the high-side peak-friction stop and the low-side sliding stop
+    mu_p = max(v for tire in EV["tires"].values() for row in tire["peak_friction"] for v in row)
+    (mu_s,) = {v for tire in EV["tires"].values() for row in tire["slide_friction"] for v in row}
+    v = s["speed0"]
+    for metrics in (got, driven):
+        assert v ** 2 / (2 * s["muHigh"] * mu_p * G) < metrics["stoppingDistance"] \
+            < v ** 2 / (2 * s["muLow"] * mu_s * G)
+
+
 def test_split_mu_driver_holds_the_line_below_lock(car_fmu, tmp_path):
     base = {"brakePedalForce": 100.0, "muLow": 0.5}
     held = run_study("split-mu", car_fmu, base, tmp_path / "held")["metrics"]
@@ -275,3 +319,154 @@ def test_split_mu_driver_holds_the_line_below_lock(car_fmu, tmp_path):
     # measured 4.7 mm held, 0.7 mm with the driver
     assert driven["maxLateralDeviation"] < 0.5 * held["maxLateralDeviation"]
     assert driven["stoppingDistance"] == pytest.approx(held["stoppingDistance"], rel=0.01)
+
+
+# --- ISO 3888-2 lane change ----------------------------------------------------------------
+
+def _body_box(x, y, yaw, front, rear, width):
+    """Corners of a body (front and rear ends at ``front``, ``rear`` m ahead of the CG)
+    in order around it, for scalar CG x, y and yaw: as courses.body_corners orders them."""
+    from simon_fmu.controllers.courses import body_corners
+    from simon_fmu.controllers.vehicle_data import VehicleBody
+    return body_corners(x, y, yaw, VehicleBody(width, front - rear, front))
+
+
+def test_lane_margins_of_a_straight_offset_path():
+    """A body of width 1.6 m, front 2.1 m and rear 2.4 m from the CG, driven straight 0.15 m
+    right of the centre of a 2.0 m lane from X = 0 to 12: inside the lane by
+    (2.0 - 1.6) / 2 - 0.15 = 0.05 m on its right while any part of it is within 0 <= X <= 12,
+    no margin (inf) before its front reaches X = 0 and after its rear passes X = 12."""
+    x = np.linspace(-10.0, 25.0, 351)
+    corners = _body_box(x, np.full_like(x, 0.15), np.zeros_like(x), 2.1, -2.4, 1.6)
+    got = m.lane_margins(corners, [(0.0, 12.0, -1.0, 1.0)])[:, 0]
+    within = (x + 2.1 >= 0.0) & (x - 2.4 <= 12.0)
+    assert got[within] == pytest.approx(0.05, abs=1e-12)
+    assert np.isinf(got[~within]).all()
+    # 0.3 m right of the centre: over the right cone line by 0.1 m
+    corners = _body_box(x, np.full_like(x, 0.3), np.zeros_like(x), 2.1, -2.4, 1.6)
+    assert m.lane_margins(corners, [(0.0, 12.0, -1.0, 1.0)])[within, 0] == pytest.approx(-0.1, abs=1e-12)
+
+
+def test_lane_margins_of_a_yawed_body_inside_and_across_the_lane_end():
+    """Yawed by psi = 0.1 rad (nose right), CG at (5, -0.1): the front-right corner is the
+    rightmost point, y + f sin psi + W/2 cos psi, the rear-left the leftmost,
+    y + r sin psi - W/2 cos psi. With the CG at (11, 0.1) the nose is past the lane's end
+    X = 12: the body within the lane ends where its right side crosses X = 12, at
+    s = (12 - x + W/2 sin psi) / cos psi along it, Y = y + s sin psi + W/2 cos psi, which is
+    further right than any corner within the lane."""
+    f, r, w, psi = 2.1, -2.4, 1.6, 0.1
+    c, s = math.cos(psi), math.sin(psi)
+    lane = [(0.0, 12.0, -1.2, 1.2)]
+    got = m.lane_margins(_body_box(5.0, -0.1, psi, f, r, w), lane)[0, 0]
+    right, left = -0.1 + f * s + w / 2 * c, -0.1 + r * s - w / 2 * c
+    assert got == pytest.approx(min(1.2 - right, left + 1.2), abs=1e-12)
+    # CG at (11, 0.1): both front corners are past X = 12
+    box = _body_box(11.0, 0.1, psi, f, r, w)
+    got = m.lane_margins(box, lane)[0, 0]
+    along = (12.0 - 11.0 + w / 2 * s) / c
+    y_end = 0.1 + along * s + w / 2 * c
+    assert got == pytest.approx(1.2 - y_end, abs=1e-12)
+    inside = box[0][box[0][:, 0] <= 12.0]
+    assert len(inside) == 2 and got < np.minimum(1.2 - inside[:, 1], inside[:, 1] + 1.2).min() - 0.05
+
+
+def test_course_result_names_the_first_lane_hit():
+    t = np.arange(5.0)
+    margins = np.array([[0.2, np.inf], [0.1, np.inf], [np.inf, 0.3], [np.inf, -0.2], [-0.1, -0.4]])
+    r = m.course_result(t, margins, completed=True)
+    assert not r["passed"] and r["firstLane"] == 1 and r["firstTime"] == 3.0
+    assert r["least"] == pytest.approx([-0.1, -0.4])
+    r = m.course_result(t[:3], margins[:3], completed=False)
+    assert not r["passed"] and math.isnan(r["firstLane"]) and r["least"] == pytest.approx([0.1, 0.3])
+    assert m.course_result(t[:3], margins[:3], completed=True)["passed"]
+
+
+def _course_curvature():
+    """Peak curvature of the ISO 3888-2 path the driver follows (the sedan's)."""
+    from simon_fmu.controllers.courses import iso3888_2_course
+    p = iso3888_2_course()
+    yp = np.gradient(p[:, 1], p[:, 0])
+    return float(np.max(np.abs(np.gradient(yp, p[:, 0]) / (1 + yp ** 2) ** 1.5)))
+
+
+def _mu_p():
+    from test_closed_loop import _static_mu_p
+    return _static_mu_p()
+
+
+def test_lane_change_sedan_passes_at_55_kmh(car_fmu, tmp_path):
+    """55 km/h, accelerator released at the entry: inside every lane, by at most the lane's
+    slack on each side, (width - W) / 2; the peak lateral acceleration below the path's
+    v^2 kappa_max (the driver smooths the path's curvature peak) and below mu_p g."""
+    from simon_fmu.controllers.courses import iso3888_2_lanes
+    v = 55.0 / 3.6
+    result = run_study("lane-change", car_fmu, {"speed": v}, tmp_path)
+    got = result["metrics"]
+    assert got["pass"] == 1.0 and got["firstGateHit"] == 0.0 and math.isnan(got["firstHitTime"])
+    width = EV["dimensions"]["width"]
+    for n, lane in zip((1, 3, 5), iso3888_2_lanes(width)):
+        # measured 0.052, 0.061, 0.049 m
+        assert 0.02 < got[f"margin{n}"] < 0.5 * (lane.width - width)
+    assert got["minMargin"] == min(got["margin1"], got["margin3"], got["margin5"])
+    assert got["entrySpeed"] == pytest.approx(v, rel=0.002)           # measured +0.03 %
+    assert got["exitSpeed"] < got["entrySpeed"]                       # coasting in gear
+    # measured 5.63 m/s^2, -15.5 % of v^2 kappa_max = 6.66: the driver smooths the path's
+    # curvature peak (the path's curvature averaged over the 4.6 m preview gives 6.38)
+    assert got["maxLateralAcceleration"] == pytest.approx(v ** 2 * _course_curvature(), rel=0.2)
+    assert got["maxLateralAcceleration"] < _mu_p() * G
+    png = (tmp_path / "report.png").read_bytes()
+    assert png.startswith(b"\x89PNG")
+    header = (tmp_path / "histories.csv").read_text().splitlines()[0].split(",")
+    assert "coneMargin" in header and "steering.angle" in header
+
+
+def test_lane_change_is_lost_above_the_grip_limit(car_fmu, tmp_path, capsys):
+    """At 110 km/h the path asks v^2 kappa_max, more than twice mu_p g: the car reaches its
+    grip limit (at least 80 % of mu_p g at the static loads, the lane change transfers load;
+    measured 90 %), leaves the course and the study names the lane it hits first."""
+    v = 110.0 / 3.6
+    assert v ** 2 * _course_curvature() > 2.0 * _mu_p() * G
+    assert cli(["study", "lane-change", "--fmu", str(car_fmu), "--set", f"speed={v}",
+                "-o", str(tmp_path)]) == 0
+    assert "firstGateHit = 3" in capsys.readouterr().out              # the side lane
+    got = json.loads((tmp_path / "metrics.json").read_text())["metrics"]
+    assert got["pass"] == 0.0 and got["margin3"] < 0 and got["minMargin"] < 0
+    assert got["firstHitTime"] > 0
+    assert 0.8 * _mu_p() * G < got["maxLateralAcceleration"] < _mu_p() * G
+
+
+def test_lane_change_on_a_low_friction_road_fails_at_the_friction_bound(car_fmu, tmp_path):
+    """Friction multiplier 0.3 at 55 km/h: the lateral acceleration is bounded by
+    0.3 mu_p g (measured 98 % of it), below the path's v^2 kappa_max: the car misses the
+    side lane."""
+    v = 55.0 / 3.6
+    got = run_study("lane-change", car_fmu, {"speed": v, "frictionMultiplier": 0.3},
+                    tmp_path)["metrics"]
+    assert 0.3 * _mu_p() * G < v ** 2 * _course_curvature()
+    assert got["pass"] == 0.0 and got["firstGateHit"] == 3.0
+    assert 0.9 * 0.3 * _mu_p() * G < got["maxLateralAcceleration"] < 1.02 * 0.3 * _mu_p() * G
+
+
+def test_lane_change_names_a_bad_setting(car_fmu, tmp_path, capsys):
+    assert cli(["study", "lane-change", "--fmu", str(car_fmu), "--set", "speed=900",
+                "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "speed" in err and "1 to 60 m/s" in err
+    assert cli(["study", "lane-change", "--fmu", str(car_fmu), "--set", "throttleHeld=0.5",
+                "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "throttleHeld" in err and "0 or 1" in err
+
+
+def test_lane_change_body_takes_front_x_from_the_event():
+    """The body's front comes from dimensions.front_x when the event gives it; without it the
+    overhangs are equal: front = x of the first axle + (length - wheelbase) / 2."""
+    import engine
+    from simon_fmu.controllers.vehicle_data import vehicle_body
+    data = json.loads(engine.load_event().to_json())
+    dims, xs = data["units"][0]["dimensions"], [a["x"] for a in data["units"][0]["axles"]]
+    body = vehicle_body(engine.load_event(data))
+    assert body.front == pytest.approx(max(xs) + 0.5 * (dims["length"] - (max(xs) - min(xs))))
+    dims["front_x"] = 2.5
+    body = vehicle_body(engine.load_event(data))
+    assert (body.width, body.length, body.front) == (dims["width"], dims["length"], 2.5)

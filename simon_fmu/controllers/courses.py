@@ -201,6 +201,18 @@ def iso3888_2_path(margin: float = 0.15, step: float = 0.25,
     return np.c_[x[keep], line(res.x)[keep]][::round(step / (x[1] - x[0]))]
 
 
+@functools.lru_cache(maxsize=8)
+def iso3888_2_course(body: Optional[VehicleBody] = None) -> np.ndarray:
+    """The ISO 3888-2 driving path (X, Y points) for ``body``: the shipped
+    ``courses/iso3888-2.csv`` when it is the default car's body (the CSV is written for
+    it), else :func:`iso3888_2_path` for that body (about 10 s of optimisation, kept for
+    the process)."""
+    body = _body(body)
+    if body == default_body():
+        return np.loadtxt(COURSE_DIR / "iso3888-2.csv", delimiter=",", skiprows=1)
+    return iso3888_2_path(body=body)
+
+
 def circle_path(radius: float = 40.0, step: float = 0.5) -> np.ndarray:
     """A closed circle of ``radius`` m through the origin, heading +X and turning right."""
     n = max(8, round(2.0 * math.pi * radius / step))

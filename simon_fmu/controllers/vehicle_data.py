@@ -89,13 +89,18 @@ def wheelbase(event: "engine.Event", unit: Optional[str] = None) -> float:
 
 
 def vehicle_body(event: "engine.Event", unit: Optional[str] = None) -> VehicleBody:
-    """The unit's :class:`VehicleBody`: the event's overall width and length, the overhangs
-    taken equal front and rear (the event gives only the overall length)."""
+    """The unit's :class:`VehicleBody`: the event's overall width and length, and its front
+    end ``dimensions.front_x`` ahead of the sprung-mass CG; when the event does not give
+    ``front_x`` the overhangs are taken equal front and rear (half of the length less the
+    wheelbase beyond the first and the last axle)."""
     u = unit_data(event, unit)
     xs = [a["x"] for a in u["axles"]]
-    length = u["dimensions"]["length"]
-    return VehicleBody(u["dimensions"]["width"], length,
-                       max(xs) + 0.5 * (length - (max(xs) - min(xs))))
+    dims = u["dimensions"]
+    length = dims["length"]
+    front = dims.get("front_x")
+    if front is None:
+        front = max(xs) + 0.5 * (length - (max(xs) - min(xs)))
+    return VehicleBody(dims["width"], length, float(front))
 
 
 def abs_starts(event: "engine.Event", unit: Optional[str] = None) -> dict:

@@ -15,14 +15,18 @@ value comes from the FMU (its event) itself. Names of outputs are relative to th
 | ``step-steer`` | ISO 7401 step steer at constant throttle | yaw-rate and lateral-acceleration response and peak response times, overshoots, steady yaw-rate gain |
 | ``frequency-response`` | ISO 7401 several-frequency sine: the sum of 0.2, 0.6 and 1.2 Hz sines of the steering wheel at constant speed | yaw-rate and lateral-acceleration gain and phase to the road-wheel steer at each frequency (``yawRateGain1``..3, ``yawRatePhase1``..3, ``lateralAccelerationGain1``..3, ``lateralAccelerationPhase1``..3) |
 | ``split-mu`` | ISO 14512 straight braking with the ``lowSide`` wheels on ``muLow``, the others on ``muHigh`` (wheel input frictionMultiplier); steering held (``driver``=0) or a preview driver back to the initial line (``driver``=1) | stopping distance (along the path) and time, mean deceleration, ``maxYaw``, ``finalYaw``, ``maxLateralDeviation`` |
+| ``lane-change`` | ISO 3888-2 severe lane change (obstacle avoidance): the path-following driver through the course of the unit's width, entered at ``speed`` with the accelerator released (``throttleHeld`` 1: speed held) | ``pass``, cone margins ``margin1``, ``margin3``, ``margin5`` per lane (section) and ``minMargin`` (negative: a cone hit), ``firstGateHit``, ``firstHitTime``, ``entrySpeed``, ``exitSpeed``, ``maxLateralAcceleration``, ``maxYawRate``, ``maxSteeringWheelAngle`` |
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..controllers.abs_controller import AbsController, AbsParams
+from ..controllers.driver import DriverParams
 from . import metrics as m
 
 WHEEL_SIDES = ("left", "right")
@@ -30,12 +34,14 @@ WHEEL_SIDES = ("left", "right")
 
 @dataclass(frozen=True)
 class Setting:
-    """A manoeuvre setting: default, SI unit, accepted range and meaning."""
+    """A manoeuvre setting: default, SI unit, accepted range and meaning; ``choices``, if
+    given, the only values accepted (a switch)."""
     default: float
     unit: str
     low: float
     high: float
     description: str
+    choices: tuple = ()
 
 
 @dataclass
@@ -63,6 +69,9 @@ class Manoeuvre:
                     or not math.isfinite(value) or not s.low <= value <= s.high:
                 raise ValueError(f"{key}: {value!r} is not accepted; {self.name} takes a number "
                                  f"from {s.low:g} to {s.high:g} {s.unit}".rstrip())
+            if s.choices and value not in s.choices:
+                raise ValueError(f"{key}: {value!r} is not accepted; {self.name} takes "
+                                 f"{' or '.join(f'{c:g}' for c in s.choices)} ({s.description})")
             out[key] = float(value)
         return out
 
@@ -79,6 +88,10 @@ class Manoeuvre:
                 if name.startswith(unit + ".axle") and name.count(".") == 3
                 and name.rsplit(".", 1)[1] in quantities]
 
+    def communication_step(self, s: dict) -> float:
+        """The communication step of a run with settings ``s``, s."""
+        return self.step
+
     def fmu_parameters(self, s: dict, unit: str) -> dict:
         """FMU parameters the manoeuvre sets (full names; ``unit`` is the lead unit's)."""
         return {f"{unit}.speed0": s["speed0"]}
@@ -88,6 +101,9 @@ class Manoeuvre:
 
     def finished(self, t: float, y: dict, s: dict, unit: str) -> bool:
         return False
+
+    def decorate(self, title: str, ax, h: dict) -> None:
+        """Draw what else the report panel ``title`` shows on its matplotlib ``ax``."""
 
     def metrics(self, h: dict, s: dict) -> dict[str, float]:
         raise NotImplementedError
@@ -106,11 +122,39 @@ def speed_governor(unit: str, target: float, feedforward: float, kp: float, ki: 
     return throttle
 
 
+class AntiLock:
+    """The anti-lock controller in a manoeuvre's loop: the wheel spins ``spins`` (full output
+    names, left/right pairs from the front axle, the controller's order) in, each wheel's
+    brakePressureFactor out, every ``step`` s. The controller's tire radius is the vehicle's
+    own effective rolling radius, learnt at the first call (the wheels roll freely at the
+    start): the speed over the mean wheel spin, as a production ABS calibrates its wheel speeds."""
+
+    def __init__(self, unit: str, spins: list[str], step: float):
+        self.unit, self.spins, self.step = unit, spins, step
+        self.factors = [name[:-len("spin")] + "brakePressureFactor" for name in spins]
+        self.control = None
+
+    def __call__(self, y: dict) -> dict:
+        spins = [y[name] for name in self.spins]
+        if self.control is None:
+            mean = sum(spins) / len(spins)
+            if not mean > 0:
+                raise ValueError(f"abs: the wheels must roll forward at the start to calibrate "
+                                 f"the anti-lock controller (mean spin {mean!r} rad/s)")
+            self.control = AbsController(len(spins), AbsParams(tireRadius=y[f"{self.unit}.speed"] / mean))
+        return dict(zip(self.factors, self.control.step(self.step, spins)))
+
+
 class StraightBrake(Manoeuvre):
     """Straight-line stop: neutral, no steering, a step of brake pedal force at
     ``brakeTime`` (the brakes' own pressure lag follows), held until the forward speed falls
     below ``stopSpeed`` or ``duration`` ends. The FMU has no ABS of its own, so a force high
-    enough locks the wheels."""
+    enough locks the wheels; with ``abs`` 1 the anti-lock controller
+    (:class:`simon_fmu.controllers.abs_controller.AbsController`, its default calibration)
+    sets each wheel's brakePressureFactor from the wheel spins every ``absCycle`` (then the
+    communication step; production controllers cycle every 5 to 10 ms: at 10 ms the low-friction
+    wheel's mean slip is 0.45, at 5 ms 0.24, at 2 ms 0.16, and the split-mu stop at 5 ms is
+    within 0.1 % of the one at 2 ms)."""
 
     def __init__(self):
         super().__init__(
@@ -121,6 +165,9 @@ class StraightBrake(Manoeuvre):
                 "brakeTime": Setting(0.0, "s", 0.0, 10.0, "time of the brake application"),
                 "stopSpeed": Setting(0.01, "m/s", 1e-4, 1.0, "speed taken as stopped"),
                 "duration": Setting(20.0, "s", 0.1, 600.0, "longest run"),
+                "abs": Setting(0, "", 0, 1, "0 no ABS, 1 the anti-lock controller in the loop"),
+                "absCycle": Setting(0.005, "s", 0.001, 0.02, "the anti-lock controller's cycle, "
+                                    "the communication step with abs 1"),
             },
             plots=(("speed", "time", ["u"], "m/s"), ("deceleration", "time", ["ax"], "m/s^2"),
                    ("distance", "time", ["X"], "m"),
@@ -128,12 +175,23 @@ class StraightBrake(Manoeuvre):
             metric_units={"stoppingDistance": "m", "stoppingTime": "s",
                           "meanDeceleration": "m/s^2", "brakeSpeed": "m/s"})
 
+    def outputs(self, runner):
+        self._spins = [f"{runner.lead_unit}.{name}" for name in self.wheel_outputs(runner, ("spin",))]
+        return super().outputs(runner)
+
+    def communication_step(self, s):
+        return s["absCycle"] if s["abs"] >= 0.5 else self.step
+
     def controller(self, s, unit):
         force, t_brake = s["brakePedalForce"], s["brakeTime"]
+        anti_lock = AntiLock(unit, self._spins, s["absCycle"]) if s["abs"] >= 0.5 else None
 
         def inputs(t, y):
-            return {f"{unit}.brakePedalForce": force if t >= t_brake - 1e-9 else 0.0,
-                    f"{unit}.gear": 0}
+            out = {f"{unit}.brakePedalForce": force if t >= t_brake - 1e-9 else 0.0,
+                   f"{unit}.gear": 0}
+            if anti_lock is not None:
+                out.update(anti_lock(y))
+            return out
         return inputs
 
     def finished(self, t, y, s, unit):
@@ -519,8 +577,175 @@ class SplitMu(StraightBrake):
                 "maxLateralDeviation": float(np.max(np.abs(h["Y"][after] - h["Y"][0])))}
 
 
+class LaneChange(Manoeuvre):
+    """ISO 3888-2 severe lane change, obstacle avoidance: the vehicle enters the course at
+    ``speed`` and the path-following driver (:class:`~simon_fmu.controllers.driver.Driver`)
+    steers it along the course's path. The run starts ``runIn`` metres before the course
+    (the CG at X = -``runIn``) at ``speed``, the driver's speed control holding it; when the
+    body's front reaches the course entry the accelerator is released and the gear held
+    (ISO 3888-2:2011 Annex A) -- or, with ``throttleHeld`` 1, the driver keeps holding the
+    speed through the course. The run ends when the body's rear leaves the last lane.
+    Margins of the body to the cone lines of each lane (sections 1, 3 and 5 of the
+    standard; negative: a cone hit), pass or fail, the first lane hit, the largest lateral
+    acceleration, yaw rate and steering-wheel angle.
+
+    The course (ISO 3888-2:2011, 4.1 Table 1, 61 m in all; W the unit's width from its
+    event, :func:`~simon_fmu.controllers.courses.iso3888_2_lanes`): section 1, the entry
+    lane, 12 m long and 1.1 W + 0.25 wide; section 2 a 13.5 m gap; section 3, the side lane,
+    11 m long and W + 1 wide, its right edge 1 m left of section 1's left edge; section 4 a
+    12.5 m gap; section 5, the exit lane, 12 m long and 1.3 W + 0.25 wide but at least 3 m,
+    its right edge in line with section 1's. Cones stand on the lane edges and the track
+    limits are tangential to them (4.2), so a lane's cone lines are its edges.
+
+    The driver follows the course's path of least peak curvature for the body
+    (:func:`~simon_fmu.controllers.courses.iso3888_2_course`), with the driver's vehicle
+    parameters from the event (:func:`~simon_fmu.controllers.vehicle_data.driver_starts`)
+    and its preview time ``previewTime`` (0.3 s: a longer preview cuts this course's
+    corners). Before the entry the speed is held by the PI throttle of the other
+    manoeuvres, in the driver's gear.
+
+    The body is the unit's plan-view rectangle: its width, its front end
+    ``dimensions.front_x`` ahead of the CG and its rear ``length`` behind the front
+    (:func:`~simon_fmu.controllers.vehicle_data.vehicle_body`). Its margin to a lane
+    (:func:`metrics.lane_margins`) counts the part of the body within the lane's length,
+    so a body's side that crosses a cone line at the lane's end counts although its
+    corners are past it. ``pass`` is 1 when no margin is negative and the body's rear has
+    left section 5; ``firstGateHit`` the section (1, 3 or 5) of the first cone line
+    crossed, 0 if none; ``margin1``, ``margin3``, ``margin5`` each lane's least margin
+    (NaN for a lane not reached); the largest values are over the run from the entry."""
+
+    #: the standard's numbers of the three lanes of cones (sections 2 and 4 are the gaps)
+    SECTIONS = (1, 3, 5)
+
+    def __init__(self):
+        d = {f.name: f.default for f in dataclasses.fields(DriverParams)}
+        super().__init__(
+            name="lane-change", description=self.__doc__.split("\n\n")[0],
+            settings={
+                "speed": Setting(60.0 / 3.6, "m/s", 1.0, 60.0, "entry speed"),
+                "throttleHeld": Setting(0, "", 0, 1, "0 accelerator released at the entry "
+                                        "(ISO 3888-2), 1 speed held through the course",
+                                        choices=(0, 1)),
+                "runIn": Setting(30.0, "m", 5.0, 500.0, "CG distance before the course entry at the start"),
+                "previewTime": Setting(0.3, "s", 0.05, 5.0, "driver preview time"),
+                "lagTime": Setting(d["lagTime"], "s", 0.0, 1.0, "driver steering lag"),
+                "duration": Setting(30.0, "s", 0.1, 600.0, "longest run"),
+            },
+            plots=(("path with the cones", "X", ["Y"], "Y (m, right +)"),
+                   ("steering-wheel angle", "time", ["steering.angle"], "rad"),
+                   ("lateral acceleration", "time", ["ay"], "m/s^2"),
+                   ("yaw rate", "time", ["r"], "rad/s"),
+                   ("cone margin", "time", ["coneMargin"], "m"),
+                   ("speed", "time", ["u"], "m/s")),
+            metric_units={"pass": "", "margin1": "m", "margin3": "m", "margin5": "m",
+                          "minMargin": "m", "firstGateHit": "", "firstHitTime": "s",
+                          "entrySpeed": "m/s", "exitSpeed": "m/s",
+                          "maxLateralAcceleration": "m/s^2", "maxYawRate": "rad/s",
+                          "maxSteeringWheelAngle": "rad"})
+        self.body = None
+        self.lanes: list = []
+        self._starts: dict = {}
+        self._path = None
+
+    def outputs(self, runner):
+        """Also reads the vehicle from the FMU's event: its body, the lanes of its width,
+        the course path and the driver's vehicle parameters."""
+        from ..controllers import courses
+        from ..controllers.vehicle_data import driver_starts, vehicle_body
+        event = runner.event()
+        self.body = vehicle_body(event, runner.lead_unit)
+        self.lanes = courses.iso3888_2_lanes(self.body.width)
+        self._path = courses.iso3888_2_course(self.body)
+        self._starts = driver_starts(event, runner.lead_unit)
+        return super().outputs(runner)
+
+    def fmu_parameters(self, s, unit):
+        """The start at ``speed``, ``runIn`` before the entry on the path, along it."""
+        from ..controllers.driver import Path
+        path = Path(self._path[:, 0], self._path[:, 1])
+        station, _ = path.locate(-s["runIn"], 0.0)
+        _, y0 = path.point(station)
+        return {f"{unit}.speed0": s["speed"], f"{unit}.X0": -s["runIn"], f"{unit}.Y0": y0,
+                f"{unit}.yaw0": path.heading(station)}
+
+    def _ends(self, x, yaw):
+        """X of the body's front and rear (on its centre line) for CG X and yaw."""
+        c = np.cos(yaw)
+        return x + self.body.front * c, x + (self.body.front - self.body.length) * c
+
+    def controller(self, s, unit):
+        from ..controllers.driver import Driver, Path
+        driver = Driver(Path(self._path[:, 0], self._path[:, 1]),
+                        DriverParams(**self._starts, targetSpeed=s["speed"],
+                                     previewTime=s["previewTime"], lagTime=s["lagTime"]))
+        gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, self.step)
+        entry, held = self.lanes[0].x_start, {}
+
+        def inputs(t, y):
+            out = driver.step(t, self.step, y[f"{unit}.X"], y[f"{unit}.Y"], y[f"{unit}.yaw"],
+                              y[f"{unit}.speed"])
+            front, _ = self._ends(y[f"{unit}.X"], y[f"{unit}.yaw"])
+            throttle = gov(y)
+            if s["throttleHeld"] or front < entry:
+                held["gear"] = out.gear
+            else:
+                throttle = 0.0
+            return {f"{unit}.steeringWheelAngle": out.steeringWheelAngle,
+                    f"{unit}.throttle": throttle, f"{unit}.gear": held.get("gear", out.gear)}
+        return inputs
+
+    def finished(self, t, y, s, unit):
+        return self._ends(y[f"{unit}.X"], y[f"{unit}.yaw"])[1] > self.lanes[-1].x_end
+
+    def metrics(self, h, s):
+        from ..controllers.courses import body_corners
+        t = h["time"]
+        corners = body_corners(h["X"], h["Y"], h["yaw"], self.body)
+        margins = m.lane_margins(corners, [(a.x_start, a.x_end, a.left, a.right)
+                                           for a in self.lanes])
+        least = margins.min(axis=1)
+        h["coneMargin"] = np.where(np.isinf(least), np.nan, least)
+        front, rear = self._ends(h["X"], h["yaw"])
+        result = m.course_result(t, margins, bool(rear[-1] > self.lanes[-1].x_end))
+        t_entry = m.first_crossing(t, front, self.lanes[0].x_start)
+        on = t >= (t_entry if not math.isnan(t_entry) else t[-1])
+        lane = result["firstLane"]
+        return {"pass": float(result["passed"]),
+                **{f"margin{n}": float(v) for n, v in zip(self.SECTIONS, result["least"])},
+                "minMargin": float(np.nanmin(result["least"])) if np.isfinite(result["least"]).any()
+                else math.nan,
+                "firstGateHit": 0.0 if math.isnan(lane) else float(self.SECTIONS[lane]),
+                "firstHitTime": result["firstTime"],
+                "entrySpeed": m.at(t, h["u"], t_entry),
+                "exitSpeed": float(h["u"][-1]),
+                "maxLateralAcceleration": float(np.max(np.abs(h["ay"][on]))),
+                "maxYawRate": float(np.max(np.abs(h["r"][on]))),
+                "maxSteeringWheelAngle": float(np.max(np.abs(h["steering.angle"][on])))}
+
+    def decorate(self, title, ax, h):
+        """The path panel: the lanes' cone lines and cones, the body every 0.25 s, Y down
+        the page inverted so that the plan view has left (negative Y) up."""
+        if not title.startswith("path") or self.body is None:
+            return
+        from ..controllers.courses import body_corners, cones
+        for lane in self.lanes:
+            for y in (lane.left, lane.right):
+                ax.plot([lane.x_start, lane.x_end], [y, y], color="tab:orange", lw=1)
+        c = cones(self.lanes)
+        ax.plot(c[:, 0], c[:, 1], "^", color="tab:orange", ms=5, label="cones")
+        every = max(1, int(round(0.25 / self.step)))
+        on = np.flatnonzero((h["X"] > self.lanes[0].x_start - self.body.length)
+                            & (h["X"] < self.lanes[-1].x_end + self.body.length))[::every]
+        for box in body_corners(h["X"][on], h["Y"][on], h["yaw"][on], self.body):
+            ax.plot(*np.vstack([box, box[:1]]).T, color="0.6", lw=0.6)
+        ax.set_xlim(self.lanes[0].x_start - 10.0, self.lanes[-1].x_end + 10.0)
+        if not ax.yaxis_inverted():
+            ax.invert_yaxis()
+
+
 MANOEUVRES = {cls().name: cls for cls in (StraightBrake, SteadyCircle, StepSteer, StaticRollover,
-                                          SineWithDwell, FrequencyResponse, SplitMu)}
+                                          SineWithDwell, FrequencyResponse, SplitMu,
+                                          LaneChange)}
 
 
 def get(name: str) -> Manoeuvre:

@@ -137,3 +137,49 @@ def frequency_response(t: np.ndarray, inp: np.ndarray, out: np.ndarray, frequenc
     (rad, negative a lag, in (-pi, pi]) at each frequency, from :func:`harmonics`."""
     h = harmonics(t, out, frequencies) / harmonics(t, inp, frequencies)
     return np.abs(h), np.angle(h)
+
+
+def lane_margins(corners: np.ndarray, lanes: np.ndarray) -> np.ndarray:
+    """Margin (m) of a rectangular body to the cone lines of each lane, per sample.
+
+    ``corners`` (n, 4, 2) are the body's corners (X, Y) in order around it at n samples;
+    ``lanes`` (k, 4) rows of (x_start, x_end, y_left, y_right) with y_left < y_right, the
+    lane's cone lines Y = y_left and Y = y_right between X = x_start and x_end (the track
+    limits are tangential to the cones, ISO 3888-2 4.2). The part of the body within the
+    lane's X range is the rectangle clipped to x_start <= X <= x_end, a convex polygon whose
+    vertices are the corners within the range and the points where the edges cross X =
+    x_start and X = x_end; its margin is the least of Y - y_left and y_right - Y over those
+    vertices (the extremes of Y lie at vertices): positive inside, negative by how far the
+    body crosses a cone line. Returns (n, k), +inf where no part of the body is within the
+    lane's X range."""
+    corners = np.asarray(corners, float)
+    lanes = np.atleast_2d(np.asarray(lanes, float))
+    px, py = corners[..., 0], corners[..., 1]
+    qx, qy = np.roll(px, -1, axis=1), np.roll(py, -1, axis=1)
+    dx = qx - px
+    out = np.full((px.shape[0], lanes.shape[0]), np.inf)
+    for k, (x0, x1, left, right) in enumerate(lanes):
+        ys, valid = [py], [(px >= x0) & (px <= x1)]
+        for c in (x0, x1):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = (c - px) / dx
+            ys.append(py + t * (qy - py))
+            valid.append((dx != 0) & (t >= 0.0) & (t <= 1.0))
+        y, ok = np.concatenate(ys, axis=1), np.concatenate(valid, axis=1)
+        margin = np.where(ok, np.minimum(y - left, right - y), np.inf)
+        out[:, k] = margin.min(axis=1)
+    return out
+
+
+def course_result(t: np.ndarray, margins: np.ndarray, completed: bool) -> dict[str, float]:
+    """Pass or fail of a run through a cone course from :func:`lane_margins`' (n, k)
+    ``margins`` at times ``t``: the least margin in each lane (NaN for a lane the body never
+    reached), the index (from 0) of the lane whose cone line the body crossed first and the
+    time of that first hit (NaN if none); the run passes when no margin is negative and the
+    body ``completed`` the course."""
+    least = margins.min(axis=0)
+    hit = np.flatnonzero((margins < 0.0).any(axis=1))
+    first = (int(np.argmin(margins[hit[0]])), float(t[hit[0]])) if hit.size else (math.nan, math.nan)
+    return {"least": np.where(np.isinf(least), math.nan, least),
+            "firstLane": first[0], "firstTime": first[1],
+            "passed": bool(completed and hit.size == 0)}

@@ -11,8 +11,9 @@ import numpy as np
 AXIS_LABELS = {"time": "t (s)", "ay": "lateral acceleration (m/s^2)"}
 
 
-def figure_png(h: dict, plots) -> bytes:
-    """The manoeuvre's panels (title, x name, y names, y unit) as one PNG."""
+def figure_png(h: dict, plots, decorate=None) -> bytes:
+    """The manoeuvre's panels (title, x name, y names, y unit) as one PNG; ``decorate(title,
+    axes, h)``, if given, draws what else a panel shows (a course's cones)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -24,6 +25,8 @@ def figure_png(h: dict, plots) -> bytes:
         for y in ys:
             if y in h:
                 ax.plot(h[x], h[y], label=y)
+        if decorate is not None:
+            decorate(title, ax, h)
         ax.set(title=title, xlabel=AXIS_LABELS.get(x, x), ylabel=unit)
         ax.grid(True, alpha=0.3)
         if len(ys) > 1:

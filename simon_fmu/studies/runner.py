@@ -77,6 +77,14 @@ class FmuRunner:
         finally:
             shutil.rmtree(self._folder, ignore_errors=True)
 
+    def event(self):
+        """The event the FMU was built from (``resources/event.json``), as an engine.Event:
+        a manoeuvre takes its vehicle values (body, steering ratio, drivetrain) from it."""
+        import engine
+
+        from ..vehicle.slave import EVENT_FILE
+        return engine.load_event(self._folder / "resources" / EVENT_FILE)
+
     # --- values -----------------------------------------------------------------------------
     def set(self, name: str, value) -> None:
         self.set_many({name: value})
@@ -110,11 +118,12 @@ class FmuRunner:
         self._fresh = False
         self.log.clear()
         unit = self.lead_unit
+        # the outputs first: a manoeuvre may read the vehicle from the FMU there
+        outputs = [f"{unit}.{name}" for name in manoeuvre.outputs(self)]
         start = manoeuvre.fmu_parameters(settings, unit)
         start.update(parameters)
-        outputs = [f"{unit}.{name}" for name in manoeuvre.outputs(self)]
         out_vrs = [self.vr[n] for n in outputs]
-        dt, stop = manoeuvre.step, float(settings["duration"])
+        dt, stop = manoeuvre.communication_step(settings), float(settings["duration"])
         try:
             self.fmu.setupExperiment(startTime=0.0)
             self.fmu.enterInitializationMode()

@@ -63,7 +63,7 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path) -> di
     names = list(history)
     np.savetxt(out_dir / "histories.csv", np.column_stack([history[n] for n in names]),
                delimiter=",", header=",".join(names), comments="")
-    png = report.figure_png(history, man.plots)
+    png = report.figure_png(history, man.plots, man.decorate)
     page = report.html_report(f"{man.name} study", man.description, settings,
                               {k: s.unit for k, s in man.settings.items()}, parameters, metrics,
                               man.metric_units, png)
