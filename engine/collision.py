@@ -7,9 +7,12 @@ surface, as in DyMESH: every vertex that lies inside a surface gets a force, com
 the vehicle-fixed frame, and the forces and their moments about the CG are summed onto the
 sprung mass. The surfaces of this slice are the environment's: the road under the body (the
 terrain, so an overturned body rests and slides on its roof or side) and the event's rigid
-barriers (planes). The force law (:func:`normal_force`, :func:`vertex_force`) works for any
-pair of a vertex and a surface, so a vehicle-vehicle pair is another surface for the same
-vertex loop (:func:`_plane_pair` takes any plane in the vehicle's frame).
+barriers (planes), and unit against unit (:func:`unit_pair`, P_PAIR): a tractor's cab (its
+box cut at ``collision.cab_length``) with the trailer it tows, each unit's vertices against
+the other's box, its nearest face the contact normal, the vertex's stiffness in series with
+that face's and halved (both directions are summed), the reaction on the other unit at the
+same point. The force law (:func:`normal_force`, :func:`vertex_force`) is the same for every
+pair of a vertex and a surface.
 
 Stiffness (docs/equations.md, "Collisions"): a face of the box has the crush coefficients A
 (N/m) and B (N/m^2) of the unit's front, side or rear, the force per unit width of the
@@ -47,7 +50,8 @@ from .layout import (BA_NX, BA_NY, BA_NZ, BA_X, BA_Y, BA_Z, CO_E, CO_MU, CO_NV, 
                      E_TERRAIN, E_TERRAIN_TOP, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR,
                      FACE_RIGHT, FACE_ROOF, FR_R, IW_GRADEX, IW_GRADEY, IW_ROADZ, N_BODY,
                      N_COLL_UNIT_STATE, N_FACES, SP, SQ, SR, SU, SV, SW, SX, SY, SZ,
-                     TERRAIN_EXTERNAL, TERRAIN_MESH, U_WHEEL0, W_X, W_Y0)
+                     TERRAIN_EXTERNAL, TERRAIN_MESH, U_WHEEL0, W_X, W_Y0, CO_K0, E_COLL_T_VEH,
+                     PA_A, PA_B, PA_AX, PA_BX)
 from .terrain_mesh import mesh_surface
 
 #: the sliding speed below which the friction force is regularised (grows linearly), m/s
@@ -59,9 +63,13 @@ WC_FX, WC_FY, WC_FZ, WC_MX, WC_MY, WC_MZ, WC_CONTACT, WC_DEPTH = range(8)
 
 # --- the mesh (set-up, Python) ---------------------------------------------------------
 
-def _axis_nodes(lo, hi, n):
-    """n nodes from lo to hi and each one's tributary length (half cells at the ends)."""
+def _axis_nodes(lo, hi, n, extra=()):
+    """n nodes from lo to hi (and the ``extra`` nodes between them) and each one's tributary
+    length (half cells at the ends)."""
     x = np.linspace(lo, hi, n)
+    inner = [e for e in extra if lo < e < hi and np.min(np.abs(x - e)) > 1e-6 * (hi - lo)]
+    x = np.sort(np.concatenate([x, inner]))
+    n = len(x)
     t = np.empty(n)
     t[0] = 0.5 * (x[1] - x[0])
     t[-1] = 0.5 * (x[-1] - x[-2])
@@ -69,14 +77,15 @@ def _axis_nodes(lo, hi, n):
     return x, t
 
 
-def box_mesh(x_front, x_rear, y_half, z_top, z_bottom, areal, n_target=300):
+def box_mesh(x_front, x_rear, y_half, z_top, z_bottom, areal, n_target=300, x_nodes=()):
     """The vertices (vehicle-fixed, from the CG, z down) of a box mesh and their stiffness.
 
     x_front > x_rear, y in [-y_half, y_half], z_top < z_bottom (the roof is up, -z).
     ``areal``: the stiffness per unit area of each face, N/m^3, in the order of
     ``layout.FACE_*`` (front, rear, right, left, bottom, roof). The faces get a grid of about
     ``n_target`` vertices in all, cells as square as the dimensions allow, at least 2 nodes
-    along each edge. Returns (CV[v, 3], CK[v, 6]): CK[v, f] is the face's areal stiffness
+    along each edge, and a ring of vertices round the box at each x of ``x_nodes`` (the back
+    of a cab). Returns (CV[v, 3], CK[v, 6]): CK[v, f] is the face's areal stiffness
     times the vertex's tributary area on face f (0 for a face the vertex is not on), so the
     stiffnesses of a face sum to its stiffness per area times its area.
     """
@@ -86,7 +95,8 @@ def box_mesh(x_front, x_rear, y_half, z_top, z_bottom, areal, n_target=300):
     area = 2.0 * (lx * ly + lx * lz + ly * lz)
     s = math.sqrt(area / max(n_target, 8))
     nx, ny, nz = (max(2, int(round(d / s)) + 1) for d in (lx, ly, lz))
-    xs, tx = _axis_nodes(x_rear, x_front, nx)
+    xs, tx = _axis_nodes(x_rear, x_front, nx, x_nodes)
+    nx = len(xs)
     ys, ty = _axis_nodes(-y_half, y_half, ny)
     zs, tz = _axis_nodes(z_top, z_bottom, nz)
     verts, stiff = [], []
@@ -323,6 +333,164 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out):
         _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out)
 
 
+# --- unit against unit -------------------------------------------------------------------
+
+@njit_inline
+def areal_stiffness(PC, u, CK, v, nbx, nby, nbz):
+    """The stiffness per unit area (N/m^3) of the faces vertex v of unit u lies on, against a
+    push of direction n_b (vehicle frame, as :func:`face_stiffness`): each face's value
+    weighted by its cosine, over the sum of those cosines (0 if no face is turned to it)."""
+    k, c = 0.0, 0.0
+    for f, cos in ((FACE_FRONT, -nbx), (FACE_REAR, nbx), (FACE_RIGHT, -nby), (FACE_LEFT, nby),
+                   (FACE_BOTTOM, -nbz), (FACE_ROOF, nbz)):
+        if cos > 0.0 and CK[v, f] > 0.0:
+            k += PC[u, CO_K0 + f] * cos
+            c += cos
+    return k / c if c > 0.0 else 0.0
+
+
+@njit_inline
+def _earth_box(PC, u, xmin, X, Y, Z, R):
+    """The earth-fixed bounding box (lo X, hi X, lo Y, hi Y, lo Z, hi Z) of unit u's box,
+    cut at vehicle-fixed x = xmin behind."""
+    x0 = max(PC[u, CO_XMIN], xmin)
+    cx, cy, cz = 0.5 * (x0 + PC[u, CO_XMAX]), 0.5 * (PC[u, CO_YMIN] + PC[u, CO_YMAX]), \
+        0.5 * (PC[u, CO_ZMIN] + PC[u, CO_ZMAX])
+    hx, hy, hz = 0.5 * (PC[u, CO_XMAX] - x0), 0.5 * (PC[u, CO_YMAX] - PC[u, CO_YMIN]), \
+        0.5 * (PC[u, CO_ZMAX] - PC[u, CO_ZMIN])
+    ex = X + R[0] * cx + R[1] * cy + R[2] * cz
+    ey = Y + R[3] * cx + R[4] * cy + R[5] * cz
+    ez = Z + R[6] * cx + R[7] * cy + R[8] * cz
+    rx = abs(R[0]) * hx + abs(R[1]) * hy + abs(R[2]) * hz
+    ry = abs(R[3]) * hx + abs(R[4]) * hy + abs(R[5]) * hz
+    rz = abs(R[6]) * hx + abs(R[7]) * hy + abs(R[8]) * hz
+    return ex - rx, ex + rx, ey - ry, ey + ry, ez - rz, ez + rz
+
+
+@njit_inline
+def _vertices_into_box(y, P, a, b, xa, xb, vbase, frames, latch, out_a, out_b):
+    """The vertices of unit a (those at vehicle-fixed x >= xa) against the box of unit b (cut
+    at x = xb behind): a vertex inside b's box meets its nearest face (normal out of b). Its
+    stiffness is its own in series with b's face (k_a K_b / (K_a + K_b), K the faces'
+    stiffness per unit area), halved because b's vertices meet a's box as well (two flat faces
+    pressed together then carry the series stiffness once). The force on the vertex goes to
+    out_a (a's frame, about a's CG), its reaction at the same point to out_b (b's frame); the
+    contact counts for both. With ``latch``: the vertex's largest approach raised instead."""
+    PC, CV = P.P_COLL, P.CV
+    oa, ob = N_BODY * a, N_BODY * b
+    Ra, Rb = frames[a, FR_R:FR_R + 9], frames[b, FR_R:FR_R + 9]
+    Xa, Ya, Za = y[oa + SX], y[oa + SY], y[oa + SZ]
+    Xb, Yb, Zb = y[ob + SX], y[ob + SY], y[ob + SZ]
+    ua, va, wa, pa, qa, ra = y[oa + SU], y[oa + SV], y[oa + SW], y[oa + SP], y[oa + SQ], y[oa + SR]
+    ub, vb, wb, pb, qb, rb = y[ob + SU], y[ob + SV], y[ob + SW], y[ob + SP], y[ob + SQ], y[ob + SR]
+    x0, x1 = max(PC[b, CO_XMIN], xb), PC[b, CO_XMAX]
+    y0, y1, z0, z1 = PC[b, CO_YMIN], PC[b, CO_YMAX], PC[b, CO_ZMIN], PC[b, CO_ZMAX]
+    e, tau, vreg = PC[a, CO_E], PC[a, CO_TAU], PC[a, CO_VREG]
+    mu = math.sqrt(PC[a, CO_MU] * PC[b, CO_MU])
+    v0, nv = int(PC[a, CO_V0]), int(PC[a, CO_NV])
+    for i in range(nv):
+        vi = v0 + i
+        rx, ry, rz = CV[vi, 0], CV[vi, 1], CV[vi, 2]
+        if rx < xa:
+            continue
+        # the vertex in b's frame: R_b^T (P - X_b)
+        dX = Xa + Ra[0] * rx + Ra[1] * ry + Ra[2] * rz - Xb
+        dY = Ya + Ra[3] * rx + Ra[4] * ry + Ra[5] * rz - Yb
+        dZ = Za + Ra[6] * rx + Ra[7] * ry + Ra[8] * rz - Zb
+        px = Rb[0] * dX + Rb[3] * dY + Rb[6] * dZ
+        py = Rb[1] * dX + Rb[4] * dY + Rb[7] * dZ
+        pz = Rb[2] * dX + Rb[5] * dY + Rb[8] * dZ
+        if not (x0 < px < x1 and y0 < py < y1 and z0 < pz < z1):
+            continue
+        # the nearest face of b's box: the approach and the normal out of b (b's frame)
+        pen, f, nx, ny, nz = x1 - px, FACE_FRONT, 1.0, 0.0, 0.0
+        if px - x0 < pen:
+            pen, f, nx, ny, nz = px - x0, FACE_REAR, -1.0, 0.0, 0.0
+        if y1 - py < pen:
+            pen, f, nx, ny, nz = y1 - py, FACE_RIGHT, 0.0, 1.0, 0.0
+        if py - y0 < pen:
+            pen, f, nx, ny, nz = py - y0, FACE_LEFT, 0.0, -1.0, 0.0
+        if z1 - pz < pen:
+            pen, f, nx, ny, nz = z1 - pz, FACE_BOTTOM, 0.0, 0.0, 1.0
+        if pz - z0 < pen:
+            pen, f, nx, ny, nz = pz - z0, FACE_ROOF, 0.0, 0.0, -1.0
+        if latch:
+            if pen > y[vbase + vi]:
+                y[vbase + vi] = pen
+            out_a[6] += 1.0
+            out_b[6] += 1.0
+            continue
+        # the normal in a's frame: R_a^T R_b n
+        enx = Rb[0] * nx + Rb[1] * ny + Rb[2] * nz
+        eny = Rb[3] * nx + Rb[4] * ny + Rb[5] * nz
+        enz = Rb[6] * nx + Rb[7] * ny + Rb[8] * nz
+        nax = Ra[0] * enx + Ra[3] * eny + Ra[6] * enz
+        nay = Ra[1] * enx + Ra[4] * eny + Ra[7] * enz
+        naz = Ra[2] * enx + Ra[5] * eny + Ra[8] * enz
+        ka = face_stiffness(P.CK, vi, nax, nay, naz)
+        Ka, Kb = areal_stiffness(PC, a, P.CK, vi, nax, nay, naz), PC[b, CO_K0 + f]
+        if ka <= 0.0 or Ka + Kb <= 0.0:
+            continue
+        k = 0.5 * ka * Kb / (Ka + Kb)
+        # the vertex's velocity relative to b's material point there, in b's frame
+        vax = ua + qa * rz - ra * ry
+        vay = va + ra * rx - pa * rz
+        vaz = wa + pa * ry - qa * rx
+        evx = Ra[0] * vax + Ra[1] * vay + Ra[2] * vaz
+        evy = Ra[3] * vax + Ra[4] * vay + Ra[5] * vaz
+        evz = Ra[6] * vax + Ra[7] * vay + Ra[8] * vaz
+        vx = Rb[0] * evx + Rb[3] * evy + Rb[6] * evz - (ub + qb * pz - rb * py)
+        vy = Rb[1] * evx + Rb[4] * evy + Rb[7] * evz - (vb + rb * px - pb * pz)
+        vz = Rb[2] * evx + Rb[5] * evy + Rb[8] * evz - (wb + pb * py - qb * px)
+        fx, fy, fz = vertex_force(k, e, tau, mu, vreg, pen, nx, ny, nz, vx, vy, vz, y[vbase + vi])
+        if fx == 0.0 and fy == 0.0 and fz == 0.0:
+            continue
+        # on b: the reaction, at the vertex
+        out_b[0] -= fx
+        out_b[1] -= fy
+        out_b[2] -= fz
+        out_b[3] -= py * fz - pz * fy
+        out_b[4] -= pz * fx - px * fz
+        out_b[5] -= px * fy - py * fx
+        out_b[6] += 1.0
+        # on a: the force in a's frame
+        ex = Rb[0] * fx + Rb[1] * fy + Rb[2] * fz
+        ey = Rb[3] * fx + Rb[4] * fy + Rb[5] * fz
+        ez = Rb[6] * fx + Rb[7] * fy + Rb[8] * fz
+        gx = Ra[0] * ex + Ra[3] * ey + Ra[6] * ez
+        gy = Ra[1] * ex + Ra[4] * ey + Ra[7] * ez
+        gz = Ra[2] * ex + Ra[5] * ey + Ra[8] * ez
+        out_a[0] += gx
+        out_a[1] += gy
+        out_a[2] += gz
+        out_a[3] += ry * gz - rz * gy
+        out_a[4] += rz * gx - rx * gz
+        out_a[5] += rx * gy - ry * gx
+        out_a[6] += 1.0
+        if pen > out_a[7]:
+            out_a[7] = pen
+        if pen > out_b[7]:
+            out_b[7] = pen
+
+
+@njit_inline
+def unit_pair(y, P, k, frames, latch, coll):
+    """Pair k of P_PAIR: each unit's vertices against the other's box (cut behind at the
+    pair's x of each), after a broad phase on their earth-fixed bounding boxes; into coll's
+    rows of both units (:func:`_vertices_into_box`)."""
+    PP = P.P_PAIR
+    a, b = int(PP[k, PA_A]), int(PP[k, PA_B])
+    xa, xb = PP[k, PA_AX], PP[k, PA_BX]
+    oa, ob = N_BODY * a, N_BODY * b
+    ba = _earth_box(P.P_COLL, a, xa, y[oa + SX], y[oa + SY], y[oa + SZ], frames[a, FR_R:FR_R + 9])
+    bb = _earth_box(P.P_COLL, b, xb, y[ob + SX], y[ob + SY], y[ob + SZ], frames[b, FR_R:FR_R + 9])
+    if ba[1] < bb[0] or bb[1] < ba[0] or ba[3] < bb[2] or bb[3] < ba[2] or ba[5] < bb[4] or bb[5] < ba[4]:
+        return      # the broad phase: the boxes are apart
+    vbase = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * P.P_UNIT.shape[0]
+    _vertices_into_box(y, P, a, b, xa, xb, vbase, frames, latch, coll[a], coll[b])
+    _vertices_into_box(y, P, b, a, xb, xa, vbase, frames, latch, coll[b], coll[a])
+
+
 @njit_inline
 def collision_forces(y, P, u_wheel, frames, t, coll):
     """Every unit's collision force and moment (vehicle-fixed, about its CG) into
@@ -334,6 +502,9 @@ def collision_forces(y, P, u_wheel, frames, t, coll):
             row[k] = 0.0
         if t >= P.P_ENV[E_COLL_T_ENV]:
             environment_pairs(y, P, u_wheel, u, frames, False, row)
+    if t >= P.P_ENV[E_COLL_T_VEH]:
+        for k in range(P.P_PAIR.shape[0]):
+            unit_pair(y, P, k, frames, False, coll)
 
 
 @njit
@@ -342,12 +513,17 @@ def latch_contacts(y, t, P, u_wheel, frames, coll):
     unit's first contact latched with its earth-fixed CG velocity then (for deltaV).
     ``frames``: the units' rotations of this state (``vehicle.synchronize``); ``coll``:
     scratch rows of 8."""
-    if t < P.P_ENV[E_COLL_T_ENV]:
-        return
     base = int(P.P_ENV[E_COLL_BASE])
     for u in range(P.P_UNIT.shape[0]):
+        for k in range(8):
+            coll[u, k] = 0.0
+        if t >= P.P_ENV[E_COLL_T_ENV]:
+            environment_pairs(y, P, u_wheel, u, frames, True, coll[u])
+    if t >= P.P_ENV[E_COLL_T_VEH]:
+        for k in range(P.P_PAIR.shape[0]):
+            unit_pair(y, P, k, frames, True, coll)
+    for u in range(P.P_UNIT.shape[0]):
         row = coll[u]
-        environment_pairs(y, P, u_wheel, u, frames, True, row)
         s = base + N_COLL_UNIT_STATE * u
         if row[6] > 0.0 and y[s + CS_CONTACT] < 0.5:
             o = N_BODY * u
@@ -444,7 +620,9 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
         areal = np.zeros(N_FACES)
         areal[FACE_FRONT], areal[FACE_REAR] = b["front"] / h, b["rear"] / h
         areal[[FACE_RIGHT, FACE_LEFT, FACE_BOTTOM, FACE_ROOF]] = b["side"] / h
-        cv, ck = box_mesh(xf, xr, yh, zt, zb, areal, col["mesh_vertices"])
+        cab = col.get("cab_length")
+        cv, ck = box_mesh(xf, xr, yh, zt, zb, areal, col["mesh_vertices"],
+                          () if cab is None else (xf - cab,))
         cv[:, 1] += yc
         e = col["restitution"]
         k_front = b["front"] * 2.0 * yh / (e * e)         # the front face's unloading stiffness
@@ -457,6 +635,7 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
         P[CO_XMIN], P[CO_XMAX] = cv[:, 0].min(), cv[:, 0].max()
         P[CO_YMIN], P[CO_YMAX] = cv[:, 1].min(), cv[:, 1].max()
         P[CO_ZMIN], P[CO_ZMAX] = cv[:, 2].min(), cv[:, 2].max()
+        P[CO_K0:CO_K0 + N_FACES] = areal
         verts.append(cv)
         stiff.append(ck)
         n += len(cv)
@@ -473,3 +652,43 @@ def pack_barriers(barriers):
         P_BAR[b, BA_X:BA_Z + 1] = bar["point"]
         P_BAR[b, BA_NX:BA_NZ + 1] = n / np.linalg.norm(n)
     return P_BAR
+
+
+#: the x of "the whole box" in P_PAIR (no cut)
+WHOLE_BOX = -1.0e9
+
+
+def pack_pairs(units, deltas):
+    """P_PAIR: the pairs of units whose meshes meet. Within a combination, a unit with a
+    ``collision.cab_length`` and each unit it tows: the towed unit's whole box against the
+    towing unit's box from its front back to cab_length (its cab), so that a jackknife stops
+    at the cab. Raises EventError if the towed unit's box reaches into the cab at rest (the
+    coupling points aligned)."""
+    from .event import EventError
+    from .layout import N_PAIR_P
+    index = {u["name"]: i for i, u in enumerate(units)}
+    pairs = []
+    for bi, unit in enumerate(units):
+        front = (unit.get("connections") or {}).get("front")
+        if not front or not unit["collision"]["enabled"]:
+            continue
+        ai = index[front["tow"]]
+        tow = units[ai]
+        cab = tow["collision"].get("cab_length")
+        if cab is None or not tow["collision"]["enabled"]:
+            continue
+        xf_a = unit_box(tow, deltas[ai])[0]
+        x_cab = xf_a - cab
+        # the towed unit's front, in the tower's frame, with the coupling points together
+        rear = tow["connections"]["rear"]
+        nose = (rear["point"][0] - deltas[ai][0]) + (unit_box(unit, deltas[bi])[0]
+                                                     - (front["point"][0] - deltas[bi][0]))
+        if not nose < x_cab:
+            raise EventError([f"units[{ai}].collision.cab_length: a cab that ends ahead of the "
+                              f"front of the unit it tows ({unit['name']}) at rest: at most "
+                              f"{xf_a - nose:.3g} m (got {cab:g} m)"])
+        pairs.append((ai, bi, x_cab, WHOLE_BOX))
+    P_PAIR = np.zeros((len(pairs), N_PAIR_P))
+    for k, row in enumerate(pairs):
+        P_PAIR[k] = row
+    return P_PAIR

@@ -367,6 +367,10 @@ COLLISION = {
                                       "the smallest unloaded tire radius of the unit"),
     "mesh_vertices": F("int", lo=26, hi=5000, default=300,
                        doc="about how many vertices the generated box mesh has"),
+    "cab_length": _optional(lo=0.0, hi=LENGTH_RANGE, lo_open=True,
+                            doc="length of the unit's cab, m back from the front of its box: a unit "
+                                "it tows meets the cab (a jackknife stops at it; the rest of the box "
+                                "is under the towed unit); null: it does not meet the units it tows"),
 }
 
 

@@ -161,18 +161,24 @@ TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL = range(3)
 # vertex's tributary area on that face times the face's stiffness per unit area); barriers
 # P_BAR[b, :]
 (CO_V0, CO_NV, CO_E, CO_MU, CO_TAU, CO_VREG, CO_XMIN, CO_XMAX, CO_YMIN, CO_YMAX, CO_ZMIN,
- CO_ZMAX) = range(12)
-N_COLL_P = 12
+ CO_ZMAX, CO_K0) = range(13)
+N_COLL_P = 13 + 6
 # CO_V0, CO_NV: the unit's vertices in CV; CO_E: restitution; CO_MU: the friction coefficient
 # of the body on the road and barriers; CO_TAU: the time constant of the damping on the
 # elastic (unloading and reloading) branch, s; CO_VREG: the sliding speed below which the
-# friction is regularised, m/s; CO_XMIN .. CO_ZMAX: the mesh's bounding box (the broad phase)
+# friction is regularised, m/s; CO_XMIN .. CO_ZMAX: the mesh's bounding box (the broad phase);
+# CO_K0 .. CO_K0 + 5: the faces' stiffness per unit area (N/m^3), in the order of FACE_*
 FACE_FRONT, FACE_REAR, FACE_RIGHT, FACE_LEFT, FACE_BOTTOM, FACE_ROOF = range(6)
 N_FACES = 6
 # a barrier: a point of its face (earth X, Y, Z) and its unit normal out of the barrier; the
 # half-space behind the face is solid
 BA_X, BA_Y, BA_Z, BA_NX, BA_NY, BA_NZ = range(6)
 N_BAR_P = 6
+# a pair of units whose meshes meet (engine.collision.unit_pair), P_PAIR[k, :]: the units a
+# and b, and the x (vehicle-fixed, from the CG) behind which each one's box is not part of the
+# pair (a tractor's cab: the part of its box a semitrailer can meet; -1e9: the whole box)
+PA_A, PA_B, PA_AX, PA_BX = range(4)
+N_PAIR_P = 4
 # the collision block of the state vector (at P_ENV[E_COLL_BASE]): per unit 1 once it has
 # touched anything, and its earth-fixed CG velocity then (for deltaV); then per vertex its
 # largest approach so far (m, the memory of the unloading path). The rates are zero; the
@@ -343,6 +349,7 @@ class Model(NamedTuple):
     CV: _np.ndarray
     CK: _np.ndarray
     P_BAR: _np.ndarray
+    P_PAIR: _np.ndarray
 
 
 class Inputs(NamedTuple):

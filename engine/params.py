@@ -13,7 +13,7 @@ import numpy as np
 from . import layout as L
 from .aerodynamics import DEVICE_AXIS, SURFACES, air_density, surface_constant
 from .brakes import design_torque_ratio
-from .collision import pack_barriers, pack_collisions
+from .collision import pack_barriers, pack_collisions, pack_pairs
 from .event import BRAKE_METHODS, DRIVE_METHODS
 from .drivetrain import RPM, engine_torque, gear_ratio
 from .equilibrium import connection_rates, links, place_units, static_state, wheels
@@ -106,6 +106,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
         units, deltas, [st.props.mass + sum(2 * a["unsprung_mass_per_wheel"] for a in u["axles"])
                         for st, u in zip(statics, units)], mesh.TR_TRI)
     P_BAR = pack_barriers(env["barriers"])
+    P_PAIR = pack_pairs(units, deltas)
     y0 = np.zeros(L.state_size(nu, nw, nt, na, nc, len(steering_units), CV.shape[0]))
     P_ENV[L.E_COLL_BASE] = L.collision_offset(nu, nw, na, nt, nc, len(steering_units))
     P_ENV[L.E_COLL_T_ENV] = d["simulation"]["collisions"]["environment_start_time"]
@@ -249,7 +250,8 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     P_ENV[L.E_AIR_T] = env["air_temperature"]
     P_BRAKE, T_BRAKE = _pack_brakes(designs)
     model = L.Model(P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO, P_ENV,
-                    P_AXLE, P_CONN, P_BRAKE, T_BRAKE, *terrain, P_COLL, CV, CK, P_BAR)
+                    P_AXLE, P_CONN, P_BRAKE, T_BRAKE, *terrain, P_COLL, CV, CK, P_BAR,
+                    P_PAIR)
     for wi in range(nw):            # the brakes start at the air temperature, unpressurised
         y0[L.wheel_offset(nu, wi) + L.WTEMP] = env["air_temperature"]
     for wi, bi in enumerate(P_WHEEL[:, L.W_BRAKE]):
