@@ -225,14 +225,36 @@ def _mechanisms(s: _System) -> list:
     return out
 
 
+def _vehicles(s: _System) -> list:
+    """Per vehicle (a lead unit and the units it tows; in the order of its first unit), the
+    rows of its units' balances and the columns of its springs and joints: A is block
+    diagonal in them, no spring or joint acting on two vehicles."""
+    n = s.A.shape[0] // 3
+    vehicle = list(range(n))
+    for link in s.links:          # towed units are listed after their tow unit
+        vehicle[link.towed] = vehicle[link.tow]
+    out = []
+    for v in sorted(set(vehicle)):
+        rows = [3 * ui + r for ui in range(n) if vehicle[ui] == v for r in range(3)]
+        cols = [c for c in range(s.A.shape[1]) if np.any(s.A[rows, c] != 0.0)]
+        out.append((rows, cols))
+    return out
+
+
 def _solve(s: _System):
-    """The least-complementary-energy loads: u = K A^T lam with (A K A^T) lam = b, solved with
-    K and b divided by their largest entries (u does not depend on the scale of K and is
-    linear in b), so that loads within the range of a float are found whatever the rates."""
-    k = s.k / np.max(s.k)
-    w = float(np.max(np.abs(s.b)))
-    lam = np.linalg.solve((s.A * k) @ s.A.T, s.b / w)
-    return w * (k * (s.A.T @ lam))
+    """The least-complementary-energy loads: u = K A^T lam with (A K A^T) lam = b, solved
+    vehicle by vehicle (:func:`_vehicles`, so that a vehicle's loads are those of an event of
+    its own, to the last bit) with its K and b divided by their largest entries (u does not
+    depend on the scale of K and is linear in b), so that loads within the range of a float
+    are found whatever the rates."""
+    u = np.zeros(s.A.shape[1])
+    for rows, cols in _vehicles(s):
+        A = s.A[np.ix_(rows, cols)]
+        k = s.k[cols] / np.max(s.k[cols])
+        w = float(np.max(np.abs(s.b[rows])))
+        lam = np.linalg.solve((A * k) @ A.T, s.b[rows] / w)
+        u[cols] = w * (k * (A.T @ lam))
+    return u
 
 
 def _wheel_loads(unit, props, u, cols, g):

@@ -27,6 +27,10 @@ TRACTOR_SEMITRAILER_EVENT = os.path.join(os.path.dirname(__file__), "data", "tra
 DOUBLE_EVENT = os.path.join(os.path.dirname(__file__), "data", "double.json")
 #: the double with a fixed dolly in place of the converter dolly
 DOUBLE_FIXED_DOLLY_EVENT = os.path.join(os.path.dirname(__file__), "data", "double-fixed-dolly.json")
+#: two vehicles: the reference sedan twice (units ``car``, ``car2``), on crossing paths
+TWO_CARS_EVENT = os.path.join(os.path.dirname(__file__), "data", "two-cars.json")
+#: two vehicles: the sedan (``car``) and the tractor-semitrailer (``tractor``, ``trailer``)
+CAR_AND_SEMITRAILER_EVENT = os.path.join(os.path.dirname(__file__), "data", "car-and-semitrailer.json")
 MAX_AXLES = 3
 MAX_AXLES_FULL_TRAILER = 6
 MAX_UNITS = 8
@@ -602,6 +606,15 @@ class Event:
         """The units without a front connection, in unit order."""
         return [u.name for u in self.units if not u.towed]
 
+    def vehicles(self) -> List[List[str]]:
+        """The vehicles of the event: per lead unit, in unit order, the names of the lead unit
+        and of the units it tows, directly or through others (a single unit is a vehicle of
+        one unit)."""
+        lead_of = {}
+        for u in self.units:
+            lead_of[u.name] = lead_of[u.tow] if u.towed else u.name
+        return [[u.name for u in self.units if lead_of[u.name] == lead] for lead in self.lead_unit_names()]
+
     def connection_names(self) -> List[str]:
         """One name per connection: the towed unit's, in unit order."""
         return [u.name for u in self.units if u.towed]
@@ -926,6 +939,23 @@ def _connection_problems(units, problems):
                             + ("" if rear else "; give the dolly a rear connection"))
 
 
+def _vehicle_problems(units, raw_units, problems):
+    """In an event of several vehicles (several lead units) every lead unit gives its own
+    ``initial``: the default, all 0, would start them all in one place."""
+    lead = [i for i, u in enumerate(units)
+            if u and not (u.get("connections") or {}).get("front")
+            and not _given((raw_units[i] or {}).get("connections") if isinstance(raw_units[i], dict) else None,
+                           "front")]
+    if len(lead) < 2:
+        return
+    names = ", ".join(repr(units[i].get("name")) for i in lead)
+    for i in lead:
+        if not _given(raw_units[i], "initial"):
+            problems.append(f"units[{i}].initial: missing; an object with X, Y, yaw and speed (required on "
+                            f"every lead unit of an event with several vehicles, {names}: each starts in "
+                            "its own place)")
+
+
 def _roll_inertia_problems(data, problems):
     """Eq. 24: a solid axle's roll inertia about its roll centre includes its own mass at the
     distance rho from the roll centre to the loaded wheel centre, so it exceeds m_axle rho^2.
@@ -1103,6 +1133,7 @@ def validate_event(raw, base=None) -> Event:
                 if abs(sm["Ixz"]) >= math.sqrt(ix) * math.sqrt(iz):
                     problems.append(f"{p}.sprung_mass.Ixz: |Ixz| < sqrt(Ix*Iz) (got {sm['Ixz']})")
         _connection_problems(data["units"], problems)
+        _vehicle_problems(data["units"], raw["units"], problems)
     if data is not None:
         _terrain_problems(data, raw, os.getcwd() if base is None else os.fspath(base), problems)
         _hydroplaning_problems(data, problems)
@@ -1308,6 +1339,25 @@ def format_reference() -> str:
               "to 0. It refuses `half_track_change`, `camber_change` and `bump_steer` (null in its",
               "data); an independent suspension refuses the solid fields (null in its data). Spring",
               "rate, damping, coulomb friction and stops are per spring.", "",
+              "## Several vehicles", "",
+              "An event may hold several vehicles: each lead unit and the units it tows, directly or",
+              "through others, is one vehicle (`Event.vehicles()`), a single unit or a combination.",
+              "Every vehicle has its own initial conditions, driver inputs and outputs under its unit",
+              "names; vehicles interact only through collisions (not yet modelled), so each moves",
+              "exactly as it would in an event of its own. With several lead units, every lead unit",
+              "needs its own `initial` (the default, all 0, would start them in one place), and the",
+              "vehicles must start apart: the plan-view footprints of their units (`dimensions.length`",
+              "along the unit's x axis from `front_x`, or with equal front and rear overhangs beyond",
+              "the axles when `front_x` is null, by `dimensions.width`), placed at the start positions",
+              "and yaw, may not overlap (an error names the later vehicle's `<lead>.X0`, `Y0`, `yaw0`",
+              "and its `units[i].initial`). Units of one vehicle may overlap, and footprints may touch.",
+              "`engine/data/two-cars.json` holds the reference sedan twice: `car` at the origin along X",
+              "at 20 m/s and `car2` at X = 40 m, Y = -40 m heading along +Y at 15 m/s, on paths that",
+              "cross; coasting, `car` passes the crossing before `car2` reaches it.",
+              "`engine/data/car-and-semitrailer.json` holds the sedan (`car`, at the origin, 20 m/s) and",
+              "the reference tractor-semitrailer (`tractor`, `trailer`) in the lane to its right, the",
+              "tractor's CG at X = 30 m, Y = 3.7 m, at 15 m/s. Both copy their units from the",
+              "single-vehicle events unchanged but for the names and `initial`.", "",
               "## The heavy-vehicle events", "",
               "`engine/data/tractor-semitrailer.json` (\"reference tractor-semitrailer\") takes every value",
               "from `docs/reference/tractor-semitrailer.md`, with the sheet's positions behind the front",

@@ -475,6 +475,15 @@ def preload_lateral(model, y0, tire_loads, u_wheel):
     for a in range(na):
         unknowns += [ab + L.N_AXLE_STATE * a + L.AZ, ab + L.N_AXLE_STATE * a + L.APHI]
         residuals += [ab + L.N_AXLE_STATE * a + L.AZD, ab + L.N_AXLE_STATE * a + L.APHID]
+    # the unknowns and residuals of each vehicle (its lead unit's): its Newton step is solved on
+    # its own, so that a vehicle starts as in an event of its own (the Jacobian is block diagonal)
+    lead = [int(P_UNIT[u, L.U_LEAD]) for u in range(nu)]
+    owner = [lead[u] for u in range(nu) for _ in (L.SZ, L.SPHI)]
+    owner += [lead[int(P_WHEEL[w, L.W_UNIT])] for w in range(nw) if P_WHEEL[w, L.W_SOLID] < 0]
+    owner += [lead[int(model.P_CONN[c, L.C_TOWED])] for c in range(model.P_CONN.shape[0])]
+    owner += [lead[int(model.P_AXLE[a, L.AX_UNIT])] for a in range(na) for _ in (L.AZ, L.APHI)]
+    owner = np.array(owner)
+    blocks = [np.flatnonzero(owner == lead) for lead in sorted(set(owner.tolist()))]
     evaluate = _derivative(model, u_wheel, y0.size)
     turns = [L.tire_offset(nu, nw, t, na) + L.TTURN for t in range(nt)]
 
@@ -491,7 +500,10 @@ def preload_lateral(model, y0, tire_loads, u_wheel):
             y1 = y0.copy()
             y1[i] += EQUILIBRIUM_STEP
             J[:, j] = (residual(y1)[0] - r) / EQUILIBRIUM_STEP
-        y0[unknowns] -= np.linalg.lstsq(J, r, rcond=None)[0]
+        step = np.zeros(len(unknowns))
+        for b in blocks:       # residuals and unknowns in the same owner order
+            step[b] = np.linalg.lstsq(J[np.ix_(b, b)], r[b], rcond=None)[0]
+        y0[unknowns] -= step
         y_tire = evaluate(y0)[1]
         y0[turns] = y_tire[:, L.YT_DEFL]               # on the loading curve (Eq. 93)
         loads = y_tire[:, L.YT_FZ].copy()

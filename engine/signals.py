@@ -36,6 +36,8 @@ wheel inputs
 environment inputs
     windSpeed           m/s, >= 0
     windDirection       rad, direction the wind comes from, measured from earth X
+    gravityTilt         rad, gravity turned about earth X: (0, g sin, g cos) in the earth
+                        frame, the level ground a tilt table whose +Y side is down
 unit outputs
     X, Y, Z             m, earth-fixed position of the sprung-mass CG
     roll, pitch, yaw    rad, Euler angles (yaw, pitch, roll order)
@@ -118,7 +120,7 @@ from .jit import njit
 UNIT_INPUTS = ("steeringWheelAngle", "throttle", "brakePedalForce", "gear", "steeringWheelTorque")
 WHEEL_INPUTS = ("brakePressureFactor", "frictionMultiplier", "roadZ", "roadGradeX", "roadGradeY",
                 "roadWaterDepth", "brakeForce", "brakeFriction", "driveForce", "driveFriction")
-ENV_INPUTS = ("windSpeed", "windDirection")
+ENV_INPUTS = ("windSpeed", "windDirection", "gravityTilt")
 
 UNIT_OUTPUTS = (
     "X", "Y", "Z", "roll", "pitch", "yaw",
@@ -158,6 +160,7 @@ INPUT_LIMITS = {
     "driveFriction": (0.0, 1.0, 0.0),
     "windSpeed": (0.0, 100.0, 0.0),
     "windDirection": (-1.0e3, 1.0e3, 0.0),
+    "gravityTilt": (-1.5, 1.5, 0.0),
 }
 
 

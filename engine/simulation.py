@@ -18,6 +18,7 @@ import numpy as np
 from . import layout as L
 from .event import MAX_STEP_SIZE, MIN_STEP_SIZE, Event, EventError, steering_mode_problems
 from .integrator import advance as _advance
+from .footprint import start_overlap_problems
 from .jit import compiled_entry
 from .params import engage_clutches, pack
 from .stability import stable_step
@@ -74,7 +75,8 @@ class Simulation:
         Road friction multiplier applied on top of the event's environment (default 1).
     initial : dict, optional
         Per lead unit name, any of ``speed0`` (m/s), ``X0``, ``Y0`` (m) and ``yaw0`` (rad),
-        overriding the event's initial conditions. A lead unit places the units it tows.
+        overriding the event's initial conditions. A lead unit places the units it tows. The
+        vehicles of an event with several must start apart (:mod:`engine.footprint`).
     wheel_inputs : array, optional
         The wheel inputs [wheel, WHEEL_INPUTS] to start with (default: their start values);
         with an external road, its roadZ and grades place the vehicle on it.
@@ -178,6 +180,7 @@ class Simulation:
         self._n_gears = [int(p) for p in self.model.P_UNIT[:, L.U_N_GEARS]]
         self._bounds = self._input_bounds()
         self._run(0.0, 0)  # outputs at the initial state
+        self._check_vehicles_apart()
         self._check_step_size()
 
     @staticmethod
@@ -205,6 +208,16 @@ class Simulation:
             problems.extend(steering_mode_problems(unit, f"units[{i}]", mode))
             out[name] = mode
         return out
+
+    def _check_vehicles_apart(self):
+        """Refuse a start at which two vehicles overlap (engine.footprint)."""
+        if len(self.lead_units) < 2:
+            return
+        pos = {n: (self.y_unit[i, L.YU_X], self.y_unit[i, L.YU_Y], self.y_unit[i, L.YU_YAW])
+               for i, n in enumerate(self.unit_names)}
+        problems = start_overlap_problems(self.event, pos)
+        if problems:
+            raise EventError(problems)
 
     def _check_step_size(self):
         """Refuse a step the integrator cannot take for this vehicle (engine.stability)."""

@@ -62,7 +62,7 @@ from .kinematics import (cos_sin, cross, euler_rates, euler_trig, point_velocity
                          rotation_vehicle_to_earth, to_earth, to_vehicle)
 from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_RHO, AX_X,
                      AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, FR_R, FR_RATES, E_STEER_T0, IE_WIND_DIR,
-                     IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_STEER_TORQUE, IU_THROTTLE, IW_BFORCE, IW_BFRIC, IW_DFORCE, IW_DFRIC, IW_BPF, IW_MU,
+                     IE_GRAVITY_TILT, IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_STEER_TORQUE, IU_THROTTLE, IW_BFORCE, IW_BFRIC, IW_DFORCE, IW_DFRIC, IW_BPF, IW_MU,
                      N_AXLE_STATE, N_BODY, N_CONN_STATE, N_PT_STATE, N_TIRE_STATE, N_WHEEL_STATE,
                      E_AIR_T, PT_ENGAGE, PT_GOV, PT_OMEGA, SP, U_TAU_P, W_BRAKE, WPRESS, WTEMP,
                      YW_BRATIO, YW_BTEMP, SPHI, S_TBASE, U_IDLE, YU_CLUTCH, YU_ENGINE,
@@ -151,6 +151,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
     scratch = W.scratch
     nu = P_UNIT.shape[0]
     g = P_ENV[E_G]
+    tilt = u_env[IE_GRAVITY_TILT]
     R = scratch[S_R:S_R + 3]          # R[i, j], j < 3
     F = scratch[S_F]
     M = scratch[S_M]
@@ -189,7 +190,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
         for i in range(3):
             for j in range(3):
                 R[i, j] = W.frames[u, FR_R + 3 * i + j]
-        gx, gy, gz = to_vehicle(R, 0.0, 0.0, g)
+        # a tilt table turns gravity about earth X (the ground stays the earth's X-Y plane)
+        gx, gy, gz = to_vehicle(R, 0.0, g * math.sin(tilt), g * math.cos(tilt))
         # 2. aerodynamics, plus the connections' force and moment
         wx, wy, wz = relative_wind(R, uu, vv, ww, u_env[IE_WIND_SPEED], u_env[IE_WIND_DIR])
         fax, fay, faz, max_, may, maz = surface_forces(P.P_AERO, int(P_UNIT[u, U_AERO0]),

@@ -104,6 +104,9 @@ FIELDS: dict[str, Field] = {
     # environment inputs
     "windSpeed": Field("m/s", "km/h", "Wind speed"),
     "windDirection": Field("rad", "deg", "Direction the wind comes from, measured from earth X"),
+    "gravityTilt": Field("rad", "deg", "Gravity turned about earth X by this angle, to (0, g sin, "
+                         "g cos) in the earth frame (z down): the ground a tilt table whose +Y "
+                         "side is down; 0 level"),
     # unit outputs
     "X": Field("m", None, "Earth-fixed X position of the sprung-mass CG"),
     "Y": Field("m", None, "Earth-fixed Y position of the sprung-mass CG"),

@@ -111,6 +111,13 @@ def double_fmu(fmu_dir) -> Path:
 
 
 @pytest.fixture(scope="session")
+def two_cars_fmu(fmu_dir) -> Path:
+    """Two vehicles: the sedan twice, units ``car`` and ``car2`` (engine/data/two-cars.json)."""
+    from engine.event import TWO_CARS_EVENT
+    return build(Path(TWO_CARS_EVENT), fmu_dir / "SimonTwoCars.fmu")
+
+
+@pytest.fixture(scope="session")
 def fixed_dolly_fmu(fmu_dir) -> Path:
     """The double with a fixed dolly (engine/data/double-fixed-dolly.json)."""
     return build(ROOT / "engine" / "data" / "double-fixed-dolly.json", fmu_dir / "SimonDoubleFixed.fmu")

@@ -10,12 +10,14 @@ value comes from the FMU (its event) itself. Names of outputs are relative to th
 | --- | --- | --- |
 | ``straight-brake`` | from ``speed0`` in neutral, the brake pedal pushed with ``brakePedalForce`` at ``brakeTime`` and held to a stop | stopping distance and time, mean fully developed deceleration (UN ECE R13-H) |
 | ``steady-circle`` | ISO 4138 constant speed, slowly increasing steering-wheel angle | understeer gradient, maximum lateral acceleration, roll gradient |
-| ``static-rollover`` | the steady-circle ramp on a high-friction road until a wheel lifts off | lateral acceleration, roll and time at lift-off, the axle that lifts, roll gradient |
+| ``static-rollover`` | ``method`` ``circle``: the steady-circle ramp on a high-friction road; ``tilt``: a tilt table (FMU input ``gravityTilt``) rising slowly under the braked vehicle at rest; until a wheel lifts off | ``rolloverThreshold`` (g), lateral acceleration, tilt, roll and time at lift-off, the unit and axle that lift, roll gradient (circle) |
 | ``sine-with-dwell`` | FMVSS 126 0.7 Hz sine with a 0.5 s dwell, coasting | yaw-rate ratios 1.0 s and 1.75 s after the steer, lateral displacement 1.07 s after its beginning |
 | ``step-steer`` | ISO 7401 step steer at constant throttle | yaw-rate and lateral-acceleration response and peak response times, overshoots, steady yaw-rate gain |
 | ``frequency-response`` | ISO 7401 several-frequency sine: the sum of 0.2, 0.6 and 1.2 Hz sines of the steering wheel at constant speed | yaw-rate and lateral-acceleration gain and phase to the road-wheel steer at each frequency (``yawRateGain1``..3, ``yawRatePhase1``..3, ``lateralAccelerationGain1``..3, ``lateralAccelerationPhase1``..3) |
 | ``split-mu`` | ISO 14512 straight braking with the ``lowSide`` wheels on ``muLow``, the others on ``muHigh`` (wheel input frictionMultiplier); steering held (``driver``=0) or a preview driver back to the initial line (``driver``=1) | stopping distance (along the path) and time, mean deceleration, ``maxYaw``, ``finalYaw``, ``maxLateralDeviation`` |
 | ``lane-change`` | ISO 3888-2 severe lane change (obstacle avoidance): the path-following driver through the course of the unit's width, entered at ``speed`` with the accelerator released (``throttleHeld`` 1: speed held) | ``pass``, cone margins ``margin1``, ``margin3``, ``margin5`` per lane (section) and ``minMargin`` (negative: a cone hit), ``firstGateHit``, ``firstHitTime``, ``entrySpeed``, ``exitSpeed``, ``maxLateralAcceleration``, ``maxYawRate``, ``maxSteeringWheelAngle`` |
+| ``off-tracking`` | low speed on a circle: the front axle centre steered onto a circle of ``radius`` at ``speed`` | ``offTracking`` (front axle path radius minus the last unit's last axle path radius), ``frontAxleRadius``, ``lastAxleRadius``, ``centreDistance`` of the two fitted circles |
+| ``rearward-amplification`` | SAE J2179 single sine at 88 km/h, 0.4 Hz, its amplitude calibrated to the lead unit's peak ``targetAy`` (0.15 g) | ``rearwardAmplification`` (last unit's peak absolute ay over the lead unit's), ``leadPeakAy``, ``lastUnitPeakAy``, ``steeringAmplitude`` |
 """
 from __future__ import annotations
 
@@ -34,14 +36,29 @@ WHEEL_SIDES = ("left", "right")
 
 @dataclass(frozen=True)
 class Setting:
-    """A manoeuvre setting: default, SI unit, accepted range and meaning; ``choices``, if
-    given, the only values accepted (a switch)."""
+    """A manoeuvre setting: default, SI unit, accepted range and meaning. A setting with
+    ``choices`` takes one of their names or its index (0, 1, ...), and resolves to the index."""
     default: float
     unit: str
     low: float
     high: float
     description: str
-    choices: tuple = ()
+    choices: tuple[str, ...] = ()
+
+    def value(self, key: str, manoeuvre: str, value) -> float:
+        """``value`` checked against the setting; ValueError naming ``key`` if refused."""
+        if self.choices and isinstance(value, str):
+            if value in self.choices:
+                return float(self.choices.index(value))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and math.isfinite(value) and self.low <= value <= self.high \
+                and (not self.choices or value == int(value)):
+            return float(value)
+        if self.choices:
+            raise ValueError(f"{key}: {value!r} is not accepted; {manoeuvre} takes "
+                             f"{' or '.join(self.choices)} (or {', '.join(map(str, range(len(self.choices))))})")
+        raise ValueError(f"{key}: {value!r} is not accepted; {manoeuvre} takes a number "
+                         f"from {self.low:g} to {self.high:g} {self.unit}".rstrip())
 
 
 @dataclass
@@ -64,15 +81,7 @@ class Manoeuvre:
             if key not in self.settings:
                 raise ValueError(f"{key}: not a setting of {self.name} "
                                  f"(settings: {', '.join(self.settings)})")
-            s = self.settings[key]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not math.isfinite(value) or not s.low <= value <= s.high:
-                raise ValueError(f"{key}: {value!r} is not accepted; {self.name} takes a number "
-                                 f"from {s.low:g} to {s.high:g} {s.unit}".rstrip())
-            if s.choices and value not in s.choices:
-                raise ValueError(f"{key}: {value!r} is not accepted; {self.name} takes "
-                                 f"{' or '.join(f'{c:g}' for c in s.choices)} ({s.description})")
-            out[key] = float(value)
+            out[key] = self.settings[key].value(key, self.name, value)
         return out
 
     # --- driving ----------------------------------------------------------------------------
@@ -95,6 +104,11 @@ class Manoeuvre:
     def fmu_parameters(self, s: dict, unit: str) -> dict:
         """FMU parameters the manoeuvre sets (full names; ``unit`` is the lead unit's)."""
         return {f"{unit}.speed0": s["speed0"]}
+
+    def simulate(self, runner, s: dict, parameters: dict) -> dict:
+        """The histories of a case: one run of the FMU (a manoeuvre that calibrates its
+        input runs it more than once)."""
+        return runner.run(self, s, parameters)
 
     def controller(self, s: dict, unit: str):
         raise NotImplementedError
@@ -143,6 +157,17 @@ class AntiLock:
                                  f"the anti-lock controller (mean spin {mean!r} rad/s)")
             self.control = AbsController(len(spins), AbsParams(tireRadius=y[f"{self.unit}.speed"] / mean))
         return dict(zip(self.factors, self.control.step(self.step, spins)))
+
+
+def steering_at_speed(man: Manoeuvre, s: dict, unit: str):
+    """The inputs of an open-loop steering manoeuvre: the steering wheel at ``man.steer(t,
+    s)``, the speed held at ``speed`` by the PI throttle in ``gear``."""
+    gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, man.step)
+
+    def inputs(t, y):
+        return {f"{unit}.steeringWheelAngle": float(man.steer(t, s)),
+                f"{unit}.throttle": gov(y), f"{unit}.gear": s["gear"]}
+    return inputs
 
 
 class StraightBrake(Manoeuvre):
@@ -271,54 +296,117 @@ class SteadyCircle(Manoeuvre):
 
 
 class StaticRollover(SteadyCircle):
-    """Quasi-static rollover threshold: the steady-circle ramp (constant speed, slowly
-    increasing steering-wheel angle) on a road of friction multiplier ``friction``, high
-    enough that the tires do not saturate first, until a wheel's load falls to ``liftLoad``
-    (a wheel lifts off) or the steering reaches ``maxSteer``."""
+    """Quasi-static rollover threshold, by one of two ``method``s, until a wheel's load falls
+    to ``liftLoad`` (a wheel lifts off). ``circle``: the steady-circle ramp (constant speed,
+    slowly increasing steering-wheel angle up to ``maxSteer``) on a road of friction
+    multiplier ``friction``, high enough that the tires do not saturate first; the
+    threshold is the lateral acceleration at lift-off in g. ``tilt``: a tilt table, the
+    vehicle at rest in neutral on it, braked with ``brakePedalForce``, while from ``rampStart`` its cross slope rises at
+    ``tiltRate`` (the FMU's ``gravityTilt``, positive the right side down) up to
+    ``maxTilt``; the threshold is tan(tilt at lift-off) in g. The wheels of every unit count."""
+
+    METHODS = ("circle", "tilt")
 
     def __init__(self):
         super().__init__()
         self.name = "static-rollover"
         self.description = self.__doc__.split("\n\n")[0]
         self.settings = {**self.settings,
+                         "method": Setting(0, "", 0, 1, "circle: steady-circle ramp; tilt: tilt table",
+                                           choices=self.METHODS),
                          "friction": Setting(1.6, "", 0.0, 5.0, "road friction multiplier"),
                          "liftLoad": Setting(10.0, "N", 0.0, 1e4, "load taken as lift-off"),
                          "steerRate": Setting(0.1, "rad/s", 1e-3, 1.0, "steering-wheel rate"),
                          "maxSteer": Setting(6.0, "rad", 0.01, 20.0, "last steering-wheel angle"),
-                         "duration": Setting(80.0, "s", 0.1, 600.0, "longest run")}
+                         "tiltRate": Setting(0.01, "rad/s", 1e-4, 0.5, "tilt table's rate"),
+                         "maxTilt": Setting(1.2, "rad", 0.0, 1.5, "tilt table's last angle"),
+                         "brakePedalForce": Setting(500.0, "N", 0.0, 5000.0,
+                                                    "brake pedal force held on the tilt table"),
+                         "duration": Setting(200.0, "s", 0.1, 3600.0, "longest run")}
         self.plots = (("lateral acceleration", "time", ["ay"], "m/s^2"),
                       ("tire loads", "time", ["axle1.left.Fz", "axle1.right.Fz", "axle2.left.Fz",
                                               "axle2.right.Fz"], "N"),
                       ("roll vs lateral acceleration", "ay", ["roll"], "rad"),
                       ("speed", "time", ["u"], "m/s"))
-        self.metric_units = {"liftOffLateralAcceleration": "m/s^2", "liftOffRoll": "rad",
-                             "liftOffTime": "s", "liftOffAxle": "", "rollGradient": "rad/(m/s^2)"}
+        self.tilt_plots = (("tilt", "time", ["tilt"], "rad"),
+                           ("tire loads", "time", ["axle1.left.Fz", "axle1.right.Fz",
+                                                   "axle2.left.Fz", "axle2.right.Fz"], "N"),
+                           ("roll vs tilt", "tilt", ["roll"], "rad"))
+        self.metric_units = {"rolloverThreshold": "g", "liftOffLateralAcceleration": "m/s^2",
+                             "liftOffTilt": "rad", "liftOffRoll": "rad", "liftOffTime": "s",
+                             "liftOffUnit": "", "liftOffAxle": "", "rollGradient": "rad/(m/s^2)"}
+        self._gravity = math.nan
+        self._tilt_method = False
+        self._units: list[str] = []
+
+    def resolve(self, values):
+        s = super().resolve(values)
+        self._tilt_method = self.METHODS[int(s["method"])] == "tilt"
+        if self._tilt_method:
+            self.plots = self.tilt_plots
+        return s
+
+    def outputs(self, runner):
+        self._gravity = runner.event_data["environment"]["gravity"]
+        if self._tilt_method and "gravityTilt" not in runner.variables:
+            raise ValueError("method: tilt needs the FMU input gravityTilt (an FMU built by "
+                             "this version)")
+        self._units = list(runner.units)
+        own = super().outputs(runner)
+        tires = [name for name in runner.variables if ".axle" in name and name.endswith(".Fz")
+                 and runner.short_name(name) not in own]       # the dual tires, the other units'
+        return own + tires
+
+    def tilt(self, t, s):
+        """The tilt table's angle at time(s) ``t``."""
+        return np.minimum(s["maxTilt"], s["tiltRate"] * np.maximum(
+            0.0, np.asarray(t, dtype=float) - s["rampStart"]))
 
     def fmu_parameters(self, s, unit):
-        return {**super().fmu_parameters(s, unit), "frictionMultiplier": s["friction"]}
+        speed = 0.0 if self._tilt_method else s["speed"]
+        return {f"{unit}.speed0": speed, "frictionMultiplier": s["friction"]}
 
-    def _loads(self, y: dict, unit: str) -> list[float]:
-        return [v for k, v in y.items() if k.startswith(unit + ".axle") and k.endswith(".Fz")]
+    def controller(self, s, unit):
+        if not self._tilt_method:
+            return super().controller(s, unit)
+
+        def inputs(t, y):
+            return {"gravityTilt": float(self.tilt(t, s)), f"{unit}.gear": 0,
+                    f"{unit}.brakePedalForce": s["brakePedalForce"]}
+        return inputs
+
+    @staticmethod
+    def _loads(y: dict) -> list[float]:
+        return [v for k, v in y.items() if ".axle" in k and k.endswith(".Fz")]
 
     def finished(self, t, y, s, unit):
-        return super().finished(t, y, s, unit) or (
-            t > s["rampStart"] and min(self._loads(y, unit)) <= s["liftLoad"])
+        if self._tilt_method:
+            done = s["tiltRate"] * (t - s["rampStart"]) >= s["maxTilt"]
+        else:
+            done = SteadyCircle.finished(self, t, y, s, unit)
+        return done or (t > s["rampStart"] and min(self._loads(y)) <= s["liftLoad"])
 
     def metrics(self, h, s):
         t, ay = h["time"], h["ay"]
-        wheels = [k for k in h if k.startswith("axle") and k.endswith(".Fz")]
+        h["tilt"] = self.tilt(t, s)
+        wheels = [k for k in h if (k.startswith("axle") or ".axle" in k) and k.endswith(".Fz")]
         loads = np.column_stack([h[k] for k in wheels])
         lifted = np.flatnonzero((t > s["rampStart"]) & (loads.min(axis=1) <= s["liftLoad"]))
         band = (t > s["rampStart"]) & (np.abs(ay) >= s["linearLow"]) & (np.abs(ay) <= s["linearHigh"])
-        out = {"rollGradient": m.slope(ay[band], h["roll"][band])}
+        out = {"rollGradient": math.nan if self._tilt_method else m.slope(ay[band], h["roll"][band])}
         if lifted.size == 0:
-            return {**out, "liftOffLateralAcceleration": math.nan, "liftOffRoll": math.nan,
-                    "liftOffTime": math.nan, "liftOffAxle": math.nan}
+            return {**out, **{k: math.nan for k in self.metric_units if k not in out}}
         i = lifted[0]
         wheel = wheels[int(np.argmin(loads[i]))]
-        return {**out, "liftOffLateralAcceleration": float(abs(ay[i])),
+        unit = wheel.split(".")[0] if ".axle" in wheel else ""
+        threshold = math.tan(h["tilt"][i]) if self._tilt_method else abs(ay[i]) / self._gravity
+        return {**out, "rolloverThreshold": float(threshold),
+                "liftOffLateralAcceleration": float(abs(ay[i])),
+                "liftOffTilt": float(h["tilt"][i]) if self._tilt_method else math.nan,
                 "liftOffRoll": float(h["roll"][i]), "liftOffTime": float(t[i]),
-                "liftOffAxle": float(wheel.split(".")[0][len("axle"):])}
+                "liftOffUnit": float(self._units.index(unit) + 1 if unit else 1),
+                "liftOffAxle": float(wheel.split(".axle")[-1].split(".")[0]
+                                     if unit else wheel.split(".")[0][len("axle"):])}
 
 
 #: the report panels of a transient steering manoeuvre
@@ -485,12 +573,7 @@ class FrequencyResponse(Manoeuvre):
         return {f"{unit}.speed0": s["speed"]}
 
     def controller(self, s, unit):
-        gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, self.step)
-
-        def inputs(t, y):
-            return {f"{unit}.steeringWheelAngle": float(self.steer(t, s)),
-                    f"{unit}.throttle": gov(y), f"{unit}.gear": s["gear"]}
-        return inputs
+        return steering_at_speed(self, s, unit)
 
     def finished(self, t, y, s, unit):
         return t >= s["startTime"] + s["settle"] + s["window"]
@@ -625,7 +708,7 @@ class LaneChange(Manoeuvre):
                 "speed": Setting(60.0 / 3.6, "m/s", 1.0, 60.0, "entry speed"),
                 "throttleHeld": Setting(0, "", 0, 1, "0 accelerator released at the entry "
                                         "(ISO 3888-2), 1 speed held through the course",
-                                        choices=(0, 1)),
+                                        choices=("released", "held")),
                 "runIn": Setting(30.0, "m", 5.0, 500.0, "CG distance before the course entry at the start"),
                 "previewTime": Setting(0.3, "s", 0.05, 5.0, "driver preview time"),
                 "lagTime": Setting(d["lagTime"], "s", 0.0, 1.0, "driver steering lag"),
@@ -743,9 +826,195 @@ class LaneChange(Manoeuvre):
             ax.invert_yaxis()
 
 
+def wrap(angle: float) -> float:
+    """An angle wrapped to (-pi, pi]."""
+    return math.pi - (math.pi - angle) % (2.0 * math.pi)
+
+
+class OffTracking(Manoeuvre):
+    """Low-speed off-tracking on a steady circle: at ``speed`` held by a PI throttle in
+    ``gear``, the lead unit's front axle centre is steered onto a circle of ``radius``
+    (``direction`` +1 to the right, -1 to the left) that starts where it stands, tangent to
+    its heading. The steering is path following at the front axle (Stanley): road-wheel
+    angle = heading error of the circle's tangent + atan((``steerGain`` e + integral of
+    ``integralGain`` e) / u), e the front axle's distance outside the circle, times the
+    event's steering gear ratio. Over the last ``window`` seconds, circles are fitted to the
+    paths of the front axle centre and of the last unit's last axle centre (their
+    positions from each unit's CG and yaw and the event's axle positions); the off-tracking
+    is the difference of their radii."""
+
+    def __init__(self):
+        super().__init__(
+            name="off-tracking", description=self.__doc__.split("\n\n")[0], step=0.02,
+            settings={
+                "radius": Setting(15.0, "m", 2.0, 1000.0, "radius of the front axle's circle"),
+                "speed": Setting(1.0, "m/s", 0.1, 20.0, "speed held"),
+                "gear": Setting(1, "", 1, 20, "gear held"),
+                "direction": Setting(1, "", -1, 1, "turn: +1 right, -1 left"),
+                "steerGain": Setting(1.0, "1/s", 0.0, 20.0, "path-following gain"),
+                "integralGain": Setting(0.2, "1/s^2", 0.0, 20.0, "integral gain on the radius error"),
+                "window": Setting(60.0, "s", 1.0, 600.0, "fit window at the end of the run"),
+                "duration": Setting(300.0, "s", 1.0, 3600.0, "run"),
+            },
+            plots=(("paths", "X", ["frontAxleY", "lastAxleY"], "Y (m, right +)"),
+                   ("steering-wheel angle", "time", ["steering.angle"], "rad"),
+                   ("front axle radius error", "time", ["radiusError"], "m"),
+                   ("speed", "time", ["u"], "m/s")),
+            metric_units={"frontAxleRadius": "m", "lastAxleRadius": "m", "offTracking": "m",
+                          "centreDistance": "m", "maxRadiusError": "m", "meanSpeed": "m/s"})
+        self._geometry: dict = {}
+
+    def outputs(self, runner):
+        lead, last = runner.event_data["units"][0], runner.event_data["units"][-1]
+        if not lead.get("steering"):
+            raise ValueError(f"off-tracking: the lead unit {lead['name']!r} has no steering")
+        self._geometry = {"front": lead["axles"][0]["x"], "ratio": lead["steering"]["gear_ratio"],
+                          "last": last["name"], "rear": last["axles"][-1]["x"]}
+        rear = [] if last["name"] == runner.lead_unit else \
+            [f"{last['name']}.{q}" for q in ("X", "Y", "yaw")]
+        return super().outputs(runner) + rear
+
+    def fmu_parameters(self, s, unit):
+        return {f"{unit}.speed0": s["speed"]}
+
+    def _circle(self, s, x, y, yaw):
+        """The front axle's circle: centre ``radius`` to the side of the turn of the front
+        axle at the start (x, y, yaw of the lead unit's CG)."""
+        fx, fy = m.point_on_unit(x, y, yaw, self._geometry["front"])
+        d = s["direction"]
+        return fx - d * s["radius"] * math.sin(yaw), fy + d * s["radius"] * math.cos(yaw)
+
+    def controller(self, s, unit):
+        if s["direction"] == 0:
+            raise ValueError("direction: 0 is not accepted; off-tracking takes -1 (left) or +1 (right)")
+        gov = speed_governor(unit, s["speed"], 0.15, 0.5, 0.5, self.step)
+        geo, d, dt = self._geometry, s["direction"], self.step
+        state = {"centre": None, "i": 0.0}
+
+        def inputs(t, y):
+            x, y_, yaw = y[f"{unit}.X"], y[f"{unit}.Y"], y[f"{unit}.yaw"]
+            if state["centre"] is None:
+                state["centre"] = self._circle(s, x, y_, yaw)
+            cx, cy = state["centre"]
+            fx, fy = m.point_on_unit(x, y_, yaw, geo["front"])
+            error = math.hypot(fx - cx, fy - cy) - s["radius"]
+            state["i"] += s["integralGain"] * error * dt
+            tangent = math.atan2(fy - cy, fx - cx) + d * math.pi / 2
+            delta = wrap(tangent - yaw) + d * math.atan(
+                (s["steerGain"] * error + state["i"]) / max(abs(y[f"{unit}.u"]), 0.1))
+            return {f"{unit}.steeringWheelAngle": geo["ratio"] * delta,
+                    f"{unit}.throttle": gov(y), f"{unit}.gear": s["gear"]}
+        return inputs
+
+    def metrics(self, h, s):
+        geo, t = self._geometry, h["time"]
+        last = "" if geo["last"] not in {k.split(".")[0] for k in h if "." in k} else geo["last"] + "."
+        h["frontAxleX"], h["frontAxleY"] = m.point_on_unit(h["X"], h["Y"], h["yaw"], geo["front"])
+        h["lastAxleX"], h["lastAxleY"] = m.point_on_unit(h[last + "X"], h[last + "Y"],
+                                                         h[last + "yaw"], geo["rear"])
+        cx, cy = self._circle(s, h["X"][0], h["Y"][0], h["yaw"][0])
+        h["radiusError"] = np.hypot(h["frontAxleX"] - cx, h["frontAxleY"] - cy) - s["radius"]
+        win = t >= t[-1] - s["window"]
+        fx, fy, rf = m.fit_circle(h["frontAxleX"][win], h["frontAxleY"][win])
+        lx, ly, rl = m.fit_circle(h["lastAxleX"][win], h["lastAxleY"][win])
+        return {"frontAxleRadius": rf, "lastAxleRadius": rl, "offTracking": rf - rl,
+                "centreDistance": math.hypot(fx - lx, fy - ly),
+                "maxRadiusError": float(np.max(np.abs(h["radiusError"][win]))),
+                "meanSpeed": float(np.mean(h["u"][win]))}
+
+
+class RearwardAmplification(Manoeuvre):
+    """SAE J2179 rearward amplification of a combination: at ``speed`` (88 km/h) held by a
+    PI throttle in ``gear``, from ``startTime`` the steering wheel turns one full period of
+    a ``frequency`` sine (0.4 Hz, the single-sine lane change of SAE J2179 and ISO 14791 as
+    commonly run) and returns to zero. Its amplitude is calibrated so that the lead unit's
+    peak lateral acceleration is ``targetAy`` (0.15 g): the run is repeated
+    ``calibrationRuns`` times, the amplitude scaled each time by ``targetAy`` over the peak
+    reached (``targetAy`` 0: ``amplitude`` as given). Rearward amplification: the peak
+    absolute lateral acceleration of the last unit's CG over the lead unit's (Fancher and
+    Winkler, UMTRI 1992: the ratio of the last trailer's peak lateral acceleration to the
+    tractor's), and each unit's peak."""
+
+    def __init__(self):
+        super().__init__(
+            name="rearward-amplification", description=self.__doc__.split("\n\n")[0],
+            settings={
+                "speed": Setting(88.0 / 3.6, "m/s", 1.0, 80.0, "speed held"),
+                "gear": Setting(10, "", 1, 20, "gear held"),
+                "frequency": Setting(0.4, "Hz", 0.01, 5.0, "frequency of the single sine"),
+                "targetAy": Setting(0.15 * 9.80665, "m/s^2", 0.0, 20.0,
+                                    "lead unit's peak lateral acceleration (0: no calibration)"),
+                "amplitude": Setting(0.5, "rad", -20.0, 20.0,
+                                     "steering-wheel amplitude (the first guess when calibrated)"),
+                "calibrationRuns": Setting(2, "", 0, 10, "runs that calibrate the amplitude"),
+                "startTime": Setting(1.0, "s", 0.0, 30.0, "start of the sine"),
+                "settle": Setting(4.0, "s", 0.0, 60.0, "run on after the sine"),
+            },
+            plots=(("steering-wheel angle", "time", ["steering.angle"], "rad"),
+                   ("lateral acceleration", "time", ["ay", "lastUnitAy"], "m/s^2"),
+                   ("yaw rate", "time", ["r"], "rad/s"),
+                   ("path", "X", ["Y"], "Y (m, right +)")),
+            metric_units={"rearwardAmplification": "", "leadPeakAy": "m/s^2",
+                          "lastUnitPeakAy": "m/s^2", "steeringAmplitude": "rad",
+                          "meanSpeed": "m/s"})
+        self._units: list[str] = []
+
+    def outputs(self, runner):
+        self._units = list(runner.units)
+        others = [f"{u}.{q}" for u in self._units[1:] for q in ("X", "Y", "yaw", "r", "ay")]
+        return super().outputs(runner) + others
+
+    def fmu_parameters(self, s, unit):
+        return {f"{unit}.speed0": s["speed"]}
+
+    def end(self, s) -> float:
+        return s["startTime"] + 1.0 / s["frequency"] + s["settle"]
+
+    def resolve(self, values):
+        out = super().resolve(values)
+        return {**out, "duration": self.end(out)}
+
+    @staticmethod
+    def steer(t, s):
+        """The steering-wheel angle at time(s) ``t``: one period of the sine."""
+        tau = np.asarray(t, dtype=float) - s["startTime"]
+        return np.where((tau > 0) & (tau < 1.0 / s["frequency"]),
+                        s["amplitude"] * np.sin(2 * math.pi * s["frequency"] * tau), 0.0)
+
+    def controller(self, s, unit):
+        return steering_at_speed(self, s, unit)
+
+    def simulate(self, runner, s, parameters):
+        amplitude = s["amplitude"]
+        runs = 1 + (int(s["calibrationRuns"]) if s["targetAy"] > 0 else 0)
+        for k in range(runs):
+            h = runner.run(self, {**s, "amplitude": amplitude}, parameters)
+            h["steeringAmplitude"] = np.full(h["time"].size, amplitude)
+            peak = float(np.max(np.abs(h["ay"][h["time"] >= s["startTime"]])))
+            if k + 1 < runs:
+                if not peak > 0.0:
+                    raise ValueError("rearward-amplification: no lateral acceleration to "
+                                     "calibrate the amplitude on (amplitude 0?)")
+                amplitude *= s["targetAy"] / peak
+        return h
+
+    def metrics(self, h, s):
+        last = self._units[-1] if len(self._units) > 1 else None
+        h["lastUnitAy"] = h[f"{last}.ay"] if last else h["ay"]
+        after = h["time"] >= s["startTime"]
+        ratio, lead, rear = m.rearward_amplification(h["ay"][after], h["lastUnitAy"][after])
+        out = {"rearwardAmplification": ratio, "leadPeakAy": lead, "lastUnitPeakAy": rear}
+        for u in self._units[1:-1]:                     # the units between, if any
+            out[f"{u}PeakAy"] = float(np.max(np.abs(h[f"{u}.ay"][after])))
+        out["steeringAmplitude"] = float(h["steeringAmplitude"][0])
+        out["meanSpeed"] = float(np.mean(h["u"][after]))
+        return out
+
+
 MANOEUVRES = {cls().name: cls for cls in (StraightBrake, SteadyCircle, StepSteer, StaticRollover,
                                           SineWithDwell, FrequencyResponse, SplitMu,
-                                          LaneChange)}
+                                          LaneChange,
+                                          OffTracking, RearwardAmplification)}
 
 
 def get(name: str) -> Manoeuvre:

@@ -183,3 +183,32 @@ def course_result(t: np.ndarray, margins: np.ndarray, completed: bool) -> dict[s
     return {"least": np.where(np.isinf(least), math.nan, least),
             "firstLane": first[0], "firstTime": first[1],
             "passed": bool(completed and hit.size == 0)}
+
+
+def point_on_unit(x: np.ndarray, y: np.ndarray, yaw: np.ndarray, ahead: float
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Earth X, Y of the point ``ahead`` metres ahead of the CG (X, Y) on a unit's
+    longitudinal axis at heading ``yaw`` (SAE: Y right, yaw positive turning right); roll
+    and pitch are neglected."""
+    return x + ahead * np.cos(yaw), y + ahead * np.sin(yaw)
+
+
+def fit_circle(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """Least-squares circle through the points (algebraic fit, Kasa 1976): (centre X,
+    centre Y, radius). Minimises sum (x^2 + y^2 + D x + E y + F)^2, exact for points on a
+    circle; NaN with fewer than three points."""
+    if x.size < 3:
+        return math.nan, math.nan, math.nan
+    x0, y0 = float(np.mean(x)), float(np.mean(y))      # centred: better conditioned
+    xc, yc = x - x0, y - y0
+    a = np.column_stack([xc, yc, np.ones_like(xc)])
+    d, e, f = np.linalg.lstsq(a, -(xc ** 2 + yc ** 2), rcond=None)[0]
+    cx, cy = -d / 2.0, -e / 2.0
+    return float(cx + x0), float(cy + y0), float(math.sqrt(cx ** 2 + cy ** 2 - f))
+
+
+def rearward_amplification(ay_lead: np.ndarray, ay_last: np.ndarray) -> tuple[float, float, float]:
+    """Rearward amplification (SAE J2179): the peak absolute lateral acceleration of the last
+    unit's CG over the lead unit's, over the same samples: (ratio, lead peak, last peak)."""
+    lead, last = float(np.max(np.abs(ay_lead))), float(np.max(np.abs(ay_last)))
+    return (last / lead if lead > 0 else math.nan), lead, last

@@ -9,6 +9,7 @@ freed and instantiated again from the same extracted folder.
 """
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -35,6 +36,9 @@ class FmuRunner:
                       for v in self.md.modelVariables}
         self.lead_unit = next(v.name.split(".")[0] for v in self.md.modelVariables
                               if v.name.endswith(".speed0"))
+        #: the event the FMU was built from (its resources/event.json) as data: the vehicle values
+        self.event_data = json.loads((self._folder / "resources" / "event.json").read_text())
+        self.units = [u["name"] for u in self.event_data["units"]]
         self.log: list[str] = []
         self.instantiations = 0
         self._fresh = False
@@ -104,6 +108,16 @@ class FmuRunner:
         for kind, (vrs, vals) in by_type.items():
             getattr(self.fmu, f"set{kind}")(vrs, vals)
 
+    def full_name(self, name: str) -> str:
+        """The FMU name of an output named relative to the lead unit, or of another unit's
+        (``trailer.ay``: a name that begins with a unit's name is kept)."""
+        return name if name.split(".", 1)[0] in self.units else f"{self.lead_unit}.{name}"
+
+    def short_name(self, name: str) -> str:
+        """The history key of an FMU output: relative to the lead unit, or the full name."""
+        unit, rest = name.split(".", 1)
+        return rest if unit == self.lead_unit else name
+
     def _error(self, what: str, exc: Exception) -> CaseError:
         reason = "; ".join(dict.fromkeys(self.log)) or str(exc)
         return CaseError(f"{what}: {reason}")
@@ -112,14 +126,16 @@ class FmuRunner:
     def run(self, manoeuvre, settings: dict, parameters: dict) -> dict[str, np.ndarray]:
         """Run ``manoeuvre`` with its ``settings`` and the FMU ``parameters``; the histories.
 
-        Returns ``{"time": ..., output name: ...}`` at the manoeuvre's communication step.
+        Returns ``{"time": ..., output name: ...}`` at the manoeuvre's communication step;
+        the lead unit's outputs by their names relative to it, the other units' by their
+        full names.
         """
         self._reset()
         self._fresh = False
         self.log.clear()
         unit = self.lead_unit
         # the outputs first: a manoeuvre may read the vehicle from the FMU there
-        outputs = [f"{unit}.{name}" for name in manoeuvre.outputs(self)]
+        outputs = [self.full_name(name) for name in manoeuvre.outputs(self)]
         start = manoeuvre.fmu_parameters(settings, unit)
         start.update(parameters)
         out_vrs = [self.vr[n] for n in outputs]
@@ -150,5 +166,5 @@ class FmuRunner:
                 break
         history = {"time": times[:last + 1]}
         for j, name in enumerate(outputs):
-            history[name.split(".", 1)[1]] = rows[:last + 1, j].copy()
+            history[self.short_name(name)] = rows[:last + 1, j].copy()
         return history

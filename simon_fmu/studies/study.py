@@ -21,17 +21,18 @@ from . import manoeuvres, report
 from .runner import CaseError, FmuRunner
 
 
-def parse_sets(items: list[str]) -> dict[str, float]:
-    """``NAME=VALUE`` pairs; ValueError naming a bad one."""
-    out = {}
+def parse_sets(items: list[str]) -> dict[str, float | str]:
+    """``NAME=VALUE`` pairs, the value a number or else a word (the name of a setting's
+    choice); ValueError naming a bad one."""
+    out: dict[str, float | str] = {}
     for item in items:
         name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise ValueError(f"--set {item!r}: expected NAME=NUMBER or NAME=CHOICE")
         try:
-            if not sep or not name:
-                raise ValueError
             out[name.strip()] = float(value)
         except ValueError:
-            raise ValueError(f"--set {item!r}: expected NAME=NUMBER") from None
+            out[name.strip()] = value.strip()
     return out
 
 
@@ -46,12 +47,14 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path) -> di
             if name in man.settings:
                 settings_in[name] = value
             elif name in parameters_known:
+                if isinstance(value, str):
+                    raise ValueError(f"--set {name}={value}: the FMU parameter takes a number")
                 parameters[name] = value
             else:
                 raise ValueError(f"--set {name}: neither a setting of {man.name} "
                                  f"({', '.join(man.settings)}) nor a parameter of the FMU")
         settings = man.resolve(settings_in)
-        history = runner.run(man, settings, parameters)
+        history = man.simulate(runner, settings, parameters)
     finally:
         runner.close()
     metrics = {k: float(v) for k, v in man.metrics(history, settings).items()}

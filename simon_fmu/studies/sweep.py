@@ -56,7 +56,7 @@ def run_case(fmu: str, manoeuvre_name: str, fixed: dict, case: int, parameters: 
     try:
         settings = man.resolve(settings_in)
         runner = worker_runner(fmu)
-        history = runner.run(man, settings, fmu_parameters)
+        history = man.simulate(runner, settings, fmu_parameters)
         row.update({k: float(v) for k, v in man.metrics(history, settings).items()})
         row.update(status="ok", error="")
     except (CaseError, ValueError, ArithmeticError) as exc:
