@@ -659,7 +659,8 @@ WHOLE_BOX = -1.0e9
 
 
 def pack_pairs(units, deltas):
-    """P_PAIR: the pairs of units whose meshes meet. Within a combination, a unit with a
+    """P_PAIR: the pairs of units whose meshes meet. Every unit of a vehicle with every unit
+    of every other vehicle (the whole boxes). Within a combination, a unit with a
     ``collision.cab_length`` and each unit it tows: the towed unit's whole box against the
     towing unit's box from its front back to cab_length (its cab), so that a jackknife stops
     at the cab. Raises EventError if the towed unit's box reaches into the cab at rest (the
@@ -688,6 +689,16 @@ def pack_pairs(units, deltas):
                               f"front of the unit it tows ({unit['name']}) at rest: at most "
                               f"{xf_a - nose:.3g} m (got {cab:g} m)"])
         pairs.append((ai, bi, x_cab, WHOLE_BOX))
+    # vehicle with vehicle: every unit of one against every unit of another
+    vehicle = []
+    for unit in units:
+        front = (unit.get("connections") or {}).get("front")
+        vehicle.append(vehicle[index[front["tow"]]] if front else len(vehicle))
+    for ai in range(len(units)):
+        for bi in range(ai + 1, len(units)):
+            if vehicle[ai] != vehicle[bi] and units[ai]["collision"]["enabled"] \
+                    and units[bi]["collision"]["enabled"]:
+                pairs.append((ai, bi, WHOLE_BOX, WHOLE_BOX))
     P_PAIR = np.zeros((len(pairs), N_PAIR_P))
     for k, row in enumerate(pairs):
         P_PAIR[k] = row

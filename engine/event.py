@@ -1343,7 +1343,7 @@ def format_reference() -> str:
               "An event may hold several vehicles: each lead unit and the units it tows, directly or",
               "through others, is one vehicle (`Event.vehicles()`), a single unit or a combination.",
               "Every vehicle has its own initial conditions, driver inputs and outputs under its unit",
-              "names; vehicles interact only through collisions (not yet modelled), so each moves",
+              "names; vehicles interact only through collisions (engine.collision): apart, each moves",
               "exactly as it would in an event of its own. With several lead units, every lead unit",
               "needs its own `initial` (the default, all 0, would start them in one place), and the",
               "vehicles must start apart: the plan-view footprints of their units (`dimensions.length`",
