@@ -340,6 +340,48 @@ STEERING = {
                              doc="T_M of Eq. 38, m (the manual assumes 0)"),
 }
 
+#: the default crush stiffness B per unit width of a midsize car's front, side and rear,
+#: N/m^2 (docs/equations.md, "Collisions": representative of the class values published for
+#: the CRASH3 damage algorithm, NHTSA's CRASH3 User's Guide and Technical Manual (1986),
+#: Prasad SAE 900098 and 910121, Siddall and Day SAE 960897)
+DEFAULT_CRUSH_B = {"front": 1.0e6, "side": 3.5e5, "rear": 6.0e5}
+
+COLLISION = {
+    "enabled": F("bool", default=True, doc="false: the unit has no exterior mesh (nothing it "
+                                           "touches pushes back on its body)"),
+    "crush_stiffness": F("object", default=lambda: dict(DEFAULT_CRUSH_B),
+                         doc="the B crush coefficients (force per unit width per crush, N/m^2) of "
+                             "the front, the sides (also the roof and the underbody) and the rear; "
+                             "defaults " + ", ".join(f"{k} {v:.3g}" for k, v in DEFAULT_CRUSH_B.items()),
+                         fields={k: _pos("N/m^2") for k in DEFAULT_CRUSH_B}),
+    "restitution": _num(0.05, 1.0, default=0.15,
+                        doc="e: the unloading path returns e^2 of the work of loading and leaves the "
+                            "permanent crush (1 - e^2) of the largest approach"),
+    "damping_ratio": _num(0.0, 1.0, default=0.1,
+                          doc="viscous damping ratio of the elastic (unloading and reloading) branch, of "
+                              "the unit's mass on its front face's unloading stiffness"),
+    "friction": _num(0.0, MAX_FRICTION, default=0.4,
+                     doc="Coulomb friction coefficient of the body on the road (times the road's "
+                         "friction multipliers) and on barriers"),
+    "height": _optional(lo=0.0, hi=LENGTH_RANGE, lo_open=True,
+                        doc="height of the mesh's roof above ground, m; default dimensions.height, "
+                            "else twice the CG height"),
+    "ground_clearance": _optional(lo=0.0, hi=LENGTH_RANGE,
+                                  doc="height of the mesh's underbody above ground, m; default half "
+                                      "the smallest unloaded tire radius of the unit"),
+    "mesh_vertices": F("int", lo=26, hi=5000, default=300,
+                       doc="about how many vertices the generated box mesh has"),
+    "cab_length": _optional(lo=0.0, hi=LENGTH_RANGE, lo_open=True,
+                            doc="length of the unit's cab, m back from the front of its box: a unit "
+                                "it tows meets the cab (a jackknife stops at it; the rest of the box "
+                                "is under the towed unit); null: it does not meet the units it tows"),
+}
+
+
+def _collision_default():
+    return check_object(COLLISION, {}, "", [])
+
+
 UNIT = {
     "name": F("str", doc=f"unit name, used as the FMU variable prefix: 1..{MAX_UNIT_NAME} ASCII letters, "
                          "digits and '_', starting with a letter"),
@@ -421,6 +463,10 @@ UNIT = {
     "dolly": _optional("str", choices=("converter", "fixed"),
                        doc="converter: the fifth wheel pitches, the drawbar is rigid; fixed: the fifth "
                            "wheel is pitch-rigid (connections.rear.pitch_stiffness), the drawbar hinged"),
+    "collision": F("object", default=_collision_default, fields=COLLISION,
+                   doc="the exterior mesh and crush properties (engine.collision); its box spans "
+                       "dimensions.length from front_x (default: equal overhangs) and "
+                       "dimensions.width"),
     "connections": F("object", default=lambda: {"front": None, "rear": None},
                      doc="a unit with a front connection is towed, one without is a lead unit", fields={
                          "front": F("object", default=None, nullable=True, fields=FRONT),
@@ -465,6 +511,22 @@ TERRAIN = {
                                    "simulation.hydroplaning 'gallaway'"),
 }
 
+MAX_BARRIERS = 64
+
+
+def _unit_normal(v):
+    n = math.sqrt(sum(x * x for x in v))
+    return None if n > 0.0 else f"a normal of length > 0 (got {v})"
+
+
+BARRIER = {
+    "point": F("vector3", doc="a point of the barrier's face, earth X, Y, Z, m (Z down)",
+               extra_check=lambda v: None if max(map(abs, v)) <= MAX_ELEVATION else
+               f"a point within +-{MAX_ELEVATION:g} m (got {v})"),
+    "normal": F("vector3", doc="the face's normal, pointing out of the barrier (towards the free "
+                               "side); any length > 0", extra_check=_unit_normal),
+}
+
 EVENT = {
     "name": F("str", default="event"),
     "description": _optional("str", doc="free text: the event's sources and choices"),
@@ -477,16 +539,27 @@ EVENT = {
                                  doc="earth Z of the flat ground, m (down +)"),
         "terrain": F("object", fields=TERRAIN, doc="the road under the tires",
                      default=lambda: {"type": "flat", **dict.fromkeys(k for k in TERRAIN if k != "type")}),
+        "barriers": F("list", default=list, max_items=MAX_BARRIERS, item=F("object", fields=BARRIER),
+                      doc="rigid walls: the half-space behind each plane is solid"),
     }),
     "simulation": F("object", default=lambda: {"step_size": 0.001, "hydroplaning": "off",
-                                               "steer_dof_start_time": 0.0}, fields={
+                                               "steer_dof_start_time": 0.0,
+                                               "collisions": {"vehicle_start_time": 0.0,
+                                                              "environment_start_time": 0.0}}, fields={
         "step_size": _num(MIN_STEP_SIZE, MAX_STEP_SIZE, default=0.001, doc="internal fixed step, s"),
         "hydroplaning": F("str", choices=HYDROPLANING_MODELS, default="off",
                           doc="the hydroplaning model on wet roads (engine.hydroplaning); other than "
                               "'off' every tire needs " + " and ".join(HYDROPLANING_TIRE_FIELDS)),
         "steer_dof_start_time": _nonneg("time from the start at which the steering mode 'autostart' "
-                                        "frees the steering, s (collisions do not exist yet)",
+                                        "frees the steering, s",
                                         default=0.0),
+        "collisions": F("object", default=lambda: {"vehicle_start_time": 0.0, "environment_start_time": 0.0},
+                        fields={
+            "vehicle_start_time": _nonneg("time from which vehicles collide with each other, s",
+                                          default=0.0),
+            "environment_start_time": _nonneg("time from which the units' bodies meet the road and the "
+                                              "barriers, s", default=0.0),
+        }),
     }),
     "units": F("list", item=F("object", fields=UNIT), min_items=1, max_items=MAX_UNITS),
 }
@@ -1270,7 +1343,7 @@ def format_reference() -> str:
               "An event may hold several vehicles: each lead unit and the units it tows, directly or",
               "through others, is one vehicle (`Event.vehicles()`), a single unit or a combination.",
               "Every vehicle has its own initial conditions, driver inputs and outputs under its unit",
-              "names; vehicles interact only through collisions (not yet modelled), so each moves",
+              "names; vehicles interact only through collisions (engine.collision): apart, each moves",
               "exactly as it would in an event of its own. With several lead units, every lead unit",
               "needs its own `initial` (the default, all 0, would start them in one place), and the",
               "vehicles must start apart: the plan-view footprints of their units (`dimensions.length`",

@@ -9,9 +9,10 @@ the first step that starts at or after its start time).
 """
 import numpy as np
 
+from .collision import latch_contacts
 from .connection import latch_failures
 from .jit import njit
-from .vehicle import ERR_NONFINITE, derivatives, state_bases
+from .vehicle import ERR_NONFINITE, derivatives, state_bases, synchronize_frames
 
 
 @njit
@@ -39,6 +40,10 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
         W.clock[0] = t0 + step * h
         # the stages k_s = f(y + c_s h k_(s-1)), c = (0, 1/2, 1/2, 1), from one call site, so
         # that the derivative is compiled into this loop once
+        # the collisions' memory (each vertex's largest approach, the first contact) at this
+        # boundary, before the step's stages read it
+        synchronize_frames(y, P, W)
+        latch_contacts(y, t0 + step * h, P, U.u_wheel, W.frames, W.coll)
         for s in range(4):
             ks = work[s]
             derivatives(y if s == 0 else yt, ks, U, P, False, Y, err, W)

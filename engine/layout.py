@@ -32,6 +32,10 @@ State vector (one float64 array), in this order:
   angle added to the driver's) and its rate (rad/s), ``engine.steering``. While the steering
   is rigid the evaluation sets them to the driver's angle and 0 (module docstring of
   ``engine.vehicle``).
+* the collision block, at ``collision_offset(...)`` (``P_ENV[E_COLL_BASE]``): per unit 4
+  states, 1 once its exterior mesh has touched anything and its earth-fixed CG velocity then
+  (for deltaV), then per vertex of every unit's mesh its largest approach so far (m). Their
+  rates are zero: the integrator latches them at each step boundary (``engine.collision``).
 """
 
 # --- body states -------------------------------------------------------------------------
@@ -140,12 +144,47 @@ N_AERO_P = 8
 # A_FACE: the sign of a surface's outward normal along its axis; A_CL: a device's C_L A rho / 2
 
 # --- environment: P_ENV[:] ---------------------------------------------------------------
-E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO, E_AIR_T, E_STEER_T0 = range(8)
-N_ENV_P = 8
+(E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO, E_AIR_T, E_STEER_T0, E_COLL_BASE, E_COLL_T_ENV,
+ E_COLL_T_VEH, E_TERRAIN_TOP) = range(12)
+N_ENV_P = 12
+# E_COLL_BASE: the offset of the collision block in the state vector; E_COLL_T_ENV,
+# E_COLL_T_VEH: simulation.collisions' environment_start_time and vehicle_start_time, s;
+# E_TERRAIN_TOP: the earth Z of a mesh terrain's highest point (its smallest Z), the broad phase
+# of the body's contact with it
 # E_TERRAIN: the terrain type (TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL); E_HYDRO: the
 # hydroplaning model's code (engine.hydroplaning); E_STEER_T0: the time the steering mode
 # ``autostart`` frees the steering at, s
 TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL = range(3)
+
+# --- collisions (engine.collision): P_COLL[u, :], the unit's exterior mesh CV[v, 0:3]
+# (vehicle-fixed, from the CG) and the vertices' stiffness per face CK[v, face] (N/m: the
+# vertex's tributary area on that face times the face's stiffness per unit area); barriers
+# P_BAR[b, :]
+(CO_V0, CO_NV, CO_E, CO_MU, CO_TAU, CO_VREG, CO_XMIN, CO_XMAX, CO_YMIN, CO_YMAX, CO_ZMIN,
+ CO_ZMAX, CO_K0) = range(13)
+N_COLL_P = 13 + 6
+# CO_V0, CO_NV: the unit's vertices in CV; CO_E: restitution; CO_MU: the friction coefficient
+# of the body on the road and barriers; CO_TAU: the time constant of the damping on the
+# elastic (unloading and reloading) branch, s; CO_VREG: the sliding speed below which the
+# friction is regularised, m/s; CO_XMIN .. CO_ZMAX: the mesh's bounding box (the broad phase);
+# CO_K0 .. CO_K0 + 5: the faces' stiffness per unit area (N/m^3), in the order of FACE_*
+FACE_FRONT, FACE_REAR, FACE_RIGHT, FACE_LEFT, FACE_BOTTOM, FACE_ROOF = range(6)
+N_FACES = 6
+# a barrier: a point of its face (earth X, Y, Z) and its unit normal out of the barrier; the
+# half-space behind the face is solid
+BA_X, BA_Y, BA_Z, BA_NX, BA_NY, BA_NZ = range(6)
+N_BAR_P = 6
+# a pair of units whose meshes meet (engine.collision.unit_pair), P_PAIR[k, :]: the units a
+# and b, and the x (vehicle-fixed, from the CG) behind which each one's box is not part of the
+# pair (a tractor's cab: the part of its box a semitrailer can meet; -1e9: the whole box)
+PA_A, PA_B, PA_AX, PA_BX = range(4)
+N_PAIR_P = 4
+# the collision block of the state vector (at P_ENV[E_COLL_BASE]): per unit 1 once it has
+# touched anything, and its earth-fixed CG velocity then (for deltaV); then per vertex its
+# largest approach so far (m, the memory of the unloading path). The rates are zero; the
+# integrator latches them at each step boundary (engine.collision.latch_contacts)
+CS_CONTACT, CS_VX0, CS_VY0, CS_VZ0 = range(4)
+N_COLL_UNIT_STATE = 4
 
 # --- engine maps: P_ENGINE[u, table, row]; N_ENGINE[u, table] rows ------------------------
 EM_WOT_X, EM_WOT_Y, EM_CT_X, EM_CT_Y = range(4)
@@ -161,7 +200,9 @@ from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS,
  YT_WATER, YT_TRAIL, YT_MZ) = range(len(TIRE_OUTPUTS))
 (YU_X, YU_Y, YU_Z, YU_ROLL, YU_PITCH, YU_YAW, YU_U, YU_V, YU_W, YU_P, YU_Q, YU_R, YU_AX, YU_AY, YU_AZ,
  YU_SPEED, YU_BETA, YU_ENGINE, YU_CLUTCH,
- YU_AERO_FX, YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ) = range(len(UNIT_OUTPUTS))
+ YU_AERO_FX, YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ,
+ YU_COLL_FX, YU_COLL_FY, YU_COLL_FZ, YU_COLL_MX, YU_COLL_MY, YU_COLL_MZ, YU_COLL_CONTACT, YU_COLL_DV,
+ YU_COLL_CRUSH) = range(len(UNIT_OUTPUTS))
 IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR, IU_STEER_TORQUE = range(len(UNIT_INPUTS))
 (IW_BPF, IW_MU, IW_ROADZ, IW_GRADEX, IW_GRADEY, IW_WATER, IW_BFORCE, IW_BFRIC, IW_DFORCE,
  IW_DFRIC) = range(len(WHEEL_INPUTS))
@@ -173,6 +214,7 @@ assert HITCH_OUTPUTS[YC_SEP] == "separation" and AXLE_OUTPUTS[YA_HEAVE] == "heav
 assert WHEEL_OUTPUTS[YW_DRIVET] == "driveTorque" and TIRE_OUTPUTS[YT_SKID] == "skid"
 assert UNIT_OUTPUTS[YU_CLUTCH] == "clutchSlip" and UNIT_INPUTS[IU_STEER_TORQUE] == "steeringWheelTorque"
 assert UNIT_OUTPUTS[YU_AERO_FX] == "aero.Fx" and UNIT_OUTPUTS[YU_AERO_MZ] == "aero.Mz"
+assert UNIT_OUTPUTS[YU_COLL_FX] == "collision.Fx" and UNIT_OUTPUTS[YU_COLL_CRUSH] == "collision.maxCrush"
 assert TIRE_OUTPUTS[YT_MZ] == "Mz" and STEERING_OUTPUTS[YS_TORQUE] == "torque"
 
 # --- scratch of the derivative evaluation: SCRATCH[row, column] ----------------------------
@@ -231,8 +273,13 @@ def steering_offset(n_units, n_wheels, n_axles, n_tires, n_connections, s):
     return powertrain_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_units) + N_STEER_STATE * s
 
 
-def state_size(n_units, n_wheels, n_tires, n_axles=0, n_connections=0, n_steering=0):
+def collision_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_steering):
     return steering_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_steering)
+
+
+def state_size(n_units, n_wheels, n_tires, n_axles=0, n_connections=0, n_steering=0, n_vertices=0):
+    return (collision_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_steering)
+            + N_COLL_UNIT_STATE * n_units + n_vertices)
 
 
 BODY_STATE_NAMES = ("X", "Y", "Z", "roll", "pitch", "yaw", "u", "v", "w", "p", "q", "r")
@@ -242,12 +289,14 @@ TIRE_STATE_NAMES = ("kx", "ky", "defl_turn")
 CONN_STATE_NAMES = ("hitch.failed",)
 PT_STATE_NAMES = ("engine_speed", "idle_governor", "clutch_engagement")
 STEER_STATE_NAMES = ("steering.angle", "steering.rate")
+COLL_STATE_NAMES = ("collision.contact", "collision.VX0", "collision.VY0", "collision.VZ0")
 
 
 def state_names(unit_names, wheel_names, tire_names, axle_names=(), connection_names=(),
-                steering_names=()):
+                steering_names=(), vertex_counts=()):
     """Names of every slot of the state vector, for diagnostics and state checks
-    (``steering_names``: the units with a steering system, ``Event.steering_unit_names``)."""
+    (``steering_names``: the units with a steering system, ``Event.steering_unit_names``;
+    ``vertex_counts``: the vertices of each unit's collision mesh)."""
     out = [f"{u}.{s}" for u in unit_names for s in BODY_STATE_NAMES]
     out += [f"{w}.{s}" for w in wheel_names for s in WHEEL_STATE_NAMES]
     out += [f"{a}.{s}" for a in axle_names for s in AXLE_STATE_NAMES]
@@ -255,6 +304,9 @@ def state_names(unit_names, wheel_names, tire_names, axle_names=(), connection_n
     out += [f"{c}.{s}" for c in connection_names for s in CONN_STATE_NAMES]
     out += [f"{u}.{s}" for u in unit_names for s in PT_STATE_NAMES]
     out += [f"{u}.{s}" for u in steering_names for s in STEER_STATE_NAMES]
+    out += [f"{u}.{s}" for u in unit_names for s in COLL_STATE_NAMES]
+    out += [f"{u}.collision.vertex{k}.approach" for u, n in zip(unit_names, vertex_counts)
+            for k in range(n)]
     return out
 
 
@@ -292,6 +344,12 @@ class Model(NamedTuple):
     TR_GRID: _np.ndarray
     TR_START: _np.ndarray
     TR_CELL: _np.ndarray
+    # collisions (engine.collision)
+    P_COLL: _np.ndarray
+    CV: _np.ndarray
+    CK: _np.ndarray
+    P_BAR: _np.ndarray
+    P_PAIR: _np.ndarray
 
 
 class Inputs(NamedTuple):
@@ -321,6 +379,8 @@ class Work(NamedTuple):
     fault: _np.ndarray       # (3,): where an evaluation failed (earth X, Y, Z of a tire off the terrain)
     clock: _np.ndarray       # (1,): the time of the integration step being taken, s (the
     #                          integrator sets it; the steering mode autostart reads it)
+    coll: _np.ndarray        # [unit, 8]: the collision force and moment on it (vehicle-fixed,
+    #                          about its CG), whether it touches, the deepest approach now
 
 
 def new_work(model: Model) -> Work:
@@ -330,4 +390,4 @@ def new_work(model: Model) -> Work:
     max_axles = max(int(k) for k in model.P_UNIT[:, U_NAXLES])
     return Work(_np.zeros(scratch_shape(max_wheels)), _np.zeros((nu, N_FRAME)), _np.zeros((nu, 6)),
                 _np.zeros((max(max_axles, 1), N_AXLE_WORK)), _np.zeros(model.P_CONN.shape[0]),
-                _np.zeros(3), _np.zeros(1))
+                _np.zeros(3), _np.zeros(1), _np.zeros((nu, 8)))

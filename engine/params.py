@@ -13,6 +13,7 @@ import numpy as np
 from . import layout as L
 from .aerodynamics import DEVICE_AXIS, SURFACES, air_density, surface_constant
 from .brakes import design_torque_ratio
+from .collision import pack_barriers, pack_collisions, pack_pairs
 from .event import BRAKE_METHODS, DRIVE_METHODS
 from .drivetrain import RPM, engine_torque, gear_ratio
 from .equilibrium import connection_rates, links, place_units, static_state, wheels
@@ -99,7 +100,18 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     P_ENV[L.E_GROUND_Z] = env["ground_elevation"]
     P_ENV[L.E_STEER_T0] = d["simulation"]["steer_dof_start_time"]
 
-    y0 = np.zeros(L.state_size(nu, nw, nt, na, nc, len(steering_units)))
+    deltas = [st.props.delta for st in statics]
+    mesh = getattr(event, "terrain_mesh", None) or empty_mesh()
+    P_COLL, CV, CK, terrain_top = pack_collisions(
+        units, deltas, [st.props.mass + sum(2 * a["unsprung_mass_per_wheel"] for a in u["axles"])
+                        for st, u in zip(statics, units)], mesh.TR_TRI)
+    P_BAR = pack_barriers(env["barriers"])
+    P_PAIR = pack_pairs(units, deltas)
+    y0 = np.zeros(L.state_size(nu, nw, nt, na, nc, len(steering_units), CV.shape[0]))
+    P_ENV[L.E_COLL_BASE] = L.collision_offset(nu, nw, na, nt, nc, len(steering_units))
+    P_ENV[L.E_COLL_T_ENV] = d["simulation"]["collisions"]["environment_start_time"]
+    P_ENV[L.E_COLL_T_VEH] = d["simulation"]["collisions"]["vehicle_start_time"]
+    P_ENV[L.E_TERRAIN_TOP] = terrain_top
     designs = []                    # the brake designs, in wheel order (engine.brakes)
     tire_loads = np.zeros(nt)
     lead = _leads(units)
@@ -232,14 +244,14 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
 
     for c, (cs, link, (k_c, c_c)) in enumerate(zip(conn_statics, links(d), rates)):
         _pack_connection(P_CONN[c], units, statics, cs, link, k_c, c_c)
-    mesh = getattr(event, "terrain_mesh", None) or empty_mesh()
     terrain = mesh[:7]               # TR_TRI .. TR_CELL, in the order of layout.Model
     P_ENV[L.E_TERRAIN] = TERRAIN_TYPES[(env.get("terrain") or {}).get("type", "flat")]
     P_ENV[L.E_HYDRO] = MODELS[d["simulation"].get("hydroplaning") or "off"]
     P_ENV[L.E_AIR_T] = env["air_temperature"]
     P_BRAKE, T_BRAKE = _pack_brakes(designs)
     model = L.Model(P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO, P_ENV,
-                    P_AXLE, P_CONN, P_BRAKE, T_BRAKE, *terrain)
+                    P_AXLE, P_CONN, P_BRAKE, T_BRAKE, *terrain, P_COLL, CV, CK, P_BAR,
+                    P_PAIR)
     for wi in range(nw):            # the brakes start at the air temperature, unpressurised
         y0[L.wheel_offset(nu, wi) + L.WTEMP] = env["air_temperature"]
     for wi, bi in enumerate(P_WHEEL[:, L.W_BRAKE]):

@@ -54,6 +54,15 @@ unit outputs
                         vehicle-fixed; the variables are ``<unit>.aero.<field>``
     aero.Mx, aero.My, aero.Mz   N m, their moment about the CG (Eq. 142),
                         vehicle-fixed
+    collision.Fx, .Fy, .Fz  N, the sum of the collision forces on the unit's exterior mesh
+                        (the manual's Sprung Mass Impact Model, into Eq. 3), vehicle-fixed;
+                        ``<unit>.collision.<field>``
+    collision.Mx, .My, .Mz  N m, their moment about the CG (Eq. 7), vehicle-fixed
+    collision.contact   1/0, a vertex of the mesh touches the road or a barrier now
+    collision.deltaV    m/s, magnitude of the change of the CG velocity since the first
+                        contact (0 before it)
+    collision.maxCrush  m, the deepest approach any vertex of the mesh has had so far (its
+                        permanent crush is (1 - e^2) of it, engine.collision)
 wheel outputs
     steer               rad, road-wheel steer angle relative to the vehicle (positive right)
     spin                rad/s, wheel spin velocity (positive rolling forward)
@@ -118,6 +127,8 @@ UNIT_OUTPUTS = (
     "u", "v", "w", "p", "q", "r",
     "ax", "ay", "az", "speed", "sideslip", "engineSpeed", "clutchSlip",
     "aero.Fx", "aero.Fy", "aero.Fz", "aero.Mx", "aero.My", "aero.Mz",
+    "collision.Fx", "collision.Fy", "collision.Fz", "collision.Mx", "collision.My", "collision.Mz",
+    "collision.contact", "collision.deltaV", "collision.maxCrush",
 )
 #: the unit outputs only a unit with a drivetrain (a lead unit) has in the FMU
 DRIVETRAIN_OUTPUTS = ("engineSpeed", "clutchSlip")

@@ -143,7 +143,8 @@ class Simulation:
         nu, nw, nt = len(self.unit_names), len(self.wheel_names), len(self.tire_names)
         na, nc = len(self.axle_names), len(self.connection_names)
         self.state_names = L.state_names(self.unit_names, self.wheel_names, self.tire_names,
-                                         self.axle_names, self.connection_names, self.steering_names)
+                                         self.axle_names, self.connection_names, self.steering_names,
+                                         [int(n) for n in self.model.P_COLL[:, L.CO_NV]])
         self._signature = hashlib.sha256(
             (event.to_json() + repr((self.step_size, self.friction_multiplier, sorted(init.items()),
                                      sorted(modes.items())))).encode()

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .integrator import record
-from .layout import Outputs, new_work
+from .layout import E_COLL_BASE, Outputs, new_work
 
 #: relative size of the finite-difference perturbation of each state
 _FD_STEP = 1.0e-6
@@ -70,12 +70,12 @@ def rk4_limit(lam: complex) -> float:
 def jacobian(sim) -> np.ndarray:
     """d(y')/dy at the simulation's current state and inputs, by forward differences."""
     y0 = np.array(sim.y, dtype=np.float64)
-    n = y0.size
+    n = int(sim.model.P_ENV[E_COLL_BASE])   # the collision block is latched, not integrated
     outputs = Outputs(*(np.zeros_like(a) for a in sim._outputs))
     err = np.zeros(2, dtype=np.int64)
     work = new_work(sim.model)
     work.clock[0] = math.inf     # the steering mode autostart as it will be: free
-    base, shifted = np.zeros(n), np.zeros(n)
+    base, shifted = np.zeros(y0.size), np.zeros(y0.size)
     inputs = sim._inputs
     record(y0, base, inputs, sim.model, outputs, err, work)
     J = np.empty((n, n))
@@ -84,7 +84,7 @@ def jacobian(sim) -> np.ndarray:
         e = _FD_STEP * max(1.0, abs(y0[i]))
         y[i] = y0[i] + e
         record(y, shifted, inputs, sim.model, outputs, err, work)
-        J[:, i] = (shifted - base) / e
+        J[:, i] = (shifted[:n] - base[:n]) / e
         y[i] = y0[i]
     return J
 

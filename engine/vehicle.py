@@ -5,7 +5,9 @@ orientation (Eq. 53) and Euler-angle rates (Eq. 54-56), then every inter-vehicle
 connection's force and moments from its two points (Eq. 117-135, ``engine.connection``),
 accumulated onto both units. Then each unit is solved on its own:
  1. orientation (Eq. 53), gravity in the vehicle frame;
- 2. aerodynamics from the relative wind: surfaces and devices (Eq. 136-142);
+ 2. aerodynamics from the relative wind: surfaces and devices (Eq. 136-142), and the
+    collision force and moment on the unit's exterior mesh (``engine.collision``, Eq. 3, 7),
+    evaluated for every unit after the synchronize phase;
  3. driver controls: the steering-wheel angle (the driver's, through the gear ratio, or the
     steering system's own, ``engine.steering``), engine torque (Eq. 50-51), source brake
     pressure (Eq. 48);
@@ -49,6 +51,7 @@ from .aerodynamics import relative_wind, surface_forces
 from .brakes import (brake_torque_capacity, design_torque_ratio, pressure_rate, system_pressure,
                      TABLE_FORCE, V_TABLE, table_force, table_tire_forces, temperature_rate,
                      wheel_pressure)
+from .collision import collision_forces, collision_outputs
 from .connection import connection_forces
 from .drivetrain import (clutch_capacity, clutch_torque, engagement_rate, engine_speed, engine_torque,
                          gear_ratio, governor_rate, governor_throttle)
@@ -77,7 +80,7 @@ from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_
                      W_PROPORTIONED, W_SIDE, W_SOLID, W_STEERED, W_TB_RATIO, W_TIRE0, W_TRACK,
                      W_X, W_Y0, W_YS, W_Z0, W_ZETA, YA_HEAVE, YA_ROLL, YS_ANGLE, YS_RATE,
                      YS_TORQUE, YT_ALPHA, YT_DEFL, YT_FX,
-                     YT_FY, YT_FZ, YT_INCL, YT_MU, YT_MZ, YT_ROADZ, YT_SKID, YT_SLIP, YT_TRAIL, YT_WATER, YU_AERO_FX,
+                     YT_FY, YT_FZ, YT_INCL, YT_MU, YT_MZ, YT_ROADZ, YT_SKID, YT_SLIP, YT_TRAIL, YT_WATER, YU_AERO_FX, YU_COLL_FX, E_COLL_BASE,
                      YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ, YU_AX,
                      YU_AY, YU_AZ, YU_BETA, YU_SPEED, YU_X, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
                      YW_JOUNCE, YW_SPIN, YW_STEER)
@@ -113,6 +116,14 @@ def state_bases(P):
 def synchronize(y, P, W, record, Y):
     """Phase 1: every unit's frame and Euler-angle rates into W.frames, every connection's
     force and moment into W.ext (``engine.connection``)."""
+    synchronize_frames(y, P, W)
+    conn_base = state_bases(P)[3]
+    connection_forces(y, P.P_CONN, conn_base, W.frames, W.ext, W.conn_force, record, Y.y_conn)
+
+
+@njit_inline
+def synchronize_frames(y, P, W):
+    """Every unit's frame and Euler-angle rates into W.frames; W.ext cleared."""
     F = W.frames
     for u in range(P.P_UNIT.shape[0]):
         o = N_BODY * u
@@ -128,8 +139,6 @@ def synchronize(y, P, W, record, Y):
         F[u, FR_RATES + 2] = dpsi
         for k in range(6):
             W.ext[u, k] = 0.0
-    conn_base = state_bases(P)[3]
-    connection_forces(y, P.P_CONN, conn_base, F, W.ext, W.conn_force, record, Y.y_conn)
 
 
 @njit_inline
@@ -168,7 +177,10 @@ def derivatives(y, dy, U, P, record, Y, err, W):
     om_free = scratch[S_OMFREE]
     for c in range(P.P_CONN.shape[0]):
         dy[conn_base + N_CONN_STATE * c] = 0.0
+    for k in range(int(P_ENV[E_COLL_BASE]), y.shape[0]):
+        dy[k] = 0.0                  # the collision block is latched, never integrated
     synchronize(y, P, W, record, Y)
+    collision_forces(y, P, u_wheel, W.frames, W.clock[0], W.coll)
     for u in range(nu):
         o = N_BODY * u
         X, Y_, Z = y[o + SX], y[o + SY], y[o + SZ]
@@ -184,8 +196,10 @@ def derivatives(y, dy, U, P, record, Y, err, W):
         wx, wy, wz = relative_wind(R, uu, vv, ww, u_env[IE_WIND_SPEED], u_env[IE_WIND_DIR])
         fax, fay, faz, max_, may, maz = surface_forces(P.P_AERO, int(P_UNIT[u, U_AERO0]),
                                                        int(P_UNIT[u, U_NAERO]), wx, wy, wz)
-        F[0], F[1], F[2] = fax + W.ext[u, 0], fay + W.ext[u, 1], faz + W.ext[u, 2]
-        M[0], M[1], M[2] = max_ + W.ext[u, 3], may + W.ext[u, 4], maz + W.ext[u, 5]
+        # 2b. the collision force and moment on the exterior mesh (Eq. 3, 7; engine.collision)
+        C = W.coll[u]
+        F[0], F[1], F[2] = fax + W.ext[u, 0] + C[0], fay + W.ext[u, 1] + C[1], faz + W.ext[u, 2] + C[2]
+        M[0], M[1], M[2] = max_ + W.ext[u, 3] + C[3], may + W.ext[u, 4] + C[4], maz + W.ext[u, 5] + C[5]
         # 3. driver controls: steering and drivetrain of the unit, brake pressure of its lead
         road_steer = 0.0
         slot = int(P_UNIT[u, U_STEER_SLOT])
@@ -610,3 +624,4 @@ def derivatives(y, dy, U, P, record, Y, err, W):
             y_unit[u, YU_CLUTCH] = slip
             y_unit[u, YU_AERO_FX], y_unit[u, YU_AERO_FY], y_unit[u, YU_AERO_FZ] = fax, fay, faz
             y_unit[u, YU_AERO_MX], y_unit[u, YU_AERO_MY], y_unit[u, YU_AERO_MZ] = max_, may, maz
+            collision_outputs(y, P, u, W.frames, W.coll, y_unit[u], YU_COLL_FX)

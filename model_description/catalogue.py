@@ -141,6 +141,21 @@ FIELDS: dict[str, Field] = {
                      "vehicle-fixed frame"),
     "aero.Mz": Field("N.m", None, "Aerodynamic moment about the CG, z (yaw), "
                      "vehicle-fixed frame"),
+    "collision.Fx": Field("N", "kN", "Collision force on the unit's exterior mesh (road and "
+                          "barriers), x (forward), vehicle-fixed frame"),
+    "collision.Fy": Field("N", "kN", "Collision force on the unit's exterior mesh, y (right), "
+                          "vehicle-fixed frame"),
+    "collision.Fz": Field("N", "kN", "Collision force on the unit's exterior mesh, z (down), "
+                          "vehicle-fixed frame"),
+    "collision.Mx": Field("N.m", None, "Collision moment about the CG, x (roll), vehicle-fixed frame"),
+    "collision.My": Field("N.m", None, "Collision moment about the CG, y (pitch), vehicle-fixed frame"),
+    "collision.Mz": Field("N.m", None, "Collision moment about the CG, z (yaw), vehicle-fixed frame"),
+    "collision.contact": Field(None, None, "A vertex of the unit's exterior mesh is pressed against "
+                               "the road or a barrier now", "Boolean"),
+    "collision.deltaV": Field("m/s", "km/h", "Magnitude of the change of the CG velocity since the "
+                              "unit's first contact (0 before it)"),
+    "collision.maxCrush": Field("m", None, "Deepest approach any vertex of the exterior mesh has had "
+                                "so far (its permanent crush is 1 - e^2 of it)"),
     # wheel outputs
     "steer": Field("rad", "deg", "Road-wheel steer angle relative to the vehicle "
                    "(positive right)"),

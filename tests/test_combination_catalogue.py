@@ -10,6 +10,8 @@ and clutchSlip; the brakes' brakeTemperature and brakeTorqueRatio per wheel; and
 steering system brought: the parameter steeringMode (an Enumeration), the input
 steeringWheelTorque, the outputs steering.angle, .rate, .torque and, per tire,
 pneumaticTrail and Mz (so the value references from car.steeringMode on moved); and the
+collision outputs of each unit (``<unit>.collision.Fx`` .. ``.Mz``, ``.contact``, ``.deltaV``,
+``.maxCrush``) after its aerodynamic ones; and the
 tilt table's environment input gravityTilt after windDirection (every value reference after it
 one place later).
 
@@ -59,7 +61,7 @@ def test_the_car_catalogue_is_unchanged():
     for row in rows:
         source, index = row[expected["columns"].index("binding")]
         row[expected["columns"].index("binding")] = [source, list(index)]
-    assert len(rows) == len(expected["variables"]) == 137
+    assert len(rows) == len(expected["variables"]) == 146
     for row, want in zip(rows, expected["variables"]):
         assert row == want, row[0]
     xml = model_description_xml(catalogue, model_identifier="SimonCar",

@@ -251,6 +251,15 @@ BRAKE_KEYS = {  # the field the brake designs brought: a generic brake has none;
 STEERING_KEYS = {  # the field the steering system brought that the car event leaves to its default
     "simulation.steer_dof_start_time": 0.0,
 }
+COLLISION_KEYS = {  # the fields the collisions brought, with the values an event without them gets
+    "environment.barriers": [],
+    "simulation.collisions.environment_start_time": 0.0,
+    "simulation.collisions.vehicle_start_time": 0.0,
+    **{f"units[0].collision.{k}": v for k, v in (
+        ("enabled", True), ("crush_stiffness", {"front": 1.0e6, "side": 3.5e5, "rear": 6.0e5}),
+        ("restitution", 0.15), ("damping_ratio", 0.1), ("friction", 0.4), ("height", None),
+        ("ground_clearance", None), ("mesh_vertices", 300), ("cab_length", None))},
+}
 OLD_DEFAULTS = {  # the fields the car event leaves to their defaults, as before
     "units[0].full_trailer": False,
     "units[0].axles[0].dual_spacing": 0.0, "units[0].axles[1].dual_spacing": 0.0,
@@ -280,7 +289,8 @@ def test_sedan_data_is_the_file_plus_defaults():
     got = _flatten(engine.load_event().data)
     # every value of the file comes back as written; the rest is exactly the defaults
     assert {k: got.get(k) for k in given} == given
-    defaults = {**NEW_KEYS, **TERRAIN_KEYS, **AERO_KEYS, **BRAKE_KEYS, **STEERING_KEYS, **OLD_DEFAULTS}
+    defaults = {**NEW_KEYS, **TERRAIN_KEYS, **AERO_KEYS, **BRAKE_KEYS, **STEERING_KEYS, **COLLISION_KEYS,
+                **OLD_DEFAULTS}
     assert {k: v for k, v in got.items() if k not in given} == _flatten(defaults)
     ev = engine.load_event()
     assert (ev.lead_unit_names(), ev.connection_names(), ev.solid_axle_names()) == (["car"], [], [])

@@ -1,0 +1,705 @@
+"""Collisions of the sprung mass: the manual's Sprung Mass Impact Model (DyMESH-style), whose
+summed force and moment enter Eq. 3 and 7.
+
+Each unit has an exterior mesh (:func:`box_mesh`, from its dimensions): a box around the
+sprung mass whose six faces carry a grid of vertices. Contact is detected vertex against
+surface, as in DyMESH: every vertex that lies inside a surface gets a force, computed in
+the vehicle-fixed frame, and the forces and their moments about the CG are summed onto the
+sprung mass. The surfaces of this slice are the environment's: the road under the body (the
+terrain, so an overturned body rests and slides on its roof or side) and the event's rigid
+barriers (planes), and unit against unit (:func:`unit_pair`, P_PAIR): a tractor's cab (its
+box cut at ``collision.cab_length``) with the trailer it tows, each unit's vertices against
+the other's box, its nearest face the contact normal, the vertex's stiffness in series with
+that face's and halved (both directions are summed), the reaction on the other unit at the
+same point. The force law (:func:`normal_force`, :func:`vertex_force`) is the same for every
+pair of a vertex and a surface.
+
+Stiffness (docs/equations.md, "Collisions"): a face of the box has the crush coefficients A
+(N/m) and B (N/m^2) of the unit's front, side or rear, the force per unit width of the
+CRASH3 line F/w = A + B C in its crush C. Measured from first touch, the approach is
+delta = C + A/B (A/B: the approach without damage, A^2/(2B) its energy G), and the line is
+F/w = B delta: the face's stiffness per unit area is B / H (H the height of the face's crush
+zone), and a vertex carries B / H times its tributary area on the face. The roof and the
+underbody take the side's value. A vertex on several faces (an edge or a corner) takes each
+face's stiffness weighted by how squarely the surface meets that face.
+
+Per vertex (:func:`normal_force`): loading, while the approach exceeds its largest so far
+(delta_max, a state), F = k delta; below it the unloading line of slope k / e^2, which
+leaves the permanent crush (1 - e^2) delta_max and returns e^2 of the work of loading, e the
+restitution; reloading follows it back up to the loading line. The elastic (unloading and
+reloading) branch has a viscous damping of time constant tau = 2 zeta / omega_u (zeta the
+damping ratio, omega_u the frequency of the unit's mass on its front face's unloading line),
+so that a body resting on its crushed roof settles. The normal force is never negative (a
+surface only pushes) and never exceeds the loading line. Tangential: Coulomb friction
+mu F_n against the sliding velocity, regularised below a sliding speed v_reg.
+
+The broad phase: before a plane's vertices are visited, the mesh's bounding box is tested
+against it (the box corner deepest along the plane's normal); a unit away from every
+surface costs one such test per surface. The largest approach of each vertex (and the
+first contact) is latched at each integration step boundary (:func:`latch_contacts`), like
+a connection's failure.
+"""
+import math
+
+import numpy as np
+
+from .jit import njit, njit_inline
+from .layout import (BA_NX, BA_NY, BA_NZ, BA_X, BA_Y, BA_Z, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
+                     CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, CS_CONTACT,
+                     CS_VX0, CS_VY0, CS_VZ0, E_COLL_BASE, E_COLL_T_ENV, E_GROUND_Z, E_MU,
+                     E_TERRAIN, E_TERRAIN_TOP, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR,
+                     FACE_RIGHT, FACE_ROOF, FR_R, IW_GRADEX, IW_GRADEY, IW_ROADZ, N_BODY,
+                     N_COLL_UNIT_STATE, N_FACES, SP, SQ, SR, SU, SV, SW, SX, SY, SZ,
+                     TERRAIN_EXTERNAL, TERRAIN_MESH, U_WHEEL0, W_X, W_Y0, CO_K0, E_COLL_T_VEH,
+                     PA_A, PA_B, PA_AX, PA_BX)
+from .terrain_mesh import mesh_surface
+
+#: the sliding speed below which the friction force is regularised (grows linearly), m/s
+FRICTION_SPEED = 0.1
+
+#: work columns of Work.coll[u, :]
+WC_FX, WC_FY, WC_FZ, WC_MX, WC_MY, WC_MZ, WC_CONTACT, WC_DEPTH = range(8)
+
+
+# --- the mesh (set-up, Python) ---------------------------------------------------------
+
+def _axis_nodes(lo, hi, n, extra=()):
+    """n nodes from lo to hi (and the ``extra`` nodes between them) and each one's tributary
+    length (half cells at the ends)."""
+    x = np.linspace(lo, hi, n)
+    inner = [e for e in extra if lo < e < hi and np.min(np.abs(x - e)) > 1e-6 * (hi - lo)]
+    x = np.sort(np.concatenate([x, inner]))
+    n = len(x)
+    t = np.empty(n)
+    t[0] = 0.5 * (x[1] - x[0])
+    t[-1] = 0.5 * (x[-1] - x[-2])
+    t[1:-1] = 0.5 * (x[2:] - x[:-2])
+    return x, t
+
+
+def box_mesh(x_front, x_rear, y_half, z_top, z_bottom, areal, n_target=300, x_nodes=()):
+    """The vertices (vehicle-fixed, from the CG, z down) of a box mesh and their stiffness.
+
+    x_front > x_rear, y in [-y_half, y_half], z_top < z_bottom (the roof is up, -z).
+    ``areal``: the stiffness per unit area of each face, N/m^3, in the order of
+    ``layout.FACE_*`` (front, rear, right, left, bottom, roof). The faces get a grid of about
+    ``n_target`` vertices in all, cells as square as the dimensions allow, at least 2 nodes
+    along each edge, and a ring of vertices round the box at each x of ``x_nodes`` (the back
+    of a cab). Returns (CV[v, 3], CK[v, 6]): CK[v, f] is the face's areal stiffness
+    times the vertex's tributary area on face f (0 for a face the vertex is not on), so the
+    stiffnesses of a face sum to its stiffness per area times its area.
+    """
+    lx, ly, lz = x_front - x_rear, 2.0 * y_half, z_bottom - z_top
+    if not (lx > 0.0 and ly > 0.0 and lz > 0.0):
+        raise ValueError(f"box_mesh: positive dimensions (got {lx:g} x {ly:g} x {lz:g} m)")
+    area = 2.0 * (lx * ly + lx * lz + ly * lz)
+    s = math.sqrt(area / max(n_target, 8))
+    nx, ny, nz = (max(2, int(round(d / s)) + 1) for d in (lx, ly, lz))
+    xs, tx = _axis_nodes(x_rear, x_front, nx, x_nodes)
+    nx = len(xs)
+    ys, ty = _axis_nodes(-y_half, y_half, ny)
+    zs, tz = _axis_nodes(z_top, z_bottom, nz)
+    verts, stiff = [], []
+    for i in range(nx):
+        for j in range(ny):
+            for k in range(nz):
+                faces = np.zeros(N_FACES)
+                if i == nx - 1:
+                    faces[FACE_FRONT] = areal[FACE_FRONT] * ty[j] * tz[k]
+                if i == 0:
+                    faces[FACE_REAR] = areal[FACE_REAR] * ty[j] * tz[k]
+                if j == ny - 1:
+                    faces[FACE_RIGHT] = areal[FACE_RIGHT] * tx[i] * tz[k]
+                if j == 0:
+                    faces[FACE_LEFT] = areal[FACE_LEFT] * tx[i] * tz[k]
+                if k == nz - 1:
+                    faces[FACE_BOTTOM] = areal[FACE_BOTTOM] * tx[i] * ty[j]
+                if k == 0:
+                    faces[FACE_ROOF] = areal[FACE_ROOF] * tx[i] * ty[j]
+                if i in (0, nx - 1) or j in (0, ny - 1) or k in (0, nz - 1):
+                    verts.append((xs[i], ys[j], zs[k]))
+                    stiff.append(faces)
+    return np.array(verts, dtype=np.float64), np.array(stiff, dtype=np.float64)
+
+
+# --- the force law (compiled) ----------------------------------------------------------
+
+@njit_inline
+def face_stiffness(CK, v, nbx, nby, nbz):
+    """The stiffness (N/m) of vertex v against a surface whose normal (out of the surface,
+    towards the vehicle) is (nbx, nby, nbz) in the vehicle frame: each face the vertex is on,
+    weighted by the cosine between the face's outward normal and the push (zero for a face
+    turned away)."""
+    k = 0.0
+    if nbx < 0.0:
+        k -= CK[v, FACE_FRONT] * nbx      # the front face (+x out) pushed back
+    else:
+        k += CK[v, FACE_REAR] * nbx
+    if nby < 0.0:
+        k -= CK[v, FACE_RIGHT] * nby
+    else:
+        k += CK[v, FACE_LEFT] * nby
+    if nbz < 0.0:
+        k -= CK[v, FACE_BOTTOM] * nbz     # the underbody (+z, down, out) pushed up
+    else:
+        k += CK[v, FACE_ROOF] * nbz
+    return k
+
+
+@njit_inline
+def normal_force(k, e, tau, pen, pen_rate, dmax):
+    """The normal force (N, >= 0) of a vertex of stiffness k (N/m) at approach ``pen`` (m)
+    growing at ``pen_rate`` (m/s), its largest approach so far ``dmax``, restitution e and
+    damping time constant tau (s) of the elastic branch (module docstring)."""
+    if pen <= 0.0:
+        return 0.0
+    load = k * pen
+    if pen >= dmax:
+        return load
+    ku = k / (e * e)
+    f = ku * (pen - (1.0 - e * e) * dmax) + tau * ku * pen_rate
+    if f < 0.0:
+        return 0.0
+    return load if f > load else f
+
+
+@njit_inline
+def vertex_force(k, e, tau, mu, vreg, pen, nx, ny, nz, vx, vy, vz, dmax):
+    """(Fx, Fy, Fz) on a vertex at approach ``pen`` into a surface of unit normal n (out of
+    the surface), the vertex moving at v relative to the surface, all in one frame: the
+    normal force along n and Coulomb friction mu F_n against the sliding velocity
+    (regularised below ``vreg``)."""
+    vn = vx * nx + vy * ny + vz * nz
+    fn = normal_force(k, e, tau, pen, -vn, dmax)
+    if fn == 0.0:
+        return 0.0, 0.0, 0.0
+    tx, ty, tz = vx - vn * nx, vy - vn * ny, vz - vn * nz
+    s = math.sqrt(tx * tx + ty * ty + tz * tz + vreg * vreg)
+    c = mu * fn / s
+    return fn * nx - c * tx, fn * ny - c * ty, fn * nz - c * tz
+
+
+@njit_inline
+def _box_depth(P_COLL, u, nbx, nby, nbz, d0):
+    """The signed distance from the plane (normal n_b in the vehicle frame, the CG at d0
+    along it) of the corner of unit u's bounding box deepest into it (< 0: inside)."""
+    cx = 0.5 * (P_COLL[u, CO_XMIN] + P_COLL[u, CO_XMAX])
+    cy = 0.5 * (P_COLL[u, CO_YMIN] + P_COLL[u, CO_YMAX])
+    cz = 0.5 * (P_COLL[u, CO_ZMIN] + P_COLL[u, CO_ZMAX])
+    hx = 0.5 * (P_COLL[u, CO_XMAX] - P_COLL[u, CO_XMIN])
+    hy = 0.5 * (P_COLL[u, CO_YMAX] - P_COLL[u, CO_YMIN])
+    hz = 0.5 * (P_COLL[u, CO_ZMAX] - P_COLL[u, CO_ZMIN])
+    return (d0 + cx * nbx + cy * nby + cz * nbz
+            - (hx * abs(nbx) + hy * abs(nby) + hz * abs(nbz)))
+
+
+@njit_inline
+def vertex_contact(y, s, P, vi, pen, nbx, nby, nbz, vel, e, tau, mu, vreg, latch, out):
+    """One vertex vi (its memory at y[s]) at approach pen > 0 into a surface of normal n_b
+    (vehicle frame, out of the surface, the surface at rest): with ``latch`` its largest
+    approach raised to pen; else its force and moment about the CG added to out[0:6], and
+    out[6], out[7] as :func:`_plane_pair`. ``vel``: (u, v, w, p, q, r) of the unit."""
+    if latch:
+        if pen > y[s]:
+            y[s] = pen
+        out[6] += 1.0
+        return
+    rx, ry, rz = P.CV[vi, 0], P.CV[vi, 1], P.CV[vi, 2]
+    k = face_stiffness(P.CK, vi, nbx, nby, nbz)
+    p, q, r = vel[3], vel[4], vel[5]
+    vx = vel[0] + q * rz - r * ry
+    vy = vel[1] + r * rx - p * rz
+    vz = vel[2] + p * ry - q * rx
+    fx, fy, fz = vertex_force(k, e, tau, mu, vreg, pen, nbx, nby, nbz, vx, vy, vz, y[s])
+    if fx == 0.0 and fy == 0.0 and fz == 0.0:
+        return      # inside its own permanent crush: no force
+    out[0] += fx
+    out[1] += fy
+    out[2] += fz
+    out[3] += ry * fz - rz * fy
+    out[4] += rz * fx - rx * fz
+    out[5] += rx * fy - ry * fx
+    out[6] += 1.0
+    if pen > out[7]:
+        out[7] = pen
+
+
+@njit_inline
+def _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out):
+    """Unit u's mesh against a plane: normal n_b (unit, out of the solid side) in the
+    vehicle frame, the CG at signed distance d0 from it. Adds the force and moment (vehicle
+    frame, about the CG) to out[0:6], counts touching vertices in out[6] and the deepest
+    approach in out[7] (a vertex inside its own permanent crush carries no force and does not
+    count); with ``latch``, raises each vertex's largest approach to its
+    approach instead (state slots from ``vbase``). ``vel``: (u, v, w, p, q, r) of the unit."""
+    if _box_depth(P.P_COLL, u, nbx, nby, nbz, d0) >= 0.0:
+        return      # the broad phase: the whole mesh is outside
+    PC = P.P_COLL
+    v0, nv = int(PC[u, CO_V0]), int(PC[u, CO_NV])
+    e, tau, vreg = PC[u, CO_E], PC[u, CO_TAU], PC[u, CO_VREG]
+    CV = P.CV
+    for i in range(nv):
+        vi = v0 + i
+        rx, ry, rz = CV[vi, 0], CV[vi, 1], CV[vi, 2]
+        pen = -(d0 + rx * nbx + ry * nby + rz * nbz)
+        if pen <= 0.0:
+            continue
+        vertex_contact(y, vbase + vi, P, vi, pen, nbx, nby, nbz, vel, e, tau, mu, vreg, latch, out)
+
+
+@njit_inline
+def _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out):
+    """Unit u's mesh against a mesh terrain: each vertex below the terrain's highest point
+    looks up the road triangle under it and meets its plane (as :func:`_plane_pair`, with the
+    friction of the triangle's material)."""
+    PC = P.P_COLL
+    v0, nv = int(PC[u, CO_V0]), int(PC[u, CO_NV])
+    e, tau, vreg, mu0 = PC[u, CO_E], PC[u, CO_TAU], PC[u, CO_VREG], PC[u, CO_MU]
+    top = P.P_ENV[E_TERRAIN_TOP]
+    # the broad phase: the box's lowest corner against the terrain's highest point
+    nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, X, Y, top, 0.0, 0.0, -1.0)
+    if _box_depth(PC, u, nbx, nby, nbz, d0) >= 0.0:
+        return
+    CV = P.CV
+    for i in range(nv):
+        vi = v0 + i
+        rx, ry, rz = CV[vi, 0], CV[vi, 1], CV[vi, 2]
+        Zv = Z + R[6] * rx + R[7] * ry + R[8] * rz
+        if Zv <= top:
+            continue
+        Xv = X + R[0] * rx + R[1] * ry + R[2] * rz
+        Yv = Y + R[3] * rx + R[4] * ry + R[5] * rz
+        found, zr, nx, ny, nz, fr, water, texture = mesh_surface(
+            P.TR_TRI, P.TR_NRM, P.TR_MAT, P.TR_MATP, P.TR_GRID, P.TR_START, P.TR_CELL, Xv, Yv)
+        if not found:
+            continue
+        pen = (Zv - zr) * nz          # into the triangle's plane (its normal points down)
+        if pen <= 0.0:
+            continue
+        # the normal out of the road (up, -n) in the vehicle frame: R^T (-n)
+        nbx = -(R[0] * nx + R[3] * ny + R[6] * nz)
+        nby = -(R[1] * nx + R[4] * ny + R[7] * nz)
+        nbz = -(R[2] * nx + R[5] * ny + R[8] * nz)
+        vertex_contact(y, vbase + vi, P, vi, pen, nbx, nby, nbz, vel, e, tau,
+                       mu0 * fr * P.P_ENV[E_MU], vreg, latch, out)
+
+
+@njit_inline
+def _earth_plane(R, X, Y, Z, px, py, pz, nx, ny, nz):
+    """A plane through earth point p with earth unit normal n, in unit terms: (n_b, d0).
+    R: the vehicle-to-earth rotation, row-major (R[3 i + j])."""
+    return (R[0] * nx + R[3] * ny + R[6] * nz,
+            R[1] * nx + R[4] * ny + R[7] * nz,
+            R[2] * nx + R[5] * ny + R[8] * nz,
+            (X - px) * nx + (Y - py) * ny + (Z - pz) * nz)
+
+
+@njit_inline
+def environment_pairs(y, P, u_wheel, u, frames, latch, out):
+    """Unit u's mesh against the environment: the road (flat ground, the terrain mesh, or an
+    external road: the plane of its first wheel's road inputs, through the road under that
+    wheel's centre) and
+    every barrier. out[0:8] as :func:`_plane_pair`."""
+    for k in range(8):
+        out[k] = 0.0
+    if P.P_COLL[u, CO_NV] <= 0.0:
+        return
+    o = N_BODY * u
+    X, Y, Z = y[o + SX], y[o + SY], y[o + SZ]
+    vel = (y[o + SU], y[o + SV], y[o + SW], y[o + SP], y[o + SQ], y[o + SR])
+    R = frames[u, FR_R:FR_R + 9]
+    vbase = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * P.P_UNIT.shape[0]
+    mu = P.P_COLL[u, CO_MU]
+    kind = P.P_ENV[E_TERRAIN]
+    if kind == TERRAIN_MESH:
+        _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out)
+    else:
+        zr, nx, ny, nz = P.P_ENV[E_GROUND_Z], 0.0, 0.0, -1.0
+        px, py = X, Y
+        if kind == TERRAIN_EXTERNAL:
+            # the plane of the first wheel's road inputs, through the road under its centre
+            w = int(P.P_UNIT[u, U_WHEEL0])
+            xw, yw = P.P_WHEEL[w, W_X], P.P_WHEEL[w, W_Y0]
+            px, py = X + R[0] * xw + R[1] * yw, Y + R[3] * xw + R[4] * yw
+            gx, gy = u_wheel[w, IW_GRADEX], u_wheel[w, IW_GRADEY]
+            m = math.sqrt(1.0 + gx * gx + gy * gy)
+            zr, nx, ny, nz = u_wheel[w, IW_ROADZ], gx / m, gy / m, -1.0 / m
+        nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, px, py, zr, nx, ny, nz)
+        _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu * P.P_ENV[E_MU], latch, out)
+    PB = P.P_BAR
+    for b in range(PB.shape[0]):
+        nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, PB[b, BA_X], PB[b, BA_Y], PB[b, BA_Z],
+                                         PB[b, BA_NX], PB[b, BA_NY], PB[b, BA_NZ])
+        _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out)
+
+
+# --- unit against unit -------------------------------------------------------------------
+
+@njit_inline
+def areal_stiffness(PC, u, CK, v, nbx, nby, nbz):
+    """The stiffness per unit area (N/m^3) of the faces vertex v of unit u lies on, against a
+    push of direction n_b (vehicle frame, as :func:`face_stiffness`): each face's value
+    weighted by its cosine, over the sum of those cosines (0 if no face is turned to it)."""
+    k, c = 0.0, 0.0
+    for f, cos in ((FACE_FRONT, -nbx), (FACE_REAR, nbx), (FACE_RIGHT, -nby), (FACE_LEFT, nby),
+                   (FACE_BOTTOM, -nbz), (FACE_ROOF, nbz)):
+        if cos > 0.0 and CK[v, f] > 0.0:
+            k += PC[u, CO_K0 + f] * cos
+            c += cos
+    return k / c if c > 0.0 else 0.0
+
+
+@njit_inline
+def _earth_box(PC, u, xmin, X, Y, Z, R):
+    """The earth-fixed bounding box (lo X, hi X, lo Y, hi Y, lo Z, hi Z) of unit u's box,
+    cut at vehicle-fixed x = xmin behind."""
+    x0 = max(PC[u, CO_XMIN], xmin)
+    cx, cy, cz = 0.5 * (x0 + PC[u, CO_XMAX]), 0.5 * (PC[u, CO_YMIN] + PC[u, CO_YMAX]), \
+        0.5 * (PC[u, CO_ZMIN] + PC[u, CO_ZMAX])
+    hx, hy, hz = 0.5 * (PC[u, CO_XMAX] - x0), 0.5 * (PC[u, CO_YMAX] - PC[u, CO_YMIN]), \
+        0.5 * (PC[u, CO_ZMAX] - PC[u, CO_ZMIN])
+    ex = X + R[0] * cx + R[1] * cy + R[2] * cz
+    ey = Y + R[3] * cx + R[4] * cy + R[5] * cz
+    ez = Z + R[6] * cx + R[7] * cy + R[8] * cz
+    rx = abs(R[0]) * hx + abs(R[1]) * hy + abs(R[2]) * hz
+    ry = abs(R[3]) * hx + abs(R[4]) * hy + abs(R[5]) * hz
+    rz = abs(R[6]) * hx + abs(R[7]) * hy + abs(R[8]) * hz
+    return ex - rx, ex + rx, ey - ry, ey + ry, ez - rz, ez + rz
+
+
+@njit_inline
+def _vertices_into_box(y, P, a, b, xa, xb, vbase, frames, latch, out_a, out_b):
+    """The vertices of unit a (those at vehicle-fixed x >= xa) against the box of unit b (cut
+    at x = xb behind): a vertex inside b's box meets its nearest face (normal out of b). Its
+    stiffness is its own in series with b's face (k_a K_b / (K_a + K_b), K the faces'
+    stiffness per unit area), halved because b's vertices meet a's box as well (two flat faces
+    pressed together then carry the series stiffness once). The force on the vertex goes to
+    out_a (a's frame, about a's CG), its reaction at the same point to out_b (b's frame); the
+    contact counts for both. With ``latch``: the vertex's largest approach raised instead."""
+    PC, CV = P.P_COLL, P.CV
+    oa, ob = N_BODY * a, N_BODY * b
+    Ra, Rb = frames[a, FR_R:FR_R + 9], frames[b, FR_R:FR_R + 9]
+    Xa, Ya, Za = y[oa + SX], y[oa + SY], y[oa + SZ]
+    Xb, Yb, Zb = y[ob + SX], y[ob + SY], y[ob + SZ]
+    ua, va, wa, pa, qa, ra = y[oa + SU], y[oa + SV], y[oa + SW], y[oa + SP], y[oa + SQ], y[oa + SR]
+    ub, vb, wb, pb, qb, rb = y[ob + SU], y[ob + SV], y[ob + SW], y[ob + SP], y[ob + SQ], y[ob + SR]
+    x0, x1 = max(PC[b, CO_XMIN], xb), PC[b, CO_XMAX]
+    y0, y1, z0, z1 = PC[b, CO_YMIN], PC[b, CO_YMAX], PC[b, CO_ZMIN], PC[b, CO_ZMAX]
+    e, tau, vreg = PC[a, CO_E], PC[a, CO_TAU], PC[a, CO_VREG]
+    mu = math.sqrt(PC[a, CO_MU] * PC[b, CO_MU])
+    v0, nv = int(PC[a, CO_V0]), int(PC[a, CO_NV])
+    for i in range(nv):
+        vi = v0 + i
+        rx, ry, rz = CV[vi, 0], CV[vi, 1], CV[vi, 2]
+        if rx < xa:
+            continue
+        # the vertex in b's frame: R_b^T (P - X_b)
+        dX = Xa + Ra[0] * rx + Ra[1] * ry + Ra[2] * rz - Xb
+        dY = Ya + Ra[3] * rx + Ra[4] * ry + Ra[5] * rz - Yb
+        dZ = Za + Ra[6] * rx + Ra[7] * ry + Ra[8] * rz - Zb
+        px = Rb[0] * dX + Rb[3] * dY + Rb[6] * dZ
+        py = Rb[1] * dX + Rb[4] * dY + Rb[7] * dZ
+        pz = Rb[2] * dX + Rb[5] * dY + Rb[8] * dZ
+        if not (x0 < px < x1 and y0 < py < y1 and z0 < pz < z1):
+            continue
+        # the nearest face of b's box: the approach and the normal out of b (b's frame)
+        pen, f, nx, ny, nz = x1 - px, FACE_FRONT, 1.0, 0.0, 0.0
+        if px - x0 < pen:
+            pen, f, nx, ny, nz = px - x0, FACE_REAR, -1.0, 0.0, 0.0
+        if y1 - py < pen:
+            pen, f, nx, ny, nz = y1 - py, FACE_RIGHT, 0.0, 1.0, 0.0
+        if py - y0 < pen:
+            pen, f, nx, ny, nz = py - y0, FACE_LEFT, 0.0, -1.0, 0.0
+        if z1 - pz < pen:
+            pen, f, nx, ny, nz = z1 - pz, FACE_BOTTOM, 0.0, 0.0, 1.0
+        if pz - z0 < pen:
+            pen, f, nx, ny, nz = pz - z0, FACE_ROOF, 0.0, 0.0, -1.0
+        if latch:
+            if pen > y[vbase + vi]:
+                y[vbase + vi] = pen
+            out_a[6] += 1.0
+            out_b[6] += 1.0
+            continue
+        # the normal in a's frame: R_a^T R_b n
+        enx = Rb[0] * nx + Rb[1] * ny + Rb[2] * nz
+        eny = Rb[3] * nx + Rb[4] * ny + Rb[5] * nz
+        enz = Rb[6] * nx + Rb[7] * ny + Rb[8] * nz
+        nax = Ra[0] * enx + Ra[3] * eny + Ra[6] * enz
+        nay = Ra[1] * enx + Ra[4] * eny + Ra[7] * enz
+        naz = Ra[2] * enx + Ra[5] * eny + Ra[8] * enz
+        ka = face_stiffness(P.CK, vi, nax, nay, naz)
+        Ka, Kb = areal_stiffness(PC, a, P.CK, vi, nax, nay, naz), PC[b, CO_K0 + f]
+        if ka <= 0.0 or Ka + Kb <= 0.0:
+            continue
+        k = 0.5 * ka * Kb / (Ka + Kb)
+        # the vertex's velocity relative to b's material point there, in b's frame
+        vax = ua + qa * rz - ra * ry
+        vay = va + ra * rx - pa * rz
+        vaz = wa + pa * ry - qa * rx
+        evx = Ra[0] * vax + Ra[1] * vay + Ra[2] * vaz
+        evy = Ra[3] * vax + Ra[4] * vay + Ra[5] * vaz
+        evz = Ra[6] * vax + Ra[7] * vay + Ra[8] * vaz
+        vx = Rb[0] * evx + Rb[3] * evy + Rb[6] * evz - (ub + qb * pz - rb * py)
+        vy = Rb[1] * evx + Rb[4] * evy + Rb[7] * evz - (vb + rb * px - pb * pz)
+        vz = Rb[2] * evx + Rb[5] * evy + Rb[8] * evz - (wb + pb * py - qb * px)
+        fx, fy, fz = vertex_force(k, e, tau, mu, vreg, pen, nx, ny, nz, vx, vy, vz, y[vbase + vi])
+        if fx == 0.0 and fy == 0.0 and fz == 0.0:
+            continue
+        # on b: the reaction, at the vertex
+        out_b[0] -= fx
+        out_b[1] -= fy
+        out_b[2] -= fz
+        out_b[3] -= py * fz - pz * fy
+        out_b[4] -= pz * fx - px * fz
+        out_b[5] -= px * fy - py * fx
+        out_b[6] += 1.0
+        # on a: the force in a's frame
+        ex = Rb[0] * fx + Rb[1] * fy + Rb[2] * fz
+        ey = Rb[3] * fx + Rb[4] * fy + Rb[5] * fz
+        ez = Rb[6] * fx + Rb[7] * fy + Rb[8] * fz
+        gx = Ra[0] * ex + Ra[3] * ey + Ra[6] * ez
+        gy = Ra[1] * ex + Ra[4] * ey + Ra[7] * ez
+        gz = Ra[2] * ex + Ra[5] * ey + Ra[8] * ez
+        out_a[0] += gx
+        out_a[1] += gy
+        out_a[2] += gz
+        out_a[3] += ry * gz - rz * gy
+        out_a[4] += rz * gx - rx * gz
+        out_a[5] += rx * gy - ry * gx
+        out_a[6] += 1.0
+        if pen > out_a[7]:
+            out_a[7] = pen
+        if pen > out_b[7]:
+            out_b[7] = pen
+
+
+@njit_inline
+def unit_pair(y, P, k, frames, latch, coll):
+    """Pair k of P_PAIR: each unit's vertices against the other's box (cut behind at the
+    pair's x of each), after a broad phase on their earth-fixed bounding boxes; into coll's
+    rows of both units (:func:`_vertices_into_box`)."""
+    PP = P.P_PAIR
+    a, b = int(PP[k, PA_A]), int(PP[k, PA_B])
+    xa, xb = PP[k, PA_AX], PP[k, PA_BX]
+    oa, ob = N_BODY * a, N_BODY * b
+    ba = _earth_box(P.P_COLL, a, xa, y[oa + SX], y[oa + SY], y[oa + SZ], frames[a, FR_R:FR_R + 9])
+    bb = _earth_box(P.P_COLL, b, xb, y[ob + SX], y[ob + SY], y[ob + SZ], frames[b, FR_R:FR_R + 9])
+    if ba[1] < bb[0] or bb[1] < ba[0] or ba[3] < bb[2] or bb[3] < ba[2] or ba[5] < bb[4] or bb[5] < ba[4]:
+        return      # the broad phase: the boxes are apart
+    vbase = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * P.P_UNIT.shape[0]
+    _vertices_into_box(y, P, a, b, xa, xb, vbase, frames, latch, coll[a], coll[b])
+    _vertices_into_box(y, P, b, a, xb, xa, vbase, frames, latch, coll[b], coll[a])
+
+
+@njit_inline
+def collision_forces(y, P, u_wheel, frames, t, coll):
+    """Every unit's collision force and moment (vehicle-fixed, about its CG) into
+    coll[u, 0:6], whether it touches into coll[u, 6] and its deepest approach now into
+    coll[u, 7] (environment pairs from simulation.collisions.environment_start_time on)."""
+    for u in range(P.P_UNIT.shape[0]):
+        row = coll[u]
+        for k in range(8):
+            row[k] = 0.0
+        if t >= P.P_ENV[E_COLL_T_ENV]:
+            environment_pairs(y, P, u_wheel, u, frames, False, row)
+    if t >= P.P_ENV[E_COLL_T_VEH]:
+        for k in range(P.P_PAIR.shape[0]):
+            unit_pair(y, P, k, frames, False, coll)
+
+
+@njit
+def latch_contacts(y, t, P, u_wheel, frames, coll):
+    """At a step boundary: every vertex's largest approach raised to its approach now, and a
+    unit's first contact latched with its earth-fixed CG velocity then (for deltaV).
+    ``frames``: the units' rotations of this state (``vehicle.synchronize``); ``coll``:
+    scratch rows of 8."""
+    base = int(P.P_ENV[E_COLL_BASE])
+    for u in range(P.P_UNIT.shape[0]):
+        for k in range(8):
+            coll[u, k] = 0.0
+        if t >= P.P_ENV[E_COLL_T_ENV]:
+            environment_pairs(y, P, u_wheel, u, frames, True, coll[u])
+    if t >= P.P_ENV[E_COLL_T_VEH]:
+        for k in range(P.P_PAIR.shape[0]):
+            unit_pair(y, P, k, frames, True, coll)
+    for u in range(P.P_UNIT.shape[0]):
+        row = coll[u]
+        s = base + N_COLL_UNIT_STATE * u
+        if row[6] > 0.0 and y[s + CS_CONTACT] < 0.5:
+            o = N_BODY * u
+            R = frames[u, FR_R:FR_R + 9]
+            uu, vv, ww = y[o + SU], y[o + SV], y[o + SW]
+            y[s + CS_CONTACT] = 1.0
+            y[s + CS_VX0] = R[0] * uu + R[1] * vv + R[2] * ww
+            y[s + CS_VY0] = R[3] * uu + R[4] * vv + R[5] * ww
+            y[s + CS_VZ0] = R[6] * uu + R[7] * vv + R[8] * ww
+
+
+@njit_inline
+def collision_outputs(y, P, u, frames, coll, y_unit_row, c_fx):
+    """The unit's collision outputs from c_fx on (layout.YU_COLL_*): force, moment, contact,
+    deltaV and maxCrush."""
+    for k in range(6):
+        y_unit_row[c_fx + k] = coll[u, k]
+    y_unit_row[c_fx + 6] = 1.0 if coll[u, WC_CONTACT] > 0.0 else 0.0
+    s = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * u
+    dv = 0.0
+    if y[s + CS_CONTACT] > 0.5:
+        o = N_BODY * u
+        R = frames[u, FR_R:FR_R + 9]
+        uu, vv, ww = y[o + SU], y[o + SV], y[o + SW]
+        dx = R[0] * uu + R[1] * vv + R[2] * ww - y[s + CS_VX0]
+        dy = R[3] * uu + R[4] * vv + R[5] * ww - y[s + CS_VY0]
+        dz = R[6] * uu + R[7] * vv + R[8] * ww - y[s + CS_VZ0]
+        dv = math.sqrt(dx * dx + dy * dy + dz * dz)
+    y_unit_row[c_fx + 7] = dv
+    vbase = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * P.P_UNIT.shape[0]
+    v0, nv = int(P.P_COLL[u, CO_V0]), int(P.P_COLL[u, CO_NV])
+    crush = 0.0
+    for i in range(nv):
+        if y[vbase + v0 + i] > crush:
+            crush = y[vbase + v0 + i]
+    y_unit_row[c_fx + 8] = max(crush, coll[u, WC_DEPTH])
+
+
+# --- packing (set-up, Python) ----------------------------------------------------------
+
+def unit_box(unit, delta=(0.0, 0.0, 0.0)):
+    """(x_front, x_rear, y_half, z_top, z_bottom, y_centre) of the unit's mesh box,
+    vehicle-fixed from its CG (with payloads: ``delta`` of Eq. 42 from the unit's own CG).
+
+    The box spans dimensions.length back from dimensions.front_x (default: the front axle plus
+    half of the length beyond the wheelbase, equal overhangs), dimensions.width, and from
+    collision.ground_clearance (default half the smallest unloaded tire radius) up to
+    collision.height (default dimensions.height, else twice the CG height) above ground.
+    """
+    dims, col, sm = unit["dimensions"], unit["collision"], unit["sprung_mass"]
+    length, width, cgh = dims["length"], dims["width"], sm["cg_height"]
+    axles = unit["axles"]
+    front = dims.get("front_x")
+    if front is None:
+        front = axles[0]["x"] + 0.5 * (length - (axles[0]["x"] - axles[-1]["x"]))
+    height = col.get("height") or dims.get("height") or 2.0 * cgh
+    clearance = col.get("ground_clearance")
+    if clearance is None:
+        clearance = 0.5 * min(t["unloaded_radius"] for t in unit["tires"].values())
+    dx, dy, dz = delta
+    return (front - dx, front - length - dx, 0.5 * width, cgh - height - dz, cgh - clearance - dz, -dy)
+
+
+def box_problems(unit, path):
+    """The problems of a unit's mesh box (a roof below its underbody)."""
+    col = unit.get("collision") or {}
+    if not col.get("enabled") or not unit.get("tires") or not unit.get("dimensions"):
+        return []
+    try:
+        _, _, _, z_top, z_bottom, _ = unit_box(unit)
+    except (TypeError, KeyError, ValueError):
+        return []      # the fields are reported on their own
+    if not z_top < z_bottom:
+        return [f"{path}.collision.height: a roof height above the ground clearance "
+                f"(got roof {unit['sprung_mass']['cg_height'] - z_top:g} m, underbody "
+                f"{unit['sprung_mass']['cg_height'] - z_bottom:g} m above ground)"]
+    return []
+
+
+def pack_collisions(units, deltas, total_masses, terrain_tri):
+    """(P_COLL, CV, CK, terrain top) for the event's units (``deltas``: each unit's CG shift
+    of Eq. 42, ``total_masses``: each unit's sprung plus unsprung mass)."""
+    from .layout import N_COLL_P
+    P_COLL = np.zeros((len(units), N_COLL_P))
+    verts, stiff = [np.zeros((0, 3))], [np.zeros((0, N_FACES))]
+    n = 0
+    for ui, unit in enumerate(units):
+        col = unit["collision"]
+        if not col["enabled"]:
+            continue
+        xf, xr, yh, zt, zb, yc = unit_box(unit, deltas[ui])
+        b = col["crush_stiffness"]
+        h = zb - zt
+        areal = np.zeros(N_FACES)
+        areal[FACE_FRONT], areal[FACE_REAR] = b["front"] / h, b["rear"] / h
+        areal[[FACE_RIGHT, FACE_LEFT, FACE_BOTTOM, FACE_ROOF]] = b["side"] / h
+        cab = col.get("cab_length")
+        cv, ck = box_mesh(xf, xr, yh, zt, zb, areal, col["mesh_vertices"],
+                          () if cab is None else (xf - cab,))
+        cv[:, 1] += yc
+        e = col["restitution"]
+        k_front = b["front"] * 2.0 * yh / (e * e)         # the front face's unloading stiffness
+        omega = math.sqrt(k_front / total_masses[ui])
+        P = P_COLL[ui]
+        P[CO_V0], P[CO_NV] = n, len(cv)
+        P[CO_E], P[CO_MU] = e, col["friction"]
+        P[CO_TAU] = 2.0 * col["damping_ratio"] / omega
+        P[CO_VREG] = FRICTION_SPEED
+        P[CO_XMIN], P[CO_XMAX] = cv[:, 0].min(), cv[:, 0].max()
+        P[CO_YMIN], P[CO_YMAX] = cv[:, 1].min(), cv[:, 1].max()
+        P[CO_ZMIN], P[CO_ZMAX] = cv[:, 2].min(), cv[:, 2].max()
+        P[CO_K0:CO_K0 + N_FACES] = areal
+        verts.append(cv)
+        stiff.append(ck)
+        n += len(cv)
+    top = float(terrain_tri[:, 2::3].min()) if terrain_tri.shape[0] else 0.0
+    return P_COLL, np.ascontiguousarray(np.concatenate(verts)), np.ascontiguousarray(np.concatenate(stiff)), top
+
+
+def pack_barriers(barriers):
+    """P_BAR of the event's barriers, their normals made unit."""
+    from .layout import N_BAR_P
+    P_BAR = np.zeros((len(barriers), N_BAR_P))
+    for b, bar in enumerate(barriers):
+        n = np.array(bar["normal"], dtype=np.float64)
+        P_BAR[b, BA_X:BA_Z + 1] = bar["point"]
+        P_BAR[b, BA_NX:BA_NZ + 1] = n / np.linalg.norm(n)
+    return P_BAR
+
+
+#: the x of "the whole box" in P_PAIR (no cut)
+WHOLE_BOX = -1.0e9
+
+
+def pack_pairs(units, deltas):
+    """P_PAIR: the pairs of units whose meshes meet. Every unit of a vehicle with every unit
+    of every other vehicle (the whole boxes). Within a combination, a unit with a
+    ``collision.cab_length`` and each unit it tows: the towed unit's whole box against the
+    towing unit's box from its front back to cab_length (its cab), so that a jackknife stops
+    at the cab. Raises EventError if the towed unit's box reaches into the cab at rest (the
+    coupling points aligned)."""
+    from .event import EventError
+    from .layout import N_PAIR_P
+    index = {u["name"]: i for i, u in enumerate(units)}
+    pairs = []
+    for bi, unit in enumerate(units):
+        front = (unit.get("connections") or {}).get("front")
+        if not front or not unit["collision"]["enabled"]:
+            continue
+        ai = index[front["tow"]]
+        tow = units[ai]
+        cab = tow["collision"].get("cab_length")
+        if cab is None or not tow["collision"]["enabled"]:
+            continue
+        xf_a = unit_box(tow, deltas[ai])[0]
+        x_cab = xf_a - cab
+        # the towed unit's front, in the tower's frame, with the coupling points together
+        rear = tow["connections"]["rear"]
+        nose = (rear["point"][0] - deltas[ai][0]) + (unit_box(unit, deltas[bi])[0]
+                                                     - (front["point"][0] - deltas[bi][0]))
+        if not nose < x_cab:
+            raise EventError([f"units[{ai}].collision.cab_length: a cab that ends ahead of the "
+                              f"front of the unit it tows ({unit['name']}) at rest: at most "
+                              f"{xf_a - nose:.3g} m (got {cab:g} m)"])
+        pairs.append((ai, bi, x_cab, WHOLE_BOX))
+    # vehicle with vehicle: every unit of one against every unit of another
+    vehicle = []
+    for unit in units:
+        front = (unit.get("connections") or {}).get("front")
+        vehicle.append(vehicle[index[front["tow"]]] if front else len(vehicle))
+    for ai in range(len(units)):
+        for bi in range(ai + 1, len(units)):
+            if vehicle[ai] != vehicle[bi] and units[ai]["collision"]["enabled"] \
+                    and units[bi]["collision"]["enabled"]:
+                pairs.append((ai, bi, WHOLE_BOX, WHOLE_BOX))
+    P_PAIR = np.zeros((len(pairs), N_PAIR_P))
+    for k, row in enumerate(pairs):
+        P_PAIR[k] = row
+    return P_PAIR

@@ -1,0 +1,163 @@
+"""The body's collisions with the environment through the built FMU (fmpy), against closed
+forms: the default car into a rigid barrier, and a car that rolls over onto its roof.
+
+Barrier: the car rolls in neutral at v into a wall square to its path. Its front face, of
+width w and crush stiffness B per unit width, is pressed evenly: the loading work to the
+largest approach delta_m is w B delta_m^2 / 2, which equals the kinetic energy it brings
+(1/2 m v^2 and its wheels' spin energy). The unloading path returns e^2 of it through a
+spring with the damper of damping ratio zeta (docs/equations.md, "Collisions"), so the car
+separates at e f(zeta) v, f the separation speed of a damped spring released from rest.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+import engine
+from conftest import event_fmu
+from test_fmu_physics import run
+
+DATA = json.loads(engine.load_event().to_json())
+CAR = DATA["units"][0]
+G = DATA["environment"]["gravity"]
+WIDTH = CAR["dimensions"]["width"]
+FRONT_X = CAR["axles"][0]["x"] + 0.5 * (CAR["dimensions"]["length"]
+                                        - (CAR["axles"][0]["x"] - CAR["axles"][-1]["x"]))
+WALL_X = FRONT_X + 1.0                   # 1 m ahead of the car's front
+V_IN = 10.0
+COLL = ["car.collision." + k for k in ("Fx", "Fy", "Fz", "Mx", "My", "Mz", "deltaV", "maxCrush")]
+WHEELS = [f"car.axle{k}.{s}" for k in (1, 2) for s in ("left", "right")]
+
+
+def _mass():
+    return (CAR["sprung_mass"]["mass"]
+            + sum(2 * a["unsprung_mass_per_wheel"] for a in CAR["axles"]))
+
+
+def separation_factor(zeta):
+    """f(zeta): x'' + 2 zeta x' + x = 0 from x = 1 at rest; the speed when the spring and
+    damper force x + 2 zeta x' first vanishes (the undamped speed is 1)."""
+    wd = math.sqrt(1.0 - zeta * zeta)
+
+    def x(t):
+        return math.exp(-zeta * t) * (math.cos(wd * t) + zeta / wd * math.sin(wd * t))
+
+    def xd(t):
+        return -math.exp(-zeta * t) * math.sin(wd * t) / wd
+
+    if zeta == 0.0:
+        return 1.0
+    t = brentq(lambda t: x(t) + 2.0 * zeta * xd(t), 1e-9, math.pi / wd)
+    return abs(xd(t))
+
+
+@pytest.fixture(scope="module")
+def barrier_fmu(fmu_dir):
+    data = copy.deepcopy(DATA)
+    data["environment"]["barriers"] = [{"point": [WALL_X, 0.0, 0.0], "normal": [-1.0, 0.0, 0.0]}]
+    return event_fmu(fmu_dir, "collision_barrier", data)
+
+
+def test_separation_factor_of_a_damped_spring():
+    assert separation_factor(0.0) == 1.0
+    # the undamped limit and a value from the closed form by hand (zeta = 0.1: 0.8626)
+    assert separation_factor(1e-6) == pytest.approx(1.0, abs=1e-5)
+    assert separation_factor(0.1) == pytest.approx(0.8626, abs=1e-4)
+
+
+def test_central_impact_into_a_rigid_barrier(instance, barrier_fmu):
+    inst = instance(barrier_fmu).start({"car.speed0": V_IN})
+    spin0 = [inst.get(w + ".spin") for w in WHEELS]
+
+    def neutral(t, i):
+        i.set("car.gear", 0)
+
+    r = run(inst, 0.6, neutral, h=0.001, record=("car.X", "car.u", "car.pitch") + tuple(COLL))
+    col = CAR["collision"]
+    e, zeta, B = col["restitution"], col["damping_ratio"], col["crush_stiffness"]["front"]
+    m = _mass()
+    fx = r["car.collision.Fx"]
+    touching = np.flatnonzero(fx != 0.0)
+    assert touching.size, "the car never reached the barrier"
+    first, last = touching[0], touching[-1]
+    assert np.all(fx[first:last + 1] < 0.0)          # the wall only pushes back
+    # the approach: the car arrives at V_IN less its rolling resistance over the 1 m gap
+    v_in = r["car.u"][first - 1]
+    assert v_in == pytest.approx(V_IN, rel=2e-3)
+    # it never passes the wall: the front stops maxCrush beyond the wall's plane, well
+    # short of the front overhang
+    crush = r["car.collision.maxCrush"][-1]
+    overhang = FRONT_X - CAR["axles"][0]["x"]
+    assert 0.0 < crush < 0.5 * overhang
+    x_front = r["car.X"] + FRONT_X
+    assert np.max(x_front) - WALL_X == pytest.approx(crush, rel=0.02)
+    # energy: the loading work w B delta_m^2 / 2 is the kinetic energy brought in, the
+    # wheels' spin included (spin inertia of each wheel's tire)
+    tire = CAR["tires"][CAR["axles"][0]["tire"]]
+    e_spin = 0.5 * sum(CAR["tires"][a["tire"]]["spin_inertia"] * s ** 2
+                       for a, pair in zip(CAR["axles"], (spin0[:2], spin0[2:])) for s in pair)
+    assert tire["spin_inertia"] > 0.0
+    e_in = 0.5 * m * v_in ** 2 + e_spin
+    e_load = 0.5 * WIDTH * B * crush ** 2
+    assert e_load == pytest.approx(e_in, rel=0.02)
+    # the crush energy, what the unloading path does not return: (1 - e^2) of the loading work
+    assert (1 - e * e) * e_load == pytest.approx(0.5 * m * v_in ** 2 * (1 - e * e), rel=0.05)
+    # rebound: the speed at separation against e f(zeta) v
+    v_out = -r["car.u"][last + 1]
+    expected = e * separation_factor(zeta) * v_in
+    assert v_out == pytest.approx(expected, rel=0.06)
+    # deltaV: the change of the CG velocity since first contact
+    assert r["car.collision.deltaV"][last + 1] == pytest.approx(v_in + v_out, rel=0.01)
+    # a central impact: no side force, no yaw or roll moment
+    assert np.max(np.abs(r["car.collision.Fy"])) < 1e-6 * np.max(np.abs(fx))
+    assert np.max(np.abs(r["car.collision.Mz"])) < 1e-6 * np.max(np.abs(fx))
+    assert inst.get("car.collision.contact") in (False, 0)      # apart again
+
+
+@pytest.fixture(scope="module")
+def rollover_fmu(fmu_dir):
+    return event_fmu(fmu_dir, "collision_rollover", copy.deepcopy(DATA))
+
+
+def test_a_rolled_over_car_comes_to_rest_on_its_roof(instance, rollover_fmu):
+    """A 6 rad steering step at 9 m/s on a friction 2 road rolls the car onto its roof (in
+    about 1.5 s). It
+    must not sink: its CG stays above the ground by the roof's height above the CG less the
+    deepest crush, at rest the road carries its whole weight through the roof (the tires
+    carry nothing), and it comes to rest."""
+    inst = instance(rollover_fmu).start({"car.speed0": 9.0, "frictionMultiplier": 2.0})
+
+    def steer(t, i):
+        i.set("car.steeringWheelAngle", 6.0 if t >= 0.2 else 0.0)
+
+    names = ("car.Z", "car.roll", "car.pitch", "car.speed", "car.collision.Fz",
+             "car.collision.Fx", "car.collision.Fy", "car.collision.maxCrush") + \
+        tuple(w + ".Fz" for w in WHEELS)
+    r = run(inst, 10.0, steer, record=names)
+    assert np.all(np.isfinite(r["car.Z"]))
+    roll = r["car.roll"][-1]
+    assert math.cos(roll) < -0.99 and abs(r["car.pitch"][-1]) < 0.05     # on its roof
+    roof = CAR["collision"]["height"] or 2.0 * CAR["sprung_mass"]["cg_height"]
+    roof_above_cg = roof - CAR["sprung_mass"]["cg_height"]
+    crush = r["car.collision.maxCrush"][-1]
+    assert 0.0 < crush < 0.5 * roof_above_cg
+    height = -r["car.Z"]                       # CG above the ground (flat road at Z = 0)
+    inverted = np.cos(r["car.roll"]) < -0.99
+    assert np.min(height[inverted]) >= roof_above_cg - crush - 1e-3
+    # coming to rest: the rocking on the roof dies away (by about half each second), and
+    # the road holds the weight through the body alone
+    t = r["time"]
+    last = t > 9.0
+    assert np.max(r["car.speed"][last]) < 0.01
+    assert np.max(r["car.speed"][last]) < 0.5 * np.max(r["car.speed"][(t > 7.0) & (t <= 8.0)])
+    assert np.ptp(r["car.Z"][last]) < 1e-3
+    assert max(np.max(r[w + ".Fz"][last]) for w in WHEELS) == 0.0
+    f = np.array([r["car.collision." + k][-1] for k in ("Fx", "Fy", "Fz")])
+    assert np.linalg.norm(f) == pytest.approx(_mass() * G, rel=0.01)
+    # upside down the body's z axis points up: the road pushes along +z
+    assert f[2] == pytest.approx(_mass() * G, rel=0.01)
