@@ -141,8 +141,9 @@ FIELDS: dict[str, Field] = {
                      "vehicle-fixed frame"),
     "aero.Mz": Field("N.m", None, "Aerodynamic moment about the CG, z (yaw), "
                      "vehicle-fixed frame"),
-    "collision.Fx": Field("N", "kN", "Collision force on the unit's exterior mesh (road and "
-                          "barriers), x (forward), vehicle-fixed frame"),
+    "collision.Fx": Field("N", "kN", "Collision force on the unit's exterior mesh (road, "
+                          "barriers, other vehicles, the unit it tows or is towed by), x (forward), "
+                          "vehicle-fixed frame"),
     "collision.Fy": Field("N", "kN", "Collision force on the unit's exterior mesh, y (right), "
                           "vehicle-fixed frame"),
     "collision.Fz": Field("N", "kN", "Collision force on the unit's exterior mesh, z (down), "
@@ -151,7 +152,7 @@ FIELDS: dict[str, Field] = {
     "collision.My": Field("N.m", None, "Collision moment about the CG, y (pitch), vehicle-fixed frame"),
     "collision.Mz": Field("N.m", None, "Collision moment about the CG, z (yaw), vehicle-fixed frame"),
     "collision.contact": Field(None, None, "A vertex of the unit's exterior mesh is pressed against "
-                               "the road or a barrier now", "Boolean"),
+                               "the road, a barrier or another unit's mesh now", "Boolean"),
     "collision.deltaV": Field("m/s", "km/h", "Magnitude of the change of the CG velocity since the "
                               "unit's first contact (0 before it)"),
     "collision.maxCrush": Field("m", None, "Deepest approach any vertex of the exterior mesh has had "
