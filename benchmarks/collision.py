@@ -1,0 +1,131 @@
+"""Collision cost: two cars in sustained contact through the FMU at a 10 ms step.
+
+    python benchmarks/collision.py [--out out] [--duration 5] [--step 0.01] [--vertices 300]
+
+The shipped two-car event (engine/data/two-cars.json) with both cars on one line: the first
+car, in first gear at part throttle, drives at ``--speed`` into the second, which stands
+braked ``--gap`` metres ahead, and keeps pushing it, so that the two exterior meshes (about
+``--vertices`` vertices each, ``collision.mesh_vertices``) stay in contact. The FMU is built
+from that event (``out/SimonCollisionBench.fmu``), then stepped with fmpy's FMU2Slave at
+``--step`` for ``--duration`` s, three rounds in this process; the fastest round is reported.
+The steps in which ``car.collision.contact`` is true are timed apart from the others: their
+real-time factor is the collision's figure. A benchmark, not a test: nothing asserts a time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def write_event(out: Path, speed: float, gap: float, vertices: int) -> Path:
+    """The two-car event with the cars on one line, the second braked ahead of the first."""
+    from engine.event import TWO_CARS_EVENT
+    data = json.loads(Path(TWO_CARS_EVENT).read_text())
+    car, car2 = data["units"]
+    for unit in (car, car2):
+        unit.setdefault("collision", {})["mesh_vertices"] = vertices
+    length = car["dimensions"]["length"]
+    car["initial"] = {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": speed}
+    car2["initial"] = {"X": length + gap, "Y": 0.0, "yaw": 0.0, "speed": 0.0}
+    data.setdefault("simulation", {}).setdefault("collisions", {}).update(
+        {"vehicle_start_time": 0.0})
+    path = out / "bench-collision.json"
+    path.write_text(json.dumps(data, indent=1))
+    return path
+
+
+def run(fmu: Path, duration: float, step: float, names: list[str]) -> dict:
+    from fmpy import extract, read_model_description
+    from fmpy.fmi2 import FMU2Slave
+    md = read_model_description(str(fmu))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    folder = extract(str(fmu))
+    try:
+        rounds = []
+        for _ in range(3):          # a new slave each round: freeInstance unloads the library
+            slave = FMU2Slave(guid=md.guid, unzipDirectory=folder,
+                              modelIdentifier=md.coSimulation.modelIdentifier, instanceName="bench")
+            slave.instantiate()
+            slave.setupExperiment(startTime=0.0)
+            slave.enterInitializationMode()
+            slave.exitInitializationMode()
+            slave.setInteger([vr["car.gear"], vr["car2.gear"]], [1, 1])
+            slave.setReal([vr["car.throttle"], vr["car2.brakePedalForce"]], [0.3, 400.0])
+            contact_vr = vr["car.collision.contact"]
+            out_vrs = [vr[n] for n in names]
+            walls, contacts, crush = [], [], 0.0
+            t = 0.0
+            for _k in range(int(round(duration / step))):
+                t0 = time.perf_counter()
+                slave.doStep(currentCommunicationPoint=t, communicationStepSize=step)
+                y = slave.getReal(out_vrs)
+                walls.append(time.perf_counter() - t0)
+                contacts.append(bool(slave.getBoolean([contact_vr])[0]))
+                t += step
+            crush = y[names.index("car.collision.maxCrush")]
+            gap = y[names.index("car2.X")] - y[names.index("car.X")]
+            slave.terminate()
+            slave.freeInstance()
+            walls, contacts = np.array(walls), np.array(contacts)
+            rounds.append({"wall": float(walls.sum()),
+                           "contact_steps": int(contacts.sum()), "steps": int(contacts.size),
+                           "contact_wall": float(walls[contacts].sum()),
+                           "free_wall": float(walls[~contacts].sum()),
+                           "max_crush": float(crush), "final_cg_distance": float(gap)})
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    best = min(rounds, key=lambda r: r["wall"])
+    n_c, n_f = best["contact_steps"], best["steps"] - best["contact_steps"]
+    best["x_real_time"] = duration / best["wall"]
+    best["contact_x_real_time"] = (n_c * step / best["contact_wall"]) if n_c else float("nan")
+    best["free_x_real_time"] = (n_f * step / best["free_wall"]) if n_f else float("nan")
+    return best
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "out"))
+    parser.add_argument("--duration", type=float, default=5.0)
+    parser.add_argument("--step", type=float, default=0.01)
+    parser.add_argument("--speed", type=float, default=2.0, help="first car's speed, m/s")
+    parser.add_argument("--gap", type=float, default=0.5, help="bumper gap at the start, m")
+    parser.add_argument("--vertices", type=int, default=300)
+    parser.add_argument("--rebuild", action="store_true")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    event = write_event(out, args.speed, args.gap, args.vertices)
+    fmu = out / "SimonCollisionBench.fmu"
+    if args.rebuild or not fmu.exists():
+        subprocess.run([sys.executable, "-m", "simon_fmu", "build", str(event), "-o", str(fmu)],
+                       check=True, cwd=ROOT)
+    names = ["car.X", "car2.X", "car.collision.maxCrush", "car.collision.Fx"]
+    load0 = os.getloadavg()[0]
+    r = run(fmu, args.duration, args.step, names)
+    r.update({"load_average": [load0, os.getloadavg()[0]], "machine": platform.node(),
+              "cpus": os.cpu_count(), "step": args.step, "duration": args.duration,
+              "vertices": args.vertices})
+    print(f"two cars, {args.vertices} vertices each, {args.step * 1e3:g} ms step, "
+          f"{args.duration:g} s: {r['x_real_time']:.1f} x real time overall; "
+          f"{r['contact_steps']} of {r['steps']} steps in contact at "
+          f"{r['contact_x_real_time']:.1f} x real time, the others at "
+          f"{r['free_x_real_time']:.1f} x; max crush {r['max_crush']:.3f} m; "
+          f"load average {load0:.2f} to {os.getloadavg()[0]:.2f}")
+    (out / "benchmark-collision.json").write_text(json.dumps(r, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
