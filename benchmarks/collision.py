@@ -65,7 +65,7 @@ def run(fmu: Path, duration: float, step: float, names: list[str]) -> dict:
             slave.setReal([vr["car.throttle"], vr["car2.brakePedalForce"]], [0.3, 400.0])
             contact_vr = vr["car.collision.contact"]
             out_vrs = [vr[n] for n in names]
-            walls, contacts, crush = [], [], 0.0
+            walls, contacts = [], []
             t = 0.0
             for _k in range(int(round(duration / step))):
                 t0 = time.perf_counter()
