@@ -9,7 +9,8 @@ sprung mass. The surfaces of this slice are the environment's: the road under th
 terrain, so an overturned body rests and slides on its roof or side) and the event's rigid
 barriers (planes), and unit against unit (:func:`unit_pair`, P_PAIR): a tractor's cab (its
 box cut at ``collision.cab_length``) with the trailer it tows, each unit's vertices against
-the other's box, its nearest face the contact normal, the vertex's stiffness in series with
+the other's box, the face of that box they entered through the contact normal (latched per
+pair and direction, :func:`_vertices_into_box`), the vertex's stiffness in series with
 that face's and halved (both directions are summed), the reaction on the other unit at the
 same point. The force law (:func:`normal_force`, :func:`vertex_force`) is the same for every
 pair of a vertex and a surface.
@@ -51,11 +52,18 @@ from .layout import (BA_NX, BA_NY, BA_NZ, BA_X, BA_Y, BA_Z, CO_E, CO_MU, CO_NV, 
                      FACE_RIGHT, FACE_ROOF, FR_R, IW_GRADEX, IW_GRADEY, IW_ROADZ, N_BODY,
                      N_COLL_UNIT_STATE, N_FACES, SP, SQ, SR, SU, SV, SW, SX, SY, SZ,
                      TERRAIN_EXTERNAL, TERRAIN_MESH, U_WHEEL0, W_X, W_Y0, CO_K0, E_COLL_T_VEH,
-                     PA_A, PA_B, PA_AX, PA_BX)
+                     PA_A, PA_B, PA_AX, PA_BX, N_PAIR_STATE, PS_FACE_ON_A, PS_FACE_ON_B)
 from .terrain_mesh import mesh_surface
 
 #: the sliding speed below which the friction force is regularised (grows linearly), m/s
 FRICTION_SPEED = 0.1
+#: the least speed a vertex inside another unit's box is taken to have entered it with, through
+#: any face (engine.collision.entry_face), m/s
+ENTRY_SPEED = 0.1
+#: how far outside another unit's box a vertex still meets it, m: the vertices along the edges
+#: of a face lie on the planes of the other box's faces when the two are level (two cars of one
+#: height side by side), and meet it on both sides of that plane alike
+EDGE = 1e-3
 
 #: work columns of Work.coll[u, :]
 WC_FX, WC_FY, WC_FZ, WC_MX, WC_MY, WC_MZ, WC_CONTACT, WC_DEPTH = range(8)
@@ -180,6 +188,19 @@ def vertex_force(k, e, tau, mu, vreg, pen, nx, ny, nz, vx, vy, vz, dmax):
 
 
 @njit_inline
+def add_wrench(out, rx, ry, rz, fx, fy, fz):
+    """A vertex's force f at r (from the CG) onto the sums out[0:3] (Eq. 3) and its moment
+    r x f onto out[3:6] (Eq. 7); one more vertex in contact in out[6]."""
+    out[0] += fx
+    out[1] += fy
+    out[2] += fz
+    out[3] += ry * fz - rz * fy
+    out[4] += rz * fx - rx * fz
+    out[5] += rx * fy - ry * fx
+    out[6] += 1.0
+
+
+@njit_inline
 def _box_depth(P_COLL, u, nbx, nby, nbz, d0):
     """The signed distance from the plane (normal n_b in the vehicle frame, the CG at d0
     along it) of the corner of unit u's bounding box deepest into it (< 0: inside)."""
@@ -213,13 +234,7 @@ def vertex_contact(y, s, P, vi, pen, nbx, nby, nbz, vel, e, tau, mu, vreg, latch
     fx, fy, fz = vertex_force(k, e, tau, mu, vreg, pen, nbx, nby, nbz, vx, vy, vz, y[s])
     if fx == 0.0 and fy == 0.0 and fz == 0.0:
         return      # inside its own permanent crush: no force
-    out[0] += fx
-    out[1] += fy
-    out[2] += fz
-    out[3] += ry * fz - rz * fy
-    out[4] += rz * fx - rx * fz
-    out[5] += rx * fy - ry * fx
-    out[6] += 1.0
+    add_wrench(out, rx, ry, rz, fx, fy, fz)
     if pen > out[7]:
         out[7] = pen
 
@@ -294,7 +309,7 @@ def _earth_plane(R, X, Y, Z, px, py, pz, nx, ny, nz):
             (X - px) * nx + (Y - py) * ny + (Z - pz) * nz)
 
 
-@njit_inline
+@njit
 def environment_pairs(y, P, u_wheel, u, frames, latch, out):
     """Unit u's mesh against the environment: the road (flat ground, the terrain mesh, or an
     external road: the plane of its first wheel's road inputs, through the road under that
@@ -368,15 +383,58 @@ def _earth_box(PC, u, xmin, X, Y, Z, R):
 
 
 @njit_inline
-def _vertices_into_box(y, P, a, b, xa, xb, vbase, frames, latch, out_a, out_b):
+def _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1):
+    """The approach (m) of a point (px, py, pz) inside the box [x0, x1] x [y0, y1] x [z0, z1]
+    past its face f (``layout.FACE_*``) and that face's outward unit normal."""
+    if f == FACE_FRONT:
+        return x1 - px, 1.0, 0.0, 0.0
+    if f == FACE_REAR:
+        return px - x0, -1.0, 0.0, 0.0
+    if f == FACE_RIGHT:
+        return y1 - py, 0.0, 1.0, 0.0
+    if f == FACE_LEFT:
+        return py - y0, 0.0, -1.0, 0.0
+    if f == FACE_BOTTOM:
+        return z1 - pz, 0.0, 0.0, 1.0
+    return pz - z0, 0.0, 0.0, -1.0
+
+
+@njit_inline
+def entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz):
+    """The face of the box [x0, x1] x [y0, y1] x [z0, z1] that a point inside it, moving at
+    (vx, vy, vz) relative to the box, crossed last: the face it would have crossed the
+    shortest time ago, its distance over its speed inwards (away from the face), that speed
+    taken as at least ENTRY_SPEED. So a point grazing a face (at a distance much less than
+    ENTRY_SPEED times the time since it entered) is in through that face, whichever way it
+    slides, and a point at rest inside is in through its nearest face."""
+    best, bd, bs = FACE_FRONT, 1.0, 0.0
+    for f in range(N_FACES):
+        d, nx, ny, nz = _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1)
+        sp = max(-(vx * nx + vy * ny + vz * nz), ENTRY_SPEED)
+        if f == FACE_FRONT or d * bs < bd * sp:
+            best, bd, bs = f, d, sp
+    return best
+
+
+@njit
+def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_b):
     """The vertices of unit a (those at vehicle-fixed x >= xa) against the box of unit b (cut
-    at x = xb behind): a vertex inside b's box meets its nearest face (normal out of b). Its
-    stiffness is its own in series with b's face (k_a K_b / (K_a + K_b), K the faces'
+    at x = xb behind): a vertex inside b's box meets the face of b's box that a's vertices
+    press on (normal out of b), the state y[fs]: latched at the first step boundary with a
+    vertex inside, the face the deepest one entered through (:func:`entry_face`), and held
+    until no vertex is inside, as DyMESH's crush keeps the direction it started in. Before
+    it is latched each vertex takes the face it entered through. Not each vertex's nearest
+    face: a vertex pushed deep into a side comes nearer the roof or the underbody, and one
+    swept sideways into a crushed front comes in through the side face; either would push
+    out the wrong way. Its stiffness is its own in series with b's face (k_a K_b / (K_a + K_b), K the faces'
     stiffness per unit area), halved because b's vertices meet a's box as well (two flat faces
     pressed together then carry the series stiffness once). The force on the vertex goes to
     out_a (a's frame, about a's CG), its reaction at the same point to out_b (b's frame); the
-    contact counts for both. With ``latch``: the vertex's largest approach raised instead."""
+    contact counts for both. With ``latch``: the vertices' largest approach raised and the
+    face latched (or cleared) instead."""
     PC, CV = P.P_COLL, P.CV
+    code = int(y[fs] + 0.5)                      # 0, or 1 + the face
+    deepest, face = -1.0, -1
     oa, ob = N_BODY * a, N_BODY * b
     Ra, Rb = frames[a, FR_R:FR_R + 9], frames[b, FR_R:FR_R + 9]
     Xa, Ya, Za = y[oa + SX], y[oa + SY], y[oa + SZ]
@@ -400,23 +458,29 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, frames, latch, out_a, out_b):
         px = Rb[0] * dX + Rb[3] * dY + Rb[6] * dZ
         py = Rb[1] * dX + Rb[4] * dY + Rb[7] * dZ
         pz = Rb[2] * dX + Rb[5] * dY + Rb[8] * dZ
-        if not (x0 < px < x1 and y0 < py < y1 and z0 < pz < z1):
+        if not (x0 - EDGE < px < x1 + EDGE and y0 - EDGE < py < y1 + EDGE
+                and z0 - EDGE < pz < z1 + EDGE):
             continue
-        # the nearest face of b's box: the approach and the normal out of b (b's frame)
-        pen, f, nx, ny, nz = x1 - px, FACE_FRONT, 1.0, 0.0, 0.0
-        if px - x0 < pen:
-            pen, f, nx, ny, nz = px - x0, FACE_REAR, -1.0, 0.0, 0.0
-        if y1 - py < pen:
-            pen, f, nx, ny, nz = y1 - py, FACE_RIGHT, 0.0, 1.0, 0.0
-        if py - y0 < pen:
-            pen, f, nx, ny, nz = py - y0, FACE_LEFT, 0.0, -1.0, 0.0
-        if z1 - pz < pen:
-            pen, f, nx, ny, nz = z1 - pz, FACE_BOTTOM, 0.0, 0.0, 1.0
-        if pz - z0 < pen:
-            pen, f, nx, ny, nz = pz - z0, FACE_ROOF, 0.0, 0.0, -1.0
+        # the vertex's velocity relative to b's material point there, in b's frame
+        vax = ua + qa * rz - ra * ry
+        vay = va + ra * rx - pa * rz
+        vaz = wa + pa * ry - qa * rx
+        evx = Ra[0] * vax + Ra[1] * vay + Ra[2] * vaz
+        evy = Ra[3] * vax + Ra[4] * vay + Ra[5] * vaz
+        evz = Ra[6] * vax + Ra[7] * vay + Ra[8] * vaz
+        vx = Rb[0] * evx + Rb[3] * evy + Rb[6] * evz - (ub + qb * pz - rb * py)
+        vy = Rb[1] * evx + Rb[4] * evy + Rb[7] * evz - (vb + rb * px - pb * pz)
+        vz = Rb[2] * evx + Rb[5] * evy + Rb[8] * evz - (wb + pb * py - qb * px)
+        # the face of b's box it presses on: the approach and the normal out of b
+        f = code - 1 if code > 0 else entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz)
+        pen, nx, ny, nz = _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1)
+        if pen <= 0.0:
+            continue
         if latch:
             if pen > y[vbase + vi]:
                 y[vbase + vi] = pen
+            if pen > deepest:
+                deepest, face = pen, f
             out_a[6] += 1.0
             out_b[6] += 1.0
             continue
@@ -432,45 +496,26 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, frames, latch, out_a, out_b):
         if ka <= 0.0 or Ka + Kb <= 0.0:
             continue
         k = 0.5 * ka * Kb / (Ka + Kb)
-        # the vertex's velocity relative to b's material point there, in b's frame
-        vax = ua + qa * rz - ra * ry
-        vay = va + ra * rx - pa * rz
-        vaz = wa + pa * ry - qa * rx
-        evx = Ra[0] * vax + Ra[1] * vay + Ra[2] * vaz
-        evy = Ra[3] * vax + Ra[4] * vay + Ra[5] * vaz
-        evz = Ra[6] * vax + Ra[7] * vay + Ra[8] * vaz
-        vx = Rb[0] * evx + Rb[3] * evy + Rb[6] * evz - (ub + qb * pz - rb * py)
-        vy = Rb[1] * evx + Rb[4] * evy + Rb[7] * evz - (vb + rb * px - pb * pz)
-        vz = Rb[2] * evx + Rb[5] * evy + Rb[8] * evz - (wb + pb * py - qb * px)
         fx, fy, fz = vertex_force(k, e, tau, mu, vreg, pen, nx, ny, nz, vx, vy, vz, y[vbase + vi])
         if fx == 0.0 and fy == 0.0 and fz == 0.0:
             continue
         # on b: the reaction, at the vertex
-        out_b[0] -= fx
-        out_b[1] -= fy
-        out_b[2] -= fz
-        out_b[3] -= py * fz - pz * fy
-        out_b[4] -= pz * fx - px * fz
-        out_b[5] -= px * fy - py * fx
-        out_b[6] += 1.0
+        add_wrench(out_b, px, py, pz, -fx, -fy, -fz)
         # on a: the force in a's frame
         ex = Rb[0] * fx + Rb[1] * fy + Rb[2] * fz
         ey = Rb[3] * fx + Rb[4] * fy + Rb[5] * fz
         ez = Rb[6] * fx + Rb[7] * fy + Rb[8] * fz
-        gx = Ra[0] * ex + Ra[3] * ey + Ra[6] * ez
-        gy = Ra[1] * ex + Ra[4] * ey + Ra[7] * ez
-        gz = Ra[2] * ex + Ra[5] * ey + Ra[8] * ez
-        out_a[0] += gx
-        out_a[1] += gy
-        out_a[2] += gz
-        out_a[3] += ry * gz - rz * gy
-        out_a[4] += rz * gx - rx * gz
-        out_a[5] += rx * gy - ry * gx
-        out_a[6] += 1.0
+        add_wrench(out_a, rx, ry, rz, Ra[0] * ex + Ra[3] * ey + Ra[6] * ez,
+                   Ra[1] * ex + Ra[4] * ey + Ra[7] * ez, Ra[2] * ex + Ra[5] * ey + Ra[8] * ez)
         if pen > out_a[7]:
             out_a[7] = pen
         if pen > out_b[7]:
             out_b[7] = pen
+    if latch:
+        if face < 0:
+            y[fs] = 0.0                 # no vertex inside: the face is free again
+        elif code == 0:
+            y[fs] = 1.0 + face
 
 
 @njit_inline
@@ -482,16 +527,20 @@ def unit_pair(y, P, k, frames, latch, coll):
     a, b = int(PP[k, PA_A]), int(PP[k, PA_B])
     xa, xb = PP[k, PA_AX], PP[k, PA_BX]
     oa, ob = N_BODY * a, N_BODY * b
+    vbase = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * P.P_UNIT.shape[0]
+    fs = vbase + P.CV.shape[0] + N_PAIR_STATE * k
     ba = _earth_box(P.P_COLL, a, xa, y[oa + SX], y[oa + SY], y[oa + SZ], frames[a, FR_R:FR_R + 9])
     bb = _earth_box(P.P_COLL, b, xb, y[ob + SX], y[ob + SY], y[ob + SZ], frames[b, FR_R:FR_R + 9])
     if ba[1] < bb[0] or bb[1] < ba[0] or ba[3] < bb[2] or bb[3] < ba[2] or ba[5] < bb[4] or bb[5] < ba[4]:
-        return      # the broad phase: the boxes are apart
-    vbase = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * P.P_UNIT.shape[0]
-    _vertices_into_box(y, P, a, b, xa, xb, vbase, frames, latch, coll[a], coll[b])
-    _vertices_into_box(y, P, b, a, xb, xa, vbase, frames, latch, coll[b], coll[a])
+        if latch:       # the broad phase: the boxes are apart, and no vertex is inside
+            y[fs + PS_FACE_ON_B] = 0.0
+            y[fs + PS_FACE_ON_A] = 0.0
+        return
+    _vertices_into_box(y, P, a, b, xa, xb, vbase, fs + PS_FACE_ON_B, frames, latch, coll[a], coll[b])
+    _vertices_into_box(y, P, b, a, xb, xa, vbase, fs + PS_FACE_ON_A, frames, latch, coll[b], coll[a])
 
 
-@njit_inline
+@njit
 def collision_forces(y, P, u_wheel, frames, t, coll):
     """Every unit's collision force and moment (vehicle-fixed, about its CG) into
     coll[u, 0:6], whether it touches into coll[u, 6] and its deepest approach now into

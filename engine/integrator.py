@@ -38,8 +38,9 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
     done = 0
     for step in range(n):
         W.clock[0] = t0 + step * h
-        # the stages k_s = f(y + c_s h k_(s-1)), c = (0, 1/2, 1/2, 1), from one call site, so
-        # that the derivative is compiled into this loop once
+        # the stages k_s = f(y + c_s h k_(s-1)), c = (0, 1/2, 1/2, 1); the derivative is a
+        # compiled function of its own (vehicle.derivatives), called, not inlined, so that the
+        # model is compiled once for this loop, its failure branch and ``record``
         # the collisions' memory (each vertex's largest approach, the first contact) at this
         # boundary, before the step's stages read it
         synchronize_frames(y, P, W)

@@ -34,8 +34,9 @@ State vector (one float64 array), in this order:
   ``engine.vehicle``).
 * the collision block, at ``collision_offset(...)`` (``P_ENV[E_COLL_BASE]``): per unit 4
   states, 1 once its exterior mesh has touched anything and its earth-fixed CG velocity then
-  (for deltaV), then per vertex of every unit's mesh its largest approach so far (m). Their
-  rates are zero: the integrator latches them at each step boundary (``engine.collision``).
+  (for deltaV), then per vertex of every unit's mesh its largest approach so far (m), then
+  per pair of units that can meet the face of each one's box the other's vertices press on
+  (a code, ``PS_*``). Their rates are zero: the integrator latches them at each step boundary (``engine.collision``).
 """
 
 # --- body states -------------------------------------------------------------------------
@@ -185,6 +186,11 @@ N_PAIR_P = 4
 # integrator latches them at each step boundary (engine.collision.latch_contacts)
 CS_CONTACT, CS_VX0, CS_VY0, CS_VZ0 = range(4)
 N_COLL_UNIT_STATE = 4
+# then per pair of P_PAIR (a, b) two: the face of b's box that a's vertices press on, and the
+# face of a's box that b's press on (0: none yet, else 1 + FACE_*), latched at the boundary
+# after the first vertex is inside, until none is
+PS_FACE_ON_B, PS_FACE_ON_A = range(2)
+N_PAIR_STATE = 2
 
 # --- engine maps: P_ENGINE[u, table, row]; N_ENGINE[u, table] rows ------------------------
 EM_WOT_X, EM_WOT_Y, EM_CT_X, EM_CT_Y = range(4)
@@ -277,9 +283,10 @@ def collision_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_steer
     return steering_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_steering)
 
 
-def state_size(n_units, n_wheels, n_tires, n_axles=0, n_connections=0, n_steering=0, n_vertices=0):
+def state_size(n_units, n_wheels, n_tires, n_axles=0, n_connections=0, n_steering=0, n_vertices=0,
+               n_pairs=0):
     return (collision_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_steering)
-            + N_COLL_UNIT_STATE * n_units + n_vertices)
+            + N_COLL_UNIT_STATE * n_units + n_vertices + N_PAIR_STATE * n_pairs)
 
 
 BODY_STATE_NAMES = ("X", "Y", "Z", "roll", "pitch", "yaw", "u", "v", "w", "p", "q", "r")
@@ -293,10 +300,11 @@ COLL_STATE_NAMES = ("collision.contact", "collision.VX0", "collision.VY0", "coll
 
 
 def state_names(unit_names, wheel_names, tire_names, axle_names=(), connection_names=(),
-                steering_names=(), vertex_counts=()):
+                steering_names=(), vertex_counts=(), pairs=()):
     """Names of every slot of the state vector, for diagnostics and state checks
     (``steering_names``: the units with a steering system, ``Event.steering_unit_names``;
-    ``vertex_counts``: the vertices of each unit's collision mesh)."""
+    ``vertex_counts``: the vertices of each unit's collision mesh; ``pairs``: the unit names
+    (a, b) of each pair of P_PAIR)."""
     out = [f"{u}.{s}" for u in unit_names for s in BODY_STATE_NAMES]
     out += [f"{w}.{s}" for w in wheel_names for s in WHEEL_STATE_NAMES]
     out += [f"{a}.{s}" for a in axle_names for s in AXLE_STATE_NAMES]
@@ -307,6 +315,7 @@ def state_names(unit_names, wheel_names, tire_names, axle_names=(), connection_n
     out += [f"{u}.{s}" for u in unit_names for s in COLL_STATE_NAMES]
     out += [f"{u}.collision.vertex{k}.approach" for u, n in zip(unit_names, vertex_counts)
             for k in range(n)]
+    out += [f"{x}.collision.face_of_{z}" for a, b in pairs for x, z in ((a, b), (b, a))]
     return out
 
 

@@ -107,7 +107,8 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
                         for st, u in zip(statics, units)], mesh.TR_TRI)
     P_BAR = pack_barriers(env["barriers"])
     P_PAIR = pack_pairs(units, deltas)
-    y0 = np.zeros(L.state_size(nu, nw, nt, na, nc, len(steering_units), CV.shape[0]))
+    y0 = np.zeros(L.state_size(nu, nw, nt, na, nc, len(steering_units), CV.shape[0],
+                                 P_PAIR.shape[0]))
     P_ENV[L.E_COLL_BASE] = L.collision_offset(nu, nw, na, nt, nc, len(steering_units))
     P_ENV[L.E_COLL_T_ENV] = d["simulation"]["collisions"]["environment_start_time"]
     P_ENV[L.E_COLL_T_VEH] = d["simulation"]["collisions"]["vehicle_start_time"]

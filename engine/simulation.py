@@ -144,7 +144,9 @@ class Simulation:
         na, nc = len(self.axle_names), len(self.connection_names)
         self.state_names = L.state_names(self.unit_names, self.wheel_names, self.tire_names,
                                          self.axle_names, self.connection_names, self.steering_names,
-                                         [int(n) for n in self.model.P_COLL[:, L.CO_NV]])
+                                         [int(n) for n in self.model.P_COLL[:, L.CO_NV]],
+                                         [(self.unit_names[int(a)], self.unit_names[int(b)])
+                                          for a, b in self.model.P_PAIR[:, L.PA_A:L.PA_B + 1]])
         self._signature = hashlib.sha256(
             (event.to_json() + repr((self.step_size, self.friction_multiplier, sorted(init.items()),
                                      sorted(modes.items())))).encode()

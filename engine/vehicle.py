@@ -55,7 +55,7 @@ from .collision import collision_forces, collision_outputs
 from .connection import connection_forces
 from .drivetrain import (clutch_capacity, clutch_torque, engagement_rate, engine_speed, engine_torque,
                          gear_ratio, governor_rate, governor_throttle)
-from .jit import njit_inline
+from .jit import njit, njit_inline
 from .steering import (STEER_APPEND, STEER_TORQUE, clamp, friction_moment, is_free,
                        stop_moment)
 from .kinematics import (cos_sin, cross, euler_rates, euler_trig, point_velocity,
@@ -141,7 +141,7 @@ def synchronize_frames(y, P, W):
             W.ext[u, k] = 0.0
 
 
-@njit_inline
+@njit
 def derivatives(y, dy, U, P, record, Y, err, W):
     """dy = f(y, inputs U, parameters P), outputs Y when ``record``; W: scratch (``layout.Work``).
     See the module docstring for the evaluation order."""

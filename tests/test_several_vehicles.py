@@ -59,10 +59,12 @@ def test_two_cars_start_where_the_event_puts_them():
         assert [row[k] for k in i] == pytest.approx([init["X"], init["Y"], init["yaw"], init["speed"]],
                                                    abs=1e-12)
     # the state holds each car's states once, under its unit names (grouped by kind: bodies,
-    # wheels, tires, ... engine.layout)
+    # wheels, tires, ... engine.layout), and the pair's contact faces: the face of each car's
+    # box the other's vertices press on
     single = engine.Simulation(engine.load_event())
-    assert len(sim.state_names) == 2 * len(single.state_names)
-    assert sorted(sim.state_names) == sorted(single.state_names +
+    pair = ["car.collision.face_of_car2", "car2.collision.face_of_car"]
+    assert len(sim.state_names) == 2 * len(single.state_names) + len(pair)
+    assert sorted(sim.state_names) == sorted(single.state_names + pair +
                                              [n.replace("car.", "car2.", 1) for n in single.state_names])
 
 

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from engine.event import TWO_CARS_EVENT
+from engine.event import DEFAULT_CRUSH_B, TWO_CARS_EVENT
 from conftest import event_fmu
 from test_fmu_physics import run
 
@@ -56,21 +56,27 @@ def _velocity(r, unit):
     return u * np.cos(yaw) - v * np.sin(yaw), u * np.sin(yaw) + v * np.cos(yaw)
 
 
-def test_momentum_is_conserved_and_delta_v_in_the_inverse_mass_ratio(instance, two_car_fmu):
+def _crash(inst, data, t_end, fields):
+    """Both cars of ``data`` started where the event puts them on a frictionless road
+    (friction multiplier 0), in neutral, stepped at 5 ms to t_end; ``fields`` of each."""
     params = {"frictionMultiplier": 0.0}
-    for unit in DATA["units"]:
+    for unit in data["units"]:
         n, ini = unit["name"], unit["initial"]
         params.update({f"{n}.X0": ini["X"], f"{n}.Y0": ini["Y"], f"{n}.yaw0": ini["yaw"],
                        f"{n}.speed0": ini["speed"]})
-    inst = instance(two_car_fmu).start(params)
+    inst = inst.start(params)
 
     def neutral(t, i):
-        i.set("car.gear", 0)
-        i.set("car2.gear", 0)
+        for unit in data["units"]:
+            i.set(unit["name"] + ".gear", 0)
 
-    rec = tuple(f"{n}.{k}" for n in ("car", "car2")
-                for k in ("u", "v", "yaw", "collision.deltaV", "collision.maxCrush", "collision.Fx"))
-    r = run(inst, 1.0, neutral, h=0.005, record=rec)
+    rec = tuple(f"{u['name']}.{k}" for u in data["units"] for k in fields)
+    return run(inst, t_end, neutral, h=0.005, record=rec)
+
+
+def test_momentum_is_conserved_and_delta_v_in_the_inverse_mass_ratio(instance, two_car_fmu):
+    r = _crash(instance(two_car_fmu), DATA, 1.0, ("u", "v", "yaw", "collision.deltaV",
+                                                 "collision.maxCrush", "collision.Fx"))
     assert np.any(np.abs(r["car.collision.Fx"]) > 0.0)            # they met
     assert r["car.collision.Fx"][-1] == 0.0 and r["car2.collision.Fx"][-1] == 0.0   # and parted
     (vx1, vy1), (vx2, vy2) = _velocity(r, "car"), _velocity(r, "car2")
@@ -89,3 +95,118 @@ def test_momentum_is_conserved_and_delta_v_in_the_inverse_mass_ratio(instance, t
     assert dpx < 0.02 and dpy < 0.02
     assert ratio == pytest.approx(m2 / m1, rel=0.03)
     assert ke1 < ke0
+
+
+# --- a severe side impact ------------------------------------------------------------------
+B_FRONT, B_SIDE = DEFAULT_CRUSH_B["front"], DEFAULT_CRUSH_B["side"]     # N/m^2
+TBONE_V1, TBONE_V2 = 50.0 / 3.6, 40.0 / 3.6
+
+
+def _tbone_event():
+    """The sedan eastwards at 50 km/h; its copy from its right, northwards at 40 km/h, whose
+    front meets the first car's right side at the CG 0.1 s after the start."""
+    data = json.loads(open(TWO_CARS_EVENT).read())
+    car, car2 = data["units"]
+    for unit in (car, car2):
+        assert "crush_stiffness" not in unit.get("collision", {})    # the defaults
+        unit["aerodynamics"] = []
+        for tire in unit["tires"].values():
+            tire["rolling_resistance"] = {"sigma0": 0.0, "sigma_v": 0.0}
+    d = car2["dimensions"]
+    front2 = d.get("front_x", d["length"] / 2.0)
+    car["initial"] = {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": TBONE_V1}
+    car2["initial"] = {"X": 0.1 * TBONE_V1, "Y": d["width"] / 2.0 + front2 + 0.1 * TBONE_V2,
+                       "yaw": -math.pi / 2.0, "speed": TBONE_V2}
+    return data
+
+
+TBONE = _tbone_event()
+
+
+@pytest.fixture(scope="module")
+def tbone_fmu(fmu_dir):
+    return event_fmu(fmu_dir, "tbone_collision", TBONE)
+
+
+def test_a_severe_side_impact_crushes_the_side_by_the_closing_energy_and_stops(instance, tbone_fmu):
+    """A T-bone at 50 and 40 km/h on a frictionless road: the striking front stays against the
+    struck side (each vertex presses on the face it entered through, not on its nearest face:
+    with the nearest face the front passed through the side). The deepest approach is that of
+    a mass-spring impact: the closing energy along the normal, (1/2) mu_r v_n^2 (mu_r the
+    reduced mass, v_n the striking car's 40 km/h), taken up by the front and the side in
+    series across the striking car's width w, k = w B_f B_s / (B_f + B_s):
+    delta = v_n sqrt(mu_r / k). The cars part, and the momentum is conserved."""
+    r = _crash(instance(tbone_fmu), TBONE, 0.6, ("u", "v", "yaw", "collision.maxCrush",
+                                                "collision.Fy"))
+    m = [u["sprung_mass"]["mass"] + sum(2 * a["unsprung_mass_per_wheel"] for a in u["axles"])
+         for u in TBONE["units"]]
+    mu_r = m[0] * m[1] / (m[0] + m[1])
+    k = TBONE["units"][1]["dimensions"]["width"] * B_FRONT * B_SIDE / (B_FRONT + B_SIDE)
+    delta = TBONE_V2 * math.sqrt(mu_r / k)
+    crush = r["car.collision.maxCrush"][-1], r["car2.collision.maxCrush"][-1]
+    (vx1, vy1), (vx2, vy2) = _velocity(r, "car"), _velocity(r, "car2")
+    px = m[0] * vx1 + m[1] * vx2 - (m[0] * TBONE_V1)
+    py = m[0] * vy1 + m[1] * vy2 - (-m[1] * TBONE_V2)
+    print(f"T-bone: crush {crush[0]:.4f} {crush[1]:.4f} m, closed form {delta:.4f} m; "
+          f"momentum error {np.max(np.hypot(px, py)) / (m[0] * TBONE_V1):.2e}")
+    assert np.any(r["car.collision.Fy"] != 0.0) and r["car.collision.Fy"][-1] == 0.0   # they parted
+    for c in crush:     # measured 2.5 % above it
+        assert c == pytest.approx(delta, rel=0.05)
+    assert max(crush) < TBONE["units"][0]["dimensions"]["width"] / 2.0     # not through
+    assert np.max(np.hypot(px, py)) < 0.01 * m[0] * TBONE_V1
+
+
+# --- a central head-on impact: the kinetic energy lost is the crush work -------------------
+HEAD_ON_E = 0.3
+
+
+def _head_on_event():
+    """DATA's cars head-on without the offset, both of the first one's mass (so that their
+    boxes stand level and the fronts meet across their whole height), the boxes centred on
+    the CG height (so that the impact does not pitch them), their bodies without friction on
+    each other and without damping on the unloading path, the restitution HEAD_ON_E."""
+    data = copy.deepcopy(DATA)
+    data["units"][1]["initial"]["Y"] = 0.0
+    data["units"][1]["sprung_mass"] = copy.deepcopy(data["units"][0]["sprung_mass"])
+    for unit in data["units"]:
+        h = unit["sprung_mass"]["cg_height"]
+        unit["collision"] = {"friction": 0.0, "damping_ratio": 0.0, "restitution": HEAD_ON_E,
+                             "ground_clearance": 0.5 * h, "height": 1.5 * h}
+    return data
+
+
+HEAD_ON = _head_on_event()
+
+
+@pytest.fixture(scope="module")
+def head_on_fmu(fmu_dir):
+    return event_fmu(fmu_dir, "head_on_collision", HEAD_ON)
+
+
+def test_the_kinetic_energy_falls_by_the_crush_work(instance, head_on_fmu):
+    """Two fronts, each of stiffness B_f per unit width, meet square across the width w: in
+    series k = w B_f / 2, so the deepest approach is delta = (V1 + V2) sqrt(mu_r / k). Loading
+    stores (1/2) k delta^2; the unloading line (slope k / e^2) returns e^2 of it and the
+    permanent crush keeps the rest. So the kinetic energy falls by the crush work
+    (1 - e^2) (1/2) k delta^2, with delta the FMU's maxCrush."""
+    r = _crash(instance(head_on_fmu), HEAD_ON, 1.0, ("u", "v", "yaw", "collision.maxCrush",
+                                                    "collision.Fx"))
+    assert np.any(r["car.collision.Fx"] != 0.0) and r["car.collision.Fx"][-1] == 0.0
+    m1, m2 = (u["sprung_mass"]["mass"] + sum(2 * a["unsprung_mass_per_wheel"] for a in u["axles"])
+              for u in HEAD_ON["units"])
+    mu_r = m1 * m2 / (m1 + m2)
+    k = DATA["units"][0]["dimensions"]["width"] * B_FRONT / 2.0
+    delta = (V1 + V2) * math.sqrt(mu_r / k)
+    crush = r["car.collision.maxCrush"][-1]
+    (vx1, vy1), (vx2, vy2) = _velocity(r, "car"), _velocity(r, "car2")
+    ke0 = 0.5 * (m1 * V1 ** 2 + m2 * V2 ** 2)
+    ke1 = 0.5 * (m1 * (vx1[-1] ** 2 + vy1[-1] ** 2) + m2 * (vx2[-1] ** 2 + vy2[-1] ** 2))
+    work = (1.0 - HEAD_ON_E ** 2) * 0.5 * k * crush ** 2
+    rebound = (vx2[-1] - vx1[-1]) / (V1 + V2)
+    print(f"head-on: crush {crush:.4f} m, closed form {delta:.4f} m; KE lost {ke0 - ke1:.0f} J, "
+          f"crush work {work:.0f} J; rebound {rebound:.4f} (e {HEAD_ON_E})")
+    assert crush == pytest.approx(delta, rel=0.03)      # measured 1.3 % above it
+    assert ke0 - ke1 == pytest.approx(work, rel=0.01)    # measured 0.3 %
+    # the separating speed over the closing speed is the restitution, less what the impact
+    # leaves in the bodies' pitch and bounce (about 2 % of the closing energy): measured 0.263
+    assert rebound == pytest.approx(HEAD_ON_E, rel=0.15)
