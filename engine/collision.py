@@ -40,7 +40,9 @@ surface costs one such test per surface. The largest approach of each vertex (an
 first contact) is latched at each integration step boundary (:func:`latch_contacts`), like
 a connection's failure.
 """
+import functools
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -613,16 +615,75 @@ def collision_outputs(y, P, u, frames, coll, y_unit_row, c_fx):
 
 # --- packing (set-up, Python) ----------------------------------------------------------
 
+@functools.lru_cache(maxsize=32)
+def _read_exterior(path, stamp):
+    from .terrain_mesh import MeshError, _read_triangles, _scan
+    lines = [("" if raw.split("#", 1)[0].split()[:1] == ["usemtl"] else raw)
+             for raw in Path(path).read_text(errors="replace").splitlines()]
+    text, _, _, face_size = _scan(path, lines, {})
+    tri = _read_triangles(path, text, face_size)
+    verts, corner = np.unique(tri.reshape(-1, 3), axis=0, return_inverse=True)
+    corner = corner.reshape(-1, 3)
+    cross = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    area = 0.5 * np.linalg.norm(cross, axis=1)
+    extent = float(np.max(np.ptp(verts, axis=0))) if len(verts) else 0.0
+    tiny = np.flatnonzero(area <= 1e-12 * max(extent, 1e-3) ** 2)
+    if tiny.size:
+        raise MeshError(path, None, f"triangle {int(tiny[0]) + 1} of the file has no area")
+    if not np.all(np.ptp(verts, axis=0) > 0.0):
+        raise MeshError(path, None, "the mesh is flat: an exterior has length, width and height")
+    return verts, corner, cross / (2.0 * area[:, None]), area
+
+
+def read_exterior(path):
+    """The exterior mesh of a unit from the OBJ file ``path`` (vehicle-fixed, from the CG, SAE
+    axes, m; ``usemtl`` lines ignored): (vertices (n, 3), each triangle's vertex indices
+    (m, 3), each triangle's unit normal (m, 3) and area (m,)). Raises
+    engine.terrain_mesh.MeshError naming the file (and line) for a missing file, a malformed
+    line, a triangle without area and a flat mesh."""
+    from .terrain_mesh import MeshError
+    p = Path(path)
+    if not p.is_file():
+        raise MeshError(path, None, "no such file")
+    st = p.stat()
+    return _read_exterior(str(p), (st.st_mtime_ns, st.st_size))
+
+
+def exterior_stiffness(verts, corner, normal, area, areal):
+    """CK[v, f] of a read mesh (as :func:`box_mesh`'s): a third of each triangle's area goes to
+    each of its vertices, on the face of the box its outward normal is nearest (its largest
+    component and that one's sign: +x the front, -z the roof), times that face's stiffness per
+    unit area ``areal``. Outward: away from the vertices' centroid."""
+    centre = verts.mean(axis=0)
+    mid = verts[corner].mean(axis=1)
+    sign = np.where(np.einsum("ij,ij->i", normal, mid - centre) < 0.0, -1.0, 1.0)
+    n = normal * sign[:, None]
+    axis = np.argmax(np.abs(n), axis=1)
+    positive = n[np.arange(len(n)), axis] > 0.0
+    face = np.array([[FACE_REAR, FACE_FRONT], [FACE_LEFT, FACE_RIGHT],
+                     [FACE_ROOF, FACE_BOTTOM]])[axis, positive.astype(int)]
+    CK = np.zeros((len(verts), N_FACES))
+    for k in range(3):
+        np.add.at(CK, (corner[:, k], face), areal[face] * area / 3.0)
+    return CK
+
+
 def unit_box(unit, delta=(0.0, 0.0, 0.0)):
     """(x_front, x_rear, y_half, z_top, z_bottom, y_centre) of the unit's mesh box,
     vehicle-fixed from its CG (with payloads: ``delta`` of Eq. 42 from the unit's own CG).
 
-    The box spans dimensions.length back from dimensions.front_x (default: the front axle plus
+    With ``collision.mesh_file``: the bounding box of that mesh. Else the box spans dimensions.length back from dimensions.front_x (default: the front axle plus
     half of the length beyond the wheelbase, equal overhangs), dimensions.width, and from
     collision.ground_clearance (default half the smallest unloaded tire radius) up to
     collision.height (default dimensions.height, else twice the CG height) above ground.
     """
     dims, col, sm = unit["dimensions"], unit["collision"], unit["sprung_mass"]
+    dx, dy, dz = delta
+    if col.get("mesh_file"):
+        verts = read_exterior(col["mesh_file"])[0]
+        lo, hi = verts.min(axis=0), verts.max(axis=0)
+        return (hi[0] - dx, lo[0] - dx, 0.5 * (hi[1] - lo[1]), lo[2] - dz, hi[2] - dz,
+                0.5 * (hi[1] + lo[1]) - dy)
     length, width, cgh = dims["length"], dims["width"], sm["cg_height"]
     axles = unit["axles"]
     front = dims.get("front_x")
@@ -632,7 +693,6 @@ def unit_box(unit, delta=(0.0, 0.0, 0.0)):
     clearance = col.get("ground_clearance")
     if clearance is None:
         clearance = 0.5 * min(t["unloaded_radius"] for t in unit["tires"].values())
-    dx, dy, dz = delta
     return (front - dx, front - length - dx, 0.5 * width, cgh - height - dz, cgh - clearance - dz, -dy)
 
 
@@ -670,9 +730,14 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
         areal[FACE_FRONT], areal[FACE_REAR] = b["front"] / h, b["rear"] / h
         areal[[FACE_RIGHT, FACE_LEFT, FACE_BOTTOM, FACE_ROOF]] = b["side"] / h
         cab = col.get("cab_length")
-        cv, ck = box_mesh(xf, xr, yh, zt, zb, areal, col["mesh_vertices"],
-                          () if cab is None else (xf - cab,))
-        cv[:, 1] += yc
+        if col.get("mesh_file"):
+            mesh_v, corner, normal, area = read_exterior(col["mesh_file"])
+            cv = mesh_v - np.asarray(deltas[ui], dtype=np.float64)
+            ck = exterior_stiffness(mesh_v, corner, normal, area, areal)
+        else:
+            cv, ck = box_mesh(xf, xr, yh, zt, zb, areal, col["mesh_vertices"],
+                              () if cab is None else (xf - cab,))
+            cv[:, 1] += yc
         e = col["restitution"]
         k_front = b["front"] * 2.0 * yh / (e * e)         # the front face's unloading stiffness
         omega = math.sqrt(k_front / total_masses[ui])

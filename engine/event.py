@@ -375,6 +375,12 @@ COLLISION = {
                             doc="length of the unit's cab, m back from the front of its box: a unit "
                                 "it tows meets the cab (a jackknife stops at it; the rest of the box "
                                 "is under the towed unit); null: it does not meet the units it tows"),
+    "mesh_file": _optional("str", doc="an OBJ file of the unit's exterior, relative to the event file's "
+                                      "folder, in place of the generated box: vehicle-fixed metres from "
+                                      "the CG (without payloads), SAE axes (x forward, y right, z down); "
+                                      "its vertices are the contact vertices, each carrying the crush "
+                                      "stiffness of a third of its triangles' areas, and its bounding box "
+                                      "is the surface other units meet (engine.collision)"),
 }
 
 
@@ -1006,6 +1012,23 @@ def _terrain_problems(data, raw, base, problems):
             terrain[key] = default() if callable(default) else default
 
 
+def _mesh_file_problems(data, base, problems):
+    """A unit's ``collision.mesh_file``: found relative to ``base`` (the data keeps its absolute
+    path) and read (engine.collision.read_exterior); a file the reader refuses is a problem
+    naming the field, the file and the line."""
+    from .terrain_mesh import MeshError
+    for i, unit in enumerate(data.get("units") or []):
+        col = unit.get("collision") if isinstance(unit, dict) else None
+        if not isinstance(col, dict) or not col.get("mesh_file"):
+            continue
+        col["mesh_file"] = os.path.abspath(os.path.join(base, col["mesh_file"]))
+        from .collision import read_exterior
+        try:
+            read_exterior(col["mesh_file"])
+        except MeshError as exc:
+            problems.append(f"units[{i}].collision.mesh_file: {exc}")
+
+
 def _read_terrain(data, problems):
     """The road of a mesh or crg terrain as a TerrainMesh (None for the others); a file its
     reader refuses is a problem naming the file (and for a mesh the line):
@@ -1136,6 +1159,7 @@ def validate_event(raw, base=None) -> Event:
         _vehicle_problems(data["units"], raw["units"], problems)
     if data is not None:
         _terrain_problems(data, raw, os.getcwd() if base is None else os.fspath(base), problems)
+        _mesh_file_problems(data, os.getcwd() if base is None else os.fspath(base), problems)
         _hydroplaning_problems(data, problems)
         _steering_problems(data, problems)
     if problems:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -161,3 +162,87 @@ def test_a_rolled_over_car_comes_to_rest_on_its_roof(instance, rollover_fmu):
     assert np.linalg.norm(f) == pytest.approx(_mass() * G, rel=0.01)
     # upside down the body's z axis points up: the road pushes along +z
     assert f[2] == pytest.approx(_mass() * G, rel=0.01)
+
+
+# --- an exterior read from an OBJ file ------------------------------------------------------
+MESH_WIDTH = 1.0          # narrower than the car's dimensions.width
+
+
+def box_obj(path, lo, hi, n=4):
+    """An OBJ file of the box lo..hi (vehicle-fixed x, y, z from the CG), n x n quads a face,
+    the vertices shared."""
+    index, verts, faces = {}, [], []
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    for ax in range(3):
+        a, b = (k for k in range(3) if k != ax)
+        for side in (lo, hi):
+            for i in range(n):
+                for j in range(n):
+                    quad = []
+                    for di, dj in ((0, 0), (1, 0), (1, 1), (0, 1)):
+                        p = side.copy()
+                        p[a] = lo[a] + (hi[a] - lo[a]) * (i + di) / n
+                        p[b] = lo[b] + (hi[b] - lo[b]) * (j + dj) / n
+                        key = tuple(np.round(p, 9))
+                        if key not in index:
+                            index[key] = len(verts) + 1
+                            verts.append(key)
+                        quad.append(index[key])
+                    faces.append(quad)
+    Path(path).write_text("".join("v %.9g %.9g %.9g\n" % v for v in verts)
+                          + "".join("f %d %d %d %d\n" % tuple(q) for q in faces))
+
+
+@pytest.fixture(scope="module")
+def obj_barrier_fmu(fmu_dir):
+    """The barrier event with the car's exterior an OBJ box MESH_WIDTH wide, its front where
+    the generated box's is, named relative to the event file."""
+    cgh = CAR["sprung_mass"]["cg_height"]
+    box_obj(fmu_dir / "narrow-car.obj", (FRONT_X - CAR["dimensions"]["length"], -0.5 * MESH_WIDTH,
+                                         -0.8), (FRONT_X, 0.5 * MESH_WIDTH, 0.5 * cgh))
+    data = copy.deepcopy(DATA)
+    data["units"][0]["collision"]["mesh_file"] = "narrow-car.obj"
+    data["environment"]["barriers"] = [{"point": [WALL_X, 0.0, 0.0], "normal": [-1.0, 0.0, 0.0]}]
+    return event_fmu(fmu_dir, "collision_obj_barrier", data)
+
+
+def test_an_obj_exterior_carries_its_own_front_into_the_barrier(instance, obj_barrier_fmu):
+    """The OBJ box's front, MESH_WIDTH wide, meets the wall: the loading work
+    MESH_WIDTH B delta_m^2 / 2 is the kinetic energy brought in, so the crush is
+    sqrt(WIDTH / MESH_WIDTH) times the generated box's. The FMU carries the file in its
+    resources and its event names it there."""
+    import zipfile
+    with zipfile.ZipFile(obj_barrier_fmu) as z:
+        assert "resources/exterior-car.obj" in z.namelist()
+        event = json.loads(z.read("resources/event.json"))
+    assert event["units"][0]["collision"]["mesh_file"] == "exterior-car.obj"
+    inst = instance(obj_barrier_fmu).start({"car.speed0": V_IN})
+    spin0 = [inst.get(w + ".spin") for w in WHEELS]
+    r = run(inst, 0.6, lambda t, i: i.set("car.gear", 0), h=0.001,
+            record=("car.u", "car.collision.Fx", "car.collision.maxCrush"))
+    touching = np.flatnonzero(r["car.collision.Fx"] != 0.0)
+    assert touching.size, "the car never reached the barrier"
+    v_in = r["car.u"][touching[0] - 1]
+    e_spin = 0.5 * sum(CAR["tires"][a["tire"]]["spin_inertia"] * s ** 2
+                       for a, pair in zip(CAR["axles"], (spin0[:2], spin0[2:])) for s in pair)
+    crush = r["car.collision.maxCrush"][-1]
+    B = CAR["collision"]["crush_stiffness"]["front"]
+    e_load = 0.5 * MESH_WIDTH * B * crush ** 2
+    print(f"OBJ exterior: crush {crush:.4f} m, loading work {e_load:.0f} J, "
+          f"brought in {0.5 * _mass() * v_in ** 2 + e_spin:.0f} J")
+    assert e_load == pytest.approx(0.5 * _mass() * v_in ** 2 + e_spin, rel=0.02)
+
+
+def test_a_bad_exterior_file_is_refused_naming_the_field(tmp_path):
+    data = copy.deepcopy(DATA)
+    data["units"][0]["collision"]["mesh_file"] = "missing.obj"
+    with pytest.raises(engine.EventError) as err:
+        engine.load_event(data, base=tmp_path)
+    assert err.value.problems == [f"units[0].collision.mesh_file: {tmp_path / 'missing.obj'}: "
+                                  "no such file"]
+    (tmp_path / "bad.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 x\nf 1 2 3\n")
+    data["units"][0]["collision"]["mesh_file"] = "bad.obj"
+    with pytest.raises(engine.EventError) as err:
+        engine.load_event(data, base=tmp_path)
+    (msg,) = err.value.problems
+    assert msg.startswith(f"units[0].collision.mesh_file: {tmp_path / 'bad.obj'}, line 3: ")

@@ -12,8 +12,9 @@ catalogue the slave registers, and pythonfmu's library is replaced by the projec
 ``library="pythonfmu"`` keeps pythonfmu's library instead, renamed to the model identifier.
 
 A mesh or crg terrain's file is copied into ``resources/`` under its name in
-:data:`~.slave.TERRAIN_FILES`, and the event written there (:func:`fmu_event_json`) names it relative to its own folder, so the FMU
-does not depend on where it was built.
+:data:`~.slave.TERRAIN_FILES`, and a unit's exterior mesh (``collision.mesh_file``) as
+``exterior-<unit>.obj``; the event written there (:func:`fmu_event_json`) names them relative
+to its own folder, so the FMU does not depend on where it was built.
 """
 from __future__ import annotations
 
@@ -76,10 +77,8 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
         key, packages = bundle.stage_packages(stage)
         (stage / EVENT_FILE).write_text(fmu_event_json(event))
         resources = [stage / EVENT_FILE]
-        road = _terrain_file(event)
-        if road is not None:
-            name = TERRAIN_FILES[event.data["environment"]["terrain"]["type"]]
-            shutil.copyfile(road, stage / name)
+        for name, path in resource_files(event).items():
+            shutil.copyfile(path, stage / name)
             resources.append(stage / name)
         entry = stage / f"simon_slave_{key}.py"
         shutil.copy2(runtime_entry.__file__, entry)
@@ -105,15 +104,31 @@ def _terrain_file(event: "engine.Event") -> Optional[str]:
     return terrain["file"] if terrain["type"] in TERRAIN_FILES else None
 
 
+def resource_files(event: "engine.Event") -> dict:
+    """The files the FMU carries beside its event: {name in resources/: absolute path}, the
+    terrain's (named as in :data:`~.slave.TERRAIN_FILES`) and each unit's exterior mesh."""
+    files = {}
+    road = _terrain_file(event)
+    if road is not None:
+        files[TERRAIN_FILES[event.data["environment"]["terrain"]["type"]]] = road
+    for unit in event.data["units"]:
+        if unit["collision"].get("mesh_file"):
+            files[f"exterior-{unit['name']}.obj"] = unit["collision"]["mesh_file"]
+    return files
+
+
 def fmu_event_json(event: "engine.Event") -> str:
-    """The event as the FMU's resources hold it: its data, with a mesh or crg terrain's file
-    named as in :data:`~.slave.TERRAIN_FILES`, relative to the event file's folder
-    (``resources/``)."""
-    if _terrain_file(event) is None:
+    """The event as the FMU's resources hold it: its data, with the files it names
+    (:func:`resource_files`) relative to the event file's folder (``resources/``)."""
+    if not resource_files(event):
         return event.to_json()
     data = copy.deepcopy(event.data)
     terrain = data["environment"]["terrain"]
-    terrain["file"] = TERRAIN_FILES[terrain["type"]]
+    if _terrain_file(event) is not None:
+        terrain["file"] = TERRAIN_FILES[terrain["type"]]
+    for unit in data["units"]:
+        if unit["collision"].get("mesh_file"):
+            unit["collision"]["mesh_file"] = f"exterior-{unit['name']}.obj"
     return json.dumps(data, indent=2, sort_keys=True)
 
 
@@ -148,13 +163,12 @@ def fmu_model_description(event: "engine.Event", model_identifier: str = MODEL_I
         code_digest: the digest of the bundled code (:func:`bundle.digest`); default that of
             the sources as they are now.
 
-    The GUID is derived from the bundled code, the model identifier, the event and a mesh or
-    crg terrain's file, so it changes whenever any of them does.
+    The GUID is derived from the bundled code, the model identifier, the event and the files
+    it names (:func:`resource_files`), so it changes whenever any of them does.
     """
     event_json = fmu_event_json(event)
-    mesh = _terrain_file(event)
-    if mesh is not None:
-        event_json += "\0" + hashlib.sha256(Path(mesh).read_bytes()).hexdigest()
+    for path in resource_files(event).values():
+        event_json += "\0" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
     key = code_digest or bundle.digest(bundle.runtime_files())
     guid = uuid.uuid5(_GUID_NAMESPACE, hashlib.sha256(
         f"{key}\0{model_identifier}\0{event_json}".encode()).hexdigest())
