@@ -5,9 +5,9 @@ Each unit has an exterior mesh (:func:`box_mesh`, from its dimensions): a box ar
 sprung mass whose six faces carry a grid of vertices. Contact is detected vertex against
 surface, as in DyMESH: every vertex that lies inside a surface gets a force, computed in
 the vehicle-fixed frame, and the forces and their moments about the CG are summed onto the
-sprung mass. The surfaces of this slice are the environment's: the road under the body (the
-terrain, so an overturned body rests and slides on its roof or side) and the event's rigid
-barriers (planes), and unit against unit (:func:`unit_pair`, P_PAIR): a tractor's cab (its
+sprung mass. The surfaces are the environment's: the road under the body (the terrain, so an
+overturned body rests and slides on its roof or side), the event's rigid barriers (planes)
+and a mesh terrain's standing polygons (:func:`_wall_pair`), and unit against unit (:func:`unit_pair`, P_PAIR): a tractor's cab (its
 box cut at ``collision.cab_length``) with the trailer it tows, each unit's vertices against
 the other's box, the face of that box they entered through the contact normal (latched per
 pair and direction, :func:`_vertices_into_box`), the vertex's stiffness in series with
@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from .jit import njit, njit_inline
-from .layout import (BA_NX, BA_NY, BA_NZ, BA_X, BA_Y, BA_Z, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
+from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_PLANE, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
                      CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, CS_CONTACT,
                      CS_VX0, CS_VY0, CS_VZ0, E_COLL_BASE, E_COLL_T_ENV, E_GROUND_Z, E_MU,
                      E_TERRAIN, E_TERRAIN_TOP, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR,
@@ -242,6 +242,21 @@ def vertex_contact(y, s, P, vi, pen, nbx, nby, nbz, vel, e, tau, mu, vreg, latch
 
 
 @njit_inline
+def _plane_approach(CV, vi, nbx, nby, nbz, d0):
+    """Vertex vi (vehicle frame) and its approach past a plane of normal n_b (out of the solid
+    side) with the CG at d0 from it."""
+    rx, ry, rz = CV[vi, 0], CV[vi, 1], CV[vi, 2]
+    return rx, ry, rz, -(d0 + rx * nbx + ry * nby + rz * nbz)
+
+
+@njit_inline
+def _unit_mesh(PC, u):
+    """Unit u's vertices in CV (first, count) and its restitution, damping time constant and
+    friction regularisation speed."""
+    return int(PC[u, CO_V0]), int(PC[u, CO_NV]), PC[u, CO_E], PC[u, CO_TAU], PC[u, CO_VREG]
+
+
+@njit_inline
 def _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out):
     """Unit u's mesh against a plane: normal n_b (unit, out of the solid side) in the
     vehicle frame, the CG at signed distance d0 from it. Adds the force and moment (vehicle
@@ -251,14 +266,11 @@ def _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out):
     approach instead (state slots from ``vbase``). ``vel``: (u, v, w, p, q, r) of the unit."""
     if _box_depth(P.P_COLL, u, nbx, nby, nbz, d0) >= 0.0:
         return      # the broad phase: the whole mesh is outside
-    PC = P.P_COLL
-    v0, nv = int(PC[u, CO_V0]), int(PC[u, CO_NV])
-    e, tau, vreg = PC[u, CO_E], PC[u, CO_TAU], PC[u, CO_VREG]
+    v0, nv, e, tau, vreg = _unit_mesh(P.P_COLL, u)
     CV = P.CV
     for i in range(nv):
         vi = v0 + i
-        rx, ry, rz = CV[vi, 0], CV[vi, 1], CV[vi, 2]
-        pen = -(d0 + rx * nbx + ry * nby + rz * nbz)
+        rx, ry, rz, pen = _plane_approach(CV, vi, nbx, nby, nbz, d0)
         if pen <= 0.0:
             continue
         vertex_contact(y, vbase + vi, P, vi, pen, nbx, nby, nbz, vel, e, tau, mu, vreg, latch, out)
@@ -299,6 +311,40 @@ def _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out):
         nbz = -(R[2] * nx + R[5] * ny + R[8] * nz)
         vertex_contact(y, vbase + vi, P, vi, pen, nbx, nby, nbz, vel, e, tau,
                        mu0 * fr * P.P_ENV[E_MU], vreg, latch, out)
+
+
+@njit_inline
+def _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, mu, latch, out):
+    """Unit u's mesh against a standing polygon of the terrain (``bar``, a row of P_BAR): as
+    :func:`_plane_pair` against the triangle's plane, for the vertices behind it whose foot on
+    the plane lies in the triangle (the CG is in front of it)."""
+    if _box_depth(P.P_COLL, u, nbx, nby, nbz, d0) >= 0.0:
+        return      # the broad phase: the whole mesh is in front of the plane
+    CV = P.CV
+    v0, nv, e, tau, vreg = _unit_mesh(P.P_COLL, u)
+    ax, ay, az = bar[BA_T0], bar[BA_T0 + 1], bar[BA_T0 + 2]
+    e1x, e1y, e1z = bar[BA_T0 + 3] - ax, bar[BA_T0 + 4] - ay, bar[BA_T0 + 5] - az
+    e2x, e2y, e2z = bar[BA_T0 + 6] - ax, bar[BA_T0 + 7] - ay, bar[BA_T0 + 8] - az
+    d11 = e1x * e1x + e1y * e1y + e1z * e1z
+    d12 = e1x * e2x + e1y * e2y + e1z * e2z
+    d22 = e2x * e2x + e2y * e2y + e2z * e2z
+    det = d11 * d22 - d12 * d12
+    for i in range(nv):
+        vi = v0 + i
+        rx, ry, rz, pen = _plane_approach(CV, vi, nbx, nby, nbz, d0)
+        if pen <= 0.0:
+            continue
+        # the barycentric coordinates of the vertex's foot on the plane
+        px = X + R[0] * rx + R[1] * ry + R[2] * rz - ax
+        py = Y + R[3] * rx + R[4] * ry + R[5] * rz - ay
+        pz = Z + R[6] * rx + R[7] * ry + R[8] * rz - az
+        p1 = px * e1x + py * e1y + pz * e1z
+        p2 = px * e2x + py * e2y + pz * e2z
+        s = (d22 * p1 - d12 * p2) / det
+        t = (d11 * p2 - d12 * p1) / det
+        if s < 0.0 or t < 0.0 or s + t >= 1.0:
+            continue        # beside the triangle (an edge shared with the next counts once)
+        vertex_contact(y, vbase + vi, P, vi, pen, nbx, nby, nbz, vel, e, tau, mu, vreg, latch, out)
 
 
 @njit_inline
@@ -347,7 +393,10 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out):
     for b in range(PB.shape[0]):
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, PB[b, BA_X], PB[b, BA_Y], PB[b, BA_Z],
                                          PB[b, BA_NX], PB[b, BA_NY], PB[b, BA_NZ])
-        _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out)
+        if PB[b, BA_KIND] == BAR_PLANE:
+            _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out)
+        elif d0 > 0.0:      # a wall the CG is in front of (behind it, it is the wall's back)
+            _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, PB[b], nbx, nby, nbz, d0, mu, latch, out)
 
 
 # --- unit against unit -------------------------------------------------------------------
@@ -757,14 +806,24 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
     return P_COLL, np.ascontiguousarray(np.concatenate(verts)), np.ascontiguousarray(np.concatenate(stiff)), top
 
 
-def pack_barriers(barriers):
-    """P_BAR of the event's barriers, their normals made unit."""
-    from .layout import N_BAR_P
-    P_BAR = np.zeros((len(barriers), N_BAR_P))
+def pack_barriers(barriers, walls=np.zeros((0, 9))):
+    """P_BAR of the event's barriers, their normals made unit, then of the mesh terrain's
+    standing polygons ``walls`` (n, 9: earth X, Y, Z of each triangle's corners), each one's
+    normal by the right-hand rule of its corners' order (counter-clockwise seen from outside
+    the solid, the OBJ convention)."""
+    from .layout import BAR_WALL, N_BAR_P
+    P_BAR = np.zeros((len(barriers) + len(walls), N_BAR_P))
     for b, bar in enumerate(barriers):
         n = np.array(bar["normal"], dtype=np.float64)
         P_BAR[b, BA_X:BA_Z + 1] = bar["point"]
         P_BAR[b, BA_NX:BA_NZ + 1] = n / np.linalg.norm(n)
+    for w, tri in enumerate(np.asarray(walls, dtype=np.float64).reshape(-1, 3, 3)):
+        n = np.cross(tri[1] - tri[0], tri[2] - tri[0])
+        row = P_BAR[len(barriers) + w]
+        row[BA_X:BA_Z + 1] = tri[0]
+        row[BA_NX:BA_NZ + 1] = n / np.linalg.norm(n)
+        row[BA_KIND] = BAR_WALL
+        row[BA_T0:BA_T0 + 9] = tri.ravel()
     return P_BAR
 
 

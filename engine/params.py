@@ -105,7 +105,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     P_COLL, CV, CK, terrain_top = pack_collisions(
         units, deltas, [st.props.mass + sum(2 * a["unsprung_mass_per_wheel"] for a in u["axles"])
                         for st, u in zip(statics, units)], mesh.TR_TRI)
-    P_BAR = pack_barriers(env["barriers"])
+    P_BAR = pack_barriers(env["barriers"], mesh.walls)
     P_PAIR = pack_pairs(units, deltas)
     y0 = np.zeros(L.state_size(nu, nw, nt, na, nc, len(steering_units), CV.shape[0],
                                  P_PAIR.shape[0]))

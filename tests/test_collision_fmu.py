@@ -193,6 +193,25 @@ def box_obj(path, lo, hi, n=4):
                           + "".join("f %d %d %d %d\n" % tuple(q) for q in faces))
 
 
+def _front_into_a_wall(inst, width, label):
+    """The car rolled in neutral from V_IN into the wall ahead: (the record, the kinetic
+    energy it brings, its spin included, and the loading work width B delta_m^2 / 2)."""
+    inst = inst.start({"car.speed0": V_IN})
+    spin0 = [inst.get(w + ".spin") for w in WHEELS]
+    r = run(inst, 0.6, lambda t, i: i.set("car.gear", 0), h=0.001,
+            record=("car.X", "car.u", "car.collision.Fx", "car.collision.maxCrush"))
+    touching = np.flatnonzero(r["car.collision.Fx"] != 0.0)
+    assert touching.size, "the car never reached the wall"
+    v_in = r["car.u"][touching[0] - 1]
+    e_spin = 0.5 * sum(CAR["tires"][a["tire"]]["spin_inertia"] * s ** 2
+                       for a, pair in zip(CAR["axles"], (spin0[:2], spin0[2:])) for s in pair)
+    crush = r["car.collision.maxCrush"][-1]
+    e_load = 0.5 * width * CAR["collision"]["crush_stiffness"]["front"] * crush ** 2
+    e_in = 0.5 * _mass() * v_in ** 2 + e_spin
+    print(f"{label}: crush {crush:.4f} m, loading work {e_load:.0f} J, brought in {e_in:.0f} J")
+    return r, e_in, e_load
+
+
 @pytest.fixture(scope="module")
 def obj_barrier_fmu(fmu_dir):
     """The barrier event with the car's exterior an OBJ box MESH_WIDTH wide, its front where
@@ -216,21 +235,8 @@ def test_an_obj_exterior_carries_its_own_front_into_the_barrier(instance, obj_ba
         assert "resources/exterior-car.obj" in z.namelist()
         event = json.loads(z.read("resources/event.json"))
     assert event["units"][0]["collision"]["mesh_file"] == "exterior-car.obj"
-    inst = instance(obj_barrier_fmu).start({"car.speed0": V_IN})
-    spin0 = [inst.get(w + ".spin") for w in WHEELS]
-    r = run(inst, 0.6, lambda t, i: i.set("car.gear", 0), h=0.001,
-            record=("car.u", "car.collision.Fx", "car.collision.maxCrush"))
-    touching = np.flatnonzero(r["car.collision.Fx"] != 0.0)
-    assert touching.size, "the car never reached the barrier"
-    v_in = r["car.u"][touching[0] - 1]
-    e_spin = 0.5 * sum(CAR["tires"][a["tire"]]["spin_inertia"] * s ** 2
-                       for a, pair in zip(CAR["axles"], (spin0[:2], spin0[2:])) for s in pair)
-    crush = r["car.collision.maxCrush"][-1]
-    B = CAR["collision"]["crush_stiffness"]["front"]
-    e_load = 0.5 * MESH_WIDTH * B * crush ** 2
-    print(f"OBJ exterior: crush {crush:.4f} m, loading work {e_load:.0f} J, "
-          f"brought in {0.5 * _mass() * v_in ** 2 + e_spin:.0f} J")
-    assert e_load == pytest.approx(0.5 * _mass() * v_in ** 2 + e_spin, rel=0.02)
+    r, e_in, e_load = _front_into_a_wall(instance(obj_barrier_fmu), MESH_WIDTH, "OBJ exterior")
+    assert e_load == pytest.approx(e_in, rel=0.02)      # measured 0.2 %
 
 
 def test_a_bad_exterior_file_is_refused_naming_the_field(tmp_path):
@@ -246,3 +252,41 @@ def test_a_bad_exterior_file_is_refused_naming_the_field(tmp_path):
         engine.load_event(data, base=tmp_path)
     (msg,) = err.value.problems
     assert msg.startswith(f"units[0].collision.mesh_file: {tmp_path / 'bad.obj'}, line 3: ")
+
+
+# --- a standing polygon of a mesh terrain -------------------------------------------------
+WALL_HALF_WIDTH = 3.0
+
+
+@pytest.fixture(scope="module")
+def wall_fmu(fmu_dir):
+    """The car on a flat mesh road with a standing quad 1.5 m high across its path at WALL_X,
+    WALL_HALF_WIDTH either side of it, wound so that its normal points back at the car."""
+    x = WALL_X
+    (fmu_dir / "wall.obj").write_text(
+        "v -20 -20 0\nv 60 -20 0\nv 60 20 0\nv -20 20 0\nf 1 2 3 4\n"
+        f"v {x} {-WALL_HALF_WIDTH} 0\nv {x} {WALL_HALF_WIDTH} 0\n"
+        f"v {x} {WALL_HALF_WIDTH} -1.5\nv {x} {-WALL_HALF_WIDTH} -1.5\nf 5 6 7 8\n")
+    data = copy.deepcopy(DATA)
+    data["environment"]["terrain"] = {"type": "mesh", "file": "wall.obj"}
+    return event_fmu(fmu_dir, "collision_terrain_wall", data)
+
+
+def test_a_standing_polygon_of_the_terrain_stops_the_car_as_a_barrier(instance, wall_fmu):
+    """The wall is a rigid surface as a barrier plane is, over its polygon: the car's front
+    loads to w B delta_m^2 / 2 = the kinetic energy brought in (as into the barrier)."""
+    r, e_in, e_load = _front_into_a_wall(instance(wall_fmu), WIDTH, "terrain wall")
+    assert e_load == pytest.approx(e_in, rel=0.025)     # measured 1.5 %
+    crush = r["car.collision.maxCrush"][-1]
+    assert np.max(r["car.X"]) + FRONT_X - WALL_X == pytest.approx(crush, rel=0.02)
+    assert r["car.u"][-1] < 0.0                               # it rebounds
+
+
+def test_beside_the_standing_polygon_the_car_passes_its_plane(instance, wall_fmu):
+    """The wall is its polygon, not its plane: a car beside it drives on past WALL_X."""
+    y0 = WALL_HALF_WIDTH + WIDTH
+    inst = instance(wall_fmu).start({"car.speed0": V_IN, "car.Y0": y0})
+    r = run(inst, 0.6, lambda t, i: i.set("car.gear", 0), h=0.005,
+            record=("car.X", "car.collision.Fx"))
+    assert r["car.X"][-1] + FRONT_X > WALL_X + 2.0
+    assert np.all(r["car.collision.Fx"] == 0.0)
