@@ -258,7 +258,8 @@ COLLISION_KEYS = {  # the fields the collisions brought, with the values an even
     **{f"units[0].collision.{k}": v for k, v in (
         ("enabled", True), ("crush_stiffness", {"front": 1.0e6, "side": 3.5e5, "rear": 6.0e5}),
         ("restitution", 0.15), ("damping_ratio", 0.1), ("friction", 0.4), ("height", None),
-        ("ground_clearance", None), ("mesh_vertices", 300), ("cab_length", None))},
+        ("ground_clearance", None), ("mesh_vertices", 300), ("cab_length", None),
+        ("mesh_file", None))},
 }
 OLD_DEFAULTS = {  # the fields the car event leaves to their defaults, as before
     "units[0].full_trailer": False,
