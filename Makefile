@@ -52,7 +52,7 @@ demo-terrain: setup $(STAMP)
 	$(PY) examples/crowned_road_wet_patch.py --rebuild
 
 test: setup $(STAMP)
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow" -n auto
 
 # the development FMU with the engine and the peer, then the standalone FMU's own figures,
 # then the tractor-semitrailer's (engine, FMU and the peer set up as its tractor)
