@@ -54,8 +54,12 @@ from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_
                      FACE_RIGHT, FACE_ROOF, FR_R, IW_GRADEX, IW_GRADEY, IW_ROADZ, N_BODY,
                      N_COLL_UNIT_STATE, N_FACES, SP, SQ, SR, SU, SV, SW, SX, SY, SZ,
                      TERRAIN_EXTERNAL, TERRAIN_MESH, U_WHEEL0, W_X, W_Y0, CO_K0, E_COLL_T_VEH,
-                     PA_A, PA_B, PA_AX, PA_BX, N_PAIR_STATE, PS_FACE_ON_A, PS_FACE_ON_B)
+                     PA_A, PA_B, PA_AX, PA_BX, N_PAIR_STATE, PS_FACE_ON_A, PS_FACE_ON_B,
+                     U_NWHEELS, WC_BOUND, WC_E, WC_K0, WC_NV, WC_V0, WP_EX, WP_EY, WP_EZ, WP_X,
+                     WP_Y, WP_Z)
 from .terrain_mesh import mesh_surface
+from .wheel_damage import (add_wheel_load, contact_motions, damage_step, latch_wheel_motion,
+                           wheel_poses, wheel_vertex)
 
 #: the sliding speed below which the friction force is regularised (grows linearly), m/s
 FRICTION_SPEED = 0.1
@@ -217,18 +221,58 @@ def _box_depth(P_COLL, u, nbx, nby, nbz, d0):
 
 
 @njit_inline
-def vertex_contact(y, s, P, vi, pen, nbx, nby, nbz, vel, e, tau, mu, vreg, latch, out):
-    """One vertex vi (its memory at y[s]) at approach pen > 0 into a surface of normal n_b
-    (vehicle frame, out of the surface, the surface at rest): with ``latch`` its largest
-    approach raised to pen; else its force and moment about the CG added to out[0:6], and
-    out[6], out[7] as :func:`_plane_pair`. ``vel``: (u, v, w, p, q, r) of the unit."""
+def wheel_normal(wpose, w, nbx, nby, nbz):
+    """A vehicle-frame direction n_b in wheel w's axes (its mesh's faces are the wheel's own)."""
+    p = wpose[w]
+    return (nbx * p[WP_EX] + nby * p[WP_EX + 1] + nbz * p[WP_EX + 2],
+            nbx * p[WP_EY] + nby * p[WP_EY + 1] + nbz * p[WP_EY + 2],
+            nbx * p[WP_EZ] + nby * p[WP_EZ + 1] + nbz * p[WP_EZ + 2])
+
+
+@njit_inline
+def vertex_stiffness(CK, vi, w, wpose, nbx, nby, nbz):
+    """Vertex vi's stiffness against a push of direction n_b (vehicle frame): a vertex of the
+    exterior (w < 0) on the unit's faces, one of wheel w's mesh on the wheel's."""
+    if w < 0:
+        return face_stiffness(CK, vi, nbx, nby, nbz)
+    nwx, nwy, nwz = wheel_normal(wpose, w, nbx, nby, nbz)
+    return face_stiffness(CK, vi, nwx, nwy, nwz)
+
+
+@njit_inline
+def vertex_position(CV, vi, w, wpose):
+    """Vertex vi in the vehicle frame (from the CG): a vertex of the exterior (w < 0) as
+    packed, one of wheel w's mesh at its wheel's pose."""
+    if w < 0:
+        return CV[vi, 0], CV[vi, 1], CV[vi, 2]
+    return wheel_vertex(CV, vi, wpose[w])
+
+
+@njit_inline
+def _latch_vertex(y, s, w, pen, wcoll):
+    """A vertex (its memory at y[s]; of wheel w's mesh, or of an exterior for w < 0) at
+    approach pen > 0 at a step boundary: its largest approach raised to pen, and its wheel's
+    deepest approach now (engine.wheel_damage)."""
+    if w >= 0:
+        latch_wheel_motion(wcoll[w], pen)
+    if pen > y[s]:
+        y[s] = pen
+
+
+@njit_inline
+def vertex_contact(y, s, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, mu, vreg, latch,
+                   out, wpose, wcoll):
+    """One vertex vi at r (vehicle frame; of wheel w's mesh, or of the exterior for w < 0; its
+    memory at y[s]) at approach pen > 0 into a surface of normal n_b (vehicle frame, out of the
+    surface, the surface at rest): with ``latch`` its largest approach raised to pen (and a
+    wheel's contact motion, engine.wheel_damage); else its force and moment about the CG added
+    to out[0:6] (and a wheel's load to wcoll[w]), and out[6], out[7] as :func:`_plane_pair`.
+    ``vel``: (u, v, w, p, q, r) of the unit."""
     if latch:
-        if pen > y[s]:
-            y[s] = pen
+        _latch_vertex(y, s, w, pen, wcoll)
         out[6] += 1.0
         return
-    rx, ry, rz = P.CV[vi, 0], P.CV[vi, 1], P.CV[vi, 2]
-    k = face_stiffness(P.CK, vi, nbx, nby, nbz)
+    k = vertex_stiffness(P.CK, vi, w, wpose, nbx, nby, nbz)
     p, q, r = vel[3], vel[4], vel[5]
     vx = vel[0] + q * rz - r * ry
     vy = vel[1] + r * rx - p * rz
@@ -237,16 +281,10 @@ def vertex_contact(y, s, P, vi, pen, nbx, nby, nbz, vel, e, tau, mu, vreg, latch
     if fx == 0.0 and fy == 0.0 and fz == 0.0:
         return      # inside its own permanent crush: no force
     add_wrench(out, rx, ry, rz, fx, fy, fz)
-    if pen > out[7]:
+    if w >= 0:
+        add_wheel_load(wcoll[w], wpose[w], rx, ry, rz, fx, fy, fz)
+    elif pen > out[7]:
         out[7] = pen
-
-
-@njit_inline
-def _plane_approach(CV, vi, nbx, nby, nbz, d0):
-    """Vertex vi (vehicle frame) and its approach past a plane of normal n_b (out of the solid
-    side) with the CG at d0 from it."""
-    rx, ry, rz = CV[vi, 0], CV[vi, 1], CV[vi, 2]
-    return rx, ry, rz, -(d0 + rx * nbx + ry * nby + rz * nbz)
 
 
 @njit_inline
@@ -257,30 +295,67 @@ def _unit_mesh(PC, u):
 
 
 @njit_inline
-def _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out):
-    """Unit u's mesh against a plane: normal n_b (unit, out of the solid side) in the
-    vehicle frame, the CG at signed distance d0 from it. Adds the force and moment (vehicle
-    frame, about the CG) to out[0:6], counts touching vertices in out[6] and the deepest
-    approach in out[7] (a vertex inside its own permanent crush carries no force and does not
-    count); with ``latch``, raises each vertex's largest approach to its
-    approach instead (state slots from ``vbase``). ``vel``: (u, v, w, p, q, r) of the unit."""
-    if _box_depth(P.P_COLL, u, nbx, nby, nbz, d0) >= 0.0:
-        return      # the broad phase: the whole mesh is outside
-    v0, nv, e, tau, vreg = _unit_mesh(P.P_COLL, u)
-    CV = P.CV
-    for i in range(nv):
-        vi = v0 + i
-        rx, ry, rz, pen = _plane_approach(CV, vi, nbx, nby, nbz, d0)
-        if pen <= 0.0:
-            continue
-        vertex_contact(y, vbase + vi, P, vi, pen, nbx, nby, nbz, vel, e, tau, mu, vreg, latch, out)
+def _wheel_clear(P, wpose, w, nbx, nby, nbz, d0):
+    """Whether wheel w has no mesh, or its mesh's sphere lies wholly in front of a plane (normal
+    n_b in the vehicle frame, the CG at d0 from it): the wheels' broad phase."""
+    PWC = P.P_WCOLL
+    if PWC[w, WC_NV] <= 0.0:
+        return True
+    p = wpose[w]
+    return d0 + p[WP_X] * nbx + p[WP_Y] * nby + p[WP_Z] * nbz - PWC[w, WC_BOUND] >= 0.0
 
 
 @njit_inline
-def _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out):
+def _wheel_range(P, w):
+    """Wheel w's vertices in CV: (first, count)."""
+    return int(P.P_WCOLL[w, WC_V0]), int(P.P_WCOLL[w, WC_NV])
+
+
+@njit_inline
+def _plane_range(y, P, first, count, w, vbase, vel, nbx, nby, nbz, d0, e, tau, mu, vreg, latch,
+                 out, wpose, wcoll):
+    """The vertices first .. first + count - 1 (of wheel w's mesh, or of the exterior for w < 0)
+    against a plane, as :func:`_plane_pair`."""
+    CV = P.CV
+    for vi in range(first, first + count):
+        rx, ry, rz = vertex_position(CV, vi, w, wpose)
+        pen = -(d0 + rx * nbx + ry * nby + rz * nbz)
+        if pen <= 0.0:
+            continue
+        vertex_contact(y, vbase + vi, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, mu, vreg,
+                       latch, out, wpose, wcoll)
+
+
+@njit_inline
+def _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out, wheels, wpose, wcoll):
+    """Unit u's mesh (and with ``wheels`` its wheels' meshes) against a plane: normal n_b (unit,
+    out of the solid side) in the vehicle frame, the CG at signed distance d0 from it. Adds the
+    force and moment (vehicle frame, about the CG) to out[0:6], counts touching vertices in
+    out[6] and the exterior's deepest approach in out[7] (a vertex inside its own permanent
+    crush carries no force and does not count); with ``latch``, raises each vertex's largest
+    approach to its approach instead (state slots from ``vbase``). ``vel``: (u, v, w, p, q, r)
+    of the unit."""
+    v0, nv, e, tau, vreg = _unit_mesh(P.P_COLL, u)
+    if _box_depth(P.P_COLL, u, nbx, nby, nbz, d0) < 0.0:     # the broad phase
+        _plane_range(y, P, v0, nv, -1, vbase, vel, nbx, nby, nbz, d0, e, tau, mu, vreg, latch, out,
+                     wpose, wcoll)
+    if not wheels:
+        return
+    w0 = int(P.P_UNIT[u, U_WHEEL0])
+    for w in range(w0, w0 + int(P.P_UNIT[u, U_NWHEELS])):
+        if _wheel_clear(P, wpose, w, nbx, nby, nbz, d0):
+            continue
+        first, count = _wheel_range(P, w)
+        _plane_range(y, P, first, count, w, vbase, vel, nbx, nby, nbz, d0, P.P_WCOLL[w, WC_E], tau,
+                     mu, vreg, latch, out, wpose, wcoll)
+
+
+@njit_inline
+def _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out, wpose, wcoll):
     """Unit u's mesh against a mesh terrain: each vertex below the terrain's highest point
     looks up the road triangle under it and meets its plane (as :func:`_plane_pair`, with the
-    friction of the triangle's material)."""
+    friction of the triangle's material). The wheels' meshes do not meet the road (their tires
+    do)."""
     PC = P.P_COLL
     v0, nv = int(PC[u, CO_V0]), int(PC[u, CO_NV])
     e, tau, vreg, mu0 = PC[u, CO_E], PC[u, CO_TAU], PC[u, CO_VREG], PC[u, CO_MU]
@@ -309,19 +384,16 @@ def _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out):
         nbx = -(R[0] * nx + R[3] * ny + R[6] * nz)
         nby = -(R[1] * nx + R[4] * ny + R[7] * nz)
         nbz = -(R[2] * nx + R[5] * ny + R[8] * nz)
-        vertex_contact(y, vbase + vi, P, vi, pen, nbx, nby, nbz, vel, e, tau,
-                       mu0 * fr * P.P_ENV[E_MU], vreg, latch, out)
+        vertex_contact(y, vbase + vi, P, vi, -1, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau,
+                       mu0 * fr * P.P_ENV[E_MU], vreg, latch, out, wpose, wcoll)
 
 
 @njit_inline
-def _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, mu, latch, out):
-    """Unit u's mesh against a standing polygon of the terrain (``bar``, a row of P_BAR): as
-    :func:`_plane_pair` against the triangle's plane, for the vertices behind it whose foot on
-    the plane lies in the triangle (the CG is in front of it)."""
-    if _box_depth(P.P_COLL, u, nbx, nby, nbz, d0) >= 0.0:
-        return      # the broad phase: the whole mesh is in front of the plane
+def _wall_range(y, P, first, count, w, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, e, tau, mu,
+                vreg, latch, out, wpose, wcoll):
+    """The vertices first .. first + count - 1 (of wheel w's mesh, or of the exterior for w < 0)
+    against a standing polygon, as :func:`_wall_pair`."""
     CV = P.CV
-    v0, nv, e, tau, vreg = _unit_mesh(P.P_COLL, u)
     ax, ay, az = bar[BA_T0], bar[BA_T0 + 1], bar[BA_T0 + 2]
     e1x, e1y, e1z = bar[BA_T0 + 3] - ax, bar[BA_T0 + 4] - ay, bar[BA_T0 + 5] - az
     e2x, e2y, e2z = bar[BA_T0 + 6] - ax, bar[BA_T0 + 7] - ay, bar[BA_T0 + 8] - az
@@ -329,9 +401,9 @@ def _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, mu, latc
     d12 = e1x * e2x + e1y * e2y + e1z * e2z
     d22 = e2x * e2x + e2y * e2y + e2z * e2z
     det = d11 * d22 - d12 * d12
-    for i in range(nv):
-        vi = v0 + i
-        rx, ry, rz, pen = _plane_approach(CV, vi, nbx, nby, nbz, d0)
+    for vi in range(first, first + count):
+        rx, ry, rz = vertex_position(CV, vi, w, wpose)
+        pen = -(d0 + rx * nbx + ry * nby + rz * nbz)
         if pen <= 0.0:
             continue
         # the barycentric coordinates of the vertex's foot on the plane
@@ -344,7 +416,26 @@ def _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, mu, latc
         t = (d11 * p2 - d12 * p1) / det
         if s < 0.0 or t < 0.0 or s + t >= 1.0:
             continue        # beside the triangle (an edge shared with the next counts once)
-        vertex_contact(y, vbase + vi, P, vi, pen, nbx, nby, nbz, vel, e, tau, mu, vreg, latch, out)
+        vertex_contact(y, vbase + vi, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, mu, vreg,
+                       latch, out, wpose, wcoll)
+
+
+@njit_inline
+def _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, mu, latch, out, wpose, wcoll):
+    """Unit u's mesh and its wheels' meshes against a standing polygon of the terrain (``bar``,
+    a row of P_BAR): as :func:`_plane_pair` against the triangle's plane, for the vertices
+    behind it whose foot on the plane lies in the triangle (the CG is in front of it)."""
+    v0, nv, e, tau, vreg = _unit_mesh(P.P_COLL, u)
+    if _box_depth(P.P_COLL, u, nbx, nby, nbz, d0) < 0.0:     # the broad phase
+        _wall_range(y, P, v0, nv, -1, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, e, tau, mu, vreg,
+                    latch, out, wpose, wcoll)
+    w0 = int(P.P_UNIT[u, U_WHEEL0])
+    for w in range(w0, w0 + int(P.P_UNIT[u, U_NWHEELS])):
+        if _wheel_clear(P, wpose, w, nbx, nby, nbz, d0):
+            continue
+        first, count = _wheel_range(P, w)
+        _wall_range(y, P, first, count, w, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0,
+                    P.P_WCOLL[w, WC_E], tau, mu, vreg, latch, out, wpose, wcoll)
 
 
 @njit_inline
@@ -358,11 +449,11 @@ def _earth_plane(R, X, Y, Z, px, py, pz, nx, ny, nz):
 
 
 @njit
-def environment_pairs(y, P, u_wheel, u, frames, latch, out):
+def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll):
     """Unit u's mesh against the environment: the road (flat ground, the terrain mesh, or an
     external road: the plane of its first wheel's road inputs, through the road under that
-    wheel's centre) and
-    every barrier. out[0:8] as :func:`_plane_pair`."""
+    wheel's centre) and every barrier, which its wheels' meshes (at ``wpose``, their loads into
+    ``wcoll``) meet as well. out[0:8] as :func:`_plane_pair`."""
     for k in range(8):
         out[k] = 0.0
     if P.P_COLL[u, CO_NV] <= 0.0:
@@ -375,7 +466,7 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out):
     mu = P.P_COLL[u, CO_MU]
     kind = P.P_ENV[E_TERRAIN]
     if kind == TERRAIN_MESH:
-        _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out)
+        _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out, wpose, wcoll)
     else:
         zr, nx, ny, nz = P.P_ENV[E_GROUND_Z], 0.0, 0.0, -1.0
         px, py = X, Y
@@ -388,42 +479,43 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out):
             m = math.sqrt(1.0 + gx * gx + gy * gy)
             zr, nx, ny, nz = u_wheel[w, IW_ROADZ], gx / m, gy / m, -1.0 / m
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, px, py, zr, nx, ny, nz)
-        _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu * P.P_ENV[E_MU], latch, out)
+        _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu * P.P_ENV[E_MU], latch, out, False,
+                    wpose, wcoll)
     PB = P.P_BAR
     for b in range(PB.shape[0]):
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, PB[b, BA_X], PB[b, BA_Y], PB[b, BA_Z],
                                          PB[b, BA_NX], PB[b, BA_NY], PB[b, BA_NZ])
         if PB[b, BA_KIND] == BAR_PLANE:
-            _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out)
+            _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out, True, wpose, wcoll)
         elif d0 > 0.0:      # a wall the CG is in front of (behind it, it is the wall's back)
-            _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, PB[b], nbx, nby, nbz, d0, mu, latch, out)
+            _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, PB[b], nbx, nby, nbz, d0, mu, latch, out,
+                       wpose, wcoll)
 
 
 # --- unit against unit -------------------------------------------------------------------
 
 @njit_inline
-def areal_stiffness(PC, u, CK, v, nbx, nby, nbz):
-    """The stiffness per unit area (N/m^3) of the faces vertex v of unit u lies on, against a
-    push of direction n_b (vehicle frame, as :func:`face_stiffness`): each face's value
-    weighted by its cosine, over the sum of those cosines (0 if no face is turned to it)."""
+def areal_stiffness(K, k0, CK, v, nbx, nby, nbz):
+    """The stiffness per unit area (N/m^3) of the faces vertex v lies on, against a push of
+    direction n_b (in the axes of its mesh, as :func:`face_stiffness`): each face's value
+    K[k0 + face] weighted by its cosine, over the sum of those cosines (0 if no face is turned
+    to it)."""
     k, c = 0.0, 0.0
     for f, cos in ((FACE_FRONT, -nbx), (FACE_REAR, nbx), (FACE_RIGHT, -nby), (FACE_LEFT, nby),
                    (FACE_BOTTOM, -nbz), (FACE_ROOF, nbz)):
         if cos > 0.0 and CK[v, f] > 0.0:
-            k += PC[u, CO_K0 + f] * cos
+            k += K[k0 + f] * cos
             c += cos
     return k / c if c > 0.0 else 0.0
 
 
 @njit_inline
-def _earth_box(PC, u, xmin, X, Y, Z, R):
-    """The earth-fixed bounding box (lo X, hi X, lo Y, hi Y, lo Z, hi Z) of unit u's box,
-    cut at vehicle-fixed x = xmin behind."""
-    x0 = max(PC[u, CO_XMIN], xmin)
-    cx, cy, cz = 0.5 * (x0 + PC[u, CO_XMAX]), 0.5 * (PC[u, CO_YMIN] + PC[u, CO_YMAX]), \
-        0.5 * (PC[u, CO_ZMIN] + PC[u, CO_ZMAX])
-    hx, hy, hz = 0.5 * (PC[u, CO_XMAX] - x0), 0.5 * (PC[u, CO_YMAX] - PC[u, CO_YMIN]), \
-        0.5 * (PC[u, CO_ZMAX] - PC[u, CO_ZMIN])
+def _earth_box(B, xmin, X, Y, Z, R):
+    """The earth-fixed bounding box (lo X, hi X, lo Y, hi Y, lo Z, hi Z) of a unit's reach ``B``
+    (x, y, z min, then max; vehicle frame), cut at vehicle-fixed x = xmin behind."""
+    x0 = max(B[0], xmin)
+    cx, cy, cz = 0.5 * (x0 + B[3]), 0.5 * (B[1] + B[4]), 0.5 * (B[2] + B[5])
+    hx, hy, hz = 0.5 * (B[3] - x0), 0.5 * (B[4] - B[1]), 0.5 * (B[5] - B[2])
     ex = X + R[0] * cx + R[1] * cy + R[2] * cz
     ey = Y + R[3] * cx + R[4] * cy + R[5] * cz
     ez = Z + R[6] * cx + R[7] * cy + R[8] * cz
@@ -467,161 +559,235 @@ def entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz):
     return best
 
 
+@njit_inline
+def _to_frame(Ra, Xa, Ya, Za, Rb, Xb, Yb, Zb, rx, ry, rz):
+    """A point r of unit a's frame in unit b's frame: R_b^T (X_a + R_a r - X_b)."""
+    dX = Xa + Ra[0] * rx + Ra[1] * ry + Ra[2] * rz - Xb
+    dY = Ya + Ra[3] * rx + Ra[4] * ry + Ra[5] * rz - Yb
+    dZ = Za + Ra[6] * rx + Ra[7] * ry + Ra[8] * rz - Zb
+    return (Rb[0] * dX + Rb[3] * dY + Rb[6] * dZ,
+            Rb[1] * dX + Rb[4] * dY + Rb[7] * dZ,
+            Rb[2] * dX + Rb[5] * dY + Rb[8] * dZ)
+
+
+@njit_inline
+def _vertex_into_box(y, P, vi, w, rx, ry, rz, a, b, code, box, Ra, Rb, pos_a, pos_b, vel_a, vel_b,
+                     vbase, latch, out_a, out_b, wpose, wcoll):
+    """Vertex vi of unit a at r (a's frame; of a's wheel w's mesh, or of its exterior for
+    w < 0) against the box of unit b (``box``: x0, x1, y0, y1, z0, z1 in b's frame), pressing
+    on b's face ``code`` - 1 (or, with code 0, the face it entered through), as
+    :func:`_vertices_into_box` says. Returns (its approach, that face): an approach <= 0 where
+    it is outside."""
+    x0, x1, y0, y1, z0, z1 = box
+    px, py, pz = _to_frame(Ra, pos_a[0], pos_a[1], pos_a[2], Rb, pos_b[0], pos_b[1], pos_b[2],
+                           rx, ry, rz)
+    if not (x0 - EDGE < px < x1 + EDGE and y0 - EDGE < py < y1 + EDGE
+            and z0 - EDGE < pz < z1 + EDGE):
+        return 0.0, -1
+    ua, va, wa, pa, qa, ra = vel_a
+    ub, vb, wb, pb, qb, rb = vel_b
+    # the vertex's velocity relative to b's material point there, in b's frame
+    vax = ua + qa * rz - ra * ry
+    vay = va + ra * rx - pa * rz
+    vaz = wa + pa * ry - qa * rx
+    evx = Ra[0] * vax + Ra[1] * vay + Ra[2] * vaz
+    evy = Ra[3] * vax + Ra[4] * vay + Ra[5] * vaz
+    evz = Ra[6] * vax + Ra[7] * vay + Ra[8] * vaz
+    vx = Rb[0] * evx + Rb[3] * evy + Rb[6] * evz - (ub + qb * pz - rb * py)
+    vy = Rb[1] * evx + Rb[4] * evy + Rb[7] * evz - (vb + rb * px - pb * pz)
+    vz = Rb[2] * evx + Rb[5] * evy + Rb[8] * evz - (wb + pb * py - qb * px)
+    # the face of b's box it presses on: the approach and the normal out of b
+    f = code - 1 if code > 0 else entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz)
+    pen, nx, ny, nz = _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1)
+    if pen <= 0.0:
+        return pen, f
+    s = vbase + vi
+    if latch:
+        _latch_vertex(y, s, w, pen, wcoll)
+        out_a[6] += 1.0
+        out_b[6] += 1.0
+        return pen, f
+    PC = P.P_COLL
+    # the normal in a's frame: R_a^T R_b n
+    enx = Rb[0] * nx + Rb[1] * ny + Rb[2] * nz
+    eny = Rb[3] * nx + Rb[4] * ny + Rb[5] * nz
+    enz = Rb[6] * nx + Rb[7] * ny + Rb[8] * nz
+    nax = Ra[0] * enx + Ra[3] * eny + Ra[6] * enz
+    nay = Ra[1] * enx + Ra[4] * eny + Ra[7] * enz
+    naz = Ra[2] * enx + Ra[5] * eny + Ra[8] * enz
+    Kb = PC[b, CO_K0 + f]
+    if w < 0:
+        ka = face_stiffness(P.CK, vi, nax, nay, naz)
+        Ka = areal_stiffness(PC[a], CO_K0, P.CK, vi, nax, nay, naz)
+        half = 0.5      # b's vertices meet a's box as well
+    else:
+        nwx, nwy, nwz = wheel_normal(wpose, w, nax, nay, naz)
+        ka = face_stiffness(P.CK, vi, nwx, nwy, nwz)
+        Ka = areal_stiffness(P.P_WCOLL[w], WC_K0, P.CK, vi, nwx, nwy, nwz)
+        half = 1.0      # nothing of b meets the wheel's mesh
+    if ka <= 0.0 or Ka + Kb <= 0.0:
+        return pen, f
+    k = half * ka * Kb / (Ka + Kb)
+    e = PC[a, CO_E] if w < 0 else P.P_WCOLL[w, WC_E]
+    tau, vreg = PC[a, CO_TAU], PC[a, CO_VREG]
+    mu = math.sqrt(PC[a, CO_MU] * PC[b, CO_MU])
+    fx, fy, fz = vertex_force(k, e, tau, mu, vreg, pen, nx, ny, nz, vx, vy, vz, y[s])
+    if fx == 0.0 and fy == 0.0 and fz == 0.0:
+        return pen, f
+    # on b: the reaction, at the vertex
+    add_wrench(out_b, px, py, pz, -fx, -fy, -fz)
+    # on a: the force in a's frame
+    ex = Rb[0] * fx + Rb[1] * fy + Rb[2] * fz
+    ey = Rb[3] * fx + Rb[4] * fy + Rb[5] * fz
+    ez = Rb[6] * fx + Rb[7] * fy + Rb[8] * fz
+    fax = Ra[0] * ex + Ra[3] * ey + Ra[6] * ez
+    fay = Ra[1] * ex + Ra[4] * ey + Ra[7] * ez
+    faz = Ra[2] * ex + Ra[5] * ey + Ra[8] * ez
+    add_wrench(out_a, rx, ry, rz, fax, fay, faz)
+    if w >= 0:
+        add_wheel_load(wcoll[w], wpose[w], rx, ry, rz, fax, fay, faz)
+    else:
+        if pen > out_a[7]:
+            out_a[7] = pen
+        if pen > out_b[7]:
+            out_b[7] = pen
+    return pen, f
+
+
 @njit
-def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_b):
-    """The vertices of unit a (those at vehicle-fixed x >= xa) against the box of unit b (cut
-    at x = xb behind): a vertex inside b's box meets the face of b's box that a's vertices
-    press on (normal out of b), the state y[fs]: latched at the first step boundary with a
-    vertex inside, the face the deepest one entered through (:func:`entry_face`), and held
-    until no vertex is inside, as DyMESH's crush keeps the direction it started in. Before
-    it is latched each vertex takes the face it entered through. Not each vertex's nearest
-    face: a vertex pushed deep into a side comes nearer the roof or the underbody, and one
-    swept sideways into a crushed front comes in through the side face; either would push
-    out the wrong way. Its stiffness is its own in series with b's face (k_a K_b / (K_a + K_b), K the faces'
-    stiffness per unit area), halved because b's vertices meet a's box as well (two flat faces
-    pressed together then carry the series stiffness once). The force on the vertex goes to
-    out_a (a's frame, about a's CG), its reaction at the same point to out_b (b's frame); the
-    contact counts for both. With ``latch``: the vertices' largest approach raised and the
-    face latched (or cleared) instead."""
+def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_b, wpose, wcoll):
+    """The vertices of unit a (those at vehicle-fixed x >= xa), and of its wheels' meshes,
+    against the box of unit b (cut at x = xb behind): a vertex inside b's box meets the face of
+    b's box that a's vertices press on (normal out of b), the state y[fs]: latched at the first
+    step boundary with a vertex inside, the face the deepest one entered through
+    (:func:`entry_face`), and held until no vertex is inside, as DyMESH's crush keeps the
+    direction it started in. Before it is latched each vertex takes the face it entered
+    through. Not each vertex's nearest face: a vertex pushed deep into a side comes nearer the
+    roof or the underbody, and one swept sideways into a crushed front comes in through the
+    side face; either would push out the wrong way. Its stiffness is its own in series with b's
+    face (k_a K_b / (K_a + K_b), K the faces' stiffness per unit area), halved for a vertex of
+    a's exterior because b's vertices meet a's box as well (two flat faces pressed together
+    then carry the series stiffness once). The force on the vertex goes to out_a (a's frame,
+    about a's CG; a wheel's load to wcoll), its reaction at the same point to out_b (b's
+    frame); the contact counts for both. With ``latch``: the vertices' largest approach raised
+    and the face latched (or cleared) instead."""
     PC, CV = P.P_COLL, P.CV
     code = int(y[fs] + 0.5)                      # 0, or 1 + the face
     deepest, face = -1.0, -1
     oa, ob = N_BODY * a, N_BODY * b
     Ra, Rb = frames[a, FR_R:FR_R + 9], frames[b, FR_R:FR_R + 9]
-    Xa, Ya, Za = y[oa + SX], y[oa + SY], y[oa + SZ]
-    Xb, Yb, Zb = y[ob + SX], y[ob + SY], y[ob + SZ]
-    ua, va, wa, pa, qa, ra = y[oa + SU], y[oa + SV], y[oa + SW], y[oa + SP], y[oa + SQ], y[oa + SR]
-    ub, vb, wb, pb, qb, rb = y[ob + SU], y[ob + SV], y[ob + SW], y[ob + SP], y[ob + SQ], y[ob + SR]
-    x0, x1 = max(PC[b, CO_XMIN], xb), PC[b, CO_XMAX]
-    y0, y1, z0, z1 = PC[b, CO_YMIN], PC[b, CO_YMAX], PC[b, CO_ZMIN], PC[b, CO_ZMAX]
-    e, tau, vreg = PC[a, CO_E], PC[a, CO_TAU], PC[a, CO_VREG]
-    mu = math.sqrt(PC[a, CO_MU] * PC[b, CO_MU])
+    pos_a = (y[oa + SX], y[oa + SY], y[oa + SZ])
+    pos_b = (y[ob + SX], y[ob + SY], y[ob + SZ])
+    vel_a = (y[oa + SU], y[oa + SV], y[oa + SW], y[oa + SP], y[oa + SQ], y[oa + SR])
+    vel_b = (y[ob + SU], y[ob + SV], y[ob + SW], y[ob + SP], y[ob + SQ], y[ob + SR])
+    box = (max(PC[b, CO_XMIN], xb), PC[b, CO_XMAX], PC[b, CO_YMIN], PC[b, CO_YMAX], PC[b, CO_ZMIN],
+           PC[b, CO_ZMAX])
     v0, nv = int(PC[a, CO_V0]), int(PC[a, CO_NV])
-    for i in range(nv):
-        vi = v0 + i
+    for vi in range(v0, v0 + nv):
         rx, ry, rz = CV[vi, 0], CV[vi, 1], CV[vi, 2]
         if rx < xa:
             continue
-        # the vertex in b's frame: R_b^T (P - X_b)
-        dX = Xa + Ra[0] * rx + Ra[1] * ry + Ra[2] * rz - Xb
-        dY = Ya + Ra[3] * rx + Ra[4] * ry + Ra[5] * rz - Yb
-        dZ = Za + Ra[6] * rx + Ra[7] * ry + Ra[8] * rz - Zb
-        px = Rb[0] * dX + Rb[3] * dY + Rb[6] * dZ
-        py = Rb[1] * dX + Rb[4] * dY + Rb[7] * dZ
-        pz = Rb[2] * dX + Rb[5] * dY + Rb[8] * dZ
-        if not (x0 - EDGE < px < x1 + EDGE and y0 - EDGE < py < y1 + EDGE
-                and z0 - EDGE < pz < z1 + EDGE):
+        pen, f = _vertex_into_box(y, P, vi, -1, rx, ry, rz, a, b, code, box, Ra, Rb, pos_a, pos_b,
+                                  vel_a, vel_b, vbase, latch, out_a, out_b, wpose, wcoll)
+        if pen > deepest:
+            deepest, face = pen, f
+    w0 = int(P.P_UNIT[a, U_WHEEL0])
+    for w in range(w0, w0 + int(P.P_UNIT[a, U_NWHEELS])):
+        if P.P_WCOLL[w, WC_NV] <= 0.0:
             continue
-        # the vertex's velocity relative to b's material point there, in b's frame
-        vax = ua + qa * rz - ra * ry
-        vay = va + ra * rx - pa * rz
-        vaz = wa + pa * ry - qa * rx
-        evx = Ra[0] * vax + Ra[1] * vay + Ra[2] * vaz
-        evy = Ra[3] * vax + Ra[4] * vay + Ra[5] * vaz
-        evz = Ra[6] * vax + Ra[7] * vay + Ra[8] * vaz
-        vx = Rb[0] * evx + Rb[3] * evy + Rb[6] * evz - (ub + qb * pz - rb * py)
-        vy = Rb[1] * evx + Rb[4] * evy + Rb[7] * evz - (vb + rb * px - pb * pz)
-        vz = Rb[2] * evx + Rb[5] * evy + Rb[8] * evz - (wb + pb * py - qb * px)
-        # the face of b's box it presses on: the approach and the normal out of b
-        f = code - 1 if code > 0 else entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz)
-        pen, nx, ny, nz = _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1)
-        if pen <= 0.0:
+        p = wpose[w]
+        rb = P.P_WCOLL[w, WC_BOUND]
+        if p[WP_X] + rb < xa:
             continue
-        if latch:
-            if pen > y[vbase + vi]:
-                y[vbase + vi] = pen
+        # the wheels' broad phase: the sphere round the wheel's mesh against b's box
+        cx, cy, cz = _to_frame(Ra, pos_a[0], pos_a[1], pos_a[2], Rb, pos_b[0], pos_b[1], pos_b[2],
+                               p[WP_X], p[WP_Y], p[WP_Z])
+        if not (box[0] - rb < cx < box[1] + rb and box[2] - rb < cy < box[3] + rb
+                and box[4] - rb < cz < box[5] + rb):
+            continue
+        first, count = _wheel_range(P, w)
+        for vi in range(first, first + count):
+            rx, ry, rz = wheel_vertex(CV, vi, p)
+            if rx < xa:
+                continue
+            pen, f = _vertex_into_box(y, P, vi, w, rx, ry, rz, a, b, code, box, Ra, Rb, pos_a,
+                                      pos_b, vel_a, vel_b, vbase, latch, out_a, out_b, wpose, wcoll)
             if pen > deepest:
                 deepest, face = pen, f
-            out_a[6] += 1.0
-            out_b[6] += 1.0
-            continue
-        # the normal in a's frame: R_a^T R_b n
-        enx = Rb[0] * nx + Rb[1] * ny + Rb[2] * nz
-        eny = Rb[3] * nx + Rb[4] * ny + Rb[5] * nz
-        enz = Rb[6] * nx + Rb[7] * ny + Rb[8] * nz
-        nax = Ra[0] * enx + Ra[3] * eny + Ra[6] * enz
-        nay = Ra[1] * enx + Ra[4] * eny + Ra[7] * enz
-        naz = Ra[2] * enx + Ra[5] * eny + Ra[8] * enz
-        ka = face_stiffness(P.CK, vi, nax, nay, naz)
-        Ka, Kb = areal_stiffness(PC, a, P.CK, vi, nax, nay, naz), PC[b, CO_K0 + f]
-        if ka <= 0.0 or Ka + Kb <= 0.0:
-            continue
-        k = 0.5 * ka * Kb / (Ka + Kb)
-        fx, fy, fz = vertex_force(k, e, tau, mu, vreg, pen, nx, ny, nz, vx, vy, vz, y[vbase + vi])
-        if fx == 0.0 and fy == 0.0 and fz == 0.0:
-            continue
-        # on b: the reaction, at the vertex
-        add_wrench(out_b, px, py, pz, -fx, -fy, -fz)
-        # on a: the force in a's frame
-        ex = Rb[0] * fx + Rb[1] * fy + Rb[2] * fz
-        ey = Rb[3] * fx + Rb[4] * fy + Rb[5] * fz
-        ez = Rb[6] * fx + Rb[7] * fy + Rb[8] * fz
-        add_wrench(out_a, rx, ry, rz, Ra[0] * ex + Ra[3] * ey + Ra[6] * ez,
-                   Ra[1] * ex + Ra[4] * ey + Ra[7] * ez, Ra[2] * ex + Ra[5] * ey + Ra[8] * ez)
-        if pen > out_a[7]:
-            out_a[7] = pen
-        if pen > out_b[7]:
-            out_b[7] = pen
     if latch:
-        if face < 0:
+        if deepest <= 0.0:
             y[fs] = 0.0                 # no vertex inside: the face is free again
         elif code == 0:
             y[fs] = 1.0 + face
 
 
 @njit_inline
-def unit_pair(y, P, k, frames, latch, coll):
-    """Pair k of P_PAIR: each unit's vertices against the other's box (cut behind at the
-    pair's x of each), after a broad phase on their earth-fixed bounding boxes; into coll's
-    rows of both units (:func:`_vertices_into_box`)."""
+def unit_pair(y, P, k, frames, latch, coll, reach, wpose, wcoll):
+    """Pair k of P_PAIR: each unit's vertices (and its wheels') against the other's box (cut
+    behind at the pair's x of each), after a broad phase on their reaches' earth-fixed bounding
+    boxes; into coll's rows of both units (:func:`_vertices_into_box`)."""
     PP = P.P_PAIR
     a, b = int(PP[k, PA_A]), int(PP[k, PA_B])
     xa, xb = PP[k, PA_AX], PP[k, PA_BX]
     oa, ob = N_BODY * a, N_BODY * b
     vbase = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * P.P_UNIT.shape[0]
-    fs = vbase + P.CV.shape[0] + N_PAIR_STATE * k
-    ba = _earth_box(P.P_COLL, a, xa, y[oa + SX], y[oa + SY], y[oa + SZ], frames[a, FR_R:FR_R + 9])
-    bb = _earth_box(P.P_COLL, b, xb, y[ob + SX], y[ob + SY], y[ob + SZ], frames[b, FR_R:FR_R + 9])
+    fs = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * P.P_UNIT.shape[0] + P.CV.shape[0] \
+        + N_PAIR_STATE * k
+    ba = _earth_box(reach[a], xa, y[oa + SX], y[oa + SY], y[oa + SZ], frames[a, FR_R:FR_R + 9])
+    bb = _earth_box(reach[b], xb, y[ob + SX], y[ob + SY], y[ob + SZ], frames[b, FR_R:FR_R + 9])
     if ba[1] < bb[0] or bb[1] < ba[0] or ba[3] < bb[2] or bb[3] < ba[2] or ba[5] < bb[4] or bb[5] < ba[4]:
         if latch:       # the broad phase: the boxes are apart, and no vertex is inside
             y[fs + PS_FACE_ON_B] = 0.0
             y[fs + PS_FACE_ON_A] = 0.0
         return
-    _vertices_into_box(y, P, a, b, xa, xb, vbase, fs + PS_FACE_ON_B, frames, latch, coll[a], coll[b])
-    _vertices_into_box(y, P, b, a, xb, xa, vbase, fs + PS_FACE_ON_A, frames, latch, coll[b], coll[a])
+    _vertices_into_box(y, P, a, b, xa, xb, vbase, fs + PS_FACE_ON_B, frames, latch, coll[a], coll[b],
+                       wpose, wcoll)
+    _vertices_into_box(y, P, b, a, xb, xa, vbase, fs + PS_FACE_ON_A, frames, latch, coll[b], coll[a],
+                       wpose, wcoll)
 
 
 @njit
-def collision_forces(y, P, u_wheel, frames, t, coll):
-    """Every unit's collision force and moment (vehicle-fixed, about its CG) into
-    coll[u, 0:6], whether it touches into coll[u, 6] and its deepest approach now into
-    coll[u, 7] (environment pairs from simulation.collisions.environment_start_time on)."""
+def _collision_passes(y, P, u_wheel, W, t, latch):
+    """Every environment pair (from simulation.collisions.environment_start_time on) and every
+    unit pair (from vehicle_start_time on) into W.coll and W.wcoll (both cleared first), the
+    wheels' meshes at W.wpose."""
+    coll, wcoll = W.coll, W.wcoll
+    for w in range(wcoll.shape[0]):
+        for k in range(wcoll.shape[1]):
+            wcoll[w, k] = 0.0
     for u in range(P.P_UNIT.shape[0]):
         row = coll[u]
         for k in range(8):
             row[k] = 0.0
         if t >= P.P_ENV[E_COLL_T_ENV]:
-            environment_pairs(y, P, u_wheel, u, frames, False, row)
+            environment_pairs(y, P, u_wheel, u, W.frames, latch, row, W.wpose, wcoll)
     if t >= P.P_ENV[E_COLL_T_VEH]:
         for k in range(P.P_PAIR.shape[0]):
-            unit_pair(y, P, k, frames, False, coll)
+            unit_pair(y, P, k, W.frames, latch, coll, W.reach, W.wpose, wcoll)
 
 
 @njit
-def latch_contacts(y, t, P, u_wheel, frames, coll):
-    """At a step boundary: every vertex's largest approach raised to its approach now, and a
-    unit's first contact latched with its earth-fixed CG velocity then (for deltaV).
-    ``frames``: the units' rotations of this state (``vehicle.synchronize``); ``coll``:
-    scratch rows of 8."""
+def collision_forces(y, P, U, W, t):
+    """Every unit's collision force and moment (vehicle-fixed, about its CG) into
+    W.coll[u, 0:6], whether it touches into W.coll[u, 6] and its exterior's deepest approach
+    now into W.coll[u, 7]; each wheel mesh's load into W.wcoll (its pose first,
+    engine.wheel_damage.wheel_poses)."""
+    wheel_poses(y, P, U.u_unit, t, W.wpose, W.reach)
+    _collision_passes(y, P, U.u_wheel, W, t, False)
+
+
+@njit
+def latch_contacts(y, t, P, U, W):
+    """At a step boundary: every vertex's largest approach raised to its approach now, a unit's
+    first contact latched with its earth-fixed CG velocity then (for deltaV), and each wheel's
+    damage set grown by the load on its mesh within the contact motion of the step just taken
+    (engine.wheel_damage.damage_step). W.frames: the units' rotations of this state
+    (``vehicle.synchronize``)."""
     base = int(P.P_ENV[E_COLL_BASE])
-    for u in range(P.P_UNIT.shape[0]):
-        for k in range(8):
-            coll[u, k] = 0.0
-        if t >= P.P_ENV[E_COLL_T_ENV]:
-            environment_pairs(y, P, u_wheel, u, frames, True, coll[u])
-    if t >= P.P_ENV[E_COLL_T_VEH]:
-        for k in range(P.P_PAIR.shape[0]):
-            unit_pair(y, P, k, frames, True, coll)
+    wheel_poses(y, P, U.u_unit, t, W.wpose, W.reach)
+    _collision_passes(y, P, U.u_wheel, W, t, True)
+    moved = contact_motions(y, P, W.wcoll, W.wmotion)
+    coll, frames = W.coll, W.frames
     for u in range(P.P_UNIT.shape[0]):
         row = coll[u]
         s = base + N_COLL_UNIT_STATE * u
@@ -633,6 +799,11 @@ def latch_contacts(y, t, P, u_wheel, frames, coll):
             y[s + CS_VX0] = R[0] * uu + R[1] * vv + R[2] * ww
             y[s + CS_VY0] = R[3] * uu + R[4] * vv + R[5] * ww
             y[s + CS_VZ0] = R[6] * uu + R[7] * vv + R[8] * ww
+    if moved:
+        # the wheels' loads at this boundary (the largest approaches just latched leave the
+        # loading forces as they were)
+        _collision_passes(y, P, U.u_wheel, W, t, False)
+    damage_step(y, P, W.wcoll, W.wmotion)
 
 
 @njit_inline

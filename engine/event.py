@@ -197,6 +197,42 @@ BRAKE_DESIGN = {
     "cooling_per_speed": _nonneg("rise of the cooling with the vehicle speed, W/K per m/s", default=0.0),
 }
 
+#: the default damage thresholds of a wheel (docs/equations.md, "Wheel meshes and wheel damage":
+#: chosen, of the order of the lateral and longitudinal loads at which a car's wheel and
+#: suspension take a permanent set in kerb-strike and small-overlap tests)
+DEFAULT_WHEEL_DAMAGE = {"max_no_damage_force": 2.0e4, "max_no_damage_moment": 5.0e3,
+                        "deformation_rate": 5.0e-6, "max_force": 1.0e5, "max_moment": 2.5e4}
+
+WHEEL_DAMAGE = {
+    "mesh": F("bool", default=True, doc="the axle's wheels carry a collision mesh (when the unit's "
+                                        "collision is enabled): a cylinder of the tire's radius and "
+                                        "the wheel's width (engine.wheel_damage)"),
+    "stiffness": _optional(lo=0.0, lo_open=True,
+                           doc="N/m: a plane pressed flat on the wheel's side, or across its tread, "
+                               "meets this stiffness; null: the tire's radial_stiffness (times 2 for "
+                               "a dual)"),
+    "restitution": _num(0.05, 1.0, default=1.0,
+                        doc="e of the wheel mesh's contacts (as units[].collision.restitution): 1, "
+                            "elastic as a tire, what the wheel keeps is its set"),
+    "max_no_damage_force": _nonneg("the largest collision force (vehicle x-y) on the wheel's mesh that "
+                                   "leaves no permanent set, N", DEFAULT_WHEEL_DAMAGE["max_no_damage_force"]),
+    "max_no_damage_moment": _nonneg("the largest collision moment (about the vehicle z and x axes) on the "
+                                    "wheel that leaves no permanent turn, N m",
+                                    DEFAULT_WHEEL_DAMAGE["max_no_damage_moment"]),
+    "deformation_rate": _nonneg("the permanent set per newton of force beyond max_no_damage_force, m/N "
+                                "(the turn: per N m beyond max_no_damage_moment, over the radius squared)",
+                                DEFAULT_WHEEL_DAMAGE["deformation_rate"]),
+    "max_force": _pos("the force beyond which the set grows no more, N; above max_no_damage_force",
+                      DEFAULT_WHEEL_DAMAGE["max_force"]),
+    "max_moment": _pos("the moment beyond which the turn grows no more, N m; above max_no_damage_moment",
+                       DEFAULT_WHEEL_DAMAGE["max_moment"]),
+}
+
+
+def _wheel_damage_default():
+    return check_object(WHEEL_DAMAGE, {}, "", [])
+
+
 AXLE = {
     "x": _num(-LENGTH_RANGE, LENGTH_RANGE, doc="axle x-coordinate from the sprung-mass CG, m (forward +)"),
     "track": _num(0.0, LENGTH_RANGE, lo_open=True, doc="m"),
@@ -220,6 +256,10 @@ AXLE = {
                               doc="zeta of Eq. 32 for each wheel of this driven axle: its share of the "
                                   "drive torque; the shares of a unit's driven wheels sum to 1 (null on "
                                   "every driven axle: an equal share)"),
+    "wheel_damage": F("object", default=_wheel_damage_default, fields=WHEEL_DAMAGE,
+                      doc="the wheels' collision mesh and damage thresholds (the manual's DyMESH "
+                          "wheel contact and wheel damage, engine.wheel_damage); defaults: "
+                          + ", ".join(f"{k} {v:.3g}" for k, v in DEFAULT_WHEEL_DAMAGE.items())),
 }
 
 PAYLOAD = {
@@ -701,6 +741,14 @@ def _given(raw, key):
 _LEAD_ONLY = ("steering", "drivetrain", "initial")
 
 
+def _wheel_damage_problems(axle, p, problems):
+    """A wheel's largest force and moment lie above those that do no damage."""
+    dmg = axle.get("wheel_damage") or {}
+    for top, low in (("max_force", "max_no_damage_force"), ("max_moment", "max_no_damage_moment")):
+        if dmg.get(top) is not None and dmg.get(low) is not None and not dmg[top] > dmg[low]:
+            problems.append(f"{p}.wheel_damage.{top}: above {low} ({dmg[low]:g}) (got {dmg[top]:g})")
+
+
 def _brake_problems(axle, p, problems):
     """An axle has a generic brake (brake_torque_ratio) or a designed one (brake_design), not
     both; a design's tables are of lining friction (brake factor) and positive temperatures."""
@@ -1146,6 +1194,7 @@ def validate_event(raw, base=None) -> Event:
                 if a.get("dual") and not a.get("dual_spacing"):
                     problems.append(f"{p}.axles[{j}].dual_spacing: a spacing > 0 for dual tires (got 0)")
                 _brake_problems(a, f"{p}.axles[{j}]", problems)
+                _wheel_damage_problems(a, f"{p}.axles[{j}]", problems)
             raw_u = raw["units"][i]
             _role_problems(u, raw_u, p, problems)
             _suspension_problems(u, raw_u, p, problems)

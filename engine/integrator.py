@@ -44,7 +44,7 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
         # the collisions' memory (each vertex's largest approach, the first contact) at this
         # boundary, before the step's stages read it
         synchronize_frames(y, P, W)
-        latch_contacts(y, t0 + step * h, P, U.u_wheel, W.frames, W.coll)
+        latch_contacts(y, t0 + step * h, P, U, W)
         for s in range(4):
             ks = work[s]
             derivatives(y if s == 0 else yt, ks, U, P, False, Y, err, W)

@@ -36,7 +36,10 @@ State vector (one float64 array), in this order:
   states, 1 once its exterior mesh has touched anything and its earth-fixed CG velocity then
   (for deltaV), then per vertex of every unit's mesh its largest approach so far (m), then
   per pair of units that can meet the face of each one's box the other's vertices press on
-  (a code, ``PS_*``). Their rates are zero: the integrator latches them at each step boundary (``engine.collision``).
+  (a code, ``PS_*``), then per wheel its damage set (``DM_*``: the displacement of its centre
+  in vehicle x and y, m, and its turn about the vehicle z and x axes, rad,
+  ``engine.wheel_damage``). Their rates are zero: the integrator latches them at each step
+  boundary (``engine.collision``).
 """
 
 # --- body states -------------------------------------------------------------------------
@@ -146,8 +149,9 @@ N_AERO_P = 8
 
 # --- environment: P_ENV[:] ---------------------------------------------------------------
 (E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO, E_AIR_T, E_STEER_T0, E_COLL_BASE, E_COLL_T_ENV,
- E_COLL_T_VEH, E_TERRAIN_TOP) = range(12)
-N_ENV_P = 12
+ E_COLL_T_VEH, E_TERRAIN_TOP, E_DMG_BASE) = range(13)
+N_ENV_P = 13
+# E_DMG_BASE: the offset of the wheels' damage states (DM_*) in the state vector
 # E_COLL_BASE: the offset of the collision block in the state vector; E_COLL_T_ENV,
 # E_COLL_T_VEH: simulation.collisions' environment_start_time and vehicle_start_time, s;
 # E_TERRAIN_TOP: the earth Z of a mesh terrain's highest point (its smallest Z), the broad phase
@@ -194,6 +198,35 @@ N_COLL_UNIT_STATE = 4
 # after the first vertex is inside, until none is
 PS_FACE_ON_B, PS_FACE_ON_A = range(2)
 N_PAIR_STATE = 2
+# then per wheel its damage set (engine.wheel_damage): the wheel centre's permanent displacement
+# in vehicle x and y (m, Eq. 58-62's Delta x, Delta y), its permanent turn about the vehicle z
+# axis (toe, rad, added to the steer) and the vehicle x axis (rad, added to the camber), and
+# the deepest approach of its mesh's vertices left at the last step boundary (m, after the set:
+# the start of the next step's contact motion)
+DM_X, DM_Y, DM_TOE, DM_CAMBER, DM_APPROACH = range(5)
+N_DMG_STATE = 5
+
+# --- wheel meshes (engine.wheel_damage): P_WCOLL[w, :]. A wheel's mesh vertices are rows of
+# CV (after every unit's exterior) holding their offsets from the wheel centre in the wheel's
+# own axes (x along its heading, y along its spin axis, z down), CK their stiffness per face.
+# WC_V0, WC_NV: its vertices (0 vertices: no mesh); WC_BOUND: the radius of the sphere round
+# its centre that holds them (the broad phase); WC_RADIUS: the wheel's radius (a moment M turns
+# it as a force M / r at its rim); the damage thresholds: WC_F0, WC_M0 the largest force and
+# moment without damage (N, N m), WC_RATE the deformation rate (m of set per N above WC_F0),
+# WC_FMAX, WC_MMAX the force and moment beyond which the set grows no more; WC_K0 .. WC_K0 + 5
+# the stiffness per unit area of the faces of its bounding box (N/m^3, in the order of FACE_*);
+# WC_E: the restitution of its mesh's contacts
+(WC_V0, WC_NV, WC_BOUND, WC_RADIUS, WC_F0, WC_M0, WC_RATE, WC_FMAX, WC_MMAX, WC_E, WC_K0) = range(11)
+N_WCOLL_P = 11 + 6
+# the pose of a wheel's mesh in the vehicle frame, Work.wpose[w, :]: its centre (m, from the
+# CG) and its axes (heading, spin axis, down), each a unit vector
+WP_X, WP_Y, WP_Z, WP_EX, WP_EY, WP_EZ = 0, 1, 2, 3, 6, 9
+N_WPOSE = 12
+# the collision load on a wheel's mesh, Work.wcoll[w, :]: force and moment about the wheel
+# centre (vehicle frame), the deepest approach of any of its vertices now (m) and how many of
+# its vertices touch
+WL_FX, WL_MX, WL_DEEPEST, WL_CONTACT = 0, 3, 6, 7
+N_WLOAD = 8
 
 # --- engine maps: P_ENGINE[u, table, row]; N_ENGINE[u, table] rows ------------------------
 EM_WOT_X, EM_WOT_Y, EM_CT_X, EM_CT_Y = range(4)
@@ -204,7 +237,7 @@ from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS,
                       TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS)
 
 (YW_STEER, YW_SPIN, YW_JOUNCE, YW_BRAKEP, YW_BRAKET, YW_DRIVET, YW_BTEMP,
- YW_BRATIO) = range(len(WHEEL_OUTPUTS))
+ YW_BRATIO, YW_DAMAGE) = range(len(WHEEL_OUTPUTS))
 (YT_FX, YT_FY, YT_FZ, YT_SLIP, YT_ALPHA, YT_INCL, YT_DEFL, YT_SKID, YT_ROADZ, YT_MU,
  YT_WATER, YT_TRAIL, YT_MZ) = range(len(TIRE_OUTPUTS))
 (YU_X, YU_Y, YU_Z, YU_ROLL, YU_PITCH, YU_YAW, YU_U, YU_V, YU_W, YU_P, YU_Q, YU_R, YU_AX, YU_AY, YU_AZ,
@@ -221,6 +254,7 @@ YC_ART, YC_FX, YC_FY, YC_FZ, YC_FAILED, YC_SEP = range(len(HITCH_OUTPUTS))
 YS_ANGLE, YS_RATE, YS_TORQUE = range(len(STEERING_OUTPUTS))
 assert HITCH_OUTPUTS[YC_SEP] == "separation" and AXLE_OUTPUTS[YA_HEAVE] == "heave"
 assert WHEEL_OUTPUTS[YW_DRIVET] == "driveTorque" and TIRE_OUTPUTS[YT_SKID] == "skid"
+assert WHEEL_OUTPUTS[YW_DAMAGE] == "damageDisplacement"
 assert UNIT_OUTPUTS[YU_CLUTCH] == "clutchSlip" and UNIT_INPUTS[IU_STEER_TORQUE] == "steeringWheelTorque"
 assert UNIT_OUTPUTS[YU_AERO_FX] == "aero.Fx" and UNIT_OUTPUTS[YU_AERO_MZ] == "aero.Mz"
 assert UNIT_OUTPUTS[YU_COLL_FX] == "collision.Fx" and UNIT_OUTPUTS[YU_COLL_CRUSH] == "collision.maxCrush"
@@ -286,10 +320,16 @@ def collision_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_steer
     return steering_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_steering)
 
 
-def state_size(n_units, n_wheels, n_tires, n_axles=0, n_connections=0, n_steering=0, n_vertices=0,
-               n_pairs=0):
+def damage_offset(n_units, n_wheels, n_tires, n_axles=0, n_connections=0, n_steering=0,
+                  n_vertices=0, n_pairs=0):
     return (collision_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_steering)
             + N_COLL_UNIT_STATE * n_units + n_vertices + N_PAIR_STATE * n_pairs)
+
+
+def state_size(n_units, n_wheels, n_tires, n_axles=0, n_connections=0, n_steering=0, n_vertices=0,
+               n_pairs=0):
+    return (damage_offset(n_units, n_wheels, n_tires, n_axles, n_connections, n_steering, n_vertices,
+                          n_pairs) + N_DMG_STATE * n_wheels)
 
 
 BODY_STATE_NAMES = ("X", "Y", "Z", "roll", "pitch", "yaw", "u", "v", "w", "p", "q", "r")
@@ -300,14 +340,15 @@ CONN_STATE_NAMES = ("hitch.failed",)
 PT_STATE_NAMES = ("engine_speed", "idle_governor", "clutch_engagement")
 STEER_STATE_NAMES = ("steering.angle", "steering.rate")
 COLL_STATE_NAMES = ("collision.contact", "collision.VX0", "collision.VY0", "collision.VZ0")
+DMG_STATE_NAMES = ("damage.dx", "damage.dy", "damage.toe", "damage.camber", "damage.approach")
 
 
 def state_names(unit_names, wheel_names, tire_names, axle_names=(), connection_names=(),
-                steering_names=(), vertex_counts=(), pairs=()):
+                steering_names=(), vertex_counts=(), pairs=(), wheel_vertex_counts=()):
     """Names of every slot of the state vector, for diagnostics and state checks
     (``steering_names``: the units with a steering system, ``Event.steering_unit_names``;
     ``vertex_counts``: the vertices of each unit's collision mesh; ``pairs``: the unit names
-    (a, b) of each pair of P_PAIR)."""
+    (a, b) of each pair of P_PAIR; ``wheel_vertex_counts``: the vertices of each wheel's mesh)."""
     out = [f"{u}.{s}" for u in unit_names for s in BODY_STATE_NAMES]
     out += [f"{w}.{s}" for w in wheel_names for s in WHEEL_STATE_NAMES]
     out += [f"{a}.{s}" for a in axle_names for s in AXLE_STATE_NAMES]
@@ -318,7 +359,10 @@ def state_names(unit_names, wheel_names, tire_names, axle_names=(), connection_n
     out += [f"{u}.{s}" for u in unit_names for s in COLL_STATE_NAMES]
     out += [f"{u}.collision.vertex{k}.approach" for u, n in zip(unit_names, vertex_counts)
             for k in range(n)]
+    out += [f"{w}.collision.vertex{k}.approach" for w, n in zip(wheel_names, wheel_vertex_counts)
+            for k in range(n)]
     out += [f"{x}.collision.face_of_{z}" for a, b in pairs for x, z in ((a, b), (b, a))]
+    out += [f"{w}.{s}" for w in wheel_names for s in DMG_STATE_NAMES]
     return out
 
 
@@ -362,6 +406,7 @@ class Model(NamedTuple):
     CK: _np.ndarray
     P_BAR: _np.ndarray
     P_PAIR: _np.ndarray
+    P_WCOLL: _np.ndarray     # [wheel, N_WCOLL_P]: its mesh and damage thresholds
 
 
 class Inputs(NamedTuple):
@@ -393,6 +438,12 @@ class Work(NamedTuple):
     #                          integrator sets it; the steering mode autostart reads it)
     coll: _np.ndarray        # [unit, 8]: the collision force and moment on it (vehicle-fixed,
     #                          about its CG), whether it touches, the deepest approach now
+    wpose: _np.ndarray       # [wheel, N_WPOSE]: the pose of its mesh (vehicle frame)
+    wcoll: _np.ndarray       # [wheel, N_WLOAD]: the collision load on its mesh
+    wmotion: _np.ndarray     # [wheel, 2]: its mesh's contact motion in the step and its
+    #                          deepest approach at the boundary (m)
+    reach: _np.ndarray       # [unit, 6]: x, y, z min then max (vehicle frame) of its exterior's
+    #                          box and its wheels' meshes (the unit pairs' broad phase)
 
 
 def new_work(model: Model) -> Work:
@@ -402,4 +453,6 @@ def new_work(model: Model) -> Work:
     max_axles = max(int(k) for k in model.P_UNIT[:, U_NAXLES])
     return Work(_np.zeros(scratch_shape(max_wheels)), _np.zeros((nu, N_FRAME)), _np.zeros((nu, 6)),
                 _np.zeros((max(max_axles, 1), N_AXLE_WORK)), _np.zeros(model.P_CONN.shape[0]),
-                _np.zeros(3), _np.zeros(1), _np.zeros((nu, 8)))
+                _np.zeros(3), _np.zeros(1), _np.zeros((nu, 8)),
+                _np.zeros((model.P_WHEEL.shape[0], N_WPOSE)), _np.zeros((model.P_WHEEL.shape[0], N_WLOAD)),
+                _np.zeros((model.P_WHEEL.shape[0], 2)), _np.zeros((nu, 6)))

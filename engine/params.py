@@ -25,6 +25,7 @@ from .signals import INPUT_LIMITS
 from .steering import mode_code, stop_damping, stop_limits, system_inertia
 from .terrain import surface
 from .terrain_mesh import empty_mesh
+from .wheel_damage import pack_wheel_meshes
 from .tire import TAU_DAMP, V_LOW, V_N, properties, slip_stiffness
 
 
@@ -105,11 +106,17 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     P_COLL, CV, CK, terrain_top = pack_collisions(
         units, deltas, [st.props.mass + sum(2 * a["unsprung_mass_per_wheel"] for a in u["axles"])
                         for st, u in zip(statics, units)], mesh.TR_TRI)
+    # the wheels' meshes follow every unit's exterior in CV (engine.wheel_damage)
+    P_WCOLL, wheel_cv, wheel_ck = pack_wheel_meshes(units, CV.shape[0])
+    CV = np.ascontiguousarray(np.concatenate([CV, wheel_cv]))
+    CK = np.ascontiguousarray(np.concatenate([CK, wheel_ck]))
     P_BAR = pack_barriers(env["barriers"], mesh.walls)
     P_PAIR = pack_pairs(units, deltas)
     y0 = np.zeros(L.state_size(nu, nw, nt, na, nc, len(steering_units), CV.shape[0],
                                  P_PAIR.shape[0]))
     P_ENV[L.E_COLL_BASE] = L.collision_offset(nu, nw, na, nt, nc, len(steering_units))
+    P_ENV[L.E_DMG_BASE] = L.damage_offset(nu, nw, nt, na, nc, len(steering_units), CV.shape[0],
+                                          P_PAIR.shape[0])
     P_ENV[L.E_COLL_T_ENV] = d["simulation"]["collisions"]["environment_start_time"]
     P_ENV[L.E_COLL_T_VEH] = d["simulation"]["collisions"]["vehicle_start_time"]
     P_ENV[L.E_TERRAIN_TOP] = terrain_top
@@ -252,7 +259,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     P_BRAKE, T_BRAKE = _pack_brakes(designs)
     model = L.Model(P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO, P_ENV,
                     P_AXLE, P_CONN, P_BRAKE, T_BRAKE, *terrain, P_COLL, CV, CK, P_BAR,
-                    P_PAIR)
+                    P_PAIR, P_WCOLL)
     for wi in range(nw):            # the brakes start at the air temperature, unpressurised
         y0[L.wheel_offset(nu, wi) + L.WTEMP] = env["air_temperature"]
     for wi, bi in enumerate(P_WHEEL[:, L.W_BRAKE]):

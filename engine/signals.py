@@ -76,6 +76,9 @@ wheel outputs
                         air temperature for a generic brake (Eq. 47's fixed torque ratio)
     brakeTorqueRatio    N m/Pa, the brake's current torque ratio (Eq. 47): a designed brake's
                         from its lining friction at its temperature and sliding speed
+    damageDisplacement  m, how far collisions on the wheel's mesh have set its centre back or
+                        in, permanently (the magnitude of its vehicle-fixed x-y displacement,
+                        Eq. 58-62, engine.wheel_damage)
 tire outputs
     Fx, Fy              N, ground force on the tire in the tire frame (x' forward, y' right)
     Fz                  N, radial (normal) tire load, >= 0
@@ -133,7 +136,7 @@ UNIT_OUTPUTS = (
 #: the unit outputs only a unit with a drivetrain (a lead unit) has in the FMU
 DRIVETRAIN_OUTPUTS = ("engineSpeed", "clutchSlip")
 WHEEL_OUTPUTS = ("steer", "spin", "jounce", "brakePressure", "brakeTorque", "driveTorque",
-                 "brakeTemperature", "brakeTorqueRatio")
+                 "brakeTemperature", "brakeTorqueRatio", "damageDisplacement")
 TIRE_OUTPUTS = ("Fx", "Fy", "Fz", "slip", "slipAngle", "inclination", "deflection", "skid",
                 "roadZ", "frictionAvailable", "waterDepth", "pneumaticTrail", "Mz")
 AXLE_OUTPUTS = ("roll", "heave")

@@ -146,7 +146,8 @@ class Simulation:
                                          self.axle_names, self.connection_names, self.steering_names,
                                          [int(n) for n in self.model.P_COLL[:, L.CO_NV]],
                                          [(self.unit_names[int(a)], self.unit_names[int(b)])
-                                          for a, b in self.model.P_PAIR[:, L.PA_A:L.PA_B + 1]])
+                                          for a, b in self.model.P_PAIR[:, L.PA_A:L.PA_B + 1]],
+                                         [int(n) for n in self.model.P_WCOLL[:, L.WC_NV]])
         self._signature = hashlib.sha256(
             (event.to_json() + repr((self.step_size, self.friction_multiplier, sorted(init.items()),
                                      sorted(modes.items())))).encode()

@@ -83,7 +83,8 @@ from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_
                      YT_FY, YT_FZ, YT_INCL, YT_MU, YT_MZ, YT_ROADZ, YT_SKID, YT_SLIP, YT_TRAIL, YT_WATER, YU_AERO_FX, YU_COLL_FX, E_COLL_BASE,
                      YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ, YU_AX,
                      YU_AY, YU_AZ, YU_BETA, YU_SPEED, YU_X, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
-                     YW_JOUNCE, YW_SPIN, YW_STEER)
+                     YW_JOUNCE, YW_SPIN, YW_STEER, YW_DAMAGE, DM_CAMBER, DM_TOE, DM_X, DM_Y,
+                     E_DMG_BASE, N_DMG_STATE)
 from .sprung_mass import add_solid_axle, assemble_unit, finish_unit, solid_axle_accelerations
 from .suspension import antisway_force, bump_steer, camber_change, half_track_change, suspension_force
 from .hydroplaning import footprint_aspect_ratio, hydroplaning_factors
@@ -174,13 +175,14 @@ def derivatives(y, dy, U, P, record, Y, err, W):
     b = scratch[S_B]
     wheel_base, axle_base, tire_base, conn_base, pt_base, steer_base = state_bases(P)
     t_base = scratch[S_TBASE]
+    dmg_base = int(P_ENV[E_DMG_BASE])
     om_free = scratch[S_OMFREE]
     for c in range(P.P_CONN.shape[0]):
         dy[conn_base + N_CONN_STATE * c] = 0.0
     for k in range(int(P_ENV[E_COLL_BASE]), y.shape[0]):
         dy[k] = 0.0                  # the collision block is latched, never integrated
     synchronize(y, P, W, record, Y)
-    collision_forces(y, P, u_wheel, W.frames, W.clock[0], W.coll)
+    collision_forces(y, P, U, W, W.clock[0])
     for u in range(nu):
         o = N_BODY * u
         X, Y_, Z = y[o + SX], y[o + SY], y[o + SZ]
@@ -273,7 +275,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
             wo = wheel_base + N_WHEEL_STATE * w
             om = y[wo + WOMEGA]
             solid = int(P_WHEEL[w, W_SOLID])
-            xw = P_WHEEL[w, W_X]
+            dmg = dmg_base + N_DMG_STATE * w      # its damage set (engine.wheel_damage)
+            xw = P_WHEEL[w, W_X] + y[dmg + DM_X]                                  # Eq. 58
             if solid < 0:
                 # independent wheel: its own z-displacement (Eq. 16-17, 61-63)
                 dz, dzd = y[wo + WZ], y[wo + WZD]
@@ -287,7 +290,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 ydot = dht * jrate
                 gdot = dcam * jrate
                 steer = road_steer * P_WHEEL[w, W_STEERED] + bump_steer(P_WHEEL, w, dz)
-                yw = P_WHEEL[w, W_Y0] + ht
+                yw = P_WHEEL[w, W_Y0] + ht + y[dmg + DM_Y]                       # Eq. 61
                 zw = P_WHEEL[w, W_Z0] + dz
                 piv_y, piv_z, piv_zd = yw, zw, dzd      # the point the wheel's camber turns about
             else:
@@ -298,7 +301,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 ca, sa_ = math.cos(phi), math.sin(phi)
                 ry0 = P_WHEEL[w, W_Y0] - yc
                 rz0 = P_WHEEL[w, W_Z0] - P_AXLE[solid, AX_ZRC]
-                yw = yc + ry0 * ca - rz0 * sa_
+                yw = yc + ry0 * ca - rz0 * sa_ + y[dmg + DM_Y]                    # Eq. 59
                 zw = zc + ry0 * sa_ + rz0 * ca
                 ys = P_WHEEL[w, W_YS] - yc        # the spring's seat, on the roll-centre line
                 jounce = -(delta + ys * sa_)
@@ -320,6 +323,9 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                                            P_UNIT[u, U_K_STOP], P_UNIT[u, U_C_STOP])
                 steer = clamp(steer, -stop_l, stop_r)
                 trail_m = P_UNIT[u, U_TRAIL_M]
+            # the damage set turns the wheel past its steer and camber (engine.wheel_damage)
+            steer += y[dmg + DM_TOE]
+            cam += y[dmg + DM_CAMBER]
             cs, ss = cos_sin(steer)
             cc, sc = cos_sin(cam)
             axb, ayb, azb = -ss, cc * cs, sc * cs                             # Eq. 79
@@ -476,6 +482,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 y_wheel[w, YW_STEER] = steer
                 y_wheel[w, YW_SPIN] = om
                 y_wheel[w, YW_JOUNCE] = jounce
+                y_wheel[w, YW_DAMAGE] = math.sqrt(y[dmg + DM_X] ** 2 + y[dmg + DM_Y] ** 2)
                 if tabled:
                     y_wheel[w, YW_BRAKEP] = 0.0
                     y_wheel[w, YW_BRAKET] = t_tb

@@ -171,6 +171,8 @@ FIELDS: dict[str, Field] = {
                               "designed brake; the air temperature for a generic one)"),
     "brakeTorqueRatio": Field("N.m/Pa", None, "Current brake torque ratio, brake torque per "
                               "pressure above pushout (Eq. 47)"),
+    "damageDisplacement": Field("m", None, "Permanent displacement of the wheel centre by collisions "
+                                "on its mesh (vehicle x-y, Eq. 58-62; DyMESH wheel damage)"),
     # tire outputs
     "Fx": Field("N", "kN", "Longitudinal ground force on the tire, tire frame (x' forward)"),
     "Fy": Field("N", "kN", "Lateral ground force on the tire, tire frame (y' right)"),

@@ -23,9 +23,16 @@ def _cube_model(offset_x=0.0, n=300):
     P_COLL[0, L.CO_NV] = len(cv)
     P_COLL[0, L.CO_XMIN:L.CO_ZMAX + 1] = (cv[:, 0].min(), cv[:, 0].max(), cv[:, 1].min(),
                                           cv[:, 1].max(), cv[:, 2].min(), cv[:, 2].max())
-    model = sim.model._replace(P_COLL=P_COLL, CV=cv, CK=ck)
+    P_WCOLL = np.zeros_like(sim.model.P_WCOLL)          # no wheel meshes
+    model = sim.model._replace(P_COLL=P_COLL, CV=cv, CK=ck, P_WCOLL=P_WCOLL)
     y = np.zeros(int(model.P_ENV[L.E_COLL_BASE]) + L.N_COLL_UNIT_STATE + len(cv))
     return sim, model, y, cv, ck
+
+
+def _wheels(model):
+    """The wheel meshes' poses and loads (none of the cube's; the car's wheels at rest)."""
+    n = model.P_WHEEL.shape[0]
+    return np.zeros((n, L.N_WPOSE)), np.zeros((n, L.N_WLOAD))
 
 
 def _frames(roll=0.0, pitch=0.0):
@@ -60,7 +67,7 @@ def test_cube_pressed_into_the_ground(offset_x):
     d = 0.01
     y[L.SZ] = model.P_ENV[L.E_GROUND_Z] - 0.5 + d       # the underside (z = +0.5) d below
     out = np.zeros(8)
-    environment_pairs(y, model, sim.u_wheel, 0, _frames(), False, out)
+    environment_pairs(y, model, sim.u_wheel, 0, _frames(), False, out, *_wheels(model))
     k_face = B_SIDE / 1.0 * 1.0
     assert out[2] == pytest.approx(-k_face * d, rel=1e-12)
     assert abs(out[0]) < 1e-9 and abs(out[1]) < 1e-9
@@ -80,7 +87,7 @@ def test_cube_tilted_into_the_ground():
     y[L.SZ] = model.P_ENV[L.E_GROUND_Z] - 0.5 / math.cos(th) + d
     y[L.STHETA] = th
     out = np.zeros(8)
-    environment_pairs(y, model, sim.u_wheel, 0, _frames(pitch=th), False, out)
+    environment_pairs(y, model, sim.u_wheel, 0, _frames(pitch=th), False, out, *_wheels(model))
     R = _frames(pitch=th)[0, :9].reshape(3, 3)
     Zv = y[L.SZ] + cv @ R[2]
     pen = Zv - model.P_ENV[L.E_GROUND_Z]
@@ -123,5 +130,5 @@ def test_units_apart_from_every_surface_cost_one_box_test():
     out = np.zeros(8)
     F = np.zeros((1, L.N_FRAME))
     F[0, :9] = np.eye(3).ravel()
-    environment_pairs(sim.y, sim.model, sim.u_wheel, 0, F, False, out)
+    environment_pairs(sim.y, sim.model, sim.u_wheel, 0, F, False, out, *_wheels(sim.model))
     assert (out == 0.0).all()

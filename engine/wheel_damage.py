@@ -1,0 +1,352 @@
+"""Wheel meshes and wheel damage: the manual's DyMESH wheel contact (Sprung Mass Impact Model,
+"DyMESH wheel contact and wheel damage" and "Wheel displacement capping").
+
+Each wheel of a unit with an exterior mesh carries a mesh of its own (:func:`wheel_mesh`): a
+cylinder of the tire's unloaded radius and the wheel's width (its tire's, or across both tires
+of a dual), whose vertices meet the same surfaces as the unit's exterior: barriers, a mesh
+terrain's standing polygons and every other vehicle's box (``engine.collision``), but not the
+road, which the tire model carries. The mesh moves with its wheel: its centre and axes are the
+wheel's (Eq. 58-62, 63-65, 79: the suspension's travel, steer and camber, and the wheel's
+damage set), computed for every evaluation by :func:`wheel_poses` before the collision passes.
+A vertex moves with the sprung mass (its velocity is the body's at its point; the wheel's spin
+and travel rates are left out of the sliding velocity of its friction).
+
+The collision forces on a wheel's vertices are added to the sprung mass (Eq. 3, 7), like the
+exterior's. Summed about the wheel centre they load the wheel's mount (``Work.wcoll``), and
+beyond the wheel's damage thresholds they set it permanently (:func:`damage_step`, at each
+integration step boundary):
+
+* the force's vehicle-fixed x-y part F (set-back and track change; its z part is the
+  suspension's) sets the wheel centre along F. The set the mount takes under F is
+  ``s(F) = c (min(|F|, F_max) - F_0)`` for ``|F| > F_0`` (c the deformation rate, m per N,
+  F_0 the largest force without damage, F_max the force beyond which the set grows no more),
+  and the set only grows: a step adds ``s(F) - |d|`` along F when that is positive;
+* the moment's parts about the vehicle z and x axes (M) turn the wheel, toe and camber, by
+  the set ``c (min(|M|, M_max) - M_0) / r^2`` (the moment as a force M / r at the rim, r the
+  wheel's radius, the rim's set over r), along M, likewise only growing;
+* the cap: neither set moves the wheel (centre, or rim for the turn) further in a step than
+  the contact motion of its mesh in that step: how much deeper its deepest vertex is at the
+  step's end than the mesh was left at its start (the approach after that boundary's set, a
+  state); no contact motion, no set. A wheel whose mount gives way at once is thus carried
+  along by what strikes it, its set the intrusion past it less the approach of its first
+  step, and a wheel pressed without moving deeper takes no set whatever the force.
+
+The set enters the wheel's kinematics (``engine.vehicle``): its centre at
+``x_initial + Delta x`` (Eq. 58) and ``y_initial + ... + Delta y`` (Eq. 59, 61), its steer and
+camber turned by the set's toe and camber.
+"""
+import math
+
+import numpy as np
+
+from .jit import njit, njit_inline
+from .kinematics import cos_sin
+from .layout import (APHI, DM_APPROACH, AX_CAMBER, AX_KAPPA, AX_RHO, AX_YC, AX_ZRC, AZ, DM_CAMBER, DM_TOE, DM_X,
+                     DM_Y, E_DMG_BASE, E_STEER_T0, IU_STEER, N_AXLE_STATE, N_BODY, N_CONN_STATE,
+                     N_DMG_STATE, N_FACES, N_PT_STATE, N_STEER_STATE, N_TIRE_STATE, N_WHEEL_STATE,
+                     CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, FACE_BOTTOM,
+                     FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF, SSA,
+                     U_NWHEELS, U_STEER_MODE, U_STEER_RATIO, U_STEER_SLOT, U_STOP_LEFT,
+                     U_STOP_RIGHT, U_WHEEL0, WC_BOUND, WC_F0, WC_FMAX, WC_M0, WC_MMAX, WC_NV,
+                     WC_E, WC_K0, WC_RADIUS, WC_RATE, WC_V0, WL_CONTACT, WL_FX, WL_DEEPEST, WL_MX, WP_EX, WP_EY, WP_EZ,
+                     WP_X, WP_Y, WP_Z, W_SIDE, W_SOLID, W_STEERED, W_X, W_Y0, W_Z0, WZ)
+from .steering import STEER_APPEND, clamp, is_free
+from .suspension import bump_steer, camber_change, half_track_change
+
+#: vertices round a wheel's mesh on each of its three rings (its two sides and its middle)
+AROUND = 16
+
+
+# --- the mesh (set-up, Python) ---------------------------------------------------------
+
+def wheel_mesh(radius, width, stiffness, around=AROUND):
+    """A wheel's mesh: a cylinder of ``radius`` and ``width`` about its spin axis (y), in the
+    wheel's axes (x along its heading, y along the spin axis, z down), from its centre.
+
+    Three rings of ``around`` vertices (the two sides and the middle of the tread) and the
+    centre of each side. Returns (offsets (n, 3), CK (n, 6), the faces' stiffness per unit
+    area (6,)). Each vertex carries its tributary area of the tread (its arc times its share of
+    the width) on the face of the wheel's bounding box its radial direction is nearest, and of
+    its side (the side's fan of triangles from the centre: a third of each triangle's area to
+    each corner) on that side's face, times the face's stiffness per unit area: ``stiffness``
+    over the face's projected area (pi r^2 for a side, 2 r w for the tread's faces), so that a
+    plane pressed flat on a side of the wheel, or across its tread at a face, meets about the
+    stiffness ``stiffness`` (N/m) in all. The mesh is symmetric about its middle plane.
+    """
+    if not (radius > 0.0 and width > 0.0 and stiffness > 0.0):
+        raise ValueError(f"wheel_mesh: positive radius, width and stiffness (got {radius:g}, "
+                         f"{width:g}, {stiffness:g})")
+    a = 2.0 * math.pi * np.arange(around) / around
+    c, s = np.cos(a), np.sin(a)
+    side_area = 0.5 * around * radius ** 2 * math.sin(2.0 * math.pi / around)   # each side's fan
+    areal = np.zeros(N_FACES)
+    areal[[FACE_LEFT, FACE_RIGHT]] = stiffness / side_area
+    areal[[FACE_FRONT, FACE_REAR, FACE_BOTTOM, FACE_ROOF]] = stiffness / (2.0 * radius * width)
+    # the face of the box each radial direction is nearest: +x front, -x rear, +z (down) bottom
+    radial = np.where(np.abs(c) >= np.abs(s), np.where(c > 0.0, FACE_FRONT, FACE_REAR),
+                      np.where(s > 0.0, FACE_BOTTOM, FACE_ROOF))
+    arc = 2.0 * math.pi * radius / around
+    verts, stiff = [], []
+    for yy, share, side in ((-0.5 * width, 0.25, FACE_LEFT), (0.0, 0.5, -1),
+                            (0.5 * width, 0.25, FACE_RIGHT)):
+        for j in range(around):
+            ck = np.zeros(N_FACES)
+            ck[radial[j]] += areal[radial[j]] * arc * share * width
+            if side >= 0:
+                ck[side] += areal[side] * 2.0 * side_area / (3.0 * around)
+            verts.append((radius * c[j], yy, radius * s[j]))
+            stiff.append(ck)
+    for yy, side in ((-0.5 * width, FACE_LEFT), (0.5 * width, FACE_RIGHT)):
+        ck = np.zeros(N_FACES)
+        ck[side] = areal[side] * side_area / 3.0
+        verts.append((0.0, yy, 0.0))
+        stiff.append(ck)
+    return np.array(verts), np.array(stiff), areal
+
+
+def wheel_width(axle, tire):
+    """The width of a wheel's mesh: its tire's (``tire.width``, else a fifth of the tire's
+    diameter, a common section width to diameter ratio of road tires) and across both tires of
+    a dual (plus their spacing)."""
+    w = tire.get("width") or 0.4 * tire["unloaded_radius"]
+    return w + (axle["dual_spacing"] if axle["dual"] else 0.0)
+
+
+# --- the pose (compiled) ---------------------------------------------------------------
+
+@njit_inline
+def road_steer_angle(y, P, u_unit, u, clock, steer_base):
+    """The road-wheel steer of unit u from its steering (the driver's angle through the gear,
+    or the steering system's own state while it is free, engine.steering), as
+    ``engine.vehicle`` takes it; 0 for a unit without a steering system."""
+    PU = P.P_UNIT
+    slot = int(PU[u, U_STEER_SLOT])
+    if slot < 0:
+        return 0.0
+    eta = PU[u, U_STEER_RATIO]
+    mode = int(PU[u, U_STEER_MODE])
+    if is_free(mode, clock, P.P_ENV[E_STEER_T0]):
+        theta = y[steer_base + N_STEER_STATE * slot + SSA]
+        if mode == STEER_APPEND:
+            theta += u_unit[u, IU_STEER]
+    else:
+        theta = clamp(u_unit[u, IU_STEER], -eta * PU[u, U_STOP_LEFT], eta * PU[u, U_STOP_RIGHT])
+    return theta / eta
+
+
+@njit_inline
+def wheel_geometry(y, P, w, road_steer, wheel_base, axle_base, dmg):
+    """Wheel w's centre (vehicle frame, from the CG), steer and camber, as the derivative takes
+    them (Eq. 58-65), with its damage set (state block ``dmg``)."""
+    PW = P.P_WHEEL
+    solid = int(PW[w, W_SOLID])
+    xw = PW[w, W_X] + y[dmg + DM_X]
+    if solid < 0:
+        dz = y[wheel_base + N_WHEEL_STATE * w + WZ]
+        yw = PW[w, W_Y0] + half_track_change(PW, P.T_WHEEL, w, -dz)[0]
+        zw = PW[w, W_Z0] + dz
+        cam = camber_change(PW, P.T_WHEEL, w, -dz)[0]
+        steer = road_steer * PW[w, W_STEERED] + bump_steer(PW, w, dz)
+    else:
+        ao = axle_base + N_AXLE_STATE * solid
+        phi = y[ao + APHI]
+        yc = P.P_AXLE[solid, AX_YC]
+        ca, sa = math.cos(phi), math.sin(phi)
+        ry0 = PW[w, W_Y0] - yc
+        rz0 = PW[w, W_Z0] - P.P_AXLE[solid, AX_ZRC]
+        yw = yc + ry0 * ca - rz0 * sa
+        zw = P.P_AXLE[solid, AX_ZRC] + y[ao + AZ] + ry0 * sa + rz0 * ca
+        cam = phi + PW[w, W_SIDE] * P.P_AXLE[solid, AX_CAMBER]
+        steer = road_steer * PW[w, W_STEERED] + P.P_AXLE[solid, AX_KAPPA] * phi
+    return xw, yw + y[dmg + DM_Y], zw, steer, cam
+
+
+@njit
+def wheel_poses(y, P, u_unit, clock, pose, bounds):
+    """The pose of every wheel mesh (``layout.WP_*``) into pose[w], and each unit's reach into
+    bounds[u] (x, y, z min and max, vehicle frame: its exterior's box and its wheels' spheres),
+    the broad phase of the unit pairs."""
+    PU, PW, PC, PWC = P.P_UNIT, P.P_WHEEL, P.P_COLL, P.P_WCOLL
+    nu = PU.shape[0]
+    wheel_base = N_BODY * nu
+    axle_base = wheel_base + N_WHEEL_STATE * PW.shape[0]
+    conn_base = axle_base + N_AXLE_STATE * P.P_AXLE.shape[0] + N_TIRE_STATE * P.P_TIRE.shape[0]
+    steer_base = conn_base + N_CONN_STATE * P.P_CONN.shape[0] + N_PT_STATE * nu
+    dbase = int(P.P_ENV[E_DMG_BASE])
+    for u in range(nu):
+        b = bounds[u]
+        b[0], b[1], b[2] = PC[u, CO_XMIN], PC[u, CO_YMIN], PC[u, CO_ZMIN]
+        b[3], b[4], b[5] = PC[u, CO_XMAX], PC[u, CO_YMAX], PC[u, CO_ZMAX]
+        w0 = int(PU[u, U_WHEEL0])
+        road = road_steer_angle(y, P, u_unit, u, clock, steer_base)
+        for w in range(w0, w0 + int(PU[u, U_NWHEELS])):
+            if PWC[w, WC_NV] <= 0.0:
+                continue
+            xw, yw, zw, steer, cam = wheel_geometry(y, P, w, road, wheel_base, axle_base,
+                                                    dbase + N_DMG_STATE * w)
+            cs, ss = cos_sin(steer + y[dbase + N_DMG_STATE * w + DM_TOE])
+            cc, sc = cos_sin(cam + y[dbase + N_DMG_STATE * w + DM_CAMBER])
+            p = pose[w]
+            p[WP_X], p[WP_Y], p[WP_Z] = xw, yw, zw
+            # the spin axis (Eq. 79), the heading square to it in the vehicle's x-y plane as
+            # near as it goes, and the third axis (down) completing them
+            ey0, ey1, ey2 = -ss, cc * cs, sc * cs
+            ez0, ez1, ez2 = ss * ey2, -cs * ey2, cs * ey1 - ss * ey0          # (cs, ss, 0) x ey
+            n = math.sqrt(ez0 * ez0 + ez1 * ez1 + ez2 * ez2)
+            ez0, ez1, ez2 = ez0 / n, ez1 / n, ez2 / n
+            p[WP_EX], p[WP_EX + 1], p[WP_EX + 2] = (ey1 * ez2 - ey2 * ez1, ey2 * ez0 - ey0 * ez2,
+                                                     ey0 * ez1 - ey1 * ez0)
+            p[WP_EY], p[WP_EY + 1], p[WP_EY + 2] = ey0, ey1, ey2
+            p[WP_EZ], p[WP_EZ + 1], p[WP_EZ + 2] = ez0, ez1, ez2
+            r = PWC[w, WC_BOUND]
+            b[0], b[1], b[2] = min(b[0], xw - r), min(b[1], yw - r), min(b[2], zw - r)
+            b[3], b[4], b[5] = max(b[3], xw + r), max(b[4], yw + r), max(b[5], zw + r)
+
+
+@njit_inline
+def wheel_vertex(CV, vi, p):
+    """Vertex vi of a wheel mesh (its offset CV[vi] in the wheel's axes) in the vehicle frame,
+    the wheel at pose p."""
+    lx, ly, lz = CV[vi, 0], CV[vi, 1], CV[vi, 2]
+    return (p[WP_X] + lx * p[WP_EX] + ly * p[WP_EY] + lz * p[WP_EZ],
+            p[WP_Y] + lx * p[WP_EX + 1] + ly * p[WP_EY + 1] + lz * p[WP_EZ + 1],
+            p[WP_Z] + lx * p[WP_EX + 2] + ly * p[WP_EY + 2] + lz * p[WP_EZ + 2])
+
+
+@njit_inline
+def add_wheel_load(load, p, rx, ry, rz, fx, fy, fz):
+    """A vertex's force f at r (vehicle frame) onto its wheel's load: the force, and its
+    moment about the wheel centre (pose p)."""
+    dx, dy, dz = rx - p[WP_X], ry - p[WP_Y], rz - p[WP_Z]
+    load[WL_FX] += fx
+    load[WL_FX + 1] += fy
+    load[WL_FX + 2] += fz
+    load[WL_MX] += dy * fz - dz * fy
+    load[WL_MX + 1] += dz * fx - dx * fz
+    load[WL_MX + 2] += dx * fy - dy * fx
+
+
+@njit_inline
+def latch_wheel_motion(load, pen):
+    """A wheel vertex at approach ``pen`` at a step boundary: the wheel's deepest approach now
+    raised to it, one more vertex in contact."""
+    if pen > load[WL_DEEPEST]:
+        load[WL_DEEPEST] = pen
+    load[WL_CONTACT] += 1.0
+
+
+# --- the damage (compiled) ---------------------------------------------------------------
+
+@njit_inline
+def set_step(load, threshold, rate, limit, current, motion):
+    """How far a set grows in a step: the set ``rate (min(load, limit) - threshold)`` the mount
+    takes under ``load`` beyond the ``current`` one, capped at the contact motion (0 without
+    it, and never negative)."""
+    if load <= threshold or motion <= 0.0:
+        return 0.0
+    grow = rate * (min(load, limit) - threshold) - current
+    if grow <= 0.0:
+        return 0.0
+    return min(grow, motion)
+
+
+@njit
+def contact_motions(y, P, loads, motion):
+    """At a step boundary: each wheel's contact motion over the step just taken into
+    motion[w, 0] (how much deeper its mesh is now, ``loads[w, WL_DEEPEST]``, than it was left
+    at the last boundary, never negative) and that deepest approach into motion[w, 1];
+    whether any wheel moved."""
+    dbase = int(P.P_ENV[E_DMG_BASE])
+    moved = False
+    for w in range(motion.shape[0]):
+        deepest = loads[w, WL_DEEPEST]
+        m = deepest - y[dbase + N_DMG_STATE * w + DM_APPROACH]
+        motion[w, 0] = m if m > 0.0 else 0.0
+        motion[w, 1] = deepest
+        if m > 0.0:
+            moved = True
+    return moved
+
+
+@njit
+def damage_step(y, P, loads, motion):
+    """At a step boundary: every wheel's damage set grown by its load (``loads[w]``: the
+    collision force and moment on its mesh at the boundary, ``layout.WL_*``) within its contact
+    motion ``motion[w, 0]`` (:func:`contact_motions`), as the module docstring says, and the
+    approach it is left with (its deepest, motion[w, 1], less the set's growth) kept for the
+    next step."""
+    PWC = P.P_WCOLL
+    dbase = int(P.P_ENV[E_DMG_BASE])
+    for w in range(PWC.shape[0]):
+        d = dbase + N_DMG_STATE * w
+        load = loads[w]
+        left = motion[w, 1]
+        if PWC[w, WC_NV] > 0.0 and motion[w, 0] > 0.0:
+            rate = PWC[w, WC_RATE]
+            fx, fy = load[WL_FX], load[WL_FX + 1]
+            f = math.sqrt(fx * fx + fy * fy)
+            dx, dy = y[d + DM_X], y[d + DM_Y]
+            s = set_step(f, PWC[w, WC_F0], rate, PWC[w, WC_FMAX], math.sqrt(dx * dx + dy * dy),
+                         motion[w, 0])
+            if s > 0.0:
+                y[d + DM_X] = dx + s * fx / f
+                y[d + DM_Y] = dy + s * fy / f
+                left -= s
+            r = PWC[w, WC_RADIUS]
+            mx, mz = load[WL_MX], load[WL_MX + 2]
+            m = math.sqrt(mx * mx + mz * mz)
+            tc, tt = y[d + DM_CAMBER], y[d + DM_TOE]
+            # the turn's rim set: rate (M - M_0) / r, capped by the contact motion; the turn is it / r
+            s = set_step(m / r, PWC[w, WC_M0] / r, rate, PWC[w, WC_MMAX] / r,
+                         r * math.sqrt(tc * tc + tt * tt), motion[w, 0])
+            if s > 0.0:
+                y[d + DM_CAMBER] = tc + s / r * mx / m
+                y[d + DM_TOE] = tt + s / r * mz / m
+        y[d + DM_APPROACH] = left if left > 0.0 else 0.0
+
+
+@njit_inline
+def damage_displacement(y, P, w):
+    """The magnitude of wheel w's set (its centre's vehicle-fixed x-y displacement), m."""
+    d = int(P.P_ENV[E_DMG_BASE]) + N_DMG_STATE * w
+    return math.sqrt(y[d + DM_X] ** 2 + y[d + DM_Y] ** 2)
+
+
+# --- packing (set-up, Python) ------------------------------------------------------------
+
+def pack_wheel_meshes(units, first_vertex):
+    """(P_WCOLL, CV rows, CK rows) for the event's wheels
+    (in the engine's wheel order, ``engine.event.wheels``), their vertices numbered from
+    ``first_vertex``. A wheel has a mesh when its unit's collision is enabled and its axle's
+    ``wheel_damage.mesh`` is true."""
+    from .equilibrium import wheels
+    from .layout import N_WCOLL_P
+    rows, verts, stiff = [], [np.zeros((0, 3))], [np.zeros((0, N_FACES))]
+    n = first_vertex
+    for unit in units:
+        for _, axle, _ in wheels(unit):
+            row = np.zeros(N_WCOLL_P)
+            dmg = axle["wheel_damage"]
+            if unit["collision"]["enabled"] and dmg["mesh"]:
+                tire = unit["tires"][axle["tire"]]
+                radius = tire["unloaded_radius"]
+                width = wheel_width(axle, tire)
+                k = dmg["stiffness"]
+                if k is None:
+                    k = tire["radial_stiffness"] * (2 if axle["dual"] else 1)
+                cv, ck, areal = wheel_mesh(radius, width, k)
+                row[WC_V0] = n
+                row[WC_NV] = len(cv)
+                row[WC_BOUND] = math.hypot(radius, 0.5 * width)
+                row[WC_RADIUS] = radius
+                row[WC_F0], row[WC_M0] = dmg["max_no_damage_force"], dmg["max_no_damage_moment"]
+                row[WC_RATE] = dmg["deformation_rate"]
+                row[WC_FMAX], row[WC_MMAX] = dmg["max_force"], dmg["max_moment"]
+                row[WC_E] = dmg["restitution"]
+                row[WC_K0:WC_K0 + N_FACES] = areal
+                verts.append(cv)
+                stiff.append(ck)
+                n += len(cv)
+            rows.append(row)
+    P_WCOLL = np.array(rows).reshape(-1, N_WCOLL_P)
+    return P_WCOLL, np.concatenate(verts), np.concatenate(stiff)
