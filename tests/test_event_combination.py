@@ -253,6 +253,11 @@ STEERING_KEYS = {  # the field the steering system brought that the car event le
 }
 COLLISION_KEYS = {  # the fields the collisions brought, with the values an event without them gets
     "environment.barriers": [],
+    # each axle's wheel mesh and damage thresholds (engine.wheel_damage)
+    **{f"units[0].axles[{a}].wheel_damage.{key}": value for a in (0, 1) for key, value in (
+        ("mesh", True), ("stiffness", None), ("restitution", 1.0),
+        ("max_no_damage_force", 2.0e4), ("max_no_damage_moment", 5.0e3),
+        ("deformation_rate", 5.0e-6), ("max_force", 1.0e5), ("max_moment", 2.5e4))},
     "simulation.collisions.environment_start_time": 0.0,
     "simulation.collisions.vehicle_start_time": 0.0,
     **{f"units[0].collision.{k}": v for k, v in (
