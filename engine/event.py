@@ -356,8 +356,8 @@ STEERING = {
     "mode": F("str", choices=STEERING_MODES, default="off",
               doc="steer degree of freedom (Eq. 33-39): off: rigid, the road wheels follow the "
                   "steering-wheel input; normal: hands off; append: the driver's angle plus the "
-                  "steer DOF about it; autostart: rigid until simulation.steer_dof_start_time, "
-                  "then hands off; torque: the input steeringWheelTorque drives it. Other than "
+                  "steer DOF about it; autostart: rigid until the unit's first collision contact "
+                  "(or simulation.steer_dof_start_time, if given and earlier), then hands off; torque: the input steeringWheelTorque drives it. Other than "
                   "'off' it needs " + ", ".join(STEERING_DOF_FIELDS)),
     "stop_left": _optional(lo=0.0, hi=MAX_STEER_STOP, lo_open=True,
                            doc="steering stop of each steered wheel for a steer to the left, rad at "
@@ -589,16 +589,18 @@ EVENT = {
                       doc="rigid walls: the half-space behind each plane is solid"),
     }),
     "simulation": F("object", default=lambda: {"step_size": 0.001, "hydroplaning": "off",
-                                               "steer_dof_start_time": 0.0,
+                                               "steer_dof_start_time": None,
                                                "collisions": {"vehicle_start_time": 0.0,
                                                               "environment_start_time": 0.0}}, fields={
         "step_size": _num(MIN_STEP_SIZE, MAX_STEP_SIZE, default=0.001, doc="internal fixed step, s"),
         "hydroplaning": F("str", choices=HYDROPLANING_MODELS, default="off",
                           doc="the hydroplaning model on wet roads (engine.hydroplaning); other than "
                               "'off' every tire needs " + " and ".join(HYDROPLANING_TIRE_FIELDS)),
-        "steer_dof_start_time": _nonneg("time from the start at which the steering mode 'autostart' "
-                                        "frees the steering, s",
-                                        default=0.0),
+        "steer_dof_start_time": _optional(lo=0.0,
+                                          doc="time from the start at which the steering mode "
+                                              "'autostart' frees the steering, s, unless the unit's "
+                                              "first collision contact comes first; null: at that "
+                                              "contact only"),
         "collisions": F("object", default=lambda: {"vehicle_start_time": 0.0, "environment_start_time": 0.0},
                         fields={
             "vehicle_start_time": _nonneg("time from which vehicles collide with each other, s",

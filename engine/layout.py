@@ -158,7 +158,7 @@ N_ENV_P = 13
 # of the body's contact with it
 # E_TERRAIN: the terrain type (TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL); E_HYDRO: the
 # hydroplaning model's code (engine.hydroplaning); E_STEER_T0: the time the steering mode
-# ``autostart`` frees the steering at, s
+# ``autostart`` frees the steering at, s, unless a collision contact comes first (inf: none)
 TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL = range(3)
 
 # --- collisions (engine.collision): P_COLL[u, :], the unit's exterior mesh CV[v, 0:3]

@@ -99,7 +99,8 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     P_ENV[L.E_RHO] = rho
     P_ENV[L.E_MU] = env["friction_multiplier"] * friction_multiplier
     P_ENV[L.E_GROUND_Z] = env["ground_elevation"]
-    P_ENV[L.E_STEER_T0] = d["simulation"]["steer_dof_start_time"]
+    t0 = d["simulation"]["steer_dof_start_time"]
+    P_ENV[L.E_STEER_T0] = math.inf if t0 is None else t0      # autostart: at contact only
 
     deltas = [st.props.delta for st in statics]
     mesh = getattr(event, "terrain_mesh", None) or empty_mesh()

@@ -18,8 +18,9 @@ Modes (codes 1..5, as the FMU's enumeration ``<unit>.steeringMode``):
 * ``off``: rigid; the road-wheel angle is the steering-wheel input over eta (today's model);
 * ``normal``: hands off: the system moves under the tire and stop moments and its friction;
 * ``append``: the driver's angle plus the steer-DOF angle, which moves hands off about it;
-* ``autostart``: rigid until ``simulation.steer_dof_start_time``, then hands off (the manual
-  frees it at the first collision contact; until collisions exist, at that time);
+* ``autostart``: rigid until the unit's first collision contact (as the manual's AutoStart),
+  or ``simulation.steer_dof_start_time`` if the event gives one and it comes first, then hands
+  off;
 * ``torque``: the input ``steeringWheelTorque`` drives the system, which integrates its angle.
 
 In every mode the road-wheel angle stays within the stops: a rigid steering's input is
@@ -104,13 +105,14 @@ def clamp(x, lo, hi):
 
 
 @njit
-def is_free(mode, time, start_time):
-    """Whether the steering moves on its own in ``mode`` at ``time`` (autostart: from
-    ``start_time`` on)."""
+def is_free(mode, time, start_time, contact):
+    """Whether the steering moves on its own in ``mode`` at ``time`` (autostart: from the
+    unit's first collision contact, ``contact`` true once it has touched anything, or from
+    ``start_time`` on, whichever comes first; inf: at the contact only)."""
     if mode == STEER_OFF:
         return False
     if mode == STEER_AUTOSTART:
-        return time >= start_time
+        return contact or time >= start_time
     return True
 
 

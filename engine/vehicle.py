@@ -84,7 +84,7 @@ from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_
                      YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ, YU_AX,
                      YU_AY, YU_AZ, YU_BETA, YU_SPEED, YU_X, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
                      YW_JOUNCE, YW_SPIN, YW_STEER, YW_DAMAGE, DM_CAMBER, DM_TOE, DM_X, DM_Y,
-                     E_DMG_BASE, N_DMG_STATE)
+                     E_DMG_BASE, N_DMG_STATE, CS_CONTACT, N_COLL_UNIT_STATE)
 from .sprung_mass import add_solid_axle, assemble_unit, finish_unit, solid_axle_accelerations
 from .suspension import antisway_force, bump_steer, camber_change, half_track_change, suspension_force
 from .hydroplaning import footprint_aspect_ratio, hydroplaning_factors
@@ -212,7 +212,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
         so = steer_base + N_STEER_STATE * slot
         if slot >= 0:
             mode = int(P_UNIT[u, U_STEER_MODE])
-            free = is_free(mode, W.clock[0], P_ENV[E_STEER_T0])
+            free = is_free(mode, W.clock[0], P_ENV[E_STEER_T0],
+                           y[int(P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * u + CS_CONTACT] > 0.5)
             if free:
                 theta, theta_rate = y[so + SSA], y[so + SSR]
                 if mode == STEER_APPEND:

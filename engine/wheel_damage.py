@@ -41,7 +41,7 @@ import numpy as np
 
 from .jit import njit, njit_inline
 from .kinematics import cos_sin
-from .layout import (APHI, DM_APPROACH, AX_CAMBER, AX_KAPPA, AX_RHO, AX_YC, AX_ZRC, AZ, DM_CAMBER, DM_TOE, DM_X,
+from .layout import (APHI, CS_CONTACT, DM_APPROACH, E_COLL_BASE, N_COLL_UNIT_STATE, AX_CAMBER, AX_KAPPA, AX_RHO, AX_YC, AX_ZRC, AZ, DM_CAMBER, DM_TOE, DM_X,
                      DM_Y, E_DMG_BASE, E_STEER_T0, IU_STEER, N_AXLE_STATE, N_BODY, N_CONN_STATE,
                      N_DMG_STATE, N_FACES, N_PT_STATE, N_STEER_STATE, N_TIRE_STATE, N_WHEEL_STATE,
                      CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, FACE_BOTTOM,
@@ -125,7 +125,8 @@ def road_steer_angle(y, P, u_unit, u, clock, steer_base):
         return 0.0
     eta = PU[u, U_STEER_RATIO]
     mode = int(PU[u, U_STEER_MODE])
-    if is_free(mode, clock, P.P_ENV[E_STEER_T0]):
+    contact = y[int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * u + CS_CONTACT] > 0.5
+    if is_free(mode, clock, P.P_ENV[E_STEER_T0], contact):
         theta = y[steer_base + N_STEER_STATE * slot + SSA]
         if mode == STEER_APPEND:
             theta += u_unit[u, IU_STEER]

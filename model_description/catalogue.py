@@ -61,7 +61,8 @@ ENUMERATIONS: dict[str, Enumeration] = {
         ("Off", "Rigid: the road wheels follow the steering-wheel angle through the gear ratio"),
         ("Normal", "Hands off: the steering moves under the tire and stop moments"),
         ("Append", "The driver's steering-wheel angle plus the steer degree of freedom about it"),
-        ("AutoStart", "Rigid until simulation.steer_dof_start_time of the event, then hands off"),
+        ("AutoStart", "Rigid until the unit's first collision contact (or the event's "
+                      "simulation.steer_dof_start_time, if earlier), then hands off"),
         ("Torque", "The input steeringWheelTorque drives the steering, which integrates its "
                    "own angle"),
     )),

@@ -290,3 +290,34 @@ def test_beside_the_standing_polygon_the_car_passes_its_plane(instance, wall_fmu
             record=("car.X", "car.collision.Fx"))
     assert r["car.X"][-1] + FRONT_X > WALL_X + 2.0
     assert np.all(r["car.collision.Fx"] == 0.0)
+
+
+@pytest.fixture(scope="module")
+def autostart_fmu(fmu_dir):
+    """The barrier event with the car's steering in AutoStart and no start time of its own."""
+    data = copy.deepcopy(DATA)
+    data["environment"]["barriers"] = [{"point": [WALL_X, 0.0, 0.0], "normal": [-1.0, 0.0, 0.0]}]
+    data["units"][0]["steering"]["mode"] = "autostart"
+    assert data["simulation"].get("steer_dof_start_time") is None
+    return event_fmu(fmu_dir, "collision_autostart", data)
+
+
+def test_autostart_frees_the_steering_at_the_first_collision_contact(instance, autostart_fmu):
+    """Rigid at the driver's angle up to the step at which the car first touches the wall,
+    hands off from then on: the angle leaves the driver's at once and never comes back to it."""
+    inst = instance(autostart_fmu).start({"car.speed0": V_IN})
+    held = 0.3
+
+    def drive(t, i):
+        i.set("car.gear", 0)
+        i.set("car.steeringWheelAngle", held)
+
+    r = run(inst, 0.4, drive, h=0.001, record=("car.steering.angle", "car.collision.deltaV",
+                                               "car.collision.Fx"))
+    touching = np.flatnonzero(r["car.collision.Fx"] != 0.0)
+    assert touching.size, "the car never reached the barrier"
+    first = touching[0]
+    angle = r["car.steering.angle"]
+    assert np.all(angle[:first] == held)                  # rigid until the contact
+    assert np.all(angle[first + 1:] != held)              # free from the step after it on
+    assert abs(angle[-1] - held) > 1e-3                   # and moved under the impact

@@ -249,7 +249,7 @@ BRAKE_KEYS = {  # the field the brake designs brought: a generic brake has none;
     "units[0].brakes.method": "pedal", "units[0].drivetrain.method": "engine",
 }
 STEERING_KEYS = {  # the field the steering system brought that the car event leaves to its default
-    "simulation.steer_dof_start_time": 0.0,
+    "simulation.steer_dof_start_time": None,
 }
 COLLISION_KEYS = {  # the fields the collisions brought, with the values an event without them gets
     "environment.barriers": [],
