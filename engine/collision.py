@@ -55,11 +55,11 @@ from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_
                      N_COLL_UNIT_STATE, N_FACES, SP, SQ, SR, SU, SV, SW, SX, SY, SZ,
                      TERRAIN_EXTERNAL, TERRAIN_MESH, U_WHEEL0, W_X, W_Y0, CO_K0, E_COLL_T_VEH,
                      PA_A, PA_B, PA_AX, PA_BX, N_PAIR_STATE, PS_FACE_ON_A, PS_FACE_ON_B,
-                     U_NWHEELS, WC_BOUND, WC_E, WC_K0, WC_NV, WC_V0, WP_EX, WP_EY, WP_EZ, WP_X,
+                     U_NWHEELS, CO_R0, CO_WHEELS, WC_BOUND, WC_E, WC_K0, WC_NV, WC_V0, WP_EX, WP_EY, WP_EZ, WP_X,
                      WP_Y, WP_Z)
 from .terrain_mesh import mesh_surface
-from .wheel_damage import (add_wheel_load, contact_motions, damage_step, latch_wheel_motion,
-                           wheel_poses, wheel_vertex)
+from .wheel_damage import (add_wheel_load, contact_motions, damage_step, ensure_poses,
+                           latch_wheel_motion, wheel_vertex)
 
 #: the sliding speed below which the friction force is regularised (grows linearly), m/s
 FRICTION_SPEED = 0.1
@@ -295,6 +295,21 @@ def _unit_mesh(PC, u):
 
 
 @njit_inline
+def _reach_clear(PC, u, nbx, nby, nbz, d0):
+    """Whether unit u has no wheel mesh, or its reach (layout.CO_R0) lies wholly in front of a
+    plane (normal n_b in the vehicle frame, the CG at d0 from it): the wheels' first broad
+    phase, before their poses are computed."""
+    if PC[u, CO_WHEELS] <= 0.0:
+        return True
+    c, h = 0.0, 0.0
+    for k, nk in ((0, nbx), (1, nby), (2, nbz)):
+        lo, hi = PC[u, CO_R0 + 2 * k], PC[u, CO_R0 + 2 * k + 1]
+        c += 0.5 * (lo + hi) * nk
+        h += 0.5 * (hi - lo) * abs(nk)
+    return d0 + c - h >= 0.0
+
+
+@njit_inline
 def _wheel_clear(P, wpose, w, nbx, nby, nbz, d0):
     """Whether wheel w has no mesh, or its mesh's sphere lies wholly in front of a plane (normal
     n_b in the vehicle frame, the CG at d0 from it): the wheels' broad phase."""
@@ -327,20 +342,24 @@ def _plane_range(y, P, first, count, w, vbase, vel, nbx, nby, nbz, d0, e, tau, m
 
 
 @njit_inline
-def _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out, wheels, wpose, wcoll):
+def _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out, wheels, wpose, wcoll, wvalid,
+                u_unit, t):
     """Unit u's mesh (and with ``wheels`` its wheels' meshes) against a plane: normal n_b (unit,
     out of the solid side) in the vehicle frame, the CG at signed distance d0 from it. Adds the
     force and moment (vehicle frame, about the CG) to out[0:6], counts touching vertices in
     out[6] and the exterior's deepest approach in out[7] (a vertex inside its own permanent
     crush carries no force and does not count); with ``latch``, raises each vertex's largest
     approach to its approach instead (state slots from ``vbase``). ``vel``: (u, v, w, p, q, r)
-    of the unit."""
+    of the unit. The wheels' poses (``wpose``, computed when the unit's reach meets the plane,
+    engine.wheel_damage.ensure_poses, the driver's inputs ``u_unit`` at time t), their loads
+    into ``wcoll``."""
     v0, nv, e, tau, vreg = _unit_mesh(P.P_COLL, u)
     if _box_depth(P.P_COLL, u, nbx, nby, nbz, d0) < 0.0:     # the broad phase
         _plane_range(y, P, v0, nv, -1, vbase, vel, nbx, nby, nbz, d0, e, tau, mu, vreg, latch, out,
                      wpose, wcoll)
-    if not wheels:
+    if not wheels or _reach_clear(P.P_COLL, u, nbx, nby, nbz, d0):
         return
+    ensure_poses(y, P, u_unit, t, u, wpose, wvalid)
     w0 = int(P.P_UNIT[u, U_WHEEL0])
     for w in range(w0, w0 + int(P.P_UNIT[u, U_NWHEELS])):
         if _wheel_clear(P, wpose, w, nbx, nby, nbz, d0):
@@ -421,7 +440,8 @@ def _wall_range(y, P, first, count, w, vbase, vel, R, X, Y, Z, bar, nbx, nby, nb
 
 
 @njit_inline
-def _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, mu, latch, out, wpose, wcoll):
+def _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, mu, latch, out, wpose, wcoll,
+               wvalid, u_unit, t):
     """Unit u's mesh and its wheels' meshes against a standing polygon of the terrain (``bar``,
     a row of P_BAR): as :func:`_plane_pair` against the triangle's plane, for the vertices
     behind it whose foot on the plane lies in the triangle (the CG is in front of it)."""
@@ -429,6 +449,9 @@ def _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, mu, latc
     if _box_depth(P.P_COLL, u, nbx, nby, nbz, d0) < 0.0:     # the broad phase
         _wall_range(y, P, v0, nv, -1, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, e, tau, mu, vreg,
                     latch, out, wpose, wcoll)
+    if _reach_clear(P.P_COLL, u, nbx, nby, nbz, d0):
+        return
+    ensure_poses(y, P, u_unit, t, u, wpose, wvalid)
     w0 = int(P.P_UNIT[u, U_WHEEL0])
     for w in range(w0, w0 + int(P.P_UNIT[u, U_NWHEELS])):
         if _wheel_clear(P, wpose, w, nbx, nby, nbz, d0):
@@ -449,7 +472,7 @@ def _earth_plane(R, X, Y, Z, px, py, pz, nx, ny, nz):
 
 
 @njit
-def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll):
+def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid, u_unit, t):
     """Unit u's mesh against the environment: the road (flat ground, the terrain mesh, or an
     external road: the plane of its first wheel's road inputs, through the road under that
     wheel's centre) and every barrier, which its wheels' meshes (at ``wpose``, their loads into
@@ -480,16 +503,17 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll):
             zr, nx, ny, nz = u_wheel[w, IW_ROADZ], gx / m, gy / m, -1.0 / m
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, px, py, zr, nx, ny, nz)
         _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu * P.P_ENV[E_MU], latch, out, False,
-                    wpose, wcoll)
+                    wpose, wcoll, wvalid, u_unit, t)
     PB = P.P_BAR
     for b in range(PB.shape[0]):
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, PB[b, BA_X], PB[b, BA_Y], PB[b, BA_Z],
                                          PB[b, BA_NX], PB[b, BA_NY], PB[b, BA_NZ])
         if PB[b, BA_KIND] == BAR_PLANE:
-            _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out, True, wpose, wcoll)
+            _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out, True, wpose, wcoll,
+                        wvalid, u_unit, t)
         elif d0 > 0.0:      # a wall the CG is in front of (behind it, it is the wall's back)
             _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, PB[b], nbx, nby, nbz, d0, mu, latch, out,
-                       wpose, wcoll)
+                       wpose, wcoll, wvalid, u_unit, t)
 
 
 # --- unit against unit -------------------------------------------------------------------
@@ -511,11 +535,12 @@ def areal_stiffness(K, k0, CK, v, nbx, nby, nbz):
 
 @njit_inline
 def _earth_box(B, xmin, X, Y, Z, R):
-    """The earth-fixed bounding box (lo X, hi X, lo Y, hi Y, lo Z, hi Z) of a unit's reach ``B``
-    (x, y, z min, then max; vehicle frame), cut at vehicle-fixed x = xmin behind."""
+    """The earth-fixed bounding box (lo X, hi X, lo Y, hi Y, lo Z, hi Z) of a vehicle-fixed box
+    ``B`` (lo x, hi x, lo y, hi y, lo z, hi z: a unit's box or its reach), cut at x = xmin
+    behind."""
     x0 = max(B[0], xmin)
-    cx, cy, cz = 0.5 * (x0 + B[3]), 0.5 * (B[1] + B[4]), 0.5 * (B[2] + B[5])
-    hx, hy, hz = 0.5 * (B[3] - x0), 0.5 * (B[4] - B[1]), 0.5 * (B[5] - B[2])
+    cx, cy, cz = 0.5 * (x0 + B[1]), 0.5 * (B[2] + B[3]), 0.5 * (B[4] + B[5])
+    hx, hy, hz = 0.5 * (B[1] - x0), 0.5 * (B[3] - B[2]), 0.5 * (B[5] - B[4])
     ex = X + R[0] * cx + R[1] * cy + R[2] * cz
     ey = Y + R[3] * cx + R[4] * cy + R[5] * cz
     ez = Z + R[6] * cx + R[7] * cy + R[8] * cz
@@ -655,7 +680,8 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, a, b, code, box, Ra, Rb, pos_a, po
 
 
 @njit
-def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_b, wpose, wcoll):
+def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_b, do_box, do_wheels,
+                       wpose, wcoll, wvalid, u_unit, t):
     """The vertices of unit a (those at vehicle-fixed x >= xa), and of its wheels' meshes,
     against the box of unit b (cut at x = xb behind): a vertex inside b's box meets the face of
     b's box that a's vertices press on (normal out of b), the state y[fs]: latched at the first
@@ -670,7 +696,8 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
     then carry the series stiffness once). The force on the vertex goes to out_a (a's frame,
     about a's CG; a wheel's load to wcoll), its reaction at the same point to out_b (b's
     frame); the contact counts for both. With ``latch``: the vertices' largest approach raised
-    and the face latched (or cleared) instead."""
+    and the face latched (or cleared) instead. ``do_box``, ``do_wheels``: whether a's exterior,
+    and its wheels (their poses computed here), can reach b's box (the broad phase)."""
     PC, CV = P.P_COLL, P.CV
     code = int(y[fs] + 0.5)                      # 0, or 1 + the face
     deepest, face = -1.0, -1
@@ -683,6 +710,8 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
     box = (max(PC[b, CO_XMIN], xb), PC[b, CO_XMAX], PC[b, CO_YMIN], PC[b, CO_YMAX], PC[b, CO_ZMIN],
            PC[b, CO_ZMAX])
     v0, nv = int(PC[a, CO_V0]), int(PC[a, CO_NV])
+    if not do_box:
+        nv = 0
     for vi in range(v0, v0 + nv):
         rx, ry, rz = CV[vi, 0], CV[vi, 1], CV[vi, 2]
         if rx < xa:
@@ -691,8 +720,12 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
                                   vel_a, vel_b, vbase, latch, out_a, out_b, wpose, wcoll)
         if pen > deepest:
             deepest, face = pen, f
-    w0 = int(P.P_UNIT[a, U_WHEEL0])
-    for w in range(w0, w0 + int(P.P_UNIT[a, U_NWHEELS])):
+    w0, nw = int(P.P_UNIT[a, U_WHEEL0]), int(P.P_UNIT[a, U_NWHEELS])
+    if do_wheels and PC[a, CO_WHEELS] > 0.0:
+        ensure_poses(y, P, u_unit, t, a, wpose, wvalid)
+    else:
+        nw = 0
+    for w in range(w0, w0 + nw):
         if P.P_WCOLL[w, WC_NV] <= 0.0:
             continue
         p = wpose[w]
@@ -722,36 +755,50 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
 
 
 @njit_inline
-def unit_pair(y, P, k, frames, latch, coll, reach, wpose, wcoll):
+def _apart(ba, bb):
+    """Whether two earth-fixed bounding boxes (lo X, hi X, lo Y, hi Y, lo Z, hi Z) are apart."""
+    return ba[1] < bb[0] or bb[1] < ba[0] or ba[3] < bb[2] or bb[3] < ba[2] or ba[5] < bb[4] \
+        or bb[5] < ba[4]
+
+
+@njit_inline
+def unit_pair(y, P, k, frames, latch, coll, wpose, wcoll, wvalid, u_unit, t):
     """Pair k of P_PAIR: each unit's vertices (and its wheels') against the other's box (cut
-    behind at the pair's x of each), after a broad phase on their reaches' earth-fixed bounding
-    boxes; into coll's rows of both units (:func:`_vertices_into_box`)."""
-    PP = P.P_PAIR
+    behind at the pair's x of each), after a broad phase on the earth-fixed bounding boxes of
+    the boxes and of the units' reaches (layout.CO_R0); into coll's rows of both units
+    (:func:`_vertices_into_box`)."""
+    PP, PC = P.P_PAIR, P.P_COLL
     a, b = int(PP[k, PA_A]), int(PP[k, PA_B])
     xa, xb = PP[k, PA_AX], PP[k, PA_BX]
     oa, ob = N_BODY * a, N_BODY * b
     vbase = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * P.P_UNIT.shape[0]
-    fs = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * P.P_UNIT.shape[0] + P.CV.shape[0] \
-        + N_PAIR_STATE * k
-    ba = _earth_box(reach[a], xa, y[oa + SX], y[oa + SY], y[oa + SZ], frames[a, FR_R:FR_R + 9])
-    bb = _earth_box(reach[b], xb, y[ob + SX], y[ob + SY], y[ob + SZ], frames[b, FR_R:FR_R + 9])
-    if ba[1] < bb[0] or bb[1] < ba[0] or ba[3] < bb[2] or bb[3] < ba[2] or ba[5] < bb[4] or bb[5] < ba[4]:
-        if latch:       # the broad phase: the boxes are apart, and no vertex is inside
+    fs = vbase + P.CV.shape[0] + N_PAIR_STATE * k
+    Ra, Rb = frames[a, FR_R:FR_R + 9], frames[b, FR_R:FR_R + 9]
+    ba = _earth_box(PC[a, CO_XMIN:CO_ZMAX + 1], xa, y[oa + SX], y[oa + SY], y[oa + SZ], Ra)
+    bb = _earth_box(PC[b, CO_XMIN:CO_ZMAX + 1], xb, y[ob + SX], y[ob + SY], y[ob + SZ], Rb)
+    ra = _earth_box(PC[a, CO_R0:CO_R0 + 6], xa, y[oa + SX], y[oa + SY], y[oa + SZ], Ra)
+    rb = _earth_box(PC[b, CO_R0:CO_R0 + 6], xb, y[ob + SX], y[ob + SY], y[ob + SZ], Rb)
+    boxes = not _apart(ba, bb)
+    a_wheels, b_wheels = not _apart(ra, bb), not _apart(ba, rb)
+    if not (boxes or a_wheels or b_wheels):
+        if latch:       # the broad phase: the units are apart, and no vertex is inside
             y[fs + PS_FACE_ON_B] = 0.0
             y[fs + PS_FACE_ON_A] = 0.0
         return
     _vertices_into_box(y, P, a, b, xa, xb, vbase, fs + PS_FACE_ON_B, frames, latch, coll[a], coll[b],
-                       wpose, wcoll)
+                       boxes, a_wheels, wpose, wcoll, wvalid, u_unit, t)
     _vertices_into_box(y, P, b, a, xb, xa, vbase, fs + PS_FACE_ON_A, frames, latch, coll[b], coll[a],
-                       wpose, wcoll)
+                       boxes, b_wheels, wpose, wcoll, wvalid, u_unit, t)
 
 
-@njit
-def _collision_passes(y, P, u_wheel, W, t, latch):
+@njit_inline
+def _collision_passes(y, P, U, W, t, latch):
     """Every environment pair (from simulation.collisions.environment_start_time on) and every
     unit pair (from vehicle_start_time on) into W.coll and W.wcoll (both cleared first), the
     wheels' meshes at W.wpose."""
     coll, wcoll = W.coll, W.wcoll
+    for u in range(W.wvalid.shape[0]):
+        W.wvalid[u] = 0.0                # the wheels' poses: computed where they are needed
     for w in range(wcoll.shape[0]):
         for k in range(wcoll.shape[1]):
             wcoll[w, k] = 0.0
@@ -760,20 +807,20 @@ def _collision_passes(y, P, u_wheel, W, t, latch):
         for k in range(8):
             row[k] = 0.0
         if t >= P.P_ENV[E_COLL_T_ENV]:
-            environment_pairs(y, P, u_wheel, u, W.frames, latch, row, W.wpose, wcoll)
+            environment_pairs(y, P, U.u_wheel, u, W.frames, latch, row, W.wpose, wcoll, W.wvalid,
+                              U.u_unit, t)
     if t >= P.P_ENV[E_COLL_T_VEH]:
         for k in range(P.P_PAIR.shape[0]):
-            unit_pair(y, P, k, W.frames, latch, coll, W.reach, W.wpose, wcoll)
+            unit_pair(y, P, k, W.frames, latch, coll, W.wpose, wcoll, W.wvalid, U.u_unit, t)
 
 
 @njit
 def collision_forces(y, P, U, W, t):
     """Every unit's collision force and moment (vehicle-fixed, about its CG) into
     W.coll[u, 0:6], whether it touches into W.coll[u, 6] and its exterior's deepest approach
-    now into W.coll[u, 7]; each wheel mesh's load into W.wcoll (its pose first,
-    engine.wheel_damage.wheel_poses)."""
-    wheel_poses(y, P, U.u_unit, t, W.wpose, W.reach)
-    _collision_passes(y, P, U.u_wheel, W, t, False)
+    now into W.coll[u, 7]; each wheel mesh's load into W.wcoll (its pose computed where its
+    unit's reach meets something, engine.wheel_damage.ensure_poses)."""
+    _collision_passes(y, P, U, W, t, False)
 
 
 @njit
@@ -784,8 +831,7 @@ def latch_contacts(y, t, P, U, W):
     (engine.wheel_damage.damage_step). W.frames: the units' rotations of this state
     (``vehicle.synchronize``)."""
     base = int(P.P_ENV[E_COLL_BASE])
-    wheel_poses(y, P, U.u_unit, t, W.wpose, W.reach)
-    _collision_passes(y, P, U.u_wheel, W, t, True)
+    _collision_passes(y, P, U, W, t, True)
     moved = contact_motions(y, P, W.wcoll, W.wmotion)
     coll, frames = W.coll, W.frames
     for u in range(P.P_UNIT.shape[0]):
@@ -802,7 +848,7 @@ def latch_contacts(y, t, P, U, W):
     if moved:
         # the wheels' loads at this boundary (the largest approaches just latched leave the
         # loading forces as they were)
-        _collision_passes(y, P, U.u_wheel, W, t, False)
+        _collision_passes(y, P, U, W, t, False)
     damage_step(y, P, W.wcoll, W.wmotion)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from .collision import latch_contacts
 from .connection import latch_failures
 from .jit import njit
+from .layout import E_COLL_BASE
 from .vehicle import ERR_NONFINITE, derivatives, state_bases, synchronize_frames
 
 
@@ -34,6 +35,10 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
     err[1] = 0
     k1, k2, k3, k4, yt, y_good = work[0], work[1], work[2], work[3], work[4], work[5]
     m = y.shape[0]
+    # the collision block (P_ENV[E_COLL_BASE] on: the vertices' memories, the pairs' faces, the
+    # wheels' damage sets) is latched at the boundaries, never integrated: the stages carry it
+    # unchanged (copied once per step) and the sums skip it
+    mi = int(P.P_ENV[E_COLL_BASE])
     conn_base = state_bases(P)[3]
     done = 0
     for step in range(n):
@@ -59,8 +64,11 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
                     y_good[i] = y[i]
             if s < 3:
                 c = h if s == 2 else 0.5 * h
-                for i in range(m):
+                for i in range(mi):
                     yt[i] = y[i] + c * ks[i]
+                if s == 0:
+                    for i in range(mi, m):
+                        yt[i] = y[i]
         if err[0] != 0 and s == 0:
             if done > 0:  # the state reached by the previous step is out of range
                 for i in range(m):
@@ -69,7 +77,7 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
             break
         err[0] = 0  # only the state at a step boundary (k1) is judged for deflection
         bad = -1
-        for i in range(m):
+        for i in range(mi):
             y[i] = y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
             if bad < 0 and not np.isfinite(y[i]):
                 bad = i

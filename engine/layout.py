@@ -167,12 +167,17 @@ TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL = range(3)
 # P_BAR[b, :]
 (CO_V0, CO_NV, CO_E, CO_MU, CO_TAU, CO_VREG, CO_XMIN, CO_XMAX, CO_YMIN, CO_YMAX, CO_ZMIN,
  CO_ZMAX, CO_K0) = range(13)
-N_COLL_P = 13 + 6
+CO_R0 = CO_K0 + 6       # CO_R0 .. CO_R0 + 5: the unit's reach, lo x, hi x, lo y, hi y, lo z, hi z
+CO_WHEELS = CO_R0 + 6   # 1 when a wheel of the unit has a mesh
+N_COLL_P = CO_WHEELS + 1
 # CO_V0, CO_NV: the unit's vertices in CV; CO_E: restitution; CO_MU: the friction coefficient
 # of the body on the road and barriers; CO_TAU: the time constant of the damping on the
 # elastic (unloading and reloading) branch, s; CO_VREG: the sliding speed below which the
 # friction is regularised, m/s; CO_XMIN .. CO_ZMAX: the mesh's bounding box (the broad phase);
-# CO_K0 .. CO_K0 + 5: the faces' stiffness per unit area (N/m^3), in the order of FACE_*
+# CO_K0 .. CO_K0 + 5: the faces' stiffness per unit area (N/m^3), in the order of FACE_*;
+# the reach: a box (vehicle frame) that holds the exterior and every wheel mesh of the unit
+# wherever its suspension and its damage set can take it (engine.wheel_damage.pack_reach), the
+# broad phase of its wheels
 FACE_FRONT, FACE_REAR, FACE_RIGHT, FACE_LEFT, FACE_BOTTOM, FACE_ROOF = range(6)
 N_FACES = 6
 # a barrier: a point of its face (earth X, Y, Z) and its unit normal out of the barrier; the
@@ -442,8 +447,7 @@ class Work(NamedTuple):
     wcoll: _np.ndarray       # [wheel, N_WLOAD]: the collision load on its mesh
     wmotion: _np.ndarray     # [wheel, 2]: its mesh's contact motion in the step and its
     #                          deepest approach at the boundary (m)
-    reach: _np.ndarray       # [unit, 6]: x, y, z min then max (vehicle frame) of its exterior's
-    #                          box and its wheels' meshes (the unit pairs' broad phase)
+    wvalid: _np.ndarray      # [unit]: 1 once its wheels' poses are in wpose for this pass
 
 
 def new_work(model: Model) -> Work:
@@ -455,4 +459,4 @@ def new_work(model: Model) -> Work:
                 _np.zeros((max(max_axles, 1), N_AXLE_WORK)), _np.zeros(model.P_CONN.shape[0]),
                 _np.zeros(3), _np.zeros(1), _np.zeros((nu, 8)),
                 _np.zeros((model.P_WHEEL.shape[0], N_WPOSE)), _np.zeros((model.P_WHEEL.shape[0], N_WLOAD)),
-                _np.zeros((model.P_WHEEL.shape[0], 2)), _np.zeros((nu, 6)))
+                _np.zeros((model.P_WHEEL.shape[0], 2)), _np.zeros(nu))

@@ -25,7 +25,7 @@ from .signals import INPUT_LIMITS
 from .steering import mode_code, stop_damping, stop_limits, system_inertia
 from .terrain import surface
 from .terrain_mesh import empty_mesh
-from .wheel_damage import pack_wheel_meshes
+from .wheel_damage import pack_reach, pack_wheel_meshes
 from .tire import TAU_DAMP, V_LOW, V_N, properties, slip_stiffness
 
 
@@ -258,6 +258,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     P_ENV[L.E_HYDRO] = MODELS[d["simulation"].get("hydroplaning") or "off"]
     P_ENV[L.E_AIR_T] = env["air_temperature"]
     P_BRAKE, T_BRAKE = _pack_brakes(designs)
+    pack_reach(P_COLL, P_UNIT, P_WHEEL, P_WCOLL, units)
     model = L.Model(P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO, P_ENV,
                     P_AXLE, P_CONN, P_BRAKE, T_BRAKE, *terrain, P_COLL, CV, CK, P_BAR,
                     P_PAIR, P_WCOLL)

@@ -179,8 +179,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
     om_free = scratch[S_OMFREE]
     for c in range(P.P_CONN.shape[0]):
         dy[conn_base + N_CONN_STATE * c] = 0.0
-    for k in range(int(P_ENV[E_COLL_BASE]), y.shape[0]):
-        dy[k] = 0.0                  # the collision block is latched, never integrated
+    # the collision block (P_ENV[E_COLL_BASE] on) is latched, never integrated: its rates are
+    # left as the caller's dy has them (zeros; the integrator skips the block)
     synchronize(y, P, W, record, Y)
     collision_forces(y, P, U, W, W.clock[0])
     for u in range(nu):

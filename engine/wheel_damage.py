@@ -7,7 +7,9 @@ of a dual), whose vertices meet the same surfaces as the unit's exterior: barrie
 terrain's standing polygons and every other vehicle's box (``engine.collision``), but not the
 road, which the tire model carries. The mesh moves with its wheel: its centre and axes are the
 wheel's (Eq. 58-62, 63-65, 79: the suspension's travel, steer and camber, and the wheel's
-damage set), computed for every evaluation by :func:`wheel_poses` before the collision passes.
+damage set), computed by :func:`unit_wheel_poses` in a collision pass for a unit whose reach
+(:func:`pack_reach`: its exterior and its wheels wherever its suspension and damage set can take
+them) meets a barrier, a wall or another unit's box.
 A vertex moves with the sprung mass (its velocity is the body's at its point; the wheel's spin
 and travel rates are left out of the sliding velocity of its friction).
 
@@ -41,10 +43,10 @@ import numpy as np
 
 from .jit import njit, njit_inline
 from .kinematics import cos_sin
-from .layout import (APHI, CS_CONTACT, DM_APPROACH, E_COLL_BASE, N_COLL_UNIT_STATE, AX_CAMBER, AX_KAPPA, AX_RHO, AX_YC, AX_ZRC, AZ, DM_CAMBER, DM_TOE, DM_X,
+from .layout import (CO_NV, APHI, CS_CONTACT, DM_APPROACH, E_COLL_BASE, N_COLL_UNIT_STATE, AX_CAMBER, AX_KAPPA, AX_RHO, AX_YC, AX_ZRC, AZ, DM_CAMBER, DM_TOE, DM_X,
                      DM_Y, E_DMG_BASE, E_STEER_T0, IU_STEER, N_AXLE_STATE, N_BODY, N_CONN_STATE,
                      N_DMG_STATE, N_FACES, N_PT_STATE, N_STEER_STATE, N_TIRE_STATE, N_WHEEL_STATE,
-                     CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, FACE_BOTTOM,
+                     FACE_BOTTOM,
                      FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF, SSA,
                      U_NWHEELS, U_STEER_MODE, U_STEER_RATIO, U_STEER_SLOT, U_STOP_LEFT,
                      U_STOP_RIGHT, U_WHEEL0, WC_BOUND, WC_F0, WC_FMAX, WC_M0, WC_MMAX, WC_NV,
@@ -163,45 +165,45 @@ def wheel_geometry(y, P, w, road_steer, wheel_base, axle_base, dmg):
 
 
 @njit
-def wheel_poses(y, P, u_unit, clock, pose, bounds):
-    """The pose of every wheel mesh (``layout.WP_*``) into pose[w], and each unit's reach into
-    bounds[u] (x, y, z min and max, vehicle frame: its exterior's box and its wheels' spheres),
-    the broad phase of the unit pairs."""
-    PU, PW, PC, PWC = P.P_UNIT, P.P_WHEEL, P.P_COLL, P.P_WCOLL
+def unit_wheel_poses(y, P, u_unit, clock, u, pose):
+    """The pose of every wheel mesh of unit u (``layout.WP_*``) into pose[w]."""
+    PU, PW, PWC = P.P_UNIT, P.P_WHEEL, P.P_WCOLL
     nu = PU.shape[0]
     wheel_base = N_BODY * nu
     axle_base = wheel_base + N_WHEEL_STATE * PW.shape[0]
     conn_base = axle_base + N_AXLE_STATE * P.P_AXLE.shape[0] + N_TIRE_STATE * P.P_TIRE.shape[0]
     steer_base = conn_base + N_CONN_STATE * P.P_CONN.shape[0] + N_PT_STATE * nu
     dbase = int(P.P_ENV[E_DMG_BASE])
-    for u in range(nu):
-        b = bounds[u]
-        b[0], b[1], b[2] = PC[u, CO_XMIN], PC[u, CO_YMIN], PC[u, CO_ZMIN]
-        b[3], b[4], b[5] = PC[u, CO_XMAX], PC[u, CO_YMAX], PC[u, CO_ZMAX]
-        w0 = int(PU[u, U_WHEEL0])
-        road = road_steer_angle(y, P, u_unit, u, clock, steer_base)
-        for w in range(w0, w0 + int(PU[u, U_NWHEELS])):
-            if PWC[w, WC_NV] <= 0.0:
-                continue
-            xw, yw, zw, steer, cam = wheel_geometry(y, P, w, road, wheel_base, axle_base,
-                                                    dbase + N_DMG_STATE * w)
-            cs, ss = cos_sin(steer + y[dbase + N_DMG_STATE * w + DM_TOE])
-            cc, sc = cos_sin(cam + y[dbase + N_DMG_STATE * w + DM_CAMBER])
-            p = pose[w]
-            p[WP_X], p[WP_Y], p[WP_Z] = xw, yw, zw
-            # the spin axis (Eq. 79), the heading square to it in the vehicle's x-y plane as
-            # near as it goes, and the third axis (down) completing them
-            ey0, ey1, ey2 = -ss, cc * cs, sc * cs
-            ez0, ez1, ez2 = ss * ey2, -cs * ey2, cs * ey1 - ss * ey0          # (cs, ss, 0) x ey
-            n = math.sqrt(ez0 * ez0 + ez1 * ez1 + ez2 * ez2)
-            ez0, ez1, ez2 = ez0 / n, ez1 / n, ez2 / n
-            p[WP_EX], p[WP_EX + 1], p[WP_EX + 2] = (ey1 * ez2 - ey2 * ez1, ey2 * ez0 - ey0 * ez2,
-                                                     ey0 * ez1 - ey1 * ez0)
-            p[WP_EY], p[WP_EY + 1], p[WP_EY + 2] = ey0, ey1, ey2
-            p[WP_EZ], p[WP_EZ + 1], p[WP_EZ + 2] = ez0, ez1, ez2
-            r = PWC[w, WC_BOUND]
-            b[0], b[1], b[2] = min(b[0], xw - r), min(b[1], yw - r), min(b[2], zw - r)
-            b[3], b[4], b[5] = max(b[3], xw + r), max(b[4], yw + r), max(b[5], zw + r)
+    w0 = int(PU[u, U_WHEEL0])
+    road = road_steer_angle(y, P, u_unit, u, clock, steer_base)
+    for w in range(w0, w0 + int(PU[u, U_NWHEELS])):
+        if PWC[w, WC_NV] <= 0.0:
+            continue
+        xw, yw, zw, steer, cam = wheel_geometry(y, P, w, road, wheel_base, axle_base,
+                                                dbase + N_DMG_STATE * w)
+        cs, ss = cos_sin(steer + y[dbase + N_DMG_STATE * w + DM_TOE])
+        cc, sc = cos_sin(cam + y[dbase + N_DMG_STATE * w + DM_CAMBER])
+        p = pose[w]
+        p[WP_X], p[WP_Y], p[WP_Z] = xw, yw, zw
+        # the spin axis (Eq. 79), the heading square to it in the vehicle's x-y plane as
+        # near as it goes, and the third axis (down) completing them
+        ey0, ey1, ey2 = -ss, cc * cs, sc * cs
+        ez0, ez1, ez2 = ss * ey2, -cs * ey2, cs * ey1 - ss * ey0          # (cs, ss, 0) x ey
+        n = math.sqrt(ez0 * ez0 + ez1 * ez1 + ez2 * ez2)
+        ez0, ez1, ez2 = ez0 / n, ez1 / n, ez2 / n
+        p[WP_EX], p[WP_EX + 1], p[WP_EX + 2] = (ey1 * ez2 - ey2 * ez1, ey2 * ez0 - ey0 * ez2,
+                                                 ey0 * ez1 - ey1 * ez0)
+        p[WP_EY], p[WP_EY + 1], p[WP_EY + 2] = ey0, ey1, ey2
+        p[WP_EZ], p[WP_EZ + 1], p[WP_EZ + 2] = ez0, ez1, ez2
+
+
+@njit_inline
+def ensure_poses(y, P, u_unit, clock, u, pose, valid):
+    """Unit u's wheel poses into pose, computed once per collision pass (``valid[u]``): only a
+    unit whose reach meets something pays for them."""
+    if valid[u] == 0.0:
+        unit_wheel_poses(y, P, u_unit, clock, u, pose)
+        valid[u] = 1.0
 
 
 @njit_inline
@@ -251,7 +253,7 @@ def set_step(load, threshold, rate, limit, current, motion):
     return min(grow, motion)
 
 
-@njit
+@njit_inline
 def contact_motions(y, P, loads, motion):
     """At a step boundary: each wheel's contact motion over the step just taken into
     motion[w, 0] (how much deeper its mesh is now, ``loads[w, WL_DEEPEST]``, than it was left
@@ -269,7 +271,7 @@ def contact_motions(y, P, loads, motion):
     return moved
 
 
-@njit
+@njit_inline
 def damage_step(y, P, loads, motion):
     """At a step boundary: every wheel's damage set grown by its load (``loads[w]``: the
     collision force and moment on its mesh at the boundary, ``layout.WL_*``) within its contact
@@ -351,3 +353,35 @@ def pack_wheel_meshes(units, first_vertex):
             rows.append(row)
     P_WCOLL = np.array(rows).reshape(-1, N_WCOLL_P)
     return P_WCOLL, np.concatenate(verts), np.concatenate(stiff)
+
+
+def pack_reach(P_COLL, P_UNIT, P_WHEEL, P_WCOLL, units):
+    """Each unit's reach into P_COLL[u, CO_R0 : CO_R0 + 6] and whether it has wheel meshes into
+    CO_WHEELS: its exterior's box and, round each wheel with a mesh, the sphere of its mesh
+    grown by the wheel's travel (its suspension's jounce and rebound clearances plus the
+    wheel's radius, beyond which a stop's force rises steeply) and its largest set
+    (deformation_rate times (max_force - max_no_damage_force), plus its rim's turn, as much
+    again), about its static centre."""
+    from .equilibrium import wheels
+    from .layout import (CO_R0, CO_WHEELS, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX,
+                         CO_ZMIN)
+    w = 0
+    for u, unit in enumerate(units):
+        row = P_COLL[u]
+        lo = np.array([row[CO_XMIN], row[CO_YMIN], row[CO_ZMIN]])
+        hi = np.array([row[CO_XMAX], row[CO_YMAX], row[CO_ZMAX]])
+        for _, axle, _ in wheels(unit):
+            pw = P_WCOLL[w]
+            if pw[WC_NV] > 0.0:
+                sus = axle["suspension"]
+                travel = (sus["jounce_stop"]["clearance"] + sus["rebound_stop"]["clearance"]
+                          + pw[WC_RADIUS])
+                set_max = 2.0 * pw[WC_RATE] * (pw[WC_FMAX] - pw[WC_F0])
+                r = pw[WC_BOUND] + travel + set_max
+                c = P_WHEEL[w, [W_X, W_Y0, W_Z0]]
+                lo, hi = np.minimum(lo, c - r), np.maximum(hi, c + r)
+                row[CO_WHEELS] = 1.0
+            w += 1
+        if row[CO_NV] <= 0.0:
+            row[CO_WHEELS] = 0.0        # no exterior: nothing of the unit collides
+        row[CO_R0:CO_R0 + 6] = (lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])

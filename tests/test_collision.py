@@ -30,9 +30,11 @@ def _cube_model(offset_x=0.0, n=300):
 
 
 def _wheels(model):
-    """The wheel meshes' poses and loads (none of the cube's; the car's wheels at rest)."""
+    """The wheel meshes' poses, loads and pose flags, the driver's inputs and the time (none of
+    the cube's meshes; the car's wheels at rest)."""
     n = model.P_WHEEL.shape[0]
-    return np.zeros((n, L.N_WPOSE)), np.zeros((n, L.N_WLOAD))
+    return (np.zeros((n, L.N_WPOSE)), np.zeros((n, L.N_WLOAD)), np.zeros(model.P_UNIT.shape[0]),
+            np.zeros((model.P_UNIT.shape[0], len(engine.UNIT_INPUTS))), 0.0)
 
 
 def _frames(roll=0.0, pitch=0.0):
