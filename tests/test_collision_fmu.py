@@ -292,20 +292,13 @@ def test_beside_the_standing_polygon_the_car_passes_its_plane(instance, wall_fmu
     assert np.all(r["car.collision.Fx"] == 0.0)
 
 
-@pytest.fixture(scope="module")
-def autostart_fmu(fmu_dir):
-    """The barrier event with the car's steering in AutoStart and no start time of its own."""
-    data = copy.deepcopy(DATA)
-    data["environment"]["barriers"] = [{"point": [WALL_X, 0.0, 0.0], "normal": [-1.0, 0.0, 0.0]}]
-    data["units"][0]["steering"]["mode"] = "autostart"
-    assert data["simulation"].get("steer_dof_start_time") is None
-    return event_fmu(fmu_dir, "collision_autostart", data)
-
-
-def test_autostart_frees_the_steering_at_the_first_collision_contact(instance, autostart_fmu):
-    """Rigid at the driver's angle up to the step at which the car first touches the wall,
-    hands off from then on: the angle leaves the driver's at once and never comes back to it."""
-    inst = instance(autostart_fmu).start({"car.speed0": V_IN})
+def test_autostart_frees_the_steering_at_the_first_collision_contact(instance, barrier_fmu):
+    """The car's steering in AutoStart (the event gives no start time of its own): rigid at the
+    driver's angle up to the step at which the car first touches the wall, hands off from then
+    on: the angle leaves the driver's at once and never comes back to it."""
+    assert DATA["simulation"].get("steer_dof_start_time") is None
+    inst = instance(barrier_fmu).start({"car.speed0": V_IN, "car.steeringMode": 4})
+    assert inst.get("car.steeringMode") == 4
     held = 0.3
 
     def drive(t, i):
