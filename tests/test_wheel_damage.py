@@ -188,7 +188,7 @@ def test_a_yielding_wheel_is_set_back_by_the_walls_intrusion_past_it(instance, y
     assert intrusion[-1] > 0.04, "the wall did not reach the front wheels"
     # the cap: the set follows the intrusion past the wheel and never runs ahead of it
     assert front[-1] == pytest.approx(intrusion[-1], rel=0.01, abs=1e-3)
-    assert np.all(front <= intrusion + 1e-3)
+    assert np.all(front <= intrusion + 5e-4)
     # (the force-based set would be 1 m per newton of a load of kilonewtons)
     # no contact motion, no set: once the wall stops intruding the set stays
     peak = int(np.argmax(intrusion >= intrusion[-1] - 1e-12))
