@@ -596,6 +596,34 @@ def _to_frame(Ra, Xa, Ya, Za, Rb, Xb, Yb, Zb, rx, ry, rz):
 
 
 @njit_inline
+def _axis_reach(Ra, Rb, i, hx, hy, hz):
+    """The half extent along unit a's axis i of a box of half extents h along unit b's axes:
+    sum over b's axes j of |(R_a^T R_b)[i, j]| h_j."""
+    return (abs(Ra[i] * Rb[0] + Ra[3 + i] * Rb[3] + Ra[6 + i] * Rb[6]) * hx
+            + abs(Ra[i] * Rb[1] + Ra[3 + i] * Rb[4] + Ra[6 + i] * Rb[7]) * hy
+            + abs(Ra[i] * Rb[2] + Ra[3 + i] * Rb[5] + Ra[6 + i] * Rb[8]) * hz)
+
+
+@njit_inline
+def _box_in_frame(box, Ra, Rb, pos_a, pos_b):
+    """The bounding box in unit a's frame (lo x, hi x, lo y, hi y, lo z, hi z) of unit b's
+    ``box`` (in b's frame) grown by EDGE: a vertex of a outside it is outside b's box."""
+    x0, x1, y0, y1, z0, z1 = box
+    hx, hy, hz = 0.5 * (x1 - x0) + EDGE, 0.5 * (y1 - y0) + EDGE, 0.5 * (z1 - z0) + EDGE
+    cx, cy, cz = 0.5 * (x0 + x1), 0.5 * (y0 + y1), 0.5 * (z0 + z1)
+    # the centre from a's CG in earth axes, then in a's: R_a^T (X_b + R_b c - X_a)
+    ex = pos_b[0] + Rb[0] * cx + Rb[1] * cy + Rb[2] * cz - pos_a[0]
+    ey = pos_b[1] + Rb[3] * cx + Rb[4] * cy + Rb[5] * cz - pos_a[1]
+    ez = pos_b[2] + Rb[6] * cx + Rb[7] * cy + Rb[8] * cz - pos_a[2]
+    ax = Ra[0] * ex + Ra[3] * ey + Ra[6] * ez
+    ay = Ra[1] * ex + Ra[4] * ey + Ra[7] * ez
+    az = Ra[2] * ex + Ra[5] * ey + Ra[8] * ez
+    rx, ry, rz = (_axis_reach(Ra, Rb, 0, hx, hy, hz), _axis_reach(Ra, Rb, 1, hx, hy, hz),
+                  _axis_reach(Ra, Rb, 2, hx, hy, hz))
+    return ax - rx, ax + rx, ay - ry, ay + ry, az - rz, az + rz
+
+
+@njit_inline
 def _vertex_into_box(y, P, vi, w, rx, ry, rz, a, b, code, box, Ra, Rb, pos_a, pos_b, vel_a, vel_b,
                      vbase, latch, out_a, out_b, wpose, wcoll):
     """Vertex vi of unit a at r (a's frame; of a's wheel w's mesh, or of its exterior for
@@ -712,10 +740,11 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
     v0, nv = int(PC[a, CO_V0]), int(PC[a, CO_NV])
     if not do_box:
         nv = 0
+    lx, hx, ly, hy, lz, hz = _box_in_frame(box, Ra, Rb, pos_a, pos_b)
     for vi in range(v0, v0 + nv):
         rx, ry, rz = CV[vi, 0], CV[vi, 1], CV[vi, 2]
-        if rx < xa:
-            continue
+        if rx < xa or not (lx <= rx <= hx and ly <= ry <= hy and lz <= rz <= hz):
+            continue        # behind the cut, or outside b's box seen from a (the cheap test)
         pen, f = _vertex_into_box(y, P, vi, -1, rx, ry, rz, a, b, code, box, Ra, Rb, pos_a, pos_b,
                                   vel_a, vel_b, vbase, latch, out_a, out_b, wpose, wcoll)
         if pen > deepest:
