@@ -134,3 +134,33 @@ def test_units_apart_from_every_surface_cost_one_box_test():
     F[0, :9] = np.eye(3).ravel()
     environment_pairs(sim.y, sim.model, sim.u_wheel, 0, F, False, out, *_wheels(sim.model))
     assert (out == 0.0).all()
+
+
+def test_the_cheap_box_test_never_drops_a_vertex_inside_the_other_box():
+    """A unit's vertices are first tested against the other unit's box as seen from their own
+    frame (its bounding box there): every point the full test finds inside is kept, at any
+    pair of attitudes and positions."""
+    from engine.collision import EDGE, _box_in_frame, _to_frame
+    from engine.kinematics import euler_trig, rotation_vehicle_to_earth
+    rng = np.random.default_rng(1)
+    box = (-2.0, 2.0, -0.8, 0.8, -0.6, 0.4)
+    inside_total, kept_outside = 0, 0
+    for _ in range(300):
+        Ra, Rb = np.zeros((3, 3)), np.zeros((3, 3))
+        rotation_vehicle_to_earth(*euler_trig(*rng.uniform(-3, 3, 3)), Ra)
+        rotation_vehicle_to_earth(*euler_trig(*rng.uniform(-3, 3, 3)), Rb)
+        Ra, Rb = Ra.ravel(), Rb.ravel()
+        pa, pb = tuple(rng.uniform(-2, 2, 3)), tuple(rng.uniform(-2, 2, 3))
+        lx, hx, ly, hy, lz, hz = _box_in_frame(box, Ra, Rb, pa, pb)
+        for r in rng.uniform(-3, 3, (50, 3)):
+            px, py, pz = _to_frame(Ra, *pa, Rb, *pb, *r)
+            inside = (box[0] - EDGE < px < box[1] + EDGE and box[2] - EDGE < py < box[3] + EDGE
+                      and box[4] - EDGE < pz < box[5] + EDGE)
+            kept = lx <= r[0] <= hx and ly <= r[1] <= hy and lz <= r[2] <= hz
+            assert kept or not inside
+            inside_total += inside
+            kept_outside += kept and not inside
+    # the poses put some hundreds of the 15 000 points inside (322), and the cheap test keeps
+    # fewer than a fifth of those outside (1263 of 14 678): it does throw points away
+    assert inside_total > 200
+    assert kept_outside < 0.2 * (15000 - inside_total)
