@@ -7,7 +7,7 @@ surface, as in DyMESH: every vertex that lies inside a surface gets a force, com
 the vehicle-fixed frame, and the forces and their moments about the CG are summed onto the
 sprung mass. The surfaces are the environment's: the road under the body (the terrain, so an
 overturned body rests and slides on its roof or side), the event's rigid barriers (planes)
-and a mesh terrain's standing polygons (:func:`_wall_pair`), and unit against unit (:func:`unit_pair`, P_PAIR): a tractor's cab (its
+and a mesh terrain's standing polygons (:func:`_surface_pair`), and unit against unit (:func:`unit_pair`, P_PAIR): a tractor's cab (its
 box cut at ``collision.cab_length``) with the trailer it tows, each unit's vertices against
 the other's box, the face of that box they entered through the contact normal (latched per
 pair and direction, :func:`_vertices_into_box`), the vertex's stiffness in series with
@@ -266,7 +266,7 @@ def vertex_contact(y, s, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, 
     memory at y[s]) at approach pen > 0 into a surface of normal n_b (vehicle frame, out of the
     surface, the surface at rest): with ``latch`` its largest approach raised to pen (and a
     wheel's contact motion, engine.wheel_damage); else its force and moment about the CG added
-    to out[0:6] (and a wheel's load to wcoll[w]), and out[6], out[7] as :func:`_plane_pair`.
+    to out[0:6] (and a wheel's load to wcoll[w]), and out[6], out[7] as :func:`_surface_pair`.
     ``vel``: (u, v, w, p, q, r) of the unit."""
     if latch:
         _latch_vertex(y, s, w, pen, wcoll)
@@ -327,52 +327,9 @@ def _wheel_range(P, w):
 
 
 @njit_inline
-def _plane_range(y, P, first, count, w, vbase, vel, nbx, nby, nbz, d0, e, tau, mu, vreg, latch,
-                 out, wpose, wcoll):
-    """The vertices first .. first + count - 1 (of wheel w's mesh, or of the exterior for w < 0)
-    against a plane, as :func:`_plane_pair`."""
-    CV = P.CV
-    for vi in range(first, first + count):
-        rx, ry, rz = vertex_position(CV, vi, w, wpose)
-        pen = -(d0 + rx * nbx + ry * nby + rz * nbz)
-        if pen <= 0.0:
-            continue
-        vertex_contact(y, vbase + vi, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, mu, vreg,
-                       latch, out, wpose, wcoll)
-
-
-@njit_inline
-def _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out, wheels, wpose, wcoll, wvalid,
-                u_unit, t):
-    """Unit u's mesh (and with ``wheels`` its wheels' meshes) against a plane: normal n_b (unit,
-    out of the solid side) in the vehicle frame, the CG at signed distance d0 from it. Adds the
-    force and moment (vehicle frame, about the CG) to out[0:6], counts touching vertices in
-    out[6] and the exterior's deepest approach in out[7] (a vertex inside its own permanent
-    crush carries no force and does not count); with ``latch``, raises each vertex's largest
-    approach to its approach instead (state slots from ``vbase``). ``vel``: (u, v, w, p, q, r)
-    of the unit. The wheels' poses (``wpose``, computed when the unit's reach meets the plane,
-    engine.wheel_damage.ensure_poses, the driver's inputs ``u_unit`` at time t), their loads
-    into ``wcoll``."""
-    v0, nv, e, tau, vreg = _unit_mesh(P.P_COLL, u)
-    if _box_depth(P.P_COLL, u, nbx, nby, nbz, d0) < 0.0:     # the broad phase
-        _plane_range(y, P, v0, nv, -1, vbase, vel, nbx, nby, nbz, d0, e, tau, mu, vreg, latch, out,
-                     wpose, wcoll)
-    if not wheels or _reach_clear(P.P_COLL, u, nbx, nby, nbz, d0):
-        return
-    ensure_poses(y, P, u_unit, t, u, wpose, wvalid)
-    w0 = int(P.P_UNIT[u, U_WHEEL0])
-    for w in range(w0, w0 + int(P.P_UNIT[u, U_NWHEELS])):
-        if _wheel_clear(P, wpose, w, nbx, nby, nbz, d0):
-            continue
-        first, count = _wheel_range(P, w)
-        _plane_range(y, P, first, count, w, vbase, vel, nbx, nby, nbz, d0, P.P_WCOLL[w, WC_E], tau,
-                     mu, vreg, latch, out, wpose, wcoll)
-
-
-@njit_inline
 def _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out, wpose, wcoll):
     """Unit u's mesh against a mesh terrain: each vertex below the terrain's highest point
-    looks up the road triangle under it and meets its plane (as :func:`_plane_pair`, with the
+    looks up the road triangle under it and meets its plane (as :func:`_surface_pair`, with the
     friction of the triangle's material). The wheels' meshes do not meet the road (their tires
     do)."""
     PC = P.P_COLL
@@ -408,48 +365,62 @@ def _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out, wpose, wcoll
 
 
 @njit_inline
-def _wall_range(y, P, first, count, w, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, e, tau, mu,
-                vreg, latch, out, wpose, wcoll):
+def _surface_range(y, P, first, count, w, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0, e,
+                   tau, mu, vreg, latch, out, wpose, wcoll):
     """The vertices first .. first + count - 1 (of wheel w's mesh, or of the exterior for w < 0)
-    against a standing polygon, as :func:`_wall_pair`."""
+    against a plane, as :func:`_surface_pair`; with ``clip`` only those whose foot on the plane
+    lies in the triangle of ``bar`` (a standing polygon's row of P_BAR; not read without it)."""
     CV = P.CV
-    ax, ay, az = bar[BA_T0], bar[BA_T0 + 1], bar[BA_T0 + 2]
-    e1x, e1y, e1z = bar[BA_T0 + 3] - ax, bar[BA_T0 + 4] - ay, bar[BA_T0 + 5] - az
-    e2x, e2y, e2z = bar[BA_T0 + 6] - ax, bar[BA_T0 + 7] - ay, bar[BA_T0 + 8] - az
-    d11 = e1x * e1x + e1y * e1y + e1z * e1z
-    d12 = e1x * e2x + e1y * e2y + e1z * e2z
-    d22 = e2x * e2x + e2y * e2y + e2z * e2z
-    det = d11 * d22 - d12 * d12
+    ax, ay, az, e1x, e1y, e1z, e2x, e2y, e2z = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    d11, d12, d22, det = 1.0, 0.0, 1.0, 1.0
+    if clip:
+        ax, ay, az = bar[BA_T0], bar[BA_T0 + 1], bar[BA_T0 + 2]
+        e1x, e1y, e1z = bar[BA_T0 + 3] - ax, bar[BA_T0 + 4] - ay, bar[BA_T0 + 5] - az
+        e2x, e2y, e2z = bar[BA_T0 + 6] - ax, bar[BA_T0 + 7] - ay, bar[BA_T0 + 8] - az
+        d11 = e1x * e1x + e1y * e1y + e1z * e1z
+        d12 = e1x * e2x + e1y * e2y + e1z * e2z
+        d22 = e2x * e2x + e2y * e2y + e2z * e2z
+        det = d11 * d22 - d12 * d12
     for vi in range(first, first + count):
         rx, ry, rz = vertex_position(CV, vi, w, wpose)
         pen = -(d0 + rx * nbx + ry * nby + rz * nbz)
         if pen <= 0.0:
             continue
-        # the barycentric coordinates of the vertex's foot on the plane
-        px = X + R[0] * rx + R[1] * ry + R[2] * rz - ax
-        py = Y + R[3] * rx + R[4] * ry + R[5] * rz - ay
-        pz = Z + R[6] * rx + R[7] * ry + R[8] * rz - az
-        p1 = px * e1x + py * e1y + pz * e1z
-        p2 = px * e2x + py * e2y + pz * e2z
-        s = (d22 * p1 - d12 * p2) / det
-        t = (d11 * p2 - d12 * p1) / det
-        if s < 0.0 or t < 0.0 or s + t >= 1.0:
-            continue        # beside the triangle (an edge shared with the next counts once)
+        if clip:
+            # the barycentric coordinates of the vertex's foot on the plane
+            px = X + R[0] * rx + R[1] * ry + R[2] * rz - ax
+            py = Y + R[3] * rx + R[4] * ry + R[5] * rz - ay
+            pz = Z + R[6] * rx + R[7] * ry + R[8] * rz - az
+            p1 = px * e1x + py * e1y + pz * e1z
+            p2 = px * e2x + py * e2y + pz * e2z
+            s = (d22 * p1 - d12 * p2) / det
+            t = (d11 * p2 - d12 * p1) / det
+            if s < 0.0 or t < 0.0 or s + t >= 1.0:
+                continue        # beside the triangle (an edge shared with the next counts once)
         vertex_contact(y, vbase + vi, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, mu, vreg,
                        latch, out, wpose, wcoll)
 
 
 @njit_inline
-def _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, mu, latch, out, wpose, wcoll,
-               wvalid, u_unit, t):
-    """Unit u's mesh and its wheels' meshes against a standing polygon of the terrain (``bar``,
-    a row of P_BAR): as :func:`_plane_pair` against the triangle's plane, for the vertices
-    behind it whose foot on the plane lies in the triangle (the CG is in front of it)."""
+def _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0, mu, latch, out,
+                  wheels, wpose, wcoll, wvalid, u_unit, t):
+    """Unit u's mesh (and with ``wheels`` its wheels' meshes) against a plane: normal n_b (unit,
+    out of the solid side) in the vehicle frame, the CG at signed distance d0 from it; with
+    ``clip`` only the triangle of ``bar``, a standing polygon of the terrain (a row of P_BAR),
+    met by the vertices behind its plane whose foot on it lies in the triangle (the CG is in
+    front of it). Adds the force and moment (vehicle frame, about the CG) to out[0:6], counts
+    touching vertices in out[6] and the exterior's deepest approach in out[7] (a vertex inside
+    its own permanent crush carries no force and does not count); with ``latch``, raises each
+    vertex's largest approach to its approach instead (state slots from ``vbase``). ``vel``:
+    (u, v, w, p, q, r) of the unit; R, X, Y, Z its rotation and CG (read with ``clip``). The
+    wheels' poses (``wpose``, computed when the unit's reach meets the plane,
+    engine.wheel_damage.ensure_poses, the driver's inputs ``u_unit`` at time t), their loads
+    into ``wcoll``."""
     v0, nv, e, tau, vreg = _unit_mesh(P.P_COLL, u)
     if _box_depth(P.P_COLL, u, nbx, nby, nbz, d0) < 0.0:     # the broad phase
-        _wall_range(y, P, v0, nv, -1, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, e, tau, mu, vreg,
-                    latch, out, wpose, wcoll)
-    if _reach_clear(P.P_COLL, u, nbx, nby, nbz, d0):
+        _surface_range(y, P, v0, nv, -1, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0, e, tau,
+                       mu, vreg, latch, out, wpose, wcoll)
+    if not wheels or _reach_clear(P.P_COLL, u, nbx, nby, nbz, d0):
         return
     ensure_poses(y, P, u_unit, t, u, wpose, wvalid)
     w0 = int(P.P_UNIT[u, U_WHEEL0])
@@ -457,8 +428,8 @@ def _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0, mu, latc
         if _wheel_clear(P, wpose, w, nbx, nby, nbz, d0):
             continue
         first, count = _wheel_range(P, w)
-        _wall_range(y, P, first, count, w, vbase, vel, R, X, Y, Z, bar, nbx, nby, nbz, d0,
-                    P.P_WCOLL[w, WC_E], tau, mu, vreg, latch, out, wpose, wcoll)
+        _surface_range(y, P, first, count, w, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0,
+                       P.P_WCOLL[w, WC_E], tau, mu, vreg, latch, out, wpose, wcoll)
 
 
 @njit_inline
@@ -476,7 +447,7 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid
     """Unit u's mesh against the environment: the road (flat ground, the terrain mesh, or an
     external road: the plane of its first wheel's road inputs, through the road under that
     wheel's centre) and every barrier, which its wheels' meshes (at ``wpose``, their loads into
-    ``wcoll``) meet as well. out[0:8] as :func:`_plane_pair`."""
+    ``wcoll``) meet as well. out[0:8] as :func:`_surface_pair`."""
     for k in range(8):
         out[k] = 0.0
     if P.P_COLL[u, CO_NV] <= 0.0:
@@ -502,18 +473,16 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid
             m = math.sqrt(1.0 + gx * gx + gy * gy)
             zr, nx, ny, nz = u_wheel[w, IW_ROADZ], gx / m, gy / m, -1.0 / m
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, px, py, zr, nx, ny, nz)
-        _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu * P.P_ENV[E_MU], latch, out, False,
-                    wpose, wcoll, wvalid, u_unit, t)
+        _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, P.P_ENV, False, nbx, nby, nbz, d0,
+                      mu * P.P_ENV[E_MU], latch, out, False, wpose, wcoll, wvalid, u_unit, t)
     PB = P.P_BAR
     for b in range(PB.shape[0]):
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, PB[b, BA_X], PB[b, BA_Y], PB[b, BA_Z],
                                          PB[b, BA_NX], PB[b, BA_NY], PB[b, BA_NZ])
-        if PB[b, BA_KIND] == BAR_PLANE:
-            _plane_pair(y, P, u, vbase, vel, nbx, nby, nbz, d0, mu, latch, out, True, wpose, wcoll,
-                        wvalid, u_unit, t)
-        elif d0 > 0.0:      # a wall the CG is in front of (behind it, it is the wall's back)
-            _wall_pair(y, P, u, vbase, vel, R, X, Y, Z, PB[b], nbx, nby, nbz, d0, mu, latch, out,
-                       wpose, wcoll, wvalid, u_unit, t)
+        wall = PB[b, BA_KIND] != BAR_PLANE
+        if not wall or d0 > 0.0:   # a wall the CG is in front of (behind it, it is its back)
+            _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, PB[b], wall, nbx, nby, nbz, d0, mu, latch,
+                          out, True, wpose, wcoll, wvalid, u_unit, t)
 
 
 # --- unit against unit -------------------------------------------------------------------
@@ -669,13 +638,12 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, a, b, code, box, Ra, Rb, pos_a, po
     nay = Ra[1] * enx + Ra[4] * eny + Ra[7] * enz
     naz = Ra[2] * enx + Ra[5] * eny + Ra[8] * enz
     Kb = PC[b, CO_K0 + f]
+    ka = vertex_stiffness(P.CK, vi, w, wpose, nax, nay, naz)
     if w < 0:
-        ka = face_stiffness(P.CK, vi, nax, nay, naz)
         Ka = areal_stiffness(PC[a], CO_K0, P.CK, vi, nax, nay, naz)
         half = 0.5      # b's vertices meet a's box as well
     else:
         nwx, nwy, nwz = wheel_normal(wpose, w, nax, nay, naz)
-        ka = face_stiffness(P.CK, vi, nwx, nwy, nwz)
         Ka = areal_stiffness(P.P_WCOLL[w], WC_K0, P.CK, vi, nwx, nwy, nwz)
         half = 1.0      # nothing of b meets the wheel's mesh
     if ka <= 0.0 or Ka + Kb <= 0.0:
