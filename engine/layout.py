@@ -42,6 +42,8 @@ State vector (one float64 array), in this order:
   boundary (``engine.collision``).
 """
 
+from .jit import njit_inline  # state_bases, below
+
 # --- body states -------------------------------------------------------------------------
 SX, SY, SZ, SPHI, STHETA, SPSI, SU, SV, SW, SP, SQ, SR = range(12)
 N_BODY = 12
@@ -319,6 +321,19 @@ def powertrain_offset(n_units, n_wheels, n_axles, n_tires, n_connections, u):
 
 def steering_offset(n_units, n_wheels, n_axles, n_tires, n_connections, s):
     return powertrain_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_units) + N_STEER_STATE * s
+
+
+@njit_inline
+def state_bases(P):
+    """Offsets of the wheel, solid-axle, tire, connection, powertrain and steering blocks of the
+    state vector of the packed model P, in compiled code (the functions above, from counts)."""
+    wheel_base = N_BODY * P.P_UNIT.shape[0]
+    axle_base = wheel_base + N_WHEEL_STATE * P.P_WHEEL.shape[0]
+    tire_base = axle_base + N_AXLE_STATE * P.P_AXLE.shape[0]
+    conn_base = tire_base + N_TIRE_STATE * P.P_TIRE.shape[0]
+    pt_base = conn_base + N_CONN_STATE * P.P_CONN.shape[0]
+    steer_base = pt_base + N_PT_STATE * P.P_UNIT.shape[0]
+    return wheel_base, axle_base, tire_base, conn_base, pt_base, steer_base
 
 
 def collision_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_steering):

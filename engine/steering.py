@@ -30,6 +30,8 @@ angle is held at its stop. See docs/equations.md (Steering system).
 import math
 
 from .jit import njit
+from .layout import (CS_CONTACT, E_COLL_BASE, E_STEER_T0, IU_STEER, N_COLL_UNIT_STATE, SSA,
+                     U_STEER_MODE, U_STEER_RATIO, U_STOP_LEFT, U_STOP_RIGHT)
 
 #: the modes, in the order of their codes 1, 2, ... (event ``steering.mode``)
 MODES = ("off", "normal", "append", "autostart", "torque")
@@ -102,6 +104,24 @@ def friction_moment(wheel_rate, mu_axis, mu_column, ratio, band):
 def clamp(x, lo, hi):
     """x limited to [lo, hi]."""
     return lo if x < lo else hi if x > hi else x
+
+
+@njit
+def steering_wheel_angle(y, P, u_unit, u, clock, so):
+    """Unit u's steering-wheel angle (rad) and whether its steering is free: the steering
+    state (plus the driver's angle in ``append``) while free (:func:`is_free`; its first
+    collision contact read from the collision block), else the driver's angle held within the
+    stops. ``so``: its steering states' offset in y; ``clock``: the time of the step."""
+    PU, PE = P.P_UNIT, P.P_ENV
+    mode = int(PU[u, U_STEER_MODE])
+    contact = y[int(PE[E_COLL_BASE]) + N_COLL_UNIT_STATE * u + CS_CONTACT] > 0.5
+    if is_free(mode, clock, PE[E_STEER_T0], contact):
+        theta = y[so + SSA]
+        if mode == STEER_APPEND:
+            theta += u_unit[u, IU_STEER]
+        return theta, True
+    eta = PU[u, U_STEER_RATIO]
+    return clamp(u_unit[u, IU_STEER], -eta * PU[u, U_STOP_LEFT], eta * PU[u, U_STOP_RIGHT]), False
 
 
 @njit

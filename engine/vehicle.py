@@ -56,13 +56,12 @@ from .connection import connection_forces
 from .drivetrain import (clutch_capacity, clutch_torque, engagement_rate, engine_speed, engine_torque,
                          gear_ratio, governor_rate, governor_throttle)
 from .jit import njit, njit_inline
-from .steering import (STEER_APPEND, STEER_TORQUE, clamp, friction_moment, is_free,
-                       stop_moment)
+from .steering import STEER_TORQUE, clamp, friction_moment, steering_wheel_angle, stop_moment
 from .kinematics import (cos_sin, cross, euler_rates, euler_trig, point_velocity,
                          rotation_vehicle_to_earth, to_earth, to_vehicle)
 from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_RHO, AX_X,
-                     AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, FR_R, FR_RATES, E_STEER_T0, IE_WIND_DIR,
-                     IE_GRAVITY_TILT, IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER, IU_STEER_TORQUE, IU_THROTTLE, IW_BFORCE, IW_BFRIC, IW_DFORCE, IW_DFRIC, IW_BPF, IW_MU,
+                     AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, FR_R, FR_RATES, IE_WIND_DIR,
+                     IE_GRAVITY_TILT, IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER_TORQUE, IU_THROTTLE, IW_BFORCE, IW_BFRIC, IW_DFORCE, IW_DFRIC, IW_BPF, IW_MU,
                      N_AXLE_STATE, N_BODY, N_CONN_STATE, N_PT_STATE, N_TIRE_STATE, N_WHEEL_STATE,
                      E_AIR_T, PT_ENGAGE, PT_GOV, PT_OMEGA, SP, U_TAU_P, W_BRAKE, WPRESS, WTEMP,
                      YW_BRATIO, YW_BTEMP, SPHI, S_TBASE, U_IDLE, YU_CLUTCH, YU_ENGINE,
@@ -80,11 +79,11 @@ from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_
                      W_PROPORTIONED, W_SIDE, W_SOLID, W_STEERED, W_TB_RATIO, W_TIRE0, W_TRACK,
                      W_X, W_Y0, W_YS, W_Z0, W_ZETA, YA_HEAVE, YA_ROLL, YS_ANGLE, YS_RATE,
                      YS_TORQUE, YT_ALPHA, YT_DEFL, YT_FX,
-                     YT_FY, YT_FZ, YT_INCL, YT_MU, YT_MZ, YT_ROADZ, YT_SKID, YT_SLIP, YT_TRAIL, YT_WATER, YU_AERO_FX, YU_COLL_FX, E_COLL_BASE,
-                     YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ, YU_AX,
+                     YT_FY, YT_FZ, YT_INCL, YT_MU, YT_MZ, YT_ROADZ, YT_SKID, YT_SLIP, YT_TRAIL, YT_WATER, YU_AERO_FX, YU_COLL_FX, YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ, YU_AX,
                      YU_AY, YU_AZ, YU_BETA, YU_SPEED, YU_X, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
                      YW_JOUNCE, YW_SPIN, YW_STEER, YW_DAMAGE, DM_CAMBER, DM_TOE, DM_X, DM_Y,
-                     E_DMG_BASE, N_DMG_STATE, CS_CONTACT, N_COLL_UNIT_STATE)
+                     E_DMG_BASE, N_DMG_STATE)
+from .layout import state_bases  # noqa: F401 (the integrator's too)
 from .sprung_mass import add_solid_axle, assemble_unit, finish_unit, solid_axle_accelerations
 from .suspension import antisway_force, bump_steer, camber_change, half_track_change, suspension_force
 from .hydroplaning import footprint_aspect_ratio, hydroplaning_factors
@@ -98,19 +97,6 @@ from .wheel_spin import TAU_BRAKE, brake_torque, spin_accelerations
 ERR_TIRE_DEFLECTION = 1
 ERR_NONFINITE = 2
 ERR_OFF_TERRAIN = 3
-
-
-@njit_inline
-def state_bases(P):
-    """Offsets of the wheel, solid-axle, tire, connection, powertrain and steering blocks of the state
-    vector."""
-    wheel_base = N_BODY * P.P_UNIT.shape[0]
-    axle_base = wheel_base + N_WHEEL_STATE * P.P_WHEEL.shape[0]
-    tire_base = axle_base + N_AXLE_STATE * P.P_AXLE.shape[0]
-    conn_base = tire_base + N_TIRE_STATE * P.P_TIRE.shape[0]
-    pt_base = conn_base + N_CONN_STATE * P.P_CONN.shape[0]
-    steer_base = pt_base + N_PT_STATE * P.P_UNIT.shape[0]
-    return wheel_base, axle_base, tire_base, conn_base, pt_base, steer_base
 
 
 @njit_inline
@@ -211,19 +197,13 @@ def derivatives(y, dy, U, P, record, Y, err, W):
         theta, theta_rate = 0.0, 0.0
         so = steer_base + N_STEER_STATE * slot
         if slot >= 0:
-            mode = int(P_UNIT[u, U_STEER_MODE])
-            free = is_free(mode, W.clock[0], P_ENV[E_STEER_T0],
-                           y[int(P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * u + CS_CONTACT] > 0.5)
+            theta, free = steering_wheel_angle(y, P, u_unit, u, W.clock[0], so)
             if free:
-                theta, theta_rate = y[so + SSA], y[so + SSR]
-                if mode == STEER_APPEND:
-                    theta += u_unit[u, IU_STEER]
-            else:
-                # rigid: the driver's angle, held within the stops
-                theta = clamp(u_unit[u, IU_STEER], -eta * stop_l, eta * stop_r)
-                if not record:
-                    y[so + SSA] = theta
-                    y[so + SSR] = 0.0
+                theta_rate = y[so + SSR]
+            elif not record:
+                # rigid: the driver's angle, held within the stops, is the state
+                y[so + SSA] = theta
+                y[so + SSR] = 0.0
             road_steer = theta / eta
         m_steer = 0.0                    # tire and stop moments about the steer axes (Eq. 34)
         gear = int(round(u_unit[u, IU_GEAR]))

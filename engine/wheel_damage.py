@@ -43,16 +43,14 @@ import numpy as np
 
 from .jit import njit, njit_inline
 from .kinematics import cos_sin
-from .layout import (CO_NV, APHI, CS_CONTACT, DM_APPROACH, E_COLL_BASE, N_COLL_UNIT_STATE, AX_CAMBER, AX_KAPPA, AX_RHO, AX_YC, AX_ZRC, AZ, DM_CAMBER, DM_TOE, DM_X,
-                     DM_Y, E_DMG_BASE, E_STEER_T0, IU_STEER, N_AXLE_STATE, N_BODY, N_CONN_STATE,
-                     N_DMG_STATE, N_FACES, N_PT_STATE, N_STEER_STATE, N_TIRE_STATE, N_WHEEL_STATE,
-                     FACE_BOTTOM,
-                     FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF, SSA,
-                     U_NWHEELS, U_STEER_MODE, U_STEER_RATIO, U_STEER_SLOT, U_STOP_LEFT,
-                     U_STOP_RIGHT, U_WHEEL0, WC_BOUND, WC_F0, WC_FMAX, WC_M0, WC_MMAX, WC_NV,
-                     WC_E, WC_K0, WC_RADIUS, WC_RATE, WC_V0, WL_CONTACT, WL_FX, WL_DEEPEST, WL_MX, WP_EX, WP_EY, WP_EZ,
-                     WP_X, WP_Y, WP_Z, W_SIDE, W_SOLID, W_STEERED, W_X, W_Y0, W_Z0, WZ)
-from .steering import STEER_APPEND, clamp, is_free
+from .layout import (APHI, AX_CAMBER, AX_KAPPA, AX_YC, AX_ZRC, AZ, CO_NV, DM_APPROACH, DM_CAMBER,
+                     DM_TOE, DM_X, DM_Y, E_DMG_BASE, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR,
+                     FACE_RIGHT, FACE_ROOF, N_AXLE_STATE, N_DMG_STATE, N_FACES, N_STEER_STATE,
+                     N_WHEEL_STATE, U_NWHEELS, U_STEER_RATIO, U_STEER_SLOT, U_WHEEL0, W_SIDE,
+                     W_SOLID, W_STEERED, W_X, W_Y0, W_Z0, WC_BOUND, WC_E, WC_F0, WC_FMAX, WC_K0,
+                     WC_M0, WC_MMAX, WC_NV, WC_RADIUS, WC_RATE, WC_V0, WL_CONTACT, WL_DEEPEST, WL_FX,
+                     WL_MX, WP_EX, WP_EY, WP_EZ, WP_X, WP_Y, WP_Z, WZ, state_bases)
+from .steering import steering_wheel_angle
 from .suspension import bump_steer, camber_change, half_track_change
 
 #: vertices round a wheel's mesh on each of its three rings (its two sides and its middle)
@@ -118,23 +116,14 @@ def wheel_width(axle, tire):
 
 @njit_inline
 def road_steer_angle(y, P, u_unit, u, clock, steer_base):
-    """The road-wheel steer of unit u from its steering (the driver's angle through the gear,
-    or the steering system's own state while it is free, engine.steering), as
-    ``engine.vehicle`` takes it; 0 for a unit without a steering system."""
-    PU = P.P_UNIT
-    slot = int(PU[u, U_STEER_SLOT])
+    """The road-wheel steer of unit u from its steering, as ``engine.vehicle`` takes it
+    (engine.steering.steering_wheel_angle through the gear); 0 for a unit without a steering
+    system."""
+    slot = int(P.P_UNIT[u, U_STEER_SLOT])
     if slot < 0:
         return 0.0
-    eta = PU[u, U_STEER_RATIO]
-    mode = int(PU[u, U_STEER_MODE])
-    contact = y[int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * u + CS_CONTACT] > 0.5
-    if is_free(mode, clock, P.P_ENV[E_STEER_T0], contact):
-        theta = y[steer_base + N_STEER_STATE * slot + SSA]
-        if mode == STEER_APPEND:
-            theta += u_unit[u, IU_STEER]
-    else:
-        theta = clamp(u_unit[u, IU_STEER], -eta * PU[u, U_STOP_LEFT], eta * PU[u, U_STOP_RIGHT])
-    return theta / eta
+    theta = steering_wheel_angle(y, P, u_unit, u, clock, steer_base + N_STEER_STATE * slot)[0]
+    return theta / P.P_UNIT[u, U_STEER_RATIO]
 
 
 @njit_inline
@@ -167,12 +156,8 @@ def wheel_geometry(y, P, w, road_steer, wheel_base, axle_base, dmg):
 @njit
 def unit_wheel_poses(y, P, u_unit, clock, u, pose):
     """The pose of every wheel mesh of unit u (``layout.WP_*``) into pose[w]."""
-    PU, PW, PWC = P.P_UNIT, P.P_WHEEL, P.P_WCOLL
-    nu = PU.shape[0]
-    wheel_base = N_BODY * nu
-    axle_base = wheel_base + N_WHEEL_STATE * PW.shape[0]
-    conn_base = axle_base + N_AXLE_STATE * P.P_AXLE.shape[0] + N_TIRE_STATE * P.P_TIRE.shape[0]
-    steer_base = conn_base + N_CONN_STATE * P.P_CONN.shape[0] + N_PT_STATE * nu
+    PU, PWC = P.P_UNIT, P.P_WCOLL
+    wheel_base, axle_base, _, _, _, steer_base = state_bases(P)
     dbase = int(P.P_ENV[E_DMG_BASE])
     w0 = int(PU[u, U_WHEEL0])
     road = road_steer_angle(y, P, u_unit, u, clock, steer_base)
@@ -306,13 +291,6 @@ def damage_step(y, P, loads, motion):
                 y[d + DM_CAMBER] = tc + s / r * mx / m
                 y[d + DM_TOE] = tt + s / r * mz / m
         y[d + DM_APPROACH] = left if left > 0.0 else 0.0
-
-
-@njit_inline
-def damage_displacement(y, P, w):
-    """The magnitude of wheel w's set (its centre's vehicle-fixed x-y displacement), m."""
-    d = int(P.P_ENV[E_DMG_BASE]) + N_DMG_STATE * w
-    return math.sqrt(y[d + DM_X] ** 2 + y[d + DM_Y] ** 2)
 
 
 # --- packing (set-up, Python) ------------------------------------------------------------
