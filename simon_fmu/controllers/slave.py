@@ -37,7 +37,7 @@ from model_description.controllers import abs_catalogue, driver_catalogue
 from model_description.writer import LOG_CATEGORIES
 
 from . import abs_controller, driver
-from ..runtime.protocol import ERROR, OK, Protocol, range_problem
+from ..runtime.protocol import ERROR, OK, Protocol, check_resources, range_problem
 
 #: The controller description in the FMU's resources folder.
 CONTROLLER_FILE = "controller.json"
@@ -57,6 +57,7 @@ class _ControllerSlave:
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self._protocol = Protocol(kwargs, self.resources)
+        check_resources(self.resources)
         self._config = json.loads((Path(self.resources) / CONTROLLER_FILE).read_text())
         self._catalogue = self._make_catalogue()
         self._catalogue_causality = {v.binding.index: v.causality for v in self._catalogue}

@@ -15,7 +15,9 @@ builds them with gcc for this interpreter:
 environment, which a host that is not Python loads and starts (``$SIMON_FMU_PYTHON``, a Python
 executable, overrides it). :func:`replace_library` turns any FMU built by pythonfmu's builder
 into one that runs on this library. :data:`GUID_FILE` is ``resources/guid.txt``, the FMU's GUID,
-which fmi2Instantiate checks. See docs/fmi2-library.md.
+which fmi2Instantiate checks, and :data:`DIGEST_FILE` ``resources/resources.sha256``, the SHA-256
+of each of the FMU's data files (:func:`data_files`), which every slave checks when an instance is
+created (:func:`simon_fmu.runtime.protocol.check_resources`). See docs/fmi2-library.md.
 """
 from __future__ import annotations
 
@@ -41,6 +43,13 @@ SOURCES = (LOADER, *IMPLEMENTATION, *HEADERS)
 RECORD_FILE = "fmi2_python.txt"
 #: The FMU's GUID in its resources folder, checked by fmi2Instantiate.
 GUID_FILE = "guid.txt"
+#: The SHA-256 of the FMU's data files in its resources folder (sha256sum's format), checked
+#: when an instance is created (protocol.RESOURCE_DIGESTS).
+DIGEST_FILE = "resources.sha256"
+#: What in resources/ is the FMU's code or the library's own, not data: the files at its top
+#: with these names, and everything under folders named so or starting with "simon_".
+_NOT_DATA_FILES = {"slavemodule.txt", RECORD_FILE, GUID_FILE, DIGEST_FILE}
+_NOT_DATA_FOLDERS = {"pythonfmu", "standalone", "__pycache__"}
 #: What the library passes the slave as ``fmi2_library=`` when it creates it.
 LIBRARY_NAME = "simon-fmu"
 CFLAGS = ["-shared", "-fPIC", "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
@@ -172,7 +181,8 @@ def replace_library(fmu: PathLike, output: Optional[PathLike] = None) -> Path:
             zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
             if not info.filename.startswith("binaries/") \
-                    and info.filename not in (f"resources/{RECORD_FILE}", f"resources/{GUID_FILE}"):
+                    and info.filename not in (f"resources/{RECORD_FILE}", f"resources/{GUID_FILE}",
+                                              f"resources/{DIGEST_FILE}"):
                 dst.writestr(info, src.read(info))
         add_library(dst, identifier, Path(tmp), md.guid)
     os.replace(partial, output)
@@ -188,10 +198,39 @@ def guid_of(xml: bytes) -> str:
     return guid
 
 
+def data_files(names: list[str]) -> list[str]:
+    """Of an FMU's file names, those of its data in resources/ (the event, terrain and exterior
+    files, the controller description, courses), relative to resources/, sorted: every file
+    there but the code (``*.py``, ``*.pyc``, ``simon_*`` packages, ``pythonfmu/``), the
+    standalone runtime (``standalone/``) and the library's own files."""
+    out = []
+    for name in names:
+        if not name.startswith("resources/") or name.endswith("/"):
+            continue
+        rel = name[len("resources/"):]
+        parts = rel.split("/")
+        if len(parts) == 1 and rel in _NOT_DATA_FILES:
+            continue
+        if any(p in _NOT_DATA_FOLDERS for p in parts[:-1]) \
+                or (len(parts) > 1 and parts[0].startswith("simon_")) \
+                or rel.endswith((".py", ".pyc")):
+            continue
+        out.append(rel)
+    return sorted(out)
+
+
+def resource_digests(archive: zipfile.ZipFile) -> str:
+    """The text of ``resources/resources.sha256`` for the FMU ``archive`` holds (readable:
+    also while it is being written)."""
+    return "".join(f"{hashlib.sha256(archive.read('resources/' + rel)).hexdigest()}  {rel}\n"
+                   for rel in data_files(archive.namelist()))
+
+
 def add_library(archive: zipfile.ZipFile, model_identifier: str, work: PathLike,
                 guid: str) -> None:
-    """Write the library (for this platform), its Python record and the FMU's GUID (checked by
-    fmi2Instantiate) into an FMU being written."""
+    """Write the library (for this platform), its Python record, the FMU's GUID (checked by
+    fmi2Instantiate) and the digests of its data files (checked when an instance is created)
+    into an FMU being written, after its resources."""
     for path in compile_library(work, model_identifier):
         info = zipfile.ZipInfo(f"binaries/linux64/{path.name}", (1980, 1, 1, 0, 0, 0))
         info.external_attr = 0o755 << 16
@@ -200,3 +239,5 @@ def add_library(archive: zipfile.ZipFile, model_identifier: str, work: PathLike,
                      python_record(), zipfile.ZIP_DEFLATED)
     archive.writestr(zipfile.ZipInfo(f"resources/{GUID_FILE}", (1980, 1, 1, 0, 0, 0)),
                      guid + "\n", zipfile.ZIP_DEFLATED)
+    archive.writestr(zipfile.ZipInfo(f"resources/{DIGEST_FILE}", (1980, 1, 1, 0, 0, 0)),
+                     resource_digests(archive), zipfile.ZIP_DEFLATED)

@@ -56,7 +56,8 @@ from pythonfmu.enums import Fmi2Status
 import engine
 from model_description.catalogue import ENUMERATIONS, Catalogue, Variable, build_catalogue
 from model_description.writer import LOG_CATEGORIES
-from simon_fmu.runtime.protocol import ERROR, OK, WARNING, Protocol, range_problem
+from simon_fmu.runtime.protocol import (ERROR, OK, WARNING, Protocol, check_resources,
+                                        range_problem)
 
 #: The event file in the FMU's resources folder.
 EVENT_FILE = "event.json"
@@ -157,6 +158,7 @@ class SimonSlave(Fmi2Slave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self._protocol = Protocol(kwargs, self.resources)
+        check_resources(self.resources)
         event_path = Path(self.resources) / EVENT_FILE
         st = event_path.stat()
         self._event, self._catalogue = _load(str(event_path), (st.st_mtime_ns, st.st_size))

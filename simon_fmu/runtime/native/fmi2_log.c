@@ -7,7 +7,8 @@
  * Messages of status fmi2Error and above always reach the logger; others only while logging
  * is on for their category (loggingOn at fmi2Instantiate, fmi2SetDebugLogging; an enabled
  * logAll passes every category). An exception escaping a slave method is logged with its
- * traceback, category logStatusError.
+ * traceback, category logStatusError; one whose class has the attribute fmi2_one_line (the
+ * slaves' ResourceError) is logged as its message alone, one line.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -106,6 +107,19 @@ fmi2Status failed(Instance *c, const char *function)
         return fmi2Error;
     }
     PyErr_NormalizeException(&type, &value, &tb);
+    if (value && PyObject_HasAttrString(value, "fmi2_one_line")) {
+        /* a problem the slave states in a line of its own (a resource file missing or
+         * changed): the line, without a traceback */
+        PyObject *line = PyObject_Str(value);
+        const char *utf8 = line ? PyUnicode_AsUTF8(line) : NULL;
+        PyErr_Clear();
+        LOG_ERROR(c, "%s: %s", function, utf8 ? utf8 : "(it cannot be shown)");
+        Py_XDECREF(line);
+        Py_XDECREF(type);
+        Py_DECREF(value);
+        Py_XDECREF(tb);
+        return fmi2Error;
+    }
     if (tb && value) PyException_SetTraceback(value, tb);
     PyObject *text = NULL;
     PyObject *module = PyImport_ImportModule("traceback");
