@@ -8,11 +8,43 @@ EVENT_FILE); ``python -m simon_fmu variables [EVENT_FILE]`` prints its variable 
 report (:mod:`simon_fmu.studies`).
 ``--standalone`` (build, build-driver, build-abs) writes an FMU that carries its own Python
 (docs/standalone.md); ``python -m simon_fmu doctor FMU`` checks an FMU on this machine.
+
+Every command that writes checks its ``-o`` first, before any work
+(:func:`simon_fmu.runtime.packaging.check_output`): it never replaces one of its own input
+files, a folder, a device, a FIFO or a link, nor an existing file that is not an output of
+its kind; only the folder ``out/`` is created when missing. A refusal is one line on stderr
+and exit status 2.
 """
 from __future__ import annotations
 
 import argparse
 import sys
+
+#: What an existing file at ``-o`` must be for a command to replace it (besides empty).
+FMU_MEMBER = "modelDescription.xml"
+SSP_MEMBER = "SystemStructure.ssd"
+
+
+def print_event_error(source, exc) -> int:
+    """Report an invalid event (engine.EventError) as every command does; exit status 2."""
+    print(f"{source}: not a valid event:", file=sys.stderr)
+    for problem in exc.problems:
+        print(f"  {problem}", file=sys.stderr)
+    return 2
+
+
+def _check_output(args, engine) -> None:
+    """The ``-o`` check of build, build-driver, build-abs and ssp (OutputError if refused)."""
+    from .runtime.packaging import check_output, is_zip_with
+    if args.command == "ssp":
+        given = [(f"the {name} FMU given with --{name}", getattr(args, name))
+                 for name in ("vehicle", "driver", "abs")]
+        check_output(args.output, given, is_zip_with(SSP_MEMBER))
+    else:
+        from .vehicle.build import event_inputs
+        event = engine.load_event(args.event_file)
+        check_output(args.output, event_inputs(args.event_file, event),
+                     is_zip_with(FMU_MEMBER))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,7 +132,12 @@ def main(argv: list[str] | None = None) -> int:
         return study_main(args)
 
     import engine
+    from .runtime.packaging import OutputError
     try:
+        if args.command == "ssp" and args.output is None:
+            args.output = f"out/{args.system}.ssp"
+        if args.command in ("build", "build-driver", "build-abs", "ssp"):
+            _check_output(args, engine)
         if args.command == "build" and args.standalone:
             from .runtime.standalone import build_standalone
             from .vehicle.build import build_fmu
@@ -126,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             return doctor(args.fmu)
         elif args.command == "ssp":
             from .cosim.ssp import make_ssp
-            print(make_ssp(args.system, args.output or f"out/{args.system}.ssp",
+            print(make_ssp(args.system, args.output,
                            {"vehicle": args.vehicle, "driver": args.driver, "abs": args.abs}))
         else:
             from model_description import build_catalogue, variable_table
@@ -136,9 +173,9 @@ def main(argv: list[str] | None = None) -> int:
                 print("each kind of variable once, with <unit>, <k> and <side> for the unit, "
                       "axle and side; --all lists every variable by name", file=sys.stderr)
     except engine.EventError as exc:
-        print(f"{args.event_file}: not a valid event:", file=sys.stderr)
-        for problem in exc.problems:
-            print(f"  {problem}", file=sys.stderr)
+        return print_event_error(args.event_file, exc)
+    except OutputError as exc:
+        print(f"{args.command}: {exc}", file=sys.stderr)
         return 2
     return 0
 

@@ -40,6 +40,8 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
+from ..runtime.packaging import partial_path
+
 PathLike = Union[str, Path]
 
 #: The FMU file each instance is built as.
@@ -123,7 +125,7 @@ def write_ssp(system: System, fmus: dict[str, PathLike], output: PathLike) -> Pa
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     ssd = system_structure(system, fmus)
-    partial = output.with_name(output.name + ".partial")
+    partial = partial_path(output)
     with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("SystemStructure.ssd", ssd)
         for name in system.instances:

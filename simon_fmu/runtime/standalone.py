@@ -303,7 +303,8 @@ def make_standalone(development_fmu: PathLike, output: PathLike, warm: bool = Tr
 
 
 def _zip(tree: Path, output: Path) -> None:
-    partial = output.with_name(output.name + ".partial")
+    from .packaging import partial_path
+    partial = partial_path(output)
     with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
         for path in sorted(tree.rglob("*")):
             if path.is_dir():

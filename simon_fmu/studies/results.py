@@ -12,6 +12,9 @@ import json
 import math
 import os
 from pathlib import Path
+from typing import Optional
+
+from ..runtime.packaging import partial_path
 
 FIXED = ("case",)
 TAIL = ("status", "error")
@@ -19,6 +22,21 @@ TAIL = ("status", "error")
 
 def journal_path(results: Path) -> Path:
     return results.with_name(results.name + ".journal.jsonl")
+
+
+def not_a_table(results: Path) -> Optional[str]:
+    """None when ``results`` is a table a sweep writes (Parquet, or CSV for a ``.csv`` name,
+    its first column ``case``), else why not: a sweep replaces no other file."""
+    with open(results, "rb") as f:
+        head = f.read(64)
+    if results.suffix.lower() == ".csv":
+        first = head.split(b"\n", 1)[0].split(b",", 1)[0].strip().strip(b'"')
+        if first == b"case":
+            return None
+        return "exists and is not a sweep's results table (CSV whose first column is case)"
+    if head[:4] == b"PAR1":
+        return None
+    return "exists and is not a sweep's results table (a Parquet file)"
 
 
 def read_journal(results: Path) -> dict[int, dict]:
@@ -86,7 +104,7 @@ def write_table(results: Path, rows: list[dict], parameters: list[str]) -> Path:
             data[name] = pa.array([math.nan if v is None else float(v) for v in values],
                                   pa.float64())
     table = pa.table(data)
-    tmp = results.with_name(results.name + ".tmp")
+    tmp = partial_path(results)
     if results.suffix.lower() == ".csv":
         import pyarrow.csv as pcsv
         pcsv.write_csv(table, tmp)

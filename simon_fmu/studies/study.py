@@ -10,8 +10,10 @@ Runs one manoeuvre on the FMU of the event (built once and cached, see
 """
 from __future__ import annotations
 
+import io
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -19,6 +21,9 @@ import numpy as np
 
 from . import manoeuvres, report
 from .runner import CaseError, FmuRunner
+
+#: The files a study writes into its folder.
+REPORT_FILES = ("metrics.json", "histories.csv", "report.html", "report.png")
 
 
 def parse_sets(items: list[str]) -> dict[str, float | str]:
@@ -62,35 +67,44 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path) -> di
     result = {"manoeuvre": man.name, "fmu": str(fmu), "settings": settings,
               "parameters": parameters, "metrics": metrics, "units": man.metric_units}
     as_json = {**result, "metrics": {k: None if math.isnan(v) else v for k, v in metrics.items()}}
-    (out_dir / "metrics.json").write_text(json.dumps(as_json, indent=2) + "\n")
     names = list(history)
-    np.savetxt(out_dir / "histories.csv", np.column_stack([history[n] for n in names]),
+    table = io.StringIO()
+    np.savetxt(table, np.column_stack([history[n] for n in names]),
                delimiter=",", header=",".join(names), comments="")
     png = report.figure_png(history, man.plots, man.decorate)
     page = report.html_report(f"{man.name} study", man.description, settings,
                               {k: s.unit for k, s in man.settings.items()}, parameters, metrics,
                               man.metric_units, png)
-    (out_dir / "report.html").write_text(page)
-    (out_dir / "report.png").write_bytes(png)
+    for name, data in zip(REPORT_FILES, (json.dumps(as_json, indent=2) + "\n",
+                                         table.getvalue(), page, png)):
+        _write(out_dir / name, data.encode() if isinstance(data, str) else data)
     return result
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write a report file atomically (its partial file renamed over it)."""
+    from ..runtime.packaging import partial_path
+    partial = partial_path(path)
+    partial.write_bytes(data)
+    os.replace(partial, path)
 
 
 def main(args) -> int:
     import engine
 
-    from .sweep import prepare_fmu
+    from ..__main__ import print_event_error
+    from ..runtime.packaging import check_output
+    from .sweep import output_inputs, vehicle_fmu
+    event_file = Path(args.event_file) if args.event_file else None
     try:
         values = parse_sets(args.set)
         manoeuvres.get(args.manoeuvre)
-        fmu = Path(args.fmu) if args.fmu else prepare_fmu(
-            Path(args.event_file) if args.event_file else None)
+        check_output(args.output, output_inputs(event_file, args.fmu), contents=REPORT_FILES)
+        fmu = vehicle_fmu(event_file, Path(args.fmu) if args.fmu else None)
         result = run_study(args.manoeuvre, fmu, values, Path(args.output))
     except engine.EventError as exc:
-        print(f"{args.event_file}: not a valid event:", file=sys.stderr)
-        for problem in exc.problems:
-            print(f"  {problem}", file=sys.stderr)
-        return 2
-    except (ValueError, CaseError) as exc:
+        return print_event_error(args.event_file, exc)
+    except (ValueError, CaseError) as exc:     # also a refused -o (OutputError)
         print(f"study: {exc}", file=sys.stderr)
         return 2
     for name, value in result["metrics"].items():

@@ -79,8 +79,12 @@ def _sources_hash(event_file: Path | None) -> str:
 
 def prepare_fmu(event_file: Path | None, cache: Path = ROOT / "out" / "studies") -> Path:
     """The FMU of ``event_file`` (default car if None), built once into ``cache`` and reused
-    while the event and the FMU's sources are unchanged."""
+    while the event and the FMU's sources are unchanged. An event that is missing or not
+    valid raises engine.EventError before anything is built."""
+    import engine
+
     from ..vehicle.build import build_fmu
+    engine.load_event(event_file)
     fmu = cache / f"Simon-{_sources_hash(event_file)}.fmu"
     if not fmu.exists():
         cache.mkdir(parents=True, exist_ok=True)
@@ -88,6 +92,60 @@ def prepare_fmu(event_file: Path | None, cache: Path = ROOT / "out" / "studies")
         build_fmu(event_file, tmp)
         os.replace(tmp, fmu)
     return fmu
+
+
+def check_fmu_event(fmu: Path, event_file: Path | None) -> None:
+    """Check that ``fmu`` (given with ``--fmu``) is a vehicle FMU of this project and, when an
+    event file is given too, that it was built from that event; ValueError (one line) if not.
+
+    A study or a sweep takes the vehicle's values (body, steering, drivetrain, gravity) from
+    the FMU's own event (``resources/event.json``), so an event given beside the FMU must be
+    the same: its data as the FMU carries it (:func:`~simon_fmu.vehicle.build.fmu_event_json`,
+    both read by the engine of today) and the files it names, byte for byte."""
+    import json
+    import tempfile
+    import zipfile
+
+    import engine
+
+    from ..vehicle.build import fmu_event_json, resource_files
+    from ..vehicle.slave import EVENT_FILE
+    member = f"resources/{EVENT_FILE}"
+    try:
+        with zipfile.ZipFile(fmu) as archive:
+            names = set(archive.namelist())
+            if member not in names:
+                raise ValueError(f"--fmu {fmu}: not a vehicle FMU of this project "
+                                 f"(it has no {member})")
+            if event_file is None:
+                return
+            given = engine.load_event(event_file)
+            with tempfile.TemporaryDirectory(prefix="simon_event_") as tmp:
+                archive.extractall(tmp, [n for n in names if n.startswith("resources/")
+                                         and n.count("/") == 1 and not n.endswith(".py")])
+                try:
+                    own = json.loads(fmu_event_json(engine.load_event(Path(tmp) / member)))
+                except engine.EventError:       # an FMU of an older engine: its data as is
+                    own = json.loads((Path(tmp) / member).read_text())
+            same = own == json.loads(fmu_event_json(given)) and all(
+                f"resources/{name}" in names
+                and archive.read(f"resources/{name}") == Path(path).read_bytes()
+                for name, path in resource_files(given).items())
+    except (OSError, zipfile.BadZipFile) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ValueError(f"--fmu {fmu}: not a readable FMU ({reason})") from None
+    if not same:
+        raise ValueError(f"--fmu {fmu} was built from another event than {event_file}; give "
+                         "that event's FMU, or no event file to use the FMU's own")
+
+
+def vehicle_fmu(event_file: Path | None, fmu: Path | None) -> Path:
+    """The FMU a study or sweep runs: ``fmu`` when given (checked against ``event_file`` by
+    :func:`check_fmu_event`), else the cached build of ``event_file`` (:func:`prepare_fmu`)."""
+    if fmu is None:
+        return prepare_fmu(event_file)
+    check_fmu_event(Path(fmu), event_file)
+    return Path(fmu)
 
 
 def fmu_parameter_names(fmu: Path) -> set[str]:
@@ -101,9 +159,7 @@ def run_sweep(spec: Spec, output: Path, fmu: Path | None = None, workers: int = 
               ) -> dict:
     """Run the sweep's missing cases and write the table; a summary dict."""
     output = Path(output)
-    if fmu is None:
-        fmu = prepare_fmu(spec.event_path())
-    fmu = Path(fmu).resolve()
+    fmu = vehicle_fmu(spec.event_path(), fmu).resolve()
     spec.check_parameters(fmu_parameter_names(fmu))
     cases = spec.cases()
     done = store.read_journal(output)
@@ -162,14 +218,35 @@ def _run_on_dask(spec, fmu, cases, todo, output, workers, scheduler, progress):
             cluster.close()
 
 
+def output_inputs(event_file: Path | None, fmu) -> list[tuple[str, str]]:
+    """The files a study or sweep reads, for :func:`~simon_fmu.runtime.packaging.check_output`:
+    the event file and the files it names (EventError if it is not valid), and ``--fmu``."""
+    import engine
+
+    from ..vehicle.build import event_inputs
+    inputs = []
+    if event_file is not None:
+        inputs += event_inputs(event_file, engine.load_event(event_file))
+    if fmu:
+        inputs.append(("the FMU given with --fmu", fmu))
+    return inputs
+
+
 def main(args) -> int:
     """The ``sweep`` command (arguments from :mod:`simon_fmu.__main__`)."""
     import engine
 
+    from ..__main__ import print_event_error
+    from ..runtime.packaging import check_output
     from . import spec as spec_module
+    spec = None
     try:
         spec = spec_module.load(args.spec)
-        summary = run_sweep(spec, Path(args.output), Path(args.fmu) if args.fmu else None,
+        output = Path(args.output)
+        inputs = [("the sweep's spec", args.spec)] + output_inputs(spec.event_path(), args.fmu)
+        check_output(output, inputs, store.not_a_table)
+        check_output(store.journal_path(output), inputs)
+        summary = run_sweep(spec, output, Path(args.fmu) if args.fmu else None,
                             workers=args.workers, scheduler=args.scheduler,
                             progress=not args.no_progress, retry_failed=args.retry_failed)
     except SpecError as exc:
@@ -178,9 +255,9 @@ def main(args) -> int:
             print(f"  {problem}", file=sys.stderr)
         return 2
     except engine.EventError as exc:
-        print(f"{spec.event_path()}: not a valid event:", file=sys.stderr)
-        for problem in exc.problems:
-            print(f"  {problem}", file=sys.stderr)
+        return print_event_error(spec.event_path(), exc)
+    except ValueError as exc:            # a refused -o (OutputError), an FMU that does not fit
+        print(f"sweep: {exc}", file=sys.stderr)
         return 2
     print(f"{summary['output']}: {summary['cases']} cases, {summary['run']} run, "
           f"{summary['skipped']} already done, {summary['failed']} failed")

@@ -117,6 +117,19 @@ def resource_files(event: "engine.Event") -> dict:
     return files
 
 
+def event_inputs(event_file: Optional[PathLike], event: "engine.Event") -> list[tuple[str, str]]:
+    """The files a build of ``event`` reads, as (label, path) pairs for
+    :func:`~simon_fmu.runtime.packaging.check_output`: the event file (the default car's when
+    None) and the files the event names (:func:`resource_files`)."""
+    from engine.event import DEFAULT_EVENT
+    out = [("the event file", os.fspath(event_file) if event_file is not None
+            else DEFAULT_EVENT)]
+    for name, path in resource_files(event).items():
+        kind = "exterior mesh" if name.startswith("exterior-") else "terrain file"
+        out.append((f"the {kind} the event names", path))
+    return out
+
+
 def fmu_event_json(event: "engine.Event") -> str:
     """The event as the FMU's resources hold it: its data, with the files it names
     (:func:`resource_files`) relative to the event file's folder (``resources/``)."""
