@@ -24,6 +24,8 @@ import importlib.util
 import os
 import shutil
 import sys
+import threading
+import types
 from pathlib import Path
 
 
@@ -56,8 +58,28 @@ def stable_copy(source: Path, name: str) -> Path:
         return source
 
 
+def import_lock() -> "threading.RLock":
+    """The process's one lock around the imports of simon-fmu's slave modules and packages.
+
+    A package is in ``sys.modules`` while its code runs, and that code lets the GIL go, so an
+    instance created at the same time in another thread (of this FMU or of another one that
+    bundles the same package) must wait for the import to end rather than take the half-run
+    package. The project's FMI library (fmi2_lifecycle.c) holds the same lock, the RLock
+    ``lock`` of the module ``_simon_fmu_import``, while it imports this file; each FMU has its
+    own copy of this file and of the library, so the lock lives in ``sys.modules``.
+    """
+    shared = types.ModuleType("_simon_fmu_import", "the lock of simon-fmu slave imports")
+    shared.lock = threading.RLock()
+    return sys.modules.setdefault("_simon_fmu_import", shared).lock
+
+
 def load_package(resources: Path, name: str):
     """Import the bundled package ``name`` (once per process) and return it."""
+    with import_lock():
+        return _load_package(resources, name)
+
+
+def _load_package(resources: Path, name: str):
     if name in sys.modules:
         return sys.modules[name]
     location = resources / name if (resources / "standalone").is_dir() \

@@ -22,6 +22,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "fmi2_python.h"
@@ -74,16 +75,37 @@ typedef struct {
     Timeline timeline;
     State **states;                 /* the FMU states of this instance not freed yet */
     size_t n_states, states_capacity;
+    /* One call at a time (fmi2_registry.c): `lock` is held through each FMI call on the
+     * instance; recursive, so that a logger called back during a call may call into the same
+     * instance from the same thread. `depth` counts the calls of the holding thread. */
+    pthread_mutex_t lock;
+    unsigned depth;
+    unsigned users;                 /* threads in or waiting for a call (the registry's lock) */
+    int retired;                    /* fmi2FreeInstance has taken it out of the registry */
 } Instance;
 
 /* ------------------------------------------------------------------ fmi2_registry.c */
 
 /* The live instances. A component is used only if it is one of them. */
 int registry_add(Instance *c);
-void registry_remove(Instance *c);
 /* The live instance `component` is, or NULL (then a line naming `function` goes to stderr:
  * there is no logger to tell). */
 Instance *instance(fmi2Component component, const char *function);
+
+/* Calls on one instance, one at a time: FMI 2.0 forbids concurrent calls on an instance, and a
+ * host that makes them anyway gets them one after the other, as from one thread. */
+/* Make the instance's lock (before registry_add); 0 on success. */
+int instance_lock_init(Instance *c);
+/* The live instance `component` is, its lock taken (waited for; the GIL, if this thread holds
+ * it, is let go while waiting), or NULL as instance() answers, also when the instance was
+ * freed while this call waited. Every acquire_instance is matched by one release_instance. */
+Instance *acquire_instance(fmi2Component component, const char *function);
+void release_instance(Instance *c);
+/* fmi2FreeInstance, lock held: take the instance out of the registry (no call can start on it
+ * any more), later retire_finish: let go of the lock and wait until the calls that waited for
+ * it have left. Then the lock may be destroyed and the memory freed. */
+void retire_begin(Instance *c);
+void retire_finish(Instance *c);
 
 /* ------------------------------------------------------------------ fmi2_log.c */
 

@@ -3,7 +3,10 @@
  *
  * Loaded by the loader (fmi2_loader.c) once a libpython is in the process and the interpreter
  * runs; every function takes the GIL (PyGILState_Ensure/Release) for its Python work, so it
- * serves Python hosts (fmpy, libcosimpy, ecospy) and C hosts alike.
+ * serves Python hosts (fmpy, libcosimpy, ecospy) and C hosts alike. Every function of the
+ * table on an instance holds that instance's lock (fmi2_registry.c, the serial_* wrappers at
+ * the end), so concurrent calls on one instance run one after the other; instances created
+ * concurrently wait for the one import of their slave module (LOADER_SOURCE).
  *
  * Instantiation checks the GUID the host passes against resources/guid.txt, which the build
  * writes from the modelDescription: a NULL or wrong GUID, or this library pointed at another
@@ -89,29 +92,42 @@ static int start_python(const char *executable, char *error, size_t size)
 /* ------------------------------------------------------------------ instantiation */
 
 /* The slave module `name` from resources/<name>.py (new reference), imported by file location;
- * sys.path is as it was afterwards. Python code, compiled once. */
+ * sys.path is as it was afterwards. Python code, compiled once.
+ *
+ * The module is in sys.modules while it runs, and its code lets the GIL go (it imports, reads
+ * files), so instances created at the same time in other threads wait for the import to end:
+ * they would otherwise find the half-run module in sys.modules, without its slave class. The
+ * lock they wait on is one for the process, shared by every FMU's library (each FMU has its own
+ * copy of this library, and FMUs share the packages their slave modules load), and by
+ * simon_fmu/runtime/entry.py, which takes it again (it is reentrant) around each package it
+ * loads: the RLock `lock` of the module `_simon_fmu_import` in sys.modules. */
 static const char LOADER_SOURCE[] =
+    "import sys, threading, types\n"
+    "_shared = types.ModuleType('_simon_fmu_import', 'the lock of simon-fmu slave imports')\n"
+    "_shared.lock = threading.RLock()\n"
+    "lock = sys.modules.setdefault('_simon_fmu_import', _shared).lock\n"
     "def load(name, path, folder):\n"
-    "    import importlib.util, sys\n"
-    "    module = sys.modules.get(name)\n"
-    "    if module is not None:\n"
-    "        return module\n"
-    "    spec = importlib.util.spec_from_file_location(name, path)\n"
-    "    if spec is None:\n"
-    "        raise ImportError(f'{path} cannot be imported as the module {name}')\n"
-    "    module = importlib.util.module_from_spec(spec)\n"
-    "    original, saved = sys.path, list(sys.path)\n"
-    "    sys.path.append(folder)\n"
-    "    sys.modules[name] = module\n"
-    "    try:\n"
-    "        spec.loader.exec_module(module)\n"
-    "    except BaseException:\n"
-    "        sys.modules.pop(name, None)\n"
-    "        raise\n"
-    "    finally:\n"
-    "        original[:] = saved\n"
-    "        sys.path = original\n"
-    "    return module\n";
+    "    import importlib.util\n"
+    "    with lock:\n"
+    "        module = sys.modules.get(name)\n"
+    "        if module is not None:\n"
+    "            return module\n"
+    "        spec = importlib.util.spec_from_file_location(name, path)\n"
+    "        if spec is None:\n"
+    "            raise ImportError(f'{path} cannot be imported as the module {name}')\n"
+    "        module = importlib.util.module_from_spec(spec)\n"
+    "        original, saved = sys.path, list(sys.path)\n"
+    "        sys.path.append(folder)\n"
+    "        sys.modules[name] = module\n"
+    "        try:\n"
+    "            spec.loader.exec_module(module)\n"
+    "        except BaseException:\n"
+    "            sys.modules.pop(name, None)\n"
+    "            raise\n"
+    "        finally:\n"
+    "            original[:] = saved\n"
+    "            sys.path = original\n"
+    "        return module\n";
 
 static PyObject *import_slave_module(Instance *c, const char *name)
 {
@@ -123,10 +139,12 @@ static PyObject *import_slave_module(Instance *c, const char *name)
             Py_DECREF(globals);
             return NULL;
         }
+        /* running the source may let the GIL go: two threads may both get here, and the
+         * first to finish keeps its function (both use the one lock of the process) */
         PyObject *done = PyRun_String(LOADER_SOURCE, Py_file_input, globals, globals);
         Py_XDECREF(done);
-        load = done ? PyDict_GetItemString(globals, "load") : NULL;
-        Py_XINCREF(load);
+        PyObject *made = done ? PyDict_GetItemString(globals, "load") : NULL;
+        if (made && !load) load = Py_NewRef(made);
         Py_DECREF(globals);
         if (!load) return NULL;
     }
@@ -262,6 +280,7 @@ static int make_slave(Instance *c)
 
 static void free_instance_memory(Instance *c)
 {
+    pthread_mutex_destroy(&c->lock);
     free_categories(c);
     free(c->name);
     free(c->resources);
@@ -295,6 +314,10 @@ static fmi2Component instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2
 {
     Instance *c = calloc(1, sizeof *c);
     if (!c) return NULL;
+    if (instance_lock_init(c) < 0) {
+        free(c);
+        return NULL;
+    }
     c->name = copy_string(instanceName);
     c->logger = functions ? functions->logger : NULL;
     c->env = functions ? functions->componentEnvironment : NULL;
@@ -356,9 +379,15 @@ static int python_usable(void)
 static void free_instance(fmi2Component component)
 {
     if (!component) return;     /* FMI 2.0: a NULL component is ignored */
-    Instance *c = instance(component, "fmi2FreeInstance");
+    Instance *c = acquire_instance(component, "fmi2FreeInstance");
     if (!c) return;
-    registry_remove(c);
+    if (c->depth > 1) {
+        LOG_ERROR(c, "fmi2FreeInstance refused: it was called during another call on this "
+                  "instance (by the logger); the instance stays, free it after that call");
+        release_instance(c);
+        return;
+    }
+    retire_begin(c);
     if (python_usable()) {
         PyGILState_STATE gil = PyGILState_Ensure();
         size_t n = release_states(c);
@@ -370,6 +399,7 @@ static void free_instance(fmi2Component component)
         Py_CLEAR(c->cls);
         PyGILState_Release(gil);
     }
+    retire_finish(c);
     free_instance_memory(c);
 }
 
@@ -643,39 +673,133 @@ static fmi2Status get_string_status(fmi2Component component, const fmi2StatusKin
     return fmi2Discard;
 }
 
+/* ------------------------------------------------------------------ one call at a time */
+
+/* serial_<f>: the FMI function f, holding the instance's lock throughout (fmi2_registry.c), so
+ * that calls a host makes on one instance from several threads at once run one after the
+ * other. fmi2FreeInstance takes the lock itself. */
+#define ONE_AT_A_TIME(function, f, params, args)                        \
+    static fmi2Status serial_##f params                                 \
+    {                                                                   \
+        Instance *held = acquire_instance(component, function);         \
+        if (!held) return fmi2Error;                                    \
+        fmi2Status status = f args;                                     \
+        release_instance(held);                                         \
+        return status;                                                  \
+    }
+
+#define VALUES(function, f, type)                                                   \
+    ONE_AT_A_TIME(function, f, (fmi2Component component, const fmi2ValueReference vr[], \
+                                size_t nvr, type value[]),                          \
+                  (component, vr, nvr, value))
+
+ONE_AT_A_TIME("fmi2SetDebugLogging", set_debug_logging,
+              (fmi2Component component, fmi2Boolean loggingOn, size_t nCategories,
+               const fmi2String categories[]),
+              (component, loggingOn, nCategories, categories))
+ONE_AT_A_TIME("fmi2SetupExperiment", setup_experiment,
+              (fmi2Component component, fmi2Boolean toleranceDefined, fmi2Real tolerance,
+               fmi2Real startTime, fmi2Boolean stopTimeDefined, fmi2Real stopTime),
+              (component, toleranceDefined, tolerance, startTime, stopTimeDefined, stopTime))
+ONE_AT_A_TIME("fmi2EnterInitializationMode", enter_initialization_mode,
+              (fmi2Component component), (component))
+ONE_AT_A_TIME("fmi2ExitInitializationMode", exit_initialization_mode,
+              (fmi2Component component), (component))
+ONE_AT_A_TIME("fmi2Terminate", terminate, (fmi2Component component), (component))
+ONE_AT_A_TIME("fmi2Reset", reset, (fmi2Component component), (component))
+VALUES("fmi2GetReal", get_real, fmi2Real)
+VALUES("fmi2GetInteger", get_integer, fmi2Integer)
+VALUES("fmi2GetBoolean", get_boolean, fmi2Boolean)
+VALUES("fmi2GetString", get_string, fmi2String)
+VALUES("fmi2SetReal", set_real, const fmi2Real)
+VALUES("fmi2SetInteger", set_integer, const fmi2Integer)
+VALUES("fmi2SetBoolean", set_boolean, const fmi2Boolean)
+VALUES("fmi2SetString", set_string, const fmi2String)
+ONE_AT_A_TIME("fmi2GetFMUstate", get_fmu_state,
+              (fmi2Component component, fmi2FMUstate *FMUstate), (component, FMUstate))
+ONE_AT_A_TIME("fmi2SetFMUstate", set_fmu_state,
+              (fmi2Component component, fmi2FMUstate FMUstate), (component, FMUstate))
+ONE_AT_A_TIME("fmi2FreeFMUstate", free_fmu_state,
+              (fmi2Component component, fmi2FMUstate *FMUstate), (component, FMUstate))
+ONE_AT_A_TIME("fmi2SerializedFMUstateSize", serialized_fmu_state_size,
+              (fmi2Component component, fmi2FMUstate FMUstate, size_t *size),
+              (component, FMUstate, size))
+ONE_AT_A_TIME("fmi2SerializeFMUstate", serialize_fmu_state,
+              (fmi2Component component, fmi2FMUstate FMUstate, fmi2Byte serializedState[],
+               size_t size),
+              (component, FMUstate, serializedState, size))
+ONE_AT_A_TIME("fmi2DeSerializeFMUstate", deserialize_fmu_state,
+              (fmi2Component component, const fmi2Byte serializedState[], size_t size,
+               fmi2FMUstate *FMUstate),
+              (component, serializedState, size, FMUstate))
+ONE_AT_A_TIME("fmi2GetDirectionalDerivative", get_directional_derivative,
+              (fmi2Component component, const fmi2ValueReference vUnknown_ref[],
+               size_t nUnknown, const fmi2ValueReference vKnown_ref[], size_t nKnown,
+               const fmi2Real dvKnown[], fmi2Real dvUnknown[]),
+              (component, vUnknown_ref, nUnknown, vKnown_ref, nKnown, dvKnown, dvUnknown))
+ONE_AT_A_TIME("fmi2SetRealInputDerivatives", set_real_input_derivatives,
+              (fmi2Component component, const fmi2ValueReference vr[], size_t nvr,
+               const fmi2Integer order[], const fmi2Real value[]),
+              (component, vr, nvr, order, value))
+ONE_AT_A_TIME("fmi2GetRealOutputDerivatives", get_real_output_derivatives,
+              (fmi2Component component, const fmi2ValueReference vr[], size_t nvr,
+               const fmi2Integer order[], fmi2Real value[]),
+              (component, vr, nvr, order, value))
+ONE_AT_A_TIME("fmi2DoStep", do_step,
+              (fmi2Component component, fmi2Real currentCommunicationPoint,
+               fmi2Real communicationStepSize, fmi2Boolean noSetFMUStatePriorToCurrentPoint),
+              (component, currentCommunicationPoint, communicationStepSize,
+               noSetFMUStatePriorToCurrentPoint))
+ONE_AT_A_TIME("fmi2CancelStep", cancel_step, (fmi2Component component), (component))
+ONE_AT_A_TIME("fmi2GetStatus", get_status,
+              (fmi2Component component, const fmi2StatusKind s, fmi2Status *value),
+              (component, s, value))
+ONE_AT_A_TIME("fmi2GetRealStatus", get_real_status,
+              (fmi2Component component, const fmi2StatusKind s, fmi2Real *value),
+              (component, s, value))
+ONE_AT_A_TIME("fmi2GetIntegerStatus", get_integer_status,
+              (fmi2Component component, const fmi2StatusKind s, fmi2Integer *value),
+              (component, s, value))
+ONE_AT_A_TIME("fmi2GetBooleanStatus", get_boolean_status,
+              (fmi2Component component, const fmi2StatusKind s, fmi2Boolean *value),
+              (component, s, value))
+ONE_AT_A_TIME("fmi2GetStringStatus", get_string_status,
+              (fmi2Component component, const fmi2StatusKind s, fmi2String *value),
+              (component, s, value))
+
 EXPORT const SimonFmi2Table simon_fmi2_table = {
     SIMON_FMI2_TABLE_VERSION,
     start_python,
-    set_debug_logging,
+    serial_set_debug_logging,
     instantiate,
     free_instance,
-    setup_experiment,
-    enter_initialization_mode,
-    exit_initialization_mode,
-    terminate,
-    reset,
-    get_real,
-    get_integer,
-    get_boolean,
-    get_string,
-    set_real,
-    set_integer,
-    set_boolean,
-    set_string,
-    get_fmu_state,
-    set_fmu_state,
-    free_fmu_state,
-    serialized_fmu_state_size,
-    serialize_fmu_state,
-    deserialize_fmu_state,
-    get_directional_derivative,
-    set_real_input_derivatives,
-    get_real_output_derivatives,
-    do_step,
-    cancel_step,
-    get_status,
-    get_real_status,
-    get_integer_status,
-    get_boolean_status,
-    get_string_status,
+    serial_setup_experiment,
+    serial_enter_initialization_mode,
+    serial_exit_initialization_mode,
+    serial_terminate,
+    serial_reset,
+    serial_get_real,
+    serial_get_integer,
+    serial_get_boolean,
+    serial_get_string,
+    serial_set_real,
+    serial_set_integer,
+    serial_set_boolean,
+    serial_set_string,
+    serial_get_fmu_state,
+    serial_set_fmu_state,
+    serial_free_fmu_state,
+    serial_serialized_fmu_state_size,
+    serial_serialize_fmu_state,
+    serial_deserialize_fmu_state,
+    serial_get_directional_derivative,
+    serial_set_real_input_derivatives,
+    serial_get_real_output_derivatives,
+    serial_do_step,
+    serial_cancel_step,
+    serial_get_status,
+    serial_get_real_status,
+    serial_get_integer_status,
+    serial_get_boolean_status,
+    serial_get_string_status,
 };

@@ -19,15 +19,24 @@
  *   is never finalised. PYTHONHOME/PYTHONPATH are honoured as CPython always does.
  * The implementation and libpython stay loaded until the process ends (RTLD_NODELETE), so a
  * host may dlclose and dlopen this library as often as it likes.
+ *
+ * Threads: the first fmi2Instantiate of each FMU loads under a lock of this library. Several
+ * FMUs in one process each have their own copy of this library (and of its lock), yet share the
+ * one interpreter: the interpreter is started holding an exclusive flock(2) on the libpython
+ * file that defines it, which every copy takes, so instances of different FMUs created at once
+ * in a C host start it once (two Py_InitializeFromConfig at once crash the process).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "fmi2Functions.h"
@@ -170,6 +179,32 @@ static int own_path(char *path, size_t size)
     return 0;
 }
 
+/* Hold the process-wide lock of starting the interpreter: an exclusive flock on the file that
+ * defines Py_IsInitialized (the libpython in the process). Answers the descriptor to pass to
+ * unlock_python, or -1 (no such file: nothing to share a lock on). */
+static int lock_python(void)
+{
+    void *symbol = dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+    Dl_info info;
+    if (!symbol || !dladdr(symbol, &info) || !info.dli_fname || !info.dli_fname[0]) return -1;
+    int fd = open(info.dli_fname, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+    }
+    return fd;
+}
+
+static void unlock_python(int fd)
+{
+    if (fd < 0) return;
+    flock(fd, LOCK_UN);
+    close(fd);
+}
+
 /* Load libpython if needed, the implementation, and start the interpreter. */
 static int load(const char *resources, char *error, size_t size)
 {
@@ -225,8 +260,11 @@ static int load(const char *resources, char *error, size_t size)
         snprintf(error, size, "%s is not a matching simon-fmu library", impl);
         return -1;
     }
-    if (table->start_python(info.executable[0] ? info.executable : NULL, error, size) != 0)
-        return -1;
+    int (*running)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+    int lock = running && running() ? -1 : lock_python();
+    int started = table->start_python(info.executable[0] ? info.executable : NULL, error, size);
+    unlock_python(lock);
+    if (started != 0) return -1;
     T = table;
     return 0;
 }
