@@ -241,3 +241,20 @@ def test_fmpy_and_pydll_threads_stepping_one_instance(car_fmu, extracted):
     assert result["contiguous"] == "True" and result["last-ok"] == "True", report
     assert math.isclose(float(result["after"]), 0.01, rel_tol=1e-9), report
     assert "it accepts a time in" not in done.stderr, report
+
+
+def test_c_host_frees_an_instance_while_two_threads_step_it(threads_host, car_fmu, extracted):
+    """fmi2FreeInstance while two other threads call the instance: it waits for the call in
+    progress, and every call after it (also one that was waiting for the instance) is refused
+    with fmi2Error; nothing crashes or hangs."""
+    folder, md = extracted(car_fmu)
+    for _ in range(3):
+        done = _run([str(threads_host), "free-while-stepping", str(folder),
+                     md.coSimulation.modelIdentifier, md.guid])
+        result = dict(line.split(" ", 1) for line in done.stdout.splitlines()[:-1]
+                      if " " in line)
+        report = done.stdout + done.stderr[-3000:]
+        assert done.stdout.splitlines()[0] == "free-returned", report
+        assert int(result["accepted"]) >= 200, report
+        assert result["refused-after-free"] == "100" and result["late-ok"] == "0", report
+        assert "no live instance" in done.stderr, report

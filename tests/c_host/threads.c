@@ -26,6 +26,12 @@
  *         "after STATUS" (the worst status of the 20 steps after the concurrent ones)
  *         "final-last T"
  *         "value VR CONCURRENT ALONE" for each VR
+ *   threads free-while-stepping FOLDER MODEL_IDENTIFIER GUID
+ *       One instance, two threads stepping it (as in one-instance) until their calls are
+ *       refused; the main thread frees it while they step. Lines on stdout:
+ *         "free-returned", "accepted N", "refused-after-free N" (calls of the threads that
+ *         ended after fmi2FreeInstance had returned, all refused), "late-ok N" (of those,
+ *         answered fmi2OK: must be 0)
  *
  * The last line is "done". Exit status 0 if it got there, 1 on usage errors, 2 if a library
  * cannot be loaded. The logger writes one line per message on stderr.
@@ -34,6 +40,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,6 +338,62 @@ static int one_instance_mode(char *spec, int rounds, int nargs, char **args)
     return 0;
 }
 
+/* ------------------------------------------------------------------ free while stepping */
+
+typedef struct {
+    Fmu *fmu;
+    fmi2Component c;
+    pthread_barrier_t *start;
+    volatile int *freed;    /* set by the main thread once fmi2FreeInstance has returned */
+    int accepted, refused_after_free, late_ok;
+} Racer;
+
+static void *race_job(void *arg)
+{
+    Racer *r = arg;
+    pthread_barrier_wait(r->start);
+    for (int refused = 0; refused < 50;) {
+        int freed_before = __atomic_load_n(r->freed, __ATOMIC_ACQUIRE);
+        fmi2Real t = 0;
+        fmi2Status status = r->fmu->get_real_status(r->c, fmi2LastSuccessfulTime, &t);
+        if (status == fmi2OK) status = r->fmu->do_step(r->c, t, H, fmi2True);
+        if (status == fmi2OK) r->accepted++;
+        if (freed_before) {
+            r->refused_after_free += status != fmi2OK;
+            r->late_ok += status == fmi2OK;
+            refused++;
+        }
+    }
+    return NULL;
+}
+
+static int free_while_stepping_mode(char *spec)
+{
+    Fmu f;
+    memset(&f, 0, sizeof f);
+    open_fmu(&f, spec);
+    fmi2Component c = start_instance(&f, "freed");
+    volatile int freed = 0;
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 3);
+    Racer r[2];
+    pthread_t threads[2];
+    for (int k = 0; k < 2; k++) {
+        r[k] = (Racer){&f, c, &start, &freed, 0, 0, 0};
+        if (pthread_create(&threads[k], NULL, race_job, &r[k]) != 0) return 2;
+    }
+    pthread_barrier_wait(&start);
+    while (r[0].accepted + r[1].accepted < 200) sched_yield();   /* both step by now */
+    f.free_instance(c);
+    __atomic_store_n(&freed, 1, __ATOMIC_RELEASE);
+    printf("free-returned\n");
+    for (int k = 0; k < 2; k++) pthread_join(threads[k], NULL);
+    printf("accepted %d\nrefused-after-free %d\nlate-ok %d\n", r[0].accepted + r[1].accepted,
+           r[0].refused_after_free + r[1].refused_after_free, r[0].late_ok + r[1].late_ok);
+    printf("done\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -341,8 +404,14 @@ int main(int argc, char **argv)
         snprintf(spec, sizeof spec, "%s:%s:%s", argv[2], argv[3], argv[4]);
         return one_instance_mode(spec, atoi(argv[5]), argc - 6, argv + 6);
     }
+    if (argc == 5 && strcmp(argv[1], "free-while-stepping") == 0) {
+        static char spec[3 * PATH_MAX];
+        snprintf(spec, sizeof spec, "%s:%s:%s", argv[2], argv[3], argv[4]);
+        return free_while_stepping_mode(spec);
+    }
     fprintf(stderr, "usage: %s instantiate STEPS FOLDER:MODEL_IDENTIFIER:GUID...\n"
-            "       %s one-instance FOLDER MODEL_IDENTIFIER GUID ROUNDS [VR=VALUE|VR]...\n", argv[0],
+            "       %s one-instance FOLDER MODEL_IDENTIFIER GUID ROUNDS [VR=VALUE|VR]...\n"
+            "       %s free-while-stepping FOLDER MODEL_IDENTIFIER GUID\n", argv[0], argv[0],
             argv[0]);
     return 1;
 }
