@@ -505,3 +505,261 @@ def test_a_worker_that_dies_is_an_error_for_its_instance_only(standalone_car, in
     second.fmu.doStep(0.0, 0.001)       # the other instance carries on
     first.free()
     assert len(_workers()) == 1
+
+
+# ------------------------------------------------------------------ a logger that calls back
+
+
+@pytest.fixture(scope="session")
+def reentrant_host(tmp_path_factory):
+    output = tmp_path_factory.mktemp("reentrant-host") / "reentrant_logger"
+    subprocess.run(["gcc", "-std=gnu11", "-O1", "-Wall", "-Wextra", "-Werror",
+                    f"-I{fmi2_headers()}", str(ROOT / "tests" / "c_host" / "reentrant_logger.c"),
+                    "-o", str(output), "-ldl", "-lm"], check=True, capture_output=True)
+    return output
+
+
+_REJECTED = "input car.throttle = nan rejected"
+
+#: fmpy as the host: its logger reads car.X from the same instance for every message (MODE
+#: "always") or only for those not logged inside its own call ("guarded"), as the C host does.
+_FMPY_REENTRANT = textwrap.dedent("""
+    import json, math, sys
+    from ctypes import byref
+    from fmpy import read_model_description
+    from fmpy.fmi2 import (FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE,
+                           fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE)
+    from fmpy.fmi1 import calloc, free
+    from fmpy.logging import addLoggerProxy
+    folder, mode = sys.argv[1], sys.argv[2]
+    md = read_model_description(folder)
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder,
+                    modelIdentifier=md.coSimulation.modelIdentifier, instanceName="reentrant")
+    out = {"log": [], "nested": [], "errors": []}
+    depth = [0]
+    def logger(_env, _name, status, _category, message):
+        out["log"].append([depth[0], status, message.decode()])
+        if getattr(fmu, "component", None) and (mode == "always" or depth[0] == 0):
+            depth[0] += 1
+            try:
+                fmu.getReal([vr["car.X"]])
+                out["nested"].append(0)
+            except Exception as exc:
+                out["nested"].append(type(exc).__name__)
+            finally:
+                depth[0] -= 1
+    callbacks = fmi2CallbackFunctions()
+    callbacks.logger = fmi2CallbackLoggerTYPE(logger)
+    callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    addLoggerProxy(byref(callbacks))
+    fmu.instantiate(callbacks=callbacks, loggingOn=True)
+    fmu.setupExperiment(startTime=0.0)
+    fmu.enterInitializationMode()
+    fmu.exitInitializationMode()
+    t, h = 0.0, 0.01
+    for _ in range(3):
+        fmu.doStep(t, h)
+        t += h
+    fmu.setReal([vr["car.throttle"]], [math.nan])
+    try:
+        fmu.doStep(t, h)
+        out["nan_step"] = "OK"
+        t += h
+    except Exception as exc:
+        out["nan_step"] = str(exc)
+    out["host_time"] = t
+    out["last_successful"] = fmu.getRealStatus(2)   # fmi2LastSuccessfulTime
+    fmu.freeInstance()
+    print(json.dumps(out))
+""")
+
+
+def _flavour(flavour, car_fmu, request) -> Path:
+    return car_fmu if flavour == "development" else request.getfixturevalue("standalone_car")
+
+
+@pytest.mark.parametrize("flavour", ["development", "standalone"])
+@pytest.mark.parametrize("mode", ["always", "guarded"])
+def test_a_logger_that_calls_the_instance_back_in_a_c_host(
+        flavour, mode, car_fmu, request, reentrant_host, tmp_path):
+    """Issue 27, item 2: each message reaches the logger once, the logger's fmi2GetReal is
+    served (or refused with fmi2Error), and the step after a NaN input answers fmi2Error, so the
+    host's time stays with the FMU's."""
+    fmu = _flavour(flavour, car_fmu, request)
+    folder = _extract(fmu, tmp_path / "fmu")
+    md = _md(fmu)
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    done = subprocess.run([reentrant_host, folder, md.coSimulation.modelIdentifier, md.guid,
+                           str(vr["car.X"]), str(vr["car.throttle"]), mode],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, (done.returncode, done.stdout[-3000:], done.stderr[-3000:])
+    lines = done.stdout.splitlines()
+    results = {line.split()[0]: line.split()[1:] for line in lines
+               if not line.startswith(("log ", "nested "))}
+    messages = [line.split(" ", 3)[3] for line in lines if line.startswith("log ")]
+    nested = [int(line.split()[2]) for line in lines if line.startswith("nested ")]
+    assert results["nan-step"] == ["3"], lines
+    assert sum(_REJECTED in m for m in messages) == 1, lines
+    assert len(messages) == len(set(messages)), f"a message came twice: {lines}"
+    assert nested and set(nested) <= {0, 3}, lines
+    status, last, _, host_time = results["last-successful"]
+    assert status == "0" and float(last) == pytest.approx(0.03) and float(host_time) == 0.03
+    assert lines[-1] == "survived"
+
+
+@pytest.mark.parametrize("flavour", ["development", "standalone"])
+@pytest.mark.parametrize("mode", ["always", "guarded"])
+def test_a_logger_that_calls_the_instance_back_in_fmpy(flavour, mode, car_fmu, request,
+                                                        tmp_path):
+    fmu = _flavour(flavour, car_fmu, request)
+    folder = _extract(fmu, tmp_path / "fmu")
+    done = subprocess.run([sys.executable, "-c", _FMPY_REENTRANT, str(folder), mode],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "RecursionError" not in done.stderr, done.stderr[-3000:]
+    out = json.loads(done.stdout)
+    messages = [m for _, _, m in out["log"]]
+    assert sum(_REJECTED in m for m in messages) == 1, out["log"]
+    assert len(messages) == len(set(messages)), out["log"]
+    assert out["nested"] and set(out["nested"]) <= {0, "FMICallException"}, out
+    assert out["nan_step"] != "OK" and "fmi2DoStep" in out["nan_step"], out
+    assert out["last_successful"] == pytest.approx(0.03) and out["host_time"] == 0.03, out
+
+
+# ------------------------------------------------------------------ a worker that stops
+
+
+_STOPPED = textwrap.dedent("""
+    import json, os, signal, sys, time
+    from pathlib import Path
+    sys.path.insert(0, sys.argv[2])
+    from conftest import Instance
+    from fmpy import read_model_description
+    folder = Path(sys.argv[1])
+    inst = Instance(folder, read_model_description(str(folder))).start()
+    out = {}
+    def children():
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                continue
+            if stat.rsplit(")", 1)[1].split()[1] == str(os.getpid()):
+                found.append(int(pid))
+        return found
+    (worker,) = children()
+    out["worker"] = worker
+    start = time.monotonic()
+    inst.fmu.doStep(0.0, 100.0)         # computes far longer than the bound: no stop
+    out["long_step_s"] = time.monotonic() - start
+    os.kill(worker, signal.SIGSTOP)
+    start = time.monotonic()
+    try:
+        inst.fmu.doStep(100.0, 0.001)
+        out["stopped_step"] = "OK"
+    except Exception as exc:
+        out["stopped_step"] = str(exc)
+    out["stopped_s"] = time.monotonic() - start
+    out["errors"] = inst.messages(3)
+    os.kill(worker, signal.SIGCONT)
+    inst.free()
+    out["worker_left"] = not Path(f"/proc/{worker}").exists()
+    print(json.dumps(out))
+""")
+
+
+def test_a_stopped_worker_ends_the_call_with_an_error(standalone_car, tmp_path):
+    """Issue 27, item 3: a worker that is stopped for longer than SIMON_FMU_STOPPED_S ends the
+    call with fmi2Error naming its pid and state, the instance can be freed; a long step (far
+    longer than the bound, computing) is not taken for a stop."""
+    folder = _extract(standalone_car, tmp_path / "fmu")
+    env = dict(os.environ, SIMON_FMU_STOPPED_S="0.1")
+    done = subprocess.run([sys.executable, "-c", _STOPPED, str(folder), str(ROOT / "tests")],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout)
+    assert out["long_step_s"] > 0.1, out
+    assert out["stopped_step"] != "OK", out
+    assert out["stopped_s"] < 5.0, out
+    (message,) = [m for m in out["errors"] if "does not answer" in m]
+    assert f"worker process (pid {out['worker']})" in message, message
+    assert "state T (stopped)" in message and "SIMON_FMU_STOPPED_S" in message, message
+    assert out["worker_left"], out
+
+
+# ------------------------------------------------------------------ resources edited after the build
+
+
+def _instantiation_log(folder: Path, md) -> tuple[bool, list[tuple[int, str]]]:
+    """(whether fmi2Instantiate gave an instance, the messages it logged) in fmpy."""
+    from ctypes import byref
+    from fmpy.fmi1 import calloc, free
+    from fmpy.fmi2 import (FMU2Slave, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
+                           fmi2CallbackFunctions, fmi2CallbackLoggerTYPE)
+    from fmpy.logging import addLoggerProxy
+    log = []
+
+    def logger(_env, _name, status, _category, message):
+        log.append((status, message.decode()))
+    callbacks = fmi2CallbackFunctions()
+    callbacks.logger = fmi2CallbackLoggerTYPE(logger)
+    callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    addLoggerProxy(byref(callbacks))
+    fmu = FMU2Slave(guid=md.guid, unzipDirectory=str(folder),
+                    modelIdentifier=md.coSimulation.modelIdentifier, instanceName="resources")
+    try:
+        fmu.instantiate(callbacks=callbacks, loggingOn=False)
+    except Exception:       # fmpy: fmi2Instantiate answered NULL
+        return False, log
+    fmu.freeInstance()
+    return True, log
+
+
+@pytest.mark.parametrize("flavour", ["development", "standalone"])
+def test_resources_missing_or_edited_after_the_build_are_refused(flavour, car_fmu, request,
+                                                                 tmp_path):
+    """Issue 27, item 11: a missing or edited resources/event.json (a syntax error, a valid
+    edit: doubled masses) is refused by fmi2Instantiate with one line naming the file, no
+    traceback, no path of the building machine; as built, the FMU instantiates."""
+    fmu = _flavour(flavour, car_fmu, request)
+    folder = _extract(fmu, tmp_path / "fmu")
+    md = _md(fmu)
+    event = folder / "resources" / "event.json"
+    original = event.read_bytes()
+    doubled = json.loads(original)
+    for unit in doubled["units"]:
+        unit["sprung_mass"]["mass"] *= 2
+    edits = {"missing": event.unlink,
+             "syntax": lambda: event.write_bytes(original[:-3] + b"{{"),
+             "doubled mass": lambda: event.write_text(json.dumps(doubled, indent=2))}
+    for case, edit in edits.items():
+        edit()
+        made, log = _instantiation_log(folder, md)
+        event.write_bytes(original)
+        assert not made, f"{case}: instantiated"
+        assert len(log) == 1, (case, log)
+        status, line = log[0]
+        assert status == 3 and "\n" not in line and "Traceback" not in line, (case, line)
+        assert line.startswith("fmi2Instantiate: resources/event.json "), (case, line)
+        assert "simon_standalone_" not in line and "simon_dev_" not in line, (case, line)
+        assert ("is missing" if case == "missing" else "changed after the FMU was built") \
+            in line, (case, line)
+    assert _instantiation_log(folder, md) == (True, [])
+
+
+def test_controller_resources_edited_after_the_build_are_refused(driver_fmu, tmp_path):
+    """The driver FMU's resources (controller.json, courses/*.csv) are checked the same way."""
+    folder = _extract(driver_fmu, tmp_path / "fmu")
+    md = _md(driver_fmu)
+    course = folder / "resources" / "courses" / "straight.csv"
+    course.write_text(course.read_text() + "1000,0\n")
+    made, log = _instantiation_log(folder, md)
+    assert not made
+    assert [m for _, m in log] == [
+        "fmi2Instantiate: resources/courses/straight.csv was changed after the FMU was built "
+        "(its SHA-256 differs from the one in resources/resources.sha256); an FMU's resources "
+        "are part of it: build a new FMU from the edited file instead"], log

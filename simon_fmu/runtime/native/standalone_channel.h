@@ -8,8 +8,9 @@
  * wakes the other side with a futex only if that side said it sleeps. The side that waits spins
  * on `turn` for a while (SIMON_FMU_SPIN_US: the worker after each reply, the host during a
  * call), then sleeps on the futex in slices of WAIT_SLICE_MS, checking between slices that the
- * other process still lives. So a call that arrives while the other side spins costs no system
- * call at all. Each side publishes the CPU it runs on; a side never spins while the other one
+ * other process still lives (the host also gives up on a worker stopped for longer than
+ * SIMON_FMU_STOPPED_S). So a call that arrives while the other side spins costs no system call
+ * at all. Each side publishes the CPU it runs on; a side never spins while the other one
  * is on its own CPU (on a busy machine the scheduler may put both on one core, where spinning
  * would only keep the other side from running).
  *
@@ -25,7 +26,8 @@
  *   there.
  *
  * Log messages travel in `log` with the reply. A call that logs more than fits hands the turn
- * to the host with reply REPLY_LOG; the host passes the messages on and hands it back.
+ * to the host with reply REPLY_LOG; the host takes the messages out and hands it back. The host
+ * passes them to its logger when the call has ended (so a logger may call the instance).
  * See docs/standalone.md.
  */
 #ifndef SIMON_STANDALONE_CHANNEL_H

@@ -9,7 +9,10 @@
  * through a shared-memory channel (standalone_channel.h), and the worker's log messages are
  * passed to the host's logger, in order, before the call returns. One worker per instance:
  * instances share nothing, and a crash of the engine ends the worker, not the host (the
- * instance then answers fmi2Error, and fmi2FreeInstance still works).
+ * instance then answers fmi2Error, and fmi2FreeInstance still works). A worker that is stopped
+ * (or a zombie) for longer than SIMON_FMU_STOPPED_S seconds (default 60; 0 or off: never) is
+ * given up on the same way; a worker that computes, however long, is never. A call's messages
+ * reach the host's logger once the call has ended, so the logger may call the instance.
  *
  * The worker gets an environment of its own: HOME, USER, LOGNAME, TMPDIR, XDG_CACHE_HOME,
  * SIMON_FMU_CACHE and SIMON_FMU_SPIN_US of the host, nothing else (no PYTHON*, LD_*, NUMBA_*).
@@ -57,6 +60,13 @@ typedef struct Proxy {
     size_t n_inputs;
     int stepping;    /* between fmi2ExitInitializationMode and fmi2Terminate/fmi2Reset */
     int last_ok;     /* the last call answered fmi2OK */
+    char *log;       /* the messages of the call in progress, LogRecords as in Channel.log */
+    size_t log_used, log_capacity;
+    int depth;       /* how many of this instance's calls are passing messages to the logger */
+    int hung;        /* the worker stopped answering (stopped or a zombie past the bound) */
+    char stopped;    /* the state /proc gave for it, and since when (channel_now_ns) */
+    uint64_t stopped_since;
+    uint64_t stopped_bound_ns;
 } Proxy;
 
 static Proxy *live;
@@ -81,7 +91,103 @@ static void say(const fmi2CallbackFunctions *functions, const char *name, fmi2St
         fprintf(stderr, "%s: %s\n", name && *name ? name : "FMU", message);
 }
 
-#define REPORT(p, ...) say(&(p)->functions, (p)->name, fmi2Error, "logStatusError", __VA_ARGS__)
+/* Keep a message for the host's logger: it is passed on when the call ends (finish), after the
+ * call's results are out of the channel. Without a logger it goes to stderr at once. */
+static void keep(Proxy *p, fmi2Status status, const char *category, const char *message)
+{
+    if (!p->functions.logger) {
+        fprintf(stderr, "%s: %s\n", p->name && *p->name ? p->name : "FMU", message);
+        return;
+    }
+    size_t nc = strlen(category) + 1, nm = strlen(message) + 1;
+    size_t need = channel_align(sizeof(LogRecord) + nc + nm);
+    if (p->log_used + need > p->log_capacity) {
+        size_t capacity = p->log_capacity ? p->log_capacity : 4096;
+        while (capacity < p->log_used + need) capacity *= 2;
+        char *bigger = realloc(p->log, capacity);
+        if (!bigger) {
+            fprintf(stderr, "%s: %s\n", p->name && *p->name ? p->name : "FMU", message);
+            return;
+        }
+        p->log = bigger;
+        p->log_capacity = capacity;
+    }
+    LogRecord record = {(int32_t)status, (uint32_t)nc, (uint32_t)nm};
+    char *at = p->log + p->log_used;
+    memcpy(at, &record, sizeof record);
+    memcpy(at + sizeof record, category, nc);
+    memcpy(at + sizeof record + nc, message, nm);
+    p->log_used += need;
+}
+
+static void report(Proxy *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void report(Proxy *p, const char *fmt, ...)
+{
+    char message[8192];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message, sizeof message, fmt, args);
+    va_end(args);
+    keep(p, fmi2Error, "logStatusError", message);
+}
+
+#define REPORT(p, ...) report((p), __VA_ARGS__)
+
+/* Take the worker's messages out of the channel (they are passed on by finish). */
+static void take_log(Proxy *p)
+{
+    Channel *ch = p->ch;
+    size_t at = 0;
+    for (uint32_t i = 0; i < ch->log_count && at + sizeof(LogRecord) <= ch->log_used; i++) {
+        LogRecord record;
+        memcpy(&record, ch->log + at, sizeof record);
+        const char *category = ch->log + at + sizeof record;
+        const char *message = category + record.category_length;
+        keep(p, (fmi2Status)record.status, category, message);
+        at += channel_align(sizeof record + record.category_length + record.message_length);
+    }
+    ch->log_count = 0;
+    ch->log_used = 0;
+}
+
+/* How deep calls made from inside the host's logger may nest: deeper ones are refused. */
+#define MAX_DEPTH 4
+
+/* The end of every FMI call of an instance: its messages go to the host's logger, each once,
+ * in order, and `status` is answered whatever the logger does. The messages are taken out of
+ * the instance first, and the call's results are already out of the channel, so a logger that
+ * calls the instance again (to read a value for its log line) is served as any call is, gets
+ * that call's own messages, and changes nothing of this one's. */
+static fmi2Status finish(Proxy *p, fmi2Status status)
+{
+    if (!p->log_used) return status;
+    char *log = p->log;
+    size_t used = p->log_used, capacity = p->log_capacity;
+    p->log = NULL;
+    p->log_used = p->log_capacity = 0;
+    int last_ok = p->last_ok;
+    p->depth++;
+    for (size_t at = 0; at + sizeof(LogRecord) <= used;) {
+        LogRecord record;
+        memcpy(&record, log + at, sizeof record);
+        const char *category = log + at + sizeof record;
+        const char *message = category + record.category_length;
+        if (p->functions.logger)
+            p->functions.logger(p->functions.componentEnvironment, p->name,
+                                (fmi2Status)record.status, category, "%s", message);
+        at += channel_align(sizeof record + record.category_length + record.message_length);
+    }
+    p->depth--;
+    p->last_ok = last_ok;
+    if (!p->log) {   /* the buffer serves the next call */
+        p->log = log;
+        p->log_capacity = capacity;
+    } else {
+        free(log);
+    }
+    return status;
+}
 
 static Proxy *lookup(fmi2Component component, const char *function)
 {
@@ -96,23 +202,66 @@ static Proxy *lookup(fmi2Component component, const char *function)
     return p;
 }
 
+/* The worker's state letter in /proc/<pid>/stat (R, S, D, T, t, Z, ...), or 0. */
+static char worker_state(pid_t pid)
+{
+    char path[64], text[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    text[n] = 0;
+    const char *paren = strrchr(text, ')');   /* the command name may hold spaces */
+    return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+static int not_running(char state)
+{
+    return state == 'T' || state == 't' || state == 'Z' || state == 'X';
+}
+
 static int worker_alive(void *arg)
 {
     Proxy *p = arg;
     if (p->reaped) return 0;
     int status;
     pid_t r = waitpid(p->pid, &status, WNOHANG);
-    if (r == 0) return 1;
     if (r == p->pid) {
         p->reaped = 1;
         p->wait_status = status;
         return 0;
     }
-    return kill(p->pid, 0) == 0;   /* reaped by the host itself (SIGCHLD ignored): gone */
+    if (r != 0 && kill(p->pid, 0) != 0) return 0;   /* reaped by the host itself: gone */
+    /* alive, but a worker that is stopped (SIGSTOP, a tracer) or a zombie answers nothing:
+     * past the bound (SIMON_FMU_STOPPED_S) the call ends */
+    char state = p->stopped_bound_ns ? worker_state(p->pid) : 0;
+    if (!not_running(state)) {
+        p->stopped = 0;
+        return 1;
+    }
+    uint64_t now = channel_now_ns();
+    if (p->stopped != state) {
+        p->stopped = state;
+        p->stopped_since = now;
+    }
+    if (now - p->stopped_since < p->stopped_bound_ns) return 1;
+    p->hung = 1;
+    return 0;
 }
 
 static void report_end(Proxy *p, const char *function)
 {
+    if (p->hung) {
+        REPORT(p, "%s: the FMU's worker process (pid %d) does not answer: it has been in state "
+               "%c (%s) for more than %.3g s (SIMON_FMU_STOPPED_S); this instance can only be "
+               "freed", function, (int)p->pid, p->stopped,
+               p->stopped == 'Z' || p->stopped == 'X' ? "a zombie"
+               : p->stopped == 't' ? "stopped by a tracer" : "stopped",
+               (double)p->stopped_bound_ns * 1e-9);
+        return;
+    }
     char how[128] = "";
     if (p->reaped && WIFEXITED(p->wait_status))
         snprintf(how, sizeof how, " with exit status %d", WEXITSTATUS(p->wait_status));
@@ -124,30 +273,13 @@ static void report_end(Proxy *p, const char *function)
            "freed", function, (int)p->pid, how, p->ch->error[0] ? ": " : "", p->ch->error);
 }
 
-static void deliver_log(Proxy *p)
-{
-    Channel *ch = p->ch;
-    size_t at = 0;
-    for (uint32_t i = 0; i < ch->log_count && at + sizeof(LogRecord) <= ch->log_used; i++) {
-        LogRecord record;
-        memcpy(&record, ch->log + at, sizeof record);
-        const char *category = ch->log + at + sizeof record;
-        const char *message = category + record.category_length;
-        if (p->functions.logger)
-            p->functions.logger(p->functions.componentEnvironment, p->name,
-                                (fmi2Status)record.status, category, "%s", message);
-        at += channel_align(sizeof record + record.category_length + record.message_length);
-    }
-    ch->log_count = 0;
-    ch->log_used = 0;
-}
-
-/* Send the request in the channel and wait for its reply; the worker's status. */
+/* Send the request in the channel and wait for its reply; the worker's status. Its messages
+ * are kept for finish. */
 static fmi2Status call(Proxy *p, Op op, const char *function)
 {
     if (p->dead) {
-        REPORT(p, "%s: the FMU's worker process has ended; this instance can only be freed",
-               function);
+        REPORT(p, "%s: the FMU's worker process (pid %d) %s; this instance can only be freed",
+               function, (int)p->pid, p->hung ? "does not answer" : "has ended");
         return fmi2Error;
     }
     Channel *ch = p->ch;
@@ -163,7 +295,7 @@ static fmi2Status call(Proxy *p, Op op, const char *function)
             report_end(p, function);
             return fmi2Error;
         }
-        deliver_log(p);
+        take_log(p);
         if (ch->reply != REPLY_LOG) {
             p->last_ok = ch->status == fmi2OK;
             return (fmi2Status)ch->status;
@@ -343,14 +475,26 @@ static uint64_t spin_ns(void)
     return us < 0 ? 0 : (uint64_t)us * 1000u;
 }
 
+/* SIMON_FMU_STOPPED_S: how long a worker may stay stopped or a zombie before a call gives it
+ * up (default DEFAULT_STOPPED_S; 0 or off: never). */
+#define DEFAULT_STOPPED_S 60.0
+
+static uint64_t stopped_bound_ns(void)
+{
+    const char *text = getenv("SIMON_FMU_STOPPED_S");
+    if (!text || !*text) return (uint64_t)(DEFAULT_STOPPED_S * 1e9);
+    if (strcmp(text, "off") == 0) return 0;
+    char *end;
+    double s = strtod(text, &end);
+    if (end == text || !(s >= 0) || s > 1e9) return (uint64_t)(DEFAULT_STOPPED_S * 1e9);
+    return (uint64_t)(s * 1e9);
+}
+
 static void destroy(Proxy *p)
 {
     if (p->pid > 0 && !p->reaped) {
-        if (p->dead || !worker_alive(p)) {
-            /* nothing to stop */
-        } else {
-            kill(p->pid, SIGKILL);
-        }
+        /* a worker that does not answer is ended (SIGKILL ends a stopped process too) */
+        if (p->hung || (!p->dead && worker_alive(p))) kill(p->pid, SIGKILL);
         if (!p->reaped) waitpid(p->pid, NULL, 0);
     }
     if (p->ch) munmap(p->ch, sizeof(Channel));
@@ -359,6 +503,7 @@ static void destroy(Proxy *p)
     free(p->string_values);
     free(p->status_string);
     free(p->inputs);
+    free(p->log);
     p->magic = 0;
     free(p);
 }
@@ -388,6 +533,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     p->name = strdup(name);
     if (functions) p->functions = *functions;
     p->spin_ns = spin_ns();
+    p->stopped_bound_ns = stopped_bound_ns();
 
     int fd = memfd_create("simon-fmu-channel", MFD_CLOEXEC);
     if (fd >= 0 && fd <= 3) {      /* dup2 onto itself would keep close-on-exec */
@@ -434,6 +580,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     if (status > fmi2Warning || ch->handle == 0) {
         if (!p->dead && ch->error[0])
             REPORT(p, "fmi2Instantiate: %s", ch->error);
+        finish(p, fmi2Error);   /* not a live instance: a call from the logger is refused */
         destroy(p);
         return NULL;
     }
@@ -441,6 +588,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     p->next = live;
     live = p;
     pthread_mutex_unlock(&live_lock);
+    finish(p, status);
     return p;
 }
 
@@ -458,8 +606,10 @@ void fmi2FreeInstance(fmi2Component c)
     if (!p->dead) {
         call(p, OP_FREE, "fmi2FreeInstance");
         /* the worker ends right after its reply */
-        if (!p->reaped && waitpid(p->pid, &p->wait_status, 0) == p->pid) p->reaped = 1;
+        if (!p->dead && !p->reaped && waitpid(p->pid, &p->wait_status, 0) == p->pid)
+            p->reaped = 1;
     }
+    finish(p, fmi2OK);   /* no longer a live instance: a call from the logger is refused */
     destroy(p);
 }
 
@@ -467,10 +617,18 @@ const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
 
 const char *fmi2GetVersion(void) { return fmi2Version; }
 
-#define ENTER(function)                  \
-    Proxy *p = lookup(c, function);      \
-    if (!p) return fmi2Error;            \
-    Channel *ch = p->ch;                 \
+/* The start of an FMI call on an instance: the live instance as `p`. A call made from inside
+ * the host's logger is served (see finish); one nested deeper than MAX_DEPTH is refused, on
+ * stderr (told to the logger, it would call again). */
+#define ENTER(function)                                                                   \
+    Proxy *p = lookup(c, function);                                                       \
+    if (!p) return fmi2Error;                                                             \
+    if (p->depth >= MAX_DEPTH) {                                                          \
+        fprintf(stderr, "%s: %s: refused: called from inside the logger %d calls deep\n", \
+                p->name && *p->name ? p->name : "FMU", function, p->depth);               \
+        return fmi2Error;                                                                 \
+    }                                                                                     \
+    Channel *ch = p->ch;                                                                  \
     (void)ch
 
 fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t n,
@@ -481,9 +639,9 @@ fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t n,
     ch->n[1] = categories ? n : 0;
     if (categories && n && !pack_strings(ch, 0, categories, n)) {
         REPORT(p, "fmi2SetDebugLogging: the category names are too long");
-        return fmi2Error;
+        return finish(p, fmi2Error);
     }
-    return call(p, OP_SET_DEBUG_LOGGING, "fmi2SetDebugLogging");
+    return finish(p, call(p, OP_SET_DEBUG_LOGGING, "fmi2SetDebugLogging"));
 }
 
 fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fmi2Real tolerance,
@@ -495,14 +653,14 @@ fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fm
     ch->d[0] = tolerance;
     ch->d[1] = startTime;
     ch->d[2] = stopTime;
-    return call(p, OP_SETUP_EXPERIMENT, "fmi2SetupExperiment");
+    return finish(p, call(p, OP_SETUP_EXPERIMENT, "fmi2SetupExperiment"));
 }
 
-#define SIMPLE(function, op)                          \
-    fmi2Status function(fmi2Component c)              \
-    {                                                 \
-        ENTER(#function);                             \
-        return call(p, op, #function);                \
+#define SIMPLE(function, op)                      \
+    fmi2Status function(fmi2Component c)          \
+    {                                             \
+        ENTER(#function);                         \
+        return finish(p, call(p, op, #function)); \
     }
 
 SIMPLE(fmi2EnterInitializationMode, OP_ENTER_INIT)
@@ -513,21 +671,21 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component c)
     ENTER("fmi2ExitInitializationMode");
     fmi2Status status = call(p, OP_EXIT_INIT, "fmi2ExitInitializationMode");
     p->stepping = status <= fmi2Warning;
-    return status;
+    return finish(p, status);
 }
 
 fmi2Status fmi2Terminate(fmi2Component c)
 {
     ENTER("fmi2Terminate");
     p->stepping = 0;
-    return call(p, OP_TERMINATE, "fmi2Terminate");
+    return finish(p, call(p, OP_TERMINATE, "fmi2Terminate"));
 }
 
 fmi2Status fmi2Reset(fmi2Component c)
 {
     ENTER("fmi2Reset");
     p->stepping = 0;
-    return call(p, OP_RESET, "fmi2Reset");
+    return finish(p, call(p, OP_RESET, "fmi2Reset"));
 }
 
 /* Get and set of Real, Integer, Boolean: value references at data, values at data + offset. */
@@ -536,17 +694,17 @@ fmi2Status fmi2Reset(fmi2Component c)
     {                                                                                           \
         ENTER(name);                                                                            \
         size_t at = channel_align(n * sizeof(fmi2ValueReference));                              \
-        if (!fits(p, at + n * sizeof(type), name)) return fmi2Error;                        \
+        if (!fits(p, at + n * sizeof(type), name)) return finish(p, fmi2Error);                 \
         if (n && (!vr || !value)) {                                                             \
-            REPORT(p, "%s: NULL value reference or value array for %zu values", name, n);  \
-            return fmi2Error;                                                                   \
+            REPORT(p, "%s: NULL value reference or value array for %zu values", name, n);       \
+            return finish(p, fmi2Error);                                                        \
         }                                                                                       \
         ch->n[0] = n;                                                                           \
         if (n) memcpy(ch->data, vr, n * sizeof(fmi2ValueReference));                            \
         if (!(out) && n) memcpy(ch->data + at, value, n * sizeof(type));                        \
-        fmi2Status status = call(p, op, name);                                             \
+        fmi2Status status = call(p, op, name);                                                  \
         if ((out) && n && !p->dead) memcpy((void *)value, ch->data + at, n * sizeof(type));     \
-        return status;                                                                          \
+        return finish(p, status);                                                               \
     }
 
 static VALUES(get_real, "fmi2GetReal", OP_GET_REAL, fmi2Real, 1)
@@ -570,7 +728,7 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
         ch->prefetch_n = (uint32_t)n;
         memcpy(ch->prefetch_vrs, vr, n * sizeof *vr);
     }
-    return status;
+    return finish(p, status);
 }
 
 /* fmi2SetReal: deferred to the next call when it sets inputs only (standalone_channel.h). */
@@ -593,11 +751,11 @@ fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
                          fmi2String value[])
 {
     ENTER("fmi2GetString");
-    if (!fits(p, n * sizeof(fmi2ValueReference), "fmi2GetString")) return fmi2Error;
+    if (!fits(p, n * sizeof(fmi2ValueReference), "fmi2GetString")) return finish(p, fmi2Error);
     ch->n[0] = n;
     if (n) memcpy(ch->data, vr, n * sizeof(fmi2ValueReference));
     fmi2Status status = call(p, OP_GET_STRING, "fmi2GetString");
-    if (p->dead || status > fmi2Warning) return status;
+    if (p->dead || status > fmi2Warning) return finish(p, status);
     size_t bytes = ch->n[1];
     char *strings = malloc(bytes ? bytes : 1);
     fmi2String *values = malloc((n ? n : 1) * sizeof *values);
@@ -605,7 +763,7 @@ fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
         free(strings);
         free(values);
         REPORT(p, "fmi2GetString: out of memory");
-        return fmi2Error;
+        return finish(p, fmi2Error);
     }
     memcpy(strings, ch->data, bytes);
     size_t at = 0;
@@ -620,7 +778,7 @@ fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
     p->string_values = values;
     p->strings_size = bytes;
     p->n_string_values = n;
-    return status;
+    return finish(p, status);
 }
 
 fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n,
@@ -628,14 +786,14 @@ fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
 {
     ENTER("fmi2SetString");
     size_t at = channel_align(n * sizeof(fmi2ValueReference));
-    if (!fits(p, at, "fmi2SetString")) return fmi2Error;
+    if (!fits(p, at, "fmi2SetString")) return finish(p, fmi2Error);
     ch->n[0] = n;
     if (n) memcpy(ch->data, vr, n * sizeof(fmi2ValueReference));
     if (n && !pack_strings(ch, at, value, n)) {
         REPORT(p, "fmi2SetString: the strings exceed the FMU's channel");
-        return fmi2Error;
+        return finish(p, fmi2Error);
     }
-    return call(p, OP_SET_STRING, "fmi2SetString");
+    return finish(p, call(p, OP_SET_STRING, "fmi2SetString"));
 }
 
 /* ------------------------------------------------------------------ FMU states: the worker's
@@ -646,19 +804,19 @@ fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *state)
     ENTER("fmi2GetFMUstate");
     if (!state) {
         REPORT(p, "fmi2GetFMUstate: FMUstate is NULL");
-        return fmi2Error;
+        return finish(p, fmi2Error);
     }
     ch->handle = (uint64_t)(uintptr_t)*state;
     fmi2Status status = call(p, OP_GET_STATE, "fmi2GetFMUstate");
     if (!p->dead && status <= fmi2Warning) *state = (fmi2FMUstate)(uintptr_t)ch->handle;
-    return status;
+    return finish(p, status);
 }
 
 fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state)
 {
     ENTER("fmi2SetFMUstate");
     ch->handle = (uint64_t)(uintptr_t)state;
-    return call(p, OP_SET_STATE, "fmi2SetFMUstate");
+    return finish(p, call(p, OP_SET_STATE, "fmi2SetFMUstate"));
 }
 
 fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *state)
@@ -668,7 +826,7 @@ fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *state)
     ch->handle = (uint64_t)(uintptr_t)*state;
     fmi2Status status = call(p, OP_FREE_STATE, "fmi2FreeFMUstate");
     if (status <= fmi2Warning) *state = NULL;
-    return status;
+    return finish(p, status);
 }
 
 fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate state, size_t *size)
@@ -677,36 +835,36 @@ fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate state, size_
     ch->handle = (uint64_t)(uintptr_t)state;
     fmi2Status status = call(p, OP_STATE_SIZE, "fmi2SerializedFMUstateSize");
     if (size && !p->dead && status <= fmi2Warning) *size = (size_t)ch->n[0];
-    return status;
+    return finish(p, status);
 }
 
 fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate state, fmi2Byte bytes[],
                                  size_t size)
 {
     ENTER("fmi2SerializeFMUstate");
-    if (!fits(p, size, "fmi2SerializeFMUstate")) return fmi2Error;
+    if (!fits(p, size, "fmi2SerializeFMUstate")) return finish(p, fmi2Error);
     ch->handle = (uint64_t)(uintptr_t)state;
     ch->n[0] = size;
     fmi2Status status = call(p, OP_SERIALIZE, "fmi2SerializeFMUstate");
     if (!p->dead && status <= fmi2Warning && bytes) memcpy(bytes, ch->data, size);
-    return status;
+    return finish(p, status);
 }
 
 fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte bytes[], size_t size,
                                    fmi2FMUstate *state)
 {
     ENTER("fmi2DeSerializeFMUstate");
-    if (!fits(p, size, "fmi2DeSerializeFMUstate")) return fmi2Error;
+    if (!fits(p, size, "fmi2DeSerializeFMUstate")) return finish(p, fmi2Error);
     if (!state || (size && !bytes)) {
         REPORT(p, "fmi2DeSerializeFMUstate: NULL bytes or FMUstate");
-        return fmi2Error;
+        return finish(p, fmi2Error);
     }
     ch->n[0] = size;
     if (size) memcpy(ch->data, bytes, size);
     ch->handle = (uint64_t)(uintptr_t)*state;
     fmi2Status status = call(p, OP_DESERIALIZE, "fmi2DeSerializeFMUstate");
     if (!p->dead && status <= fmi2Warning) *state = (fmi2FMUstate)(uintptr_t)ch->handle;
-    return status;
+    return finish(p, status);
 }
 
 /* ------------------------------------------------------------------ derivatives */
@@ -719,7 +877,7 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
     ENTER("fmi2GetDirectionalDerivative");
     size_t a = channel_align(nUnknown * 4), b = a + channel_align(nKnown * 4),
            e = b + channel_align(nKnown * 8);
-    if (!fits(p, e + nUnknown * 8, "fmi2GetDirectionalDerivative")) return fmi2Error;
+    if (!fits(p, e + nUnknown * 8, "fmi2GetDirectionalDerivative")) return finish(p, fmi2Error);
     ch->n[0] = nUnknown;
     ch->n[1] = nKnown;
     if (unknown && nUnknown) memcpy(ch->data, unknown, nUnknown * 4);
@@ -727,7 +885,7 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
     if (dvKnown && nKnown) memcpy(ch->data + b, dvKnown, nKnown * 8);
     fmi2Status status = call(p, OP_DIRECTIONAL_DERIVATIVE, "fmi2GetDirectionalDerivative");
     if (!p->dead && dvUnknown && nUnknown) memcpy(dvUnknown, ch->data + e, nUnknown * 8);
-    return status;
+    return finish(p, status);
 }
 
 static fmi2Status derivatives(Proxy *p, Op op, const char *function,
@@ -736,14 +894,14 @@ static fmi2Status derivatives(Proxy *p, Op op, const char *function,
 {
     Channel *ch = p->ch;
     size_t a = channel_align(n * 4), b = a + channel_align(n * sizeof(fmi2Integer));
-    if (!fits(p, b + n * 8, function)) return fmi2Error;
+    if (!fits(p, b + n * 8, function)) return finish(p, fmi2Error);
     ch->n[0] = n;
     if (vr && n) memcpy(ch->data, vr, n * 4);
     if (order && n) memcpy(ch->data + a, order, n * sizeof(fmi2Integer));
     if (!out && value && n) memcpy(ch->data + b, value, n * 8);
     fmi2Status status = call(p, op, function);
     if (out && !p->dead && value && n) memcpy(value, ch->data + b, n * 8);
-    return status;
+    return finish(p, status);
 }
 
 fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t n,
@@ -771,17 +929,17 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
     ch->d[0] = currentCommunicationPoint;
     ch->d[1] = communicationStepSize;
     ch->n[0] = (uint64_t)noSetFMUStatePriorToCurrentPoint;
-    return call(p, OP_DO_STEP, "fmi2DoStep");
+    return finish(p, call(p, OP_DO_STEP, "fmi2DoStep"));
 }
 
-#define STATUS(function, op, type, result)                                        \
-    fmi2Status function(fmi2Component c, const fmi2StatusKind s, type *value)     \
-    {                                                                             \
-        ENTER(#function);                                                         \
-        ch->n[0] = (uint64_t)s;                                                   \
-        fmi2Status status = call(p, op, #function);                               \
-        if (value && !p->dead && status <= fmi2Warning) *value = (type)(result);  \
-        return status;                                                            \
+#define STATUS(function, op, type, result)                                       \
+    fmi2Status function(fmi2Component c, const fmi2StatusKind s, type *value)    \
+    {                                                                            \
+        ENTER(#function);                                                        \
+        ch->n[0] = (uint64_t)s;                                                  \
+        fmi2Status status = call(p, op, #function);                              \
+        if (value && !p->dead && status <= fmi2Warning) *value = (type)(result); \
+        return finish(p, status);                                                \
     }
 
 STATUS(fmi2GetStatus, OP_GET_STATUS, fmi2Status, ch->value)
@@ -799,5 +957,5 @@ fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2Stri
         p->status_string = strndup((const char *)ch->data, 4096);
         *value = p->status_string;
     }
-    return status;
+    return finish(p, status);
 }
