@@ -92,13 +92,10 @@ static void say(const fmi2CallbackFunctions *functions, const char *name, fmi2St
 }
 
 /* Keep a message for the host's logger: it is passed on when the call ends (finish), after the
- * call's results are out of the channel. Without a logger it goes to stderr at once. */
+ * call's results are out of the channel. Without a logger there is no one to tell. */
 static void keep(Proxy *p, fmi2Status status, const char *category, const char *message)
 {
-    if (!p->functions.logger) {
-        fprintf(stderr, "%s: %s\n", p->name && *p->name ? p->name : "FMU", message);
-        return;
-    }
+    if (!p->functions.logger) return;
     size_t nc = strlen(category) + 1, nm = strlen(message) + 1;
     size_t need = channel_align(sizeof(LogRecord) + nc + nm);
     if (p->log_used + need > p->log_capacity) {
@@ -129,7 +126,8 @@ static void report(Proxy *p, const char *fmt, ...)
     va_start(args, fmt);
     vsnprintf(message, sizeof message, fmt, args);
     va_end(args);
-    keep(p, fmi2Error, "logStatusError", message);
+    if (p->functions.logger) keep(p, fmi2Error, "logStatusError", message);
+    else fprintf(stderr, "%s: %s\n", p->name && *p->name ? p->name : "FMU", message);
 }
 
 #define REPORT(p, ...) report((p), __VA_ARGS__)
