@@ -667,6 +667,28 @@ _STOPPED = textwrap.dedent("""
     os.kill(worker, signal.SIGCONT)
     inst.free()
     out["worker_left"] = not Path(f"/proc/{worker}").exists()
+    # stopped while it computes a step (of a day: it would run for minutes)
+    import threading
+    inst = Instance(folder, read_model_description(str(folder))).start()
+    (worker,) = children()
+    during = {}
+    def step():
+        start = time.monotonic()
+        try:
+            inst.fmu.doStep(0.0, 86400.0)
+            during["step"] = "OK"
+        except Exception as exc:
+            during["step"] = str(exc)
+        during["s"] = time.monotonic() - start
+    thread = threading.Thread(target=step)
+    thread.start()
+    time.sleep(0.5)
+    os.kill(worker, signal.SIGSTOP)
+    thread.join(60)
+    out["during"] = dict(during, errors=inst.messages(3), worker=worker)
+    os.kill(worker, signal.SIGCONT)
+    inst.free()
+    out["during_worker_left"] = not Path(f"/proc/{worker}").exists()
     print(json.dumps(out))
 """)
 
@@ -688,6 +710,11 @@ def test_a_stopped_worker_ends_the_call_with_an_error(standalone_car, tmp_path):
     assert f"worker process (pid {out['worker']})" in message, message
     assert "state T (stopped)" in message and "SIMON_FMU_STOPPED_S" in message, message
     assert out["worker_left"], out
+    during = out["during"]
+    assert during["step"] != "OK" and during["s"] < 5.0, during
+    assert any(f"fmi2DoStep: the FMU's worker process (pid {during['worker']}) does not answer"
+               in m for m in during["errors"]), during
+    assert out["during_worker_left"], out
 
 
 # ------------------------------------------------------------------ resources edited after the build
