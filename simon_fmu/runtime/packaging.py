@@ -16,9 +16,11 @@ PathLike = Union[str, os.PathLike]
 
 LIBRARIES = ("simon", "pythonfmu")
 
-#: The folder (relative to the current folder) a command creates when an output's folder is
-#: missing: the default outputs' and the Makefile's. Any other missing folder is refused.
-OUTPUT_FOLDER = Path("out")
+#: The folder a command creates when an output's folder is missing: ``out`` of the current
+#: folder or of the project's clone, where the default outputs, the Makefile's, the examples'
+#: and the benchmarks' go. Any other missing folder is refused.
+OUTPUT_FOLDER = "out"
+_CLONE = Path(__file__).resolve().parents[2]
 
 
 class OutputError(ValueError):
@@ -87,8 +89,8 @@ def check_output(output: PathLike, inputs: Iterable[tuple[str, PathLike]] = (),
       answers None, or why the file is not an output of this command);
     - the partial file written first (:func:`partial_path`) is not a folder, link or special
       file either;
-    - the folder the output goes into exists and is writable; only ``out/``
-      (:data:`OUTPUT_FOLDER`) is created when missing.
+    - the folder the output goes into exists and is writable; only ``out/`` of the current
+      folder or of the project's clone (:data:`OUTPUT_FOLDER`) is created when missing.
 
     With ``contents`` (the names of the files written into it), ``output`` is a folder: an
     existing path must be a folder (or a link to one), it is created if its own folder exists
@@ -128,7 +130,7 @@ def check_output(output: PathLike, inputs: Iterable[tuple[str, PathLike]] = (),
 
 def _check_folder(folder: Path, text: str) -> None:
     if not folder.exists():
-        if folder != OUTPUT_FOLDER:
+        if folder.resolve() not in (Path.cwd().resolve() / OUTPUT_FOLDER, _CLONE / OUTPUT_FOLDER):
             raise OutputError(f"{text}: folder {folder} does not exist; create it first")
     elif not folder.is_dir():
         raise OutputError(f"{text}: {folder} is not a folder")
