@@ -1,7 +1,10 @@
 """``python -m simon_fmu study MANOEUVRE [EVENT] [--set NAME=VALUE ...] -o OUT_DIR``.
 
 Runs one manoeuvre on the FMU of the event (built once and cached, see
-:func:`.sweep.prepare_fmu`, or ``--fmu``) and writes into OUT_DIR:
+:func:`.sweep.prepare_fmu`, or ``--fmu``, whose own event gives the vehicle's values: an
+event given beside it must be the one it was built from, :func:`.sweep.check_fmu_event`)
+and writes into OUT_DIR (checked first, :func:`~simon_fmu.runtime.packaging.check_output`;
+each file replaced atomically):
 
 - ``metrics.json``: the manoeuvre, its settings, the FMU parameters set, the metrics (SI);
 - ``histories.csv``: time and every recorded output (names relative to the lead unit);
