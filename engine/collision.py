@@ -904,10 +904,8 @@ def read_exterior(path):
     (m, 3), each triangle's unit normal (m, 3) and area (m,)). Raises
     engine.terrain_mesh.MeshError naming the file (and line) for a missing file, a malformed
     line, a triangle without area and a flat mesh."""
-    from .terrain_mesh import MeshError
-    p = Path(path)
-    if not p.is_file():
-        raise MeshError(path, None, "no such file")
+    from .terrain_mesh import regular_file
+    p = regular_file(path)
     st = p.stat()
     return _read_exterior(str(p), (st.st_mtime_ns, st.st_size))
 
@@ -1020,6 +1018,13 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
     return P_COLL, np.ascontiguousarray(np.concatenate(verts)), np.ascontiguousarray(np.concatenate(stiff)), top
 
 
+def unit_vector(v):
+    """v / |v| without overflow or underflow: scaled by its largest component first."""
+    v = np.asarray(v, dtype=np.float64)
+    v = v / np.max(np.abs(v))
+    return v / np.linalg.norm(v)
+
+
 def pack_barriers(barriers, walls=np.zeros((0, 9))):
     """P_BAR of the event's barriers, their normals made unit, then of the mesh terrain's
     standing polygons ``walls`` (n, 9: earth X, Y, Z of each triangle's corners), each one's
@@ -1028,14 +1033,13 @@ def pack_barriers(barriers, walls=np.zeros((0, 9))):
     from .layout import BAR_WALL, N_BAR_P
     P_BAR = np.zeros((len(barriers) + len(walls), N_BAR_P))
     for b, bar in enumerate(barriers):
-        n = np.array(bar["normal"], dtype=np.float64)
         P_BAR[b, BA_X:BA_Z + 1] = bar["point"]
-        P_BAR[b, BA_NX:BA_NZ + 1] = n / np.linalg.norm(n)
+        P_BAR[b, BA_NX:BA_NZ + 1] = unit_vector(bar["normal"])
     for w, tri in enumerate(np.asarray(walls, dtype=np.float64).reshape(-1, 3, 3)):
         n = np.cross(tri[1] - tri[0], tri[2] - tri[0])
         row = P_BAR[len(barriers) + w]
         row[BA_X:BA_Z + 1] = tri[0]
-        row[BA_NX:BA_NZ + 1] = n / np.linalg.norm(n)
+        row[BA_NX:BA_NZ + 1] = unit_vector(n)
         row[BA_KIND] = BAR_WALL
         row[BA_T0:BA_T0 + 9] = tri.ravel()
     return P_BAR

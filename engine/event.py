@@ -19,6 +19,7 @@ from .layout import MAX_GEARS, MAX_TIRE_TESTS
 from .equilibrium import static_equilibrium_problems, static_state
 from .schema import Field as F, check_object, shown
 from .steering import MODES as STEERING_MODES
+from .terrain_mesh import MAX_COORDINATE
 
 DEFAULT_EVENT = os.path.join(os.path.dirname(__file__), "data", "sedan.json")
 #: the reference tractor-semitrailer (units ``tractor``, ``trailer``)
@@ -49,7 +50,12 @@ MIN_STEP_SIZE, MAX_STEP_SIZE = 1e-6, 0.002
 # The range of the engine's arithmetic, wide beyond any road vehicle: within it products of
 # forces and lever arms stay finite and positions resolve the tire deflection (m, m, K, Pa)
 LENGTH_RANGE = 100.0       # a dimension, axle position, tire radius or CG height
-MAX_ELEVATION = 1.0e5
+MAX_ELEVATION = MAX_COORDINATE
+#: the initial conditions of a lead unit (FMU parameters <unit>.X0, Y0, yaw0, speed0): a
+#: position within +-MAX_ELEVATION keeps doubles 1.5e-11 m apart (docs/event-format.md: a
+#: step's displacement keeps its precision), a yaw angle within one turn either way
+INITIAL_LIMITS = {"X": (-MAX_ELEVATION, MAX_ELEVATION), "Y": (-MAX_ELEVATION, MAX_ELEVATION),
+                  "yaw": (-2.0 * math.pi, 2.0 * math.pi), "speed": (-100.0, 100.0)}
 MIN_AIR_TEMPERATURE, MAX_AIR_TEMPERATURE = 100.0, 1000.0
 MAX_AIR_PRESSURE = 1.0e7
 MAX_FRICTION = 10.0        # a tire friction coefficient
@@ -61,6 +67,10 @@ MATING_HEIGHT_TOLERANCE = 1e-3
 MAX_ROLL_STEER = 1.0       # rad/rad
 MAX_CAMBER_SET = 0.5       # rad
 MAX_JOINT_DEFLECTION = 1.0  # m
+#: a coupling deflects at least this under its governing weight, m: 10 micrometres is stiffer
+#: than any fifth wheel or drawbar eye (millimetres); below it K_C = W / deflection leaves
+#: the range in which the static wheel loads are finite
+MIN_JOINT_DEFLECTION = 1.0e-5
 MAX_WATER_DEPTH = 1.0      # m, water on a road material
 MAX_INFLATION_PRESSURE = 1.0e7  # Pa
 MAX_TREAD_DEPTH = 0.1      # m
@@ -305,7 +315,7 @@ FRONT = {
     "tow": F("str", doc="name of the unit whose rear connection this one mates, listed before this unit"),
     "model": F("str", choices=("heavier", "both", "tow"), default="heavier",
                doc="connection model: Use Heavier Vehicle / Use Both Vehicles / Use Tow Veh Properties"),
-    "deflection": _num(0.0, MAX_JOINT_DEFLECTION, lo_open=True, default=0.001,
+    "deflection": _num(MIN_JOINT_DEFLECTION, MAX_JOINT_DEFLECTION, default=0.001,
                        doc="joint deflection under the governing weight, m (K_C = W / deflection)"),
     "failure_force": _optional(lo=0.0, lo_open=True, doc="N; null: never fails"),
     "failure_start_time": _nonneg("s", default=0.0),
@@ -501,8 +511,10 @@ UNIT = {
                       doc="the surfaces and devices of Eq. 140, each name at most once"),
     "initial": F("object", default=None, nullable=True,
                  doc="lead units only (default all 0); a towed unit is placed by its connection", fields={
-        "X": _num(default=0.0), "Y": _num(default=0.0), "yaw": _num(default=0.0),
-        "speed": _num(-100.0, 100.0, default=0.0, doc="initial forward speed, m/s"),
+        "X": _num(*INITIAL_LIMITS["X"], default=0.0, doc="earth X of the CG, m"),
+        "Y": _num(*INITIAL_LIMITS["Y"], default=0.0, doc="earth Y of the CG, m"),
+        "yaw": _num(*INITIAL_LIMITS["yaw"], default=0.0, doc="yaw angle, rad"),
+        "speed": _num(*INITIAL_LIMITS["speed"], default=0.0, doc="initial forward speed, m/s"),
     }),
     "payloads": F("list", default=list, item=F("object", fields=PAYLOAD), doc="masses carried (Eq. 40-46)"),
     "occupants": F("list", default=list, item=F("object", fields=PAYLOAD), doc="as payloads"),
@@ -561,8 +573,9 @@ MAX_BARRIERS = 64
 
 
 def _unit_normal(v):
-    n = math.sqrt(sum(x * x for x in v))
-    return None if n > 0.0 else f"a normal of length > 0 (got {v})"
+    """Any finite direction of length > 0 (its largest component non-zero: the length itself
+    may overflow, 1e308 in each, or underflow; engine.collision.unit_vector scales first)."""
+    return None if max(map(abs, v)) > 0.0 else f"a normal of length > 0 (got {v})"
 
 
 BARRIER = {
@@ -744,11 +757,19 @@ _LEAD_ONLY = ("steering", "drivetrain", "initial")
 
 
 def _wheel_damage_problems(axle, p, problems):
-    """A wheel's largest force and moment lie above those that do no damage."""
+    """A wheel's largest force and moment lie above those that do no damage, and its largest
+    set is within LENGTH_RANGE."""
     dmg = axle.get("wheel_damage") or {}
     for top, low in (("max_force", "max_no_damage_force"), ("max_moment", "max_no_damage_moment")):
         if dmg.get(top) is not None and dmg.get(low) is not None and not dmg[top] > dmg[low]:
             problems.append(f"{p}.wheel_damage.{top}: above {low} ({dmg[low]:g}) (got {dmg[top]:g})")
+    rate, span = dmg.get("deformation_rate"), None
+    if rate is not None and dmg.get("max_force") is not None and dmg.get("max_no_damage_force") is not None:
+        span = dmg["max_force"] - dmg["max_no_damage_force"]
+    if span is not None and span > 0.0 and not rate * span <= LENGTH_RANGE:
+        problems.append(f"{p}.wheel_damage.deformation_rate: at most {LENGTH_RANGE / span:.3g} m/N, so "
+                        f"that the largest set, deformation_rate x (max_force - max_no_damage_force), "
+                        f"is within {LENGTH_RANGE:g} m (got {rate:g})")
 
 
 def _brake_problems(axle, p, problems):
@@ -1392,7 +1413,28 @@ def format_reference() -> str:
               "file (and the grid cell) named. `z_up` and `materials` belong to a mesh only, `origin`,",
               "`heading`, `friction_multiplier`, `water_depth` and `texture_depth` to a crg only, `file`",
               "to both (null in the data of the other types). A tire off the road of a mesh or a crg",
-              "stops the simulation with an error naming the tire and its position.", "",
+              "stops the simulation with an error naming the tire and its position. A terrain or exterior",
+              "file must be a regular file (a folder or a device is refused as such) whose vertices lie",
+              f"within +-{MAX_ELEVATION:g} m.", "",
+              "An external road's grades `roadGradeX`, `roadGradeY` are those of a road: within +-1 (45",
+              "degrees, beyond which a mesh terrain's polygons are walls); on a grade near that, whether",
+              "a vehicle holds is its own matter (the reference sedan slides and tips on a 45 degree",
+              "crossfall). `roadZ` is declared within the event's range of elevations; it is not a",
+              "rate limit, and none can be declared: the road under a wheel must move with the wheel,",
+              "and a change between two steps larger than the tire can take (its deflection beyond",
+              "`max_deflection`) is a curb, which the point-contact tire model does not cover: the",
+              "simulation stops with an error naming the tire. Ramp a road input over several steps.", "",
+              "The start: `units[i].initial` `X`, `Y` lie within +-" + f"{MAX_ELEVATION:g} m, where doubles are",
+              "1.5e-11 m apart, so that a step's displacement keeps its precision (at 1 ms and 0.1 m/s",
+              "it has seven significant digits, and a run from X = 1e5 m follows the run from 0 to",
+              "1e-8 m after a second at 20 m/s), and `yaw` within one turn either way (+-2 pi rad). Every",
+              "unit's exterior and wheel meshes start clear of the road, the barriers and the walls: a",
+              "mesh reaching into the road, or a barrier or wall through a vehicle, is refused naming",
+              "`units[i].collision.mesh_file` (or `ground_clearance`), `environment.barriers[k]` or",
+              "`environment.terrain.file`. The step size is checked against the stiffest contact each",
+              "unit's meshes can meet (its faces pressed flat on a rigid surface, loading and unloading):",
+              "a crush stiffness the step cannot integrate is refused naming",
+              "`units[i].collision.crush_stiffness.<face>` and about the largest the step allows.", "",
               "`simulation.hydroplaning` other than \"off\" needs `inflation_pressure`, `tread_depth` and",
               "`width` on every tire, and \"gallaway\" the `texture_depth` of every material, or of a",
               "crg terrain (`docs/equations.md` gives the models and their sources).", "",

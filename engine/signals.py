@@ -144,7 +144,11 @@ HITCH_OUTPUTS = ("articulation", "Fx", "Fy", "Fz", "failed", "separation")
 STEERING_OUTPUTS = ("angle", "rate", "torque")
 
 #: (min, max, start) accepted for each input field; None means unbounded.
-#: ``gear`` max depends on the vehicle's transmission and is checked against it.
+#: ``gear`` max depends on the vehicle's transmission: its number of forward gears (the FMU
+#: declares it per unit). An external road's grades are those of a road, at most 45 degrees
+#: (a mesh terrain's polygons steeper than that are walls); roadZ spans the elevations of
+#: the event's ground and barriers. A road that moves under a wheel between two steps by more
+#: than its tire can take is a curb the point-contact tire model does not cover (docs/event-format.md).
 INPUT_LIMITS = {
     "steeringWheelAngle": (-20.0, 20.0, 0.0),
     "throttle": (0.0, 1.0, 0.0),
@@ -154,8 +158,8 @@ INPUT_LIMITS = {
     "brakePressureFactor": (0.0, 1.0, 1.0),
     "frictionMultiplier": (0.0, 5.0, 1.0),
     "roadZ": (-1.0e5, 1.0e5, 0.0),
-    "roadGradeX": (-10.0, 10.0, 0.0),
-    "roadGradeY": (-10.0, 10.0, 0.0),
+    "roadGradeX": (-1.0, 1.0, 0.0),
+    "roadGradeY": (-1.0, 1.0, 0.0),
     "roadWaterDepth": (0.0, 1.0, 0.0),
     "brakeForce": (0.0, 1.0e6, 0.0),
     "brakeFriction": (0.0, 1.0, 0.0),

@@ -16,19 +16,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import layout as L
-from .event import MAX_STEP_SIZE, MIN_STEP_SIZE, Event, EventError, steering_mode_problems
+from .event import (INITIAL_LIMITS, MAX_STEP_SIZE, MIN_STEP_SIZE, Event, EventError,
+                    steering_mode_problems)
 from .integrator import advance as _advance
 from .footprint import start_overlap_problems
 from .jit import compiled_entry
 from .params import engage_clutches, pack
-from .stability import stable_step
+from .stability import contact_step, stable_step
+from .start_clear import start_overlap_problems as mesh_overlap_problems
 from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, INPUT_LIMITS, STEERING_OUTPUTS,
                       TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS,
                       inputs_in_range)
 from .steering import MODES as STEERING_MODES
 from .vehicle import ERR_NONFINITE, ERR_OFF_TERRAIN, ERR_TIRE_DEFLECTION
 
-INITIAL_FIELDS = ("speed0", "X0", "Y0", "yaw0")
+#: the initial conditions a lead unit takes (FMU parameters <unit>.speed0 ...) and the
+#: event's field of each (units[i].initial; its range: engine.event.INITIAL_LIMITS)
+INITIAL_FIELDS = {"speed0": "speed", "X0": "X", "Y0": "Y", "yaw0": "yaw"}
 #: most internal steps one call of Simulation.advance may take (exact in a float)
 MAX_STEPS_PER_ADVANCE = 2 ** 53
 
@@ -112,9 +116,11 @@ class Simulation:
             for k, v in (initial.get(unit["name"]) or {}).items():
                 if k not in INITIAL_FIELDS:
                     problems.append(f"{unit['name']}.{k}: one of {', '.join(INITIAL_FIELDS)}")
-                elif not _finite(v) or (k == "speed0" and abs(v) > 100.0):
-                    problems.append(f"{unit['name']}.{k}: a finite number"
-                                    + (" with |speed0| <= 100 m/s" if k == "speed0" else "") + f" (got {v!r})")
+                elif not _finite(v) or not (INITIAL_LIMITS[INITIAL_FIELDS[k]][0] <= v
+                                            <= INITIAL_LIMITS[INITIAL_FIELDS[k]][1]):
+                    lo, hi = INITIAL_LIMITS[INITIAL_FIELDS[k]]
+                    problems.append(f"{unit['name']}.{k}: a finite number in [{lo:.10g}, {hi:.10g}] "
+                                    f"(got {v!r})")
                 else:
                     vals[k] = float(v)
             init[unit["name"]] = vals
@@ -184,6 +190,7 @@ class Simulation:
         self._bounds = self._input_bounds()
         self._run(0.0, 0)  # outputs at the initial state
         self._check_vehicles_apart()
+        self._check_meshes_clear()
         self._check_step_size()
 
     @staticmethod
@@ -222,8 +229,17 @@ class Simulation:
         if problems:
             raise EventError(problems)
 
+    def _check_meshes_clear(self):
+        """Refuse a start at which a unit's meshes are inside the road, a barrier or a wall
+        (engine.start_clear)."""
+        problems = mesh_overlap_problems(self.model, self.y, self.u_wheel, self.event)
+        if problems:
+            raise EventError(problems)
+
     def _check_step_size(self):
-        """Refuse a step the integrator cannot take for this vehicle (engine.stability)."""
+        """Refuse a step the integrator cannot take for this vehicle (engine.stability): its
+        modes at the initial state, and the stiffest contact its meshes can meet."""
+        self._check_contact_step()
         try:
             limit = stable_step(self)
         except (ValueError, np.linalg.LinAlgError) as exc:
@@ -238,6 +254,35 @@ class Simulation:
                 + ("" if math.isfinite(limit.h_max) and limit.h_max >= MIN_STEP_SIZE else
                    "; no step the engine accepts resolves it: check the stiffnesses and masses "
                    "of the event")])
+
+    def _check_contact_step(self):
+        limit = contact_step(self.model)
+        if self.step_size <= limit.h_max:
+            return
+        units = self.event.data["units"]
+        unit = units[limit.unit]
+        face = ("front", "rear", "right side", "left side", "underbody", "roof")[limit.face]
+        ratio = (limit.h_max / self.step_size) ** 2     # the mode's frequency goes as sqrt(k)
+        if limit.wheels:
+            axle = next(k for k, a in enumerate(unit["axles"]) if a["wheel_damage"]["mesh"])
+            k = unit["axles"][axle]["wheel_damage"]["stiffness"]
+            field = f"units[{limit.unit}].axles[{axle}].wheel_damage.stiffness"
+            got = "the tire's radial stiffness" if k is None else f"{k:g} N/m"
+            accepts = f"at most about {ratio * (k or 1.0):.3g} N/m" if k else \
+                f"at most about {ratio:.3g} times the tire's radial stiffness"
+            what = "wheel meshes"
+        else:
+            key = {"front": "front", "rear": "rear"}.get(face, "side")
+            b = unit["collision"]["crush_stiffness"][key]
+            field = f"units[{limit.unit}].collision.crush_stiffness.{key}"
+            accepts, got, what = f"at most about {ratio * b:.3g} N/m^2", f"{b:g} N/m^2", "exterior"
+        lam = limit.eigenvalue
+        raise EventError([
+            f"{field}: {accepts} for the step {self.step_size:g} s (got {got}): the {what} of "
+            f"{unit['name']}, pressed flat on a rigid surface at its {face}, give the mode "
+            f"{lam.real:.4g}{lam.imag:+.4g}j 1/s on the {limit.branch} branch (restitution "
+            f"{unit['collision']['restitution']:g}), and the 4th-order Runge-Kutta step is stable "
+            f"only up to h = {limit.h_max:.3g} s for it; or a stepSize <= {limit.h_max:.3g} s"])
 
     # --- the arrays ---------------------------------------------------------------------
     y = property(lambda self: self._y, doc="The state vector (names: ``state_names``).")

@@ -16,7 +16,17 @@ wheel mass of 1e-300) is refused before it runs, naming the mode. Modes that are
 themselves (Re lambda > 0) are not a matter of the step and are left alone.
 
 The check sees the modes of the initial state, with a steering system that the mode
-``autostart`` frees later already free (``engine.steering``). The stiffest modes of a sliding tire (its
+``autostart`` frees later already free (``engine.steering``). The turning points of the
+tires' radial-force loops (Eq. 93, ``engine.tire.turning_point_rate``) are held: they are the
+memory of a hysteresis, whose rate is the deflection's rate on the loading curve and zero
+elsewhere, so a difference quotient across the switch between the two (a tire rolling over a
+bump at the start, its deflection at its turning point) would see a rate of order
+(deflection rate)/epsilon, a "mode" that is only the switch. Held, the force of each tire is
+that of the branch it is on, and the modes are the vehicle's.
+
+:func:`contact_step` adds what the initial state cannot show: the stiffest contact each unit
+can meet, its exterior and wheel meshes pressed flat on a rigid surface (``engine.collision``),
+with their loading and unloading stiffness and the unloading branch's damping. The stiffest modes of a sliding tire (its
 carcass deflection's shortest time constant, ``engine.tire.TAU_MIN``) appear only while it
 slides; :data:`engine.event.MAX_STEP_SIZE` keeps every step inside the region for them.
 """
@@ -27,6 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import layout as L
 from .integrator import record
 from .layout import E_COLL_BASE, Outputs, new_work
 
@@ -67,10 +78,23 @@ def rk4_limit(lam: complex) -> float:
     return lo
 
 
-def jacobian(sim) -> np.ndarray:
-    """d(y')/dy at the simulation's current state and inputs, by forward differences."""
+def free_states(model) -> np.ndarray:
+    """The states the linearisation varies: all but the latched collision block and the tires'
+    turning points (module docstring)."""
+    n = int(model.P_ENV[E_COLL_BASE])   # the collision block is latched, not integrated
+    tire_base = L.tire_offset(model.P_UNIT.shape[0], model.P_WHEEL.shape[0], 0, model.P_AXLE.shape[0])
+    held = tire_base + L.N_TIRE_STATE * np.arange(model.P_TIRE.shape[0]) + L.TTURN
+    keep = np.ones(n, dtype=bool)
+    keep[held] = False
+    return np.flatnonzero(keep)
+
+
+def jacobian(sim, free=None) -> np.ndarray:
+    """d(y')/dy over the states ``free`` (default :func:`free_states`) at the simulation's
+    current state and inputs, by forward differences."""
     y0 = np.array(sim.y, dtype=np.float64)
-    n = int(sim.model.P_ENV[E_COLL_BASE])   # the collision block is latched, not integrated
+    free = free_states(sim.model) if free is None else free
+    n = len(free)
     outputs = Outputs(*(np.zeros_like(a) for a in sim._outputs))
     err = np.zeros(2, dtype=np.int64)
     work = new_work(sim.model)
@@ -80,11 +104,11 @@ def jacobian(sim) -> np.ndarray:
     record(y0, base, inputs, sim.model, outputs, err, work)
     J = np.empty((n, n))
     y = y0.copy()
-    for i in range(n):
+    for c, i in enumerate(free):
         e = _FD_STEP * max(1.0, abs(y0[i]))
         y[i] = y0[i] + e
         record(y, shifted, inputs, sim.model, outputs, err, work)
-        J[:, i] = (shifted[:n] - base[:n]) / e
+        J[:, c] = (shifted[free] - base[free]) / e
         y[i] = y0[i]
     return J
 
@@ -94,10 +118,11 @@ def stable_step(sim) -> StableStep:
 
     Raises ValueError naming a state whose rate is not finite there.
     """
-    J = jacobian(sim)
+    free = free_states(sim.model)
+    J = jacobian(sim, free)
     bad = np.flatnonzero(~np.isfinite(J).all(axis=0))
     if bad.size:
-        raise ValueError(f"{sim.state_names[bad[0]]}: the equations of motion are not finite "
+        raise ValueError(f"{sim.state_names[free[bad[0]]]}: the equations of motion are not finite "
                          f"about the initial state")
     values, vectors = np.linalg.eig(J)
     best = StableStep(math.inf, 0j, "")
@@ -106,5 +131,92 @@ def stable_step(sim) -> StableStep:
             continue
         h = rk4_limit(lam)
         if h < best.h_max:
-            best = StableStep(h, complex(lam), sim.state_names[int(np.argmax(np.abs(vectors[:, k])))])
+            best = StableStep(h, complex(lam),
+                              sim.state_names[free[int(np.argmax(np.abs(vectors[:, k])))]])
+    return best
+
+
+class ContactStep(NamedTuple):
+    """The largest step for the stiffest contact of a unit (inf: no mesh), and what sets it:
+    the unit's index, the face pressed (``layout.FACE_*``), the branch ("loading" or
+    "unloading"), the mode's eigenvalue (1/s) and whether the wheel meshes set it."""
+    h_max: float
+    unit: int
+    face: int
+    branch: str
+    eigenvalue: complex
+    wheels: bool
+
+
+#: the push on each face of a unit's box (vehicle frame, the surface's normal towards the
+#: vehicle), in the order of layout.FACE_*: the front is pushed back, the roof down
+FACE_PUSH = np.array([(-1.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (0.0, 1.0, 0.0),
+                      (0.0, 0.0, -1.0), (0.0, 0.0, 1.0)])
+
+
+def _mass_matrix(PU):
+    """The sprung mass's 6x6 mass matrix about its CG (Eq. 3, 7: m, and the inertia tensor
+    with its product Ixz)."""
+    M = np.zeros((6, 6))
+    M[0, 0] = M[1, 1] = M[2, 2] = PU[L.U_MS]
+    M[3:, 3:] = [[PU[L.U_IX], 0.0, -PU[L.U_IXZ]], [0.0, PU[L.U_IY], 0.0],
+                 [-PU[L.U_IXZ], 0.0, PU[L.U_IZ]]]
+    return M
+
+
+def _face_stiffness(points, k, push):
+    """The 6x6 stiffness about the CG of vertices at ``points`` (vehicle frame, from the CG)
+    of stiffness ``k`` (N/m) pressed along ``push`` on a plane: the sum of k g g^T with
+    g = (n, r x n) (Eq. 3, 7 of a vertex force k delta along n)."""
+    g = np.hstack([np.broadcast_to(push, points.shape), np.cross(points, push)])
+    return (g * k[:, None]).T @ g
+
+
+def contact_step(model) -> ContactStep:
+    """The largest RK4 step for the stiffest contact of every unit's meshes (Eq. 3, 7 with the
+    vertex force law of ``engine.collision``).
+
+    Per unit and face of its box, all vertices of that face (its exterior's, and its wheel
+    meshes' at their static poses) pressed on a rigid plane: the modes of the sprung mass
+    (6 degrees of freedom about its CG) on the sum of the vertices' stiffness, on the loading
+    branch (k, undamped) and on the unloading branch (k / e^2, damped with the time constant
+    tau of the unit: c = tau k / e^2). This is the stiffest contact a unit can meet: a barrier,
+    the road or a standing polygon is rigid; against another unit, each vertex carries the two
+    faces' series stiffness (per area at most the smaller of the two) across the reduced mass,
+    and (1/m_a + 1/m_b) / (1/K_a + 1/K_b) <= max(K_a / m_a, K_b / m_b): the pair's mode is
+    never stiffer than the stiffer of the two units' own on a rigid plane.
+    """
+    PC, CV, CK, PWC, PW = model.P_COLL, model.CV, model.CK, model.P_WCOLL, model.P_WHEEL
+    best = ContactStep(math.inf, -1, -1, "", 0j, False)
+    for u in range(PC.shape[0]):
+        nv = int(PC[u, L.CO_NV])
+        if nv == 0:
+            continue
+        v0 = int(PC[u, L.CO_V0])
+        e, tau = PC[u, L.CO_E], PC[u, L.CO_TAU]
+        M = _mass_matrix(model.P_UNIT[u])
+        wheels = [w for w in range(PW.shape[0])
+                  if int(PW[w, L.W_UNIT]) == u and PWC[w, L.WC_NV] > 0]
+        for f, push in enumerate(FACE_PUSH):
+            k_ext = CK[v0:v0 + nv, f]
+            K_body = _face_stiffness(CV[v0:v0 + nv], k_ext, push)
+            K_wheel, K_wheel_u = np.zeros((6, 6)), np.zeros((6, 6))
+            for w in wheels:
+                a, n = int(PWC[w, L.WC_V0]), int(PWC[w, L.WC_NV])
+                centre = PW[w, [L.W_X, L.W_Y0, L.W_Z0]]
+                Kw = _face_stiffness(CV[a:a + n] + centre, CK[a:a + n, f], push)
+                K_wheel += Kw
+                K_wheel_u += Kw / PWC[w, L.WC_E] ** 2
+            for branch, K, damped in (("loading", K_body + K_wheel, False),
+                                      ("unloading", K_body / (e * e) + K_wheel_u, True)):
+                omega2 = np.linalg.eigvals(np.linalg.solve(M, K)).real
+                for w2 in omega2[omega2 > 0.0]:
+                    # lambda^2 + tau w^2 lambda + w^2 = 0 (damped), lambda = +-j w (undamped)
+                    roots = np.roots([1.0, tau * w2, w2]) if damped else [1j * math.sqrt(w2)]
+                    lam = max(roots, key=abs)
+                    h = rk4_limit(complex(lam))
+                    if h < best.h_max:
+                        with_wheels = not np.any(K_body) or (
+                            np.trace(K_wheel) > np.trace(K_body))
+                        best = ContactStep(h, u, f, branch, complex(lam), bool(with_wheels))
     return best

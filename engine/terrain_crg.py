@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .terrain_mesh import MeshError, TerrainMesh, materials_table, pack_triangles
+from .terrain_mesh import MeshError, TerrainMesh, materials_table, pack_triangles, regular_file
 
 #: At most this many triangles (two per grid cell): 1 000 000 triangles take 148 MB as a
 #: TerrainMesh, 670 MB at the peak of reading them and 6 s to read (0.8 s crgutils' reading,
@@ -49,9 +49,7 @@ def read_crg(path):
     ``crgutils.read`` does), NaN heights kept as NaN unless the file names a grid_nan_mode.
     Raises :class:`MeshError` naming the file for a missing file or one crgutils refuses."""
     import crgutils   # the OpenCRG reader is needed only here
-    path = Path(path)
-    if not path.is_file():
-        raise MeshError(path, None, "no such file")
+    path = regular_file(path)
     try:
         dataset = crgutils.load(path)
         crgutils.check(dataset, raise_on_error=True)

@@ -41,6 +41,11 @@ _CELLS_PER_TRIANGLE = 4
 #: The name of material row 0: the polygons without a ``usemtl``.
 NO_MATERIAL = ""
 
+#: The largest coordinate a mesh file's vertex may have, m: the earth positions the engine's
+#: arithmetic keeps precise (engine.event.MAX_ELEVATION, the range of elevations, barrier
+#: points and start positions).
+MAX_COORDINATE = 1.0e5
+
 
 class MeshError(ValueError):
     """A mesh file that cannot be used: ``str`` is "<path>, line <n>: <message>" (or
@@ -126,6 +131,9 @@ def _scan(path, lines, material_rows):
                 raise MeshError(path, number, f"a vertex needs three numbers X Y Z, got {text!r}")
             if not all(math.isfinite(c) for c in xyz):
                 raise MeshError(path, number, f"non-finite vertex coordinate in {text!r}")
+            if max(map(abs, xyz)) > MAX_COORDINATE:
+                raise MeshError(path, number, f"a vertex's coordinates within +-{MAX_COORDINATE:g} m "
+                                              f"(got {text!r})")
             vertex_lines.append(number)
         elif key == "usemtl":
             name = text[len("usemtl"):].strip()
@@ -195,6 +203,20 @@ def _read_triangles(path, text, face_size):
     return vertices[faces]
 
 
+def regular_file(path) -> Path:
+    """``path`` as a Path when it names a regular file (or a link to one); else
+    :class:`MeshError` saying what it is: missing, a folder, or another kind of file (a
+    device such as /dev/zero, a FIFO, a socket), none of which is read."""
+    path = Path(path)
+    if path.is_file():
+        return path
+    if path.is_dir():
+        raise MeshError(path, None, "a folder, not a file")
+    if path.exists():
+        raise MeshError(path, None, "not a regular file (a device, FIFO or socket)")
+    raise MeshError(path, None, "no such file")
+
+
 def load_mesh(path, materials: dict, z_up: bool = False) -> TerrainMesh:
     """Read the OBJ file ``path`` into a :class:`TerrainMesh`.
 
@@ -207,9 +229,7 @@ def load_mesh(path, materials: dict, z_up: bool = False) -> TerrainMesh:
     triangles, and overlapping road polygons whose heights disagree by more than
     OVERLAP_TOLERANCE.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise MeshError(path, None, "no such file")
+    path = regular_file(path)
     names, matp = materials_table(materials)
     rows = {name: row for row, name in enumerate(names)}
     lines = path.read_text(errors="replace").splitlines()

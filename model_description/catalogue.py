@@ -289,10 +289,14 @@ PARAMETERS: dict[str, Parameter] = {
 
 #: Initial conditions of each unit; the event's units[i].initial values are the start values.
 UNIT_PARAMETERS: dict[str, Parameter] = {
-    "speed0": Parameter(Field("m/s", "km/h", "Initial forward speed"), 0.0, -100.0, 100.0),
-    "X0": Parameter(Field("m", None, "Initial earth-fixed X position of the CG"), 0.0),
-    "Y0": Parameter(Field("m", None, "Initial earth-fixed Y position of the CG"), 0.0),
-    "yaw0": Parameter(Field("rad", "deg", "Initial yaw angle"), 0.0),
+    "speed0": Parameter(Field("m/s", "km/h", "Initial forward speed"), 0.0,
+                        *engine.event.INITIAL_LIMITS["speed"]),
+    "X0": Parameter(Field("m", None, "Initial earth-fixed X position of the CG"), 0.0,
+                    *engine.event.INITIAL_LIMITS["X"]),
+    "Y0": Parameter(Field("m", None, "Initial earth-fixed Y position of the CG"), 0.0,
+                    *engine.event.INITIAL_LIMITS["Y"]),
+    "yaw0": Parameter(Field("rad", "deg", "Initial yaw angle"), 0.0,
+                      *engine.event.INITIAL_LIMITS["yaw"]),
 }
 
 #: The steering mode of each unit with a steering system; the event's units[i].steering.mode
@@ -421,9 +425,11 @@ class _Builder:
             start=start, min=lo, max=hi, description=field.description,
             binding=binding, pattern=pattern, declared_type=field.declared_type))
 
-    def add_input(self, name, pattern, key, binding):
-        lo, hi, start = engine.INPUT_LIMITS[key]
-        self.add(name, pattern, FIELDS[key], "input", binding, start, lo, hi)
+    def add_input(self, name, pattern, key, binding, hi=None):
+        """An input with its range of engine.INPUT_LIMITS (``hi``: the unit's own maximum
+        where the limits leave it open, the number of forward gears)."""
+        lo, top, start = engine.INPUT_LIMITS[key]
+        self.add(name, pattern, FIELDS[key], "input", binding, start, lo, hi if top is None else top)
 
 
 #: causality -> (variability for Reals, initial)
@@ -475,8 +481,11 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
             b.add(f"{u}.{key}", f"<unit>.{key}", fld, "calculatedParameter",
                   Binding("calculated", (u, key)))
         if u in lead:
+            drivetrain = event.data["units"][i].get("drivetrain") or {}
+            gears = len(drivetrain.get("transmission_ratios") or ())
             for j, key in enumerate(engine.UNIT_INPUTS):
-                b.add_input(f"{u}.{key}", f"<unit>.{key}", key, Binding("u_unit", (i, j)))
+                b.add_input(f"{u}.{key}", f"<unit>.{key}", key, Binding("u_unit", (i, j)),
+                            hi=gears if key == "gear" else None)
         for axle in unit.axles:
             tables = _table_inputs(event.data["units"][i], event.data["units"][i]["axles"][axle.number - 1])
             for side in SIDES:

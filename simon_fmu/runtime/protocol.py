@@ -100,6 +100,17 @@ class Protocol:
         return message if self.native else message.replace("%", "%%")
 
 
+def _accepts(v) -> str:
+    """What a variable with the declared bounds v.min, v.max (None: none) accepts."""
+    if v.min is not None and v.max is not None:
+        return f"a finite value in [{v.min!r}, {v.max!r}]"
+    if v.min is not None:
+        return f"a finite value >= {v.min!r}"
+    if v.max is not None:
+        return f"a finite value <= {v.max!r}"
+    return "a finite value"
+
+
 def range_problem(causality: str, variables: Iterable, value_of: Callable,
                   enumerations: Optional[dict] = None) -> Optional[str]:
     """The first of ``variables`` (catalogue variables of ``causality``) whose value
@@ -116,6 +127,5 @@ def range_problem(causality: str, variables: Iterable, value_of: Callable,
         if not (isinstance(value, (int, float)) and math.isfinite(value)) \
                 or (v.min is not None and value < v.min) \
                 or (v.max is not None and value > v.max):
-            return (f"{causality} {v.name} = {value!r} rejected: it accepts a finite value"
-                    f" in [{v.min!r}, {v.max!r}]")
+            return f"{causality} {v.name} = {value!r} rejected: it accepts {_accepts(v)}"
     return None

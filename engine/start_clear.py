@@ -1,0 +1,127 @@
+"""The check that every unit's meshes start clear of the road, the barriers and the walls.
+
+A vertex of a unit's exterior (``engine.collision``) that starts inside a surface meets it with
+its full approach in the first evaluation: a mesh reaching below the road, a barrier plane
+through the car or one drawn on the wrong side of it. Such a start is not a collision the
+engine can simulate (nothing brought the vertex there), and its force would show only as a
+stiff mode far from its cause. :func:`start_overlap_problems` names the field at fault and what
+overlaps, before the step size is judged (``engine.stability``).
+
+Surfaces as the collision passes see them: the road (flat ground, the terrain mesh under each
+vertex, or an external road's plane of the unit's first wheel's road inputs), every barrier
+plane (its solid side behind its normal) and every standing polygon of a mesh terrain (behind
+its plane, its foot in the triangle, the unit's CG in front). The wheels' meshes meet barriers
+and walls, not the road (their tires carry it), and are checked against those at their static
+poses. A vertex counts when it is deeper than :data:`engine.collision.EDGE` (1 mm).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import layout as L
+from .collision import EDGE
+from .params import _rotation
+from .terrain_mesh import mesh_surface
+
+
+def _vertices(model, y, u):
+    """Earth positions of unit u's exterior vertices and its wheel meshes' (static poses), the
+    unit's CG and its rotation (vehicle to earth)."""
+    o = L.unit_offset(u)
+    X, Y, Z = y[o + L.SX], y[o + L.SY], y[o + L.SZ]
+    R = _rotation(y[o + L.SPHI], y[o + L.STHETA], y[o + L.SPSI])
+    cg = np.array([X, Y, Z])
+    v0, nv = int(model.P_COLL[u, L.CO_V0]), int(model.P_COLL[u, L.CO_NV])
+    body = cg + model.CV[v0:v0 + nv] @ R.T
+    wheel = [np.zeros((0, 3))]
+    PW, PWC = model.P_WHEEL, model.P_WCOLL
+    for w in range(PW.shape[0]):
+        if int(PW[w, L.W_UNIT]) != u or PWC[w, L.WC_NV] <= 0:
+            continue
+        a, n = int(PWC[w, L.WC_V0]), int(PWC[w, L.WC_NV])
+        centre = PW[w, [L.W_X, L.W_Y0, L.W_Z0]]
+        wheel.append(cg + (model.CV[a:a + n] + centre) @ R.T)
+    return body, np.concatenate(wheel), cg, R
+
+
+def _road_depth(model, u_wheel, u, pts, R, cg):
+    """Per point, how far it is into the road (m, > 0 inside; -inf off a mesh road)."""
+    kind = model.P_ENV[L.E_TERRAIN]
+    if kind == L.TERRAIN_MESH:
+        depth = np.full(len(pts), -np.inf)
+        args = (model.TR_TRI, model.TR_NRM, model.TR_MAT, model.TR_MATP, model.TR_GRID,
+                model.TR_START, model.TR_CELL)
+        for i, (X, Y, Z) in enumerate(pts):
+            found, zr = mesh_surface(*args, X, Y)[:2]
+            if found:
+                depth[i] = Z - zr
+        return depth
+    if kind == L.TERRAIN_EXTERNAL:
+        w = int(model.P_UNIT[u, L.U_WHEEL0])
+        foot = cg + R @ np.array([model.P_WHEEL[w, L.W_X], model.P_WHEEL[w, L.W_Y0], 0.0])
+        gx, gy = u_wheel[w, L.IW_GRADEX], u_wheel[w, L.IW_GRADEY]
+        n = np.array([gx, gy, -1.0]) / np.sqrt(1.0 + gx * gx + gy * gy)
+        p0 = np.array([foot[0], foot[1], u_wheel[w, L.IW_ROADZ]])
+    else:
+        n, p0 = np.array([0.0, 0.0, -1.0]), np.array([0.0, 0.0, model.P_ENV[L.E_GROUND_Z]])
+    return -(pts - p0) @ n
+
+
+def _in_triangle(pts, tri, n):
+    """Whether each point's foot on the triangle's plane lies in the triangle (n its unit
+    normal)."""
+    inside = np.ones(len(pts), dtype=bool)
+    for k in range(3):
+        a, b = tri[k], tri[(k + 1) % 3]
+        inside &= np.cross(b - a, pts - a) @ n >= -1e-12
+    return inside
+
+
+def start_overlap_problems(model, y, u_wheel, event) -> list[str]:
+    """What the units' meshes overlap at the state ``y`` (the start), one line each naming the
+    field at fault: [] when every unit starts clear."""
+    problems = []
+    units = event.data["units"]
+    terrain = event.data["environment"]["terrain"]
+    for u, unit in enumerate(units):
+        if model.P_COLL[u, L.CO_NV] <= 0:
+            continue
+        body, wheel, cg, R = _vertices(model, y, u)
+        name = unit["name"]
+        road = _road_depth(model, u_wheel, u, body, R, cg)
+        k = int(np.argmax(road))
+        if road[k] > EDGE:
+            col = unit["collision"]
+            field = ("collision.mesh_file" if col.get("mesh_file") else "collision.ground_clearance")
+            where = R.T @ (body[k] - cg)
+            problems.append(
+                f"units[{u}].{field}: the exterior of {name} reaches {road[k]:.3g} m into the road "
+                f"at the start (its vertex at x, y, z = {where[0]:.3g}, {where[1]:.3g}, "
+                f"{where[2]:.3g} m from the CG); the exterior must clear the road ("
+                + (f"{terrain['type']} terrain" if terrain["type"] != "flat" else
+                   f"the ground at Z = {model.P_ENV[L.E_GROUND_Z]:g} m") + ")")
+        pts = np.concatenate([body, wheel])
+        for b, bar in enumerate(model.P_BAR):
+            n = bar[L.BA_NX:L.BA_NZ + 1]
+            depth = -(pts - bar[L.BA_X:L.BA_Z + 1]) @ n
+            if bar[L.BA_KIND] != L.BAR_PLANE:
+                tri = bar[L.BA_T0:L.BA_T0 + 9].reshape(3, 3)
+                if (cg - tri[0]) @ n <= 0.0:      # its back: met from the front only
+                    continue
+                depth = np.where(_in_triangle(pts, tri, n), depth, -np.inf)
+            k = int(np.argmax(depth))
+            if depth[k] <= EDGE:
+                continue
+            part = "exterior" if k < len(body) else "wheel meshes"
+            if bar[L.BA_KIND] == L.BAR_PLANE:
+                problems.append(
+                    f"environment.barriers[{b}]: its face passes {depth[k]:.3g} m into the {part} "
+                    f"of {name} at the start; a vehicle starts on the side its normal points to, "
+                    f"clear of it")
+            else:
+                problems.append(
+                    f"environment.terrain.file: a standing polygon (corners at X, Y, Z = "
+                    + ", ".join(f"({c[0]:.4g}, {c[1]:.4g}, {c[2]:.4g})" for c in tri)
+                    + f" m) passes {depth[k]:.3g} m into the {part} of {name} at the start; a "
+                    f"vehicle starts clear of the walls")
+    return problems
