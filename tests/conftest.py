@@ -4,15 +4,45 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from ctypes import byref
 from pathlib import Path
 
 import pytest
 
+from support import fmus
+from support.fmus import event_fmu  # noqa: F401 - event_fmu(fmu_dir, name, data), imported from here
+
 ROOT = Path(__file__).resolve().parents[1]
+#: The slow groups: `make test` runs them too, and first (see pytest_collection_modifyitems);
+#: ``-m "not slow"`` leaves them out of a quick run.
+SLOW_FILES = {"test_standalone.py": "standalone", "test_importers.py": "importers",
+              "test_sweep.py": "Dask", "test_ssp.py": "SSP"}
 _loaded_fmu_library = False   # set once pythonfmu's shared library is loaded in this process
+
+
+def pytest_configure(config):
+    """Before the workers of ``-n`` start, compile the engine and the FMU's bundled copy of it
+    once (tests/support/fmus.py, warm_up), rather than in every worker at the same time."""
+    if hasattr(config, "workerinput") or config.option.collectonly \
+            or not getattr(config.option, "numprocesses", None) \
+            or os.environ.get("SIMON_TEST_NO_WARM_UP"):
+        return
+    fmus.warm_up()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark the slow groups ``slow`` and put them first; each is also an ``xdist_group``, so
+    that with ``--dist loadgroup`` (`make test`) each runs whole on one worker (its session
+    fixtures built once), the groups start at once on different workers, and none of them
+    ends the run alone."""
+    for item in items:
+        group = SLOW_FILES.get(item.path.name)
+        if group is not None:
+            item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)   # stable
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -37,12 +67,11 @@ def pytest_unconfigure(config):
 
 
 def build(event_file: Path | None, output: Path) -> Path:
-    """Build an FMU the way a user does, in its own process."""
-    cmd = [sys.executable, "-m", "simon_fmu", "build"]
-    if event_file is not None:
-        cmd.append(str(event_file))
-    subprocess.run(cmd + ["-o", str(output)], check=True, cwd=ROOT, capture_output=True)
-    return output
+    """The vehicle FMU of ``event_file`` (None: the default car) at ``output``: built in
+    process with ``simon_fmu.vehicle.build.build_fmu`` once for all sessions with the same
+    sources and event (tests/support/fmus.py); the command-line build has tests of its own
+    (test_fmu_behaviour.py, test_cli_outputs.py)."""
+    return fmus.vehicle(event_file, output)
 
 
 def renamed_event(unit_name: str) -> dict:
@@ -60,26 +89,20 @@ def fmu_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def car_fmu(fmu_dir) -> Path:
-    """The default car, built with ``python -m simon_fmu build``."""
+    """The default car, as ``python -m simon_fmu build`` builds it."""
     return build(None, fmu_dir / "SimonCar.fmu")
-
-
-def _build_controller(command: str, output: Path) -> Path:
-    subprocess.run([sys.executable, "-m", "simon_fmu", command, "-o", str(output)],
-                   check=True, cwd=ROOT, capture_output=True)
-    return output
 
 
 @pytest.fixture(scope="session")
 def driver_fmu(fmu_dir) -> Path:
-    """The driver FMU, built with ``python -m simon_fmu build-driver``."""
-    return _build_controller("build-driver", fmu_dir / "Driver.fmu")
+    """The driver FMU, as ``python -m simon_fmu build-driver`` builds it."""
+    return fmus.controller("driver", fmu_dir / "Driver.fmu")
 
 
 @pytest.fixture(scope="session")
 def abs_fmu(fmu_dir) -> Path:
-    """The default car's ABS FMU, built with ``python -m simon_fmu build-abs``."""
-    return _build_controller("build-abs", fmu_dir / "ABS.fmu")
+    """The default car's ABS FMU, as ``python -m simon_fmu build-abs`` builds it."""
+    return fmus.controller("abs", fmu_dir / "ABS.fmu")
 
 
 @pytest.fixture(scope="session")
@@ -121,16 +144,6 @@ def two_cars_fmu(fmu_dir) -> Path:
 def fixed_dolly_fmu(fmu_dir) -> Path:
     """The double with a fixed dolly (engine/data/double-fixed-dolly.json)."""
     return build(ROOT / "engine" / "data" / "double-fixed-dolly.json", fmu_dir / "SimonDoubleFixed.fmu")
-
-
-def event_fmu(fmu_dir: Path, name: str, data: dict) -> Path:
-    """An FMU of event ``data`` (written to ``name``.json), built once per name and session."""
-    fmu = fmu_dir / f"{name}.fmu"
-    if not fmu.exists():
-        event_file = fmu_dir / f"{name}.json"
-        event_file.write_text(json.dumps(data))
-        build(event_file, fmu)
-    return fmu
 
 
 class Instance:

@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import event_fmu
-from test_fmu_physics import run, static_loads
+from support.fmus import event_fmu
+from support.run import run
+from support.sedan import static_loads
 
 DATA = json.loads(engine.load_event().to_json())
 CAR = DATA["units"][0]

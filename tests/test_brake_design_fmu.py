@@ -18,8 +18,9 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import event_fmu
-from test_fmu_physics import G, M, MS, MU, A_S, B_S, WB, loaded_radius, run
+from support.fmus import event_fmu
+from support.run import run
+from support.sedan import A_S, B_S, G, M, MS, MU, WB, loaded_radius
 
 EV = engine.load_event().data["units"][0]
 R_PEDAL = EV["brakes"]["pedal_ratio"]

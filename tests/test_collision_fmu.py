@@ -20,8 +20,8 @@ import pytest
 from scipy.optimize import brentq
 
 import engine
-from conftest import event_fmu
-from test_fmu_physics import run
+from support.fmus import event_fmu
+from support.run import run
 
 DATA = json.loads(engine.load_event().to_json())
 CAR = DATA["units"][0]

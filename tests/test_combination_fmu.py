@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from fmpy.fmi1 import FMICallException
 
-from conftest import event_fmu
+from support.fmus import event_fmu
 from engine.event import DOUBLE_EVENT, TRACTOR_SEMITRAILER_EVENT
 
 SEMI = json.loads(open(TRACTOR_SEMITRAILER_EVENT).read())

@@ -17,7 +17,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import event_fmu
+from support.fmus import event_fmu
 from engine.event import TRACTOR_SEMITRAILER_EVENT
 
 G = 9.80665

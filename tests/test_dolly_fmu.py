@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import event_fmu
+from support.fmus import event_fmu
 from engine.event import DOUBLE_EVENT, TRACTOR_SEMITRAILER_EVENT
-from test_fmu_physics import run
+from support.run import run
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "out"

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import engine
-from test_fmu_physics import G, MS, A_S, WB, MU, loaded_radius, run
+from support.run import run
+from support.sedan import A_S, G, MS, MU, WB, loaded_radius
 
 DT = engine.load_event().data["units"][0]["drivetrain"]
 OMEGA_IDLE = DT["idle_speed"] * 2.0 * math.pi / 60.0        # 800 rpm, rad/s

@@ -12,48 +12,10 @@ import pytest
 
 import engine
 
-G = 9.80665
-EV = engine.load_event().data["units"][0]
-MS = EV["sprung_mass"]["mass"]
-MU = EV["axles"][0]["unsprung_mass_per_wheel"]
-M = MS + 4 * MU
-A_S = EV["axles"][0]["x"]                 # sprung CG to front axle
-B_S = -EV["axles"][1]["x"]                # sprung CG to rear axle
-WB = A_S + B_S
-TIRE = EV["tires"]["front"]
-RHO = 101325.0 / (287.058 * 288.15)
-CDA = EV["aerodynamics"][0]["drag_coefficient"] * EV["aerodynamics"][0]["area"]
-WHEELS = [f"car.axle{k}.{s}" for k in (1, 2) for s in ("left", "right")]
-
-
-def static_loads():
-    """Static tire loads: sprung weight split by the CG position, plus the unsprung weight."""
-    front = MS * G * B_S / WB / 2 + MU * G
-    rear = MS * G * A_S / WB / 2 + MU * G
-    return front, rear
-
-
-def loaded_radius(load):
-    return TIRE["unloaded_radius"] - load / TIRE["radial_stiffness"]
-
-
-def run(inst, t_end, control=None, h=0.01, record=("car.u",)):
-    """Step the FMU to t_end with control(t, inst) called before each step; returns arrays."""
-    vrs = [inst.vr[n] for n in record]
-    out = {n: [] for n in ("time",) + tuple(record)}
-    t = inst_time = getattr(inst, "_t", 0.0)
-    n0 = round(inst_time / h)
-    for n in range(n0, round(t_end / h)):
-        t = n * h
-        if control is not None:
-            control(t, inst)
-        inst.fmu.doStep(t, h)
-        vals = inst.fmu.getReal(vrs)
-        out["time"].append(t + h)
-        for name, v in zip(record, vals):
-            out[name].append(v)
-    inst._t = t + h
-    return {k: np.array(v) for k, v in out.items()}
+# the sedan's theory and the stepping helper, shared (tests/support); imported from here too
+from support.run import run  # noqa: F401
+from support.sedan import (A_S, B_S, CDA, EV, G, M, MS, MU, RHO, TIRE, WB, WHEELS,  # noqa: F401
+                           loaded_radius, static_loads)
 
 
 def test_static_wheel_loads_and_no_settling(instance, car_fmu):

@@ -22,8 +22,9 @@ import pytest
 
 import engine
 from engine.terrain_mesh import grid_mesh_obj
-from conftest import event_fmu
-from test_fmu_physics import TIRE, run, static_loads
+from support.fmus import event_fmu
+from support.run import run
+from support.sedan import TIRE, static_loads
 
 PSI = 6894.757293168
 MPH = 0.44704

@@ -13,34 +13,16 @@ from engine import layout as L
 from engine.tire import radial_force, turning_point_rate
 
 from conftest import build
+from support.sedan import (CDA, EV, G, H, M, MS, MU, RHO, TIRE, WB, loaded_radius,
+                           static_loads)
 
-G = 9.80665
 BASE = json.loads(engine.load_event().to_json())
-EV = BASE["units"][0]
-MS = EV["sprung_mass"]["mass"]
-MU = EV["axles"][0]["unsprung_mass_per_wheel"]
-M = MS + 4 * MU
-A_S, B_S = EV["axles"][0]["x"], -EV["axles"][1]["x"]
-WB = A_S + B_S
-H = EV["sprung_mass"]["cg_height"]
-TIRE = EV["tires"]["front"]
-RHO = 101325.0 / (287.058 * 288.15)
-CDA = EV["aerodynamics"][0]["drag_coefficient"] * EV["aerodynamics"][0]["area"]
 
 
 def _modified(change) -> dict:
     data = json.loads(json.dumps(BASE))
     change(data["units"][0])
     return data
-
-
-def static_loads():
-    """Static tire loads: sprung weight split by the CG position, plus the unsprung weight."""
-    return MS * G * B_S / WB / 2 + MU * G, MS * G * A_S / WB / 2 + MU * G
-
-
-def loaded_radius(load):
-    return TIRE["unloaded_radius"] - load / TIRE["radial_stiffness"]
 
 
 # --- Ixz: products of inertia couple roll and yaw (Eq. 8, 10) --------------------------------

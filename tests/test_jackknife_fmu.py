@@ -29,8 +29,8 @@ from scipy.optimize import brentq
 
 import engine
 from engine.event import DEFAULT_CRUSH_B, TRACTOR_SEMITRAILER_EVENT
-from conftest import event_fmu
-from test_fmu_physics import run
+from support.fmus import event_fmu
+from support.run import run
 
 DATA = json.loads(engine.load_event(TRACTOR_SEMITRAILER_EVENT).to_json())
 TRACTOR, TRAILER = DATA["units"]

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import event_fmu
+from support.fmus import event_fmu
 from engine.steering import (friction_moment, mode_code, null_band, stop_damping, stop_moment,
                              system_inertia)
 from engine.tire import contact_length, pneumatic_trail
-from test_fmu_physics import run
+from support.run import run
 
 ST = engine.load_event().data["units"][0]["steering"]
 ETA = ST["gear_ratio"]

@@ -14,8 +14,8 @@ from simon_fmu.__main__ import main as cli
 from simon_fmu.studies import manoeuvres
 from simon_fmu.studies import metrics as m
 from simon_fmu.studies.study import run_study
-from test_fmu_physics import (A_S, CDA, EV, G, M, MS, MU, RHO, WB, bicycle_reference,
-                               loaded_radius, static_loads)
+from support.sedan import A_S, CDA, EV, G, M, MS, MU, RHO, WB, loaded_radius, static_loads
+from test_fmu_physics import bicycle_reference
 
 REF = bicycle_reference()
 
@@ -475,7 +475,7 @@ def test_lane_change_body_takes_front_x_from_the_event():
 def test_gravity_tilt_loads_the_tires_with_m_g_cos_and_m_g_sin(instance, car_fmu):
     """The tilt table (FMU input gravityTilt): gravity turned about earth X by T. At rest on
     it the tires carry m g cos T normal to the table and m g sin T up its slope (exact)."""
-    from test_fmu_physics import run
+    from support.run import run
     inst = instance(car_fmu).start({"car.speed0": 0.0})
     tilt = 0.3
 

@@ -18,8 +18,9 @@ from fmpy.fmi2 import fmi2Error
 
 import engine
 from engine.event import validate_event
-from conftest import event_fmu
-from test_fmu_physics import M, run
+from support.fmus import event_fmu
+from support.run import run
+from support.sedan import M
 
 WHEELS = [f"car.axle{k}.{s}" for k in (1, 2) for s in ("left", "right")]
 DRIVEN = WHEELS[2:]                              # the sedan drives its rear axle

@@ -18,8 +18,9 @@ import pytest
 
 import engine
 from engine.terrain_crg import grid_crg
-from conftest import ROOT, event_fmu
-from test_fmu_physics import run
+from conftest import ROOT
+from support.fmus import event_fmu
+from support.run import run
 from test_terrain_fmu import GRADE, _grade_theory, _mesh_event, _rolling_back
 from simon_fmu.vehicle.slave import TERRAIN_FILES
 

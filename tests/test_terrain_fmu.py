@@ -15,8 +15,9 @@ import pytest
 
 import engine
 from engine.terrain_mesh import grid_mesh_obj
-from conftest import event_fmu
-from test_fmu_physics import G, M, TIRE, run
+from support.fmus import event_fmu
+from support.run import run
+from support.sedan import G, M, TIRE
 
 EV = engine.load_event().data
 UNIT = EV["units"][0]

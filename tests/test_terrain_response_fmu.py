@@ -17,9 +17,9 @@ from scipy.integrate import solve_ivp
 
 import engine
 from engine.terrain_mesh import grid_mesh_obj
-from conftest import event_fmu
-from test_fmu_physics import (A_S, B_S, CDA, G, M, MS, MU, RHO, WB, loaded_radius, run,
-                               static_loads)
+from support.fmus import event_fmu
+from support.run import run
+from support.sedan import A_S, B_S, CDA, G, M, MS, MU, RHO, WB, loaded_radius, static_loads
 
 UNIT = engine.load_event().data["units"][0]
 FRONT = UNIT["axles"][0]["suspension"]

@@ -19,8 +19,9 @@ import pytest
 import engine
 from engine.event import TRACTOR_SEMITRAILER_EVENT
 from engine.terrain_mesh import grid_mesh_obj
-from conftest import event_fmu
-from test_fmu_physics import G, M, loaded_radius, run, static_loads
+from support.fmus import event_fmu
+from support.run import run
+from support.sedan import G, M, loaded_radius, static_loads
 
 SLOPE = 0.04                               # Z = SLOPE * Y: the road falls to the right
 THETA = math.atan(SLOPE)

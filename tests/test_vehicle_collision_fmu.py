@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from engine.event import DEFAULT_CRUSH_B, TWO_CARS_EVENT
-from conftest import event_fmu
-from test_fmu_physics import run
+from support.fmus import event_fmu
+from support.run import run
 
 MASS_RATIO = 1.5
 V1, V2 = 12.0, 8.0

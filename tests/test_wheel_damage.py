@@ -20,12 +20,12 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import event_fmu
+from support.fmus import event_fmu
 from engine import layout as L
 from engine.simulation import Simulation
 from engine.wheel_damage import damage_step, set_step, wheel_mesh
 from test_collision_fmu import barrier_fmu  # noqa: F401 (a fixture: the default car, a wall 1 m ahead)
-from test_fmu_physics import run
+from support.run import run
 
 DATA = json.loads(engine.load_event().to_json())
 CAR = DATA["units"][0]
