@@ -19,12 +19,11 @@ import pytest
 import engine
 from support.fmus import event_fmu
 from support.run import run
-from support.sedan import static_loads
+from support.sedan import RHO, static_loads
 
 DATA = json.loads(engine.load_event().to_json())
 CAR = DATA["units"][0]
 ENV = DATA["environment"]
-RHO = ENV["air_pressure"] / (287.058 * ENV["air_temperature"])
 G = ENV["gravity"]
 A_F = CAR["axles"][0]["x"]                  # sprung CG to front axle
 B_R = -CAR["axles"][1]["x"]                 # sprung CG to rear axle

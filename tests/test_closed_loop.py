@@ -6,6 +6,8 @@ import numpy as np
 import engine
 from simon_fmu.controllers.courses import check_lanes, iso3888_2_lanes
 
+from support.sedan import lever_loads
+
 EVENT = engine.load_event()             # the default car, as the FMUs of conftest carry it
 CAR = EVENT.data["units"][0]
 G = EVENT.data["environment"]["gravity"]
@@ -50,13 +52,8 @@ def test_iso3888_2_at_80_kmh_is_lost_at_the_grip_limit(car_fmu, driver_fmu):
 
 
 def _static_wheel_loads():
-    """Static load per wheel, front and rear, by the lever rule: the sprung weight split by
-    the CG's distances to the axles, plus the unsprung weight (the sheet's values)."""
-    m_s = CAR["sprung_mass"]["mass"]
-    front, rear = CAR["axles"]
-    a, b = front["x"], -rear["x"]
-    return (m_s * G * b / (a + b) / 2 + front["unsprung_mass_per_wheel"] * G,
-            m_s * G * a / (a + b) / 2 + rear["unsprung_mass_per_wheel"] * G)
+    """Static load per wheel, front and rear, by the lever rule (tests/support/sedan.py)."""
+    return lever_loads(CAR, G)
 
 
 def _static_mu_p():

@@ -32,7 +32,25 @@ from importers.runners import PYTHON_IMPORTERS
 from importers.references import independent_reference
 from importers.system import MissingSystemLibrary, require_tbb
 
-IMPORTERS = {name: isolated_runner(name) for name in PYTHON_IMPORTERS}
+
+
+def _once_per_scenario(runner):
+    """``runner``, run once per importer and scenario in a session: the smoke tests, the
+    agreement test and the comparisons with fmpy check the one run's result."""
+    results = {}
+
+    def run(scenario: Scenario):
+        inputs = scenario.inputs
+        key = (str(scenario.fmu), scenario.step_size, scenario.n_steps, scenario.outputs,
+               tuple(inputs.names), np.asarray(inputs.times).tobytes(),
+               np.asarray(inputs.values).tobytes(), tuple(sorted(scenario.start_values.items())))
+        if key not in results:
+            results[key] = runner(scenario)
+        return results[key]
+    return run
+
+
+IMPORTERS = {name: _once_per_scenario(isolated_runner(name)) for name in PYTHON_IMPORTERS}
 run_fmpy = IMPORTERS["fmpy"]
 
 RTOL = 1e-9

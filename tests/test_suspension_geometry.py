@@ -9,6 +9,8 @@ import pytest
 import engine
 from engine.signals import TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_OUTPUTS
 
+from support.sedan import lever_loads
+
 BASE = json.loads(engine.load_event().to_json())
 
 
@@ -56,9 +58,8 @@ UNIT = BASE["units"][0]
 
 
 def _static_loads():
-    ms, mu = UNIT["sprung_mass"]["mass"], UNIT["axles"][0]["unsprung_mass_per_wheel"]
-    a, b = UNIT["axles"][0]["x"], -UNIT["axles"][1]["x"]
-    return ms * G * b / (a + b) / 2 + mu * G, ms * G * a / (a + b) / 2 + mu * G
+    """Static load per wheel, front and rear, by the lever rule (tests/support/sedan.py)."""
+    return lever_loads(UNIT, G)
 
 
 def suspension_roll_gradients():

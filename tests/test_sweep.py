@@ -19,19 +19,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import engine
 from simon_fmu.studies import results as store
 from simon_fmu.studies import spec as spec_module
 from simon_fmu.studies.sweep import run_case, run_sweep, worker_runner
 
+from support.sedan import CDA, EV, G, M, RHO
+
 ROOT = Path(__file__).resolve().parents[1]
-EVENT = engine.load_event()
-EV = EVENT.data["units"][0]
-ENV = EVENT.data["environment"]
-G = ENV["gravity"]
-M = EV["sprung_mass"]["mass"] + sum(2 * ax["unsprung_mass_per_wheel"] for ax in EV["axles"])
-RHO = ENV["air_pressure"] / (287.058 * ENV["air_temperature"])
-CDA = sum(a["drag_coefficient"] * a["area"] for a in EV["aerodynamics"])
 MU_S = {v for tire in EV["tires"].values() for row in tire["slide_friction"] for v in row}
 
 LOCKED = {"manoeuvre": {"name": "straight-brake", "settings": {"brakePedalForce": 3000.0}},
