@@ -594,6 +594,12 @@ void fmi2FreeInstance(fmi2Component c)
 {
     Proxy *p = lookup(c, "fmi2FreeInstance");
     if (!p) return;
+    if (p->depth) {   /* the call whose messages the logger gets still uses the instance */
+        fprintf(stderr, "%s: fmi2FreeInstance: refused: called from inside the logger; free "
+                "the instance after the call has returned\n",
+                p->name && *p->name ? p->name : "FMU");
+        return;
+    }
     pthread_mutex_lock(&live_lock);
     for (Proxy **at = &live; *at; at = &(*at)->next)
         if (*at == p) {
