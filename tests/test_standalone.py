@@ -536,7 +536,7 @@ _FMPY_REENTRANT = textwrap.dedent("""
     vr = {v.name: v.valueReference for v in md.modelVariables}
     fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder,
                     modelIdentifier=md.coSimulation.modelIdentifier, instanceName="reentrant")
-    out = {"log": [], "nested": [], "errors": []}
+    out = {"log": [], "nested": []}
     depth = [0]
     def logger(_env, _name, status, _category, message):
         out["log"].append([depth[0], status, message.decode()])
