@@ -115,7 +115,7 @@ def test_road_inputs_are_the_wheels_on_an_external_terrain_only():
         assert (z.causality, z.unit, z.start, z.min, z.max) == ("input", "m", 0.0, -1e5, 1e5)
         assert "under the wheel centre" in z.description and "z down" in z.description
         for g, axis in ((gx, "X"), (gy, "Y")):
-            assert (g.causality, g.unit, g.start, g.min, g.max) == ("input", None, 0.0, -10.0, 10.0)
+            assert (g.causality, g.unit, g.start, g.min, g.max) == ("input", None, 0.0, -1.0, 1.0)
             assert f"dZ/d{axis}" in g.description and "earth frame" in g.description
         assert c[f"{wheel}.contactZ"].causality == "output" and c[f"{wheel}.contactZ"].unit == "m"
         assert c[f"{wheel}.waterDepth"].unit == "m" and c[f"{wheel}.frictionAvailable"].unit is None
