@@ -48,6 +48,7 @@ FOREIGN_PYTHON = "/usr/bin/python3"
 
 
 def _build(command: str, output: Path) -> Path:
+    output.parent.mkdir(parents=True, exist_ok=True)     # -o refuses a missing folder
     subprocess.run([sys.executable, "-m", "simon_fmu", command, "--standalone", "-o",
                     str(output)], check=True, cwd=ROOT, capture_output=True, timeout=1200)
     return output
