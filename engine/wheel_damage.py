@@ -339,7 +339,7 @@ def pack_reach(P_COLL, P_UNIT, P_WHEEL, P_WCOLL, units):
     grown by the wheel's travel (its suspension's jounce and rebound clearances plus the
     wheel's radius, beyond which a stop's force rises steeply) and its largest set
     (deformation_rate times (max_force - max_no_damage_force), plus its rim's turn, as much
-    again), about its static centre."""
+    again, and no more than the exterior's diagonal), about its static centre."""
     from .equilibrium import wheels
     from .layout import (CO_R0, CO_WHEELS, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX,
                          CO_ZMIN)
@@ -348,13 +348,16 @@ def pack_reach(P_COLL, P_UNIT, P_WHEEL, P_WCOLL, units):
         row = P_COLL[u]
         lo = np.array([row[CO_XMIN], row[CO_YMIN], row[CO_ZMIN]])
         hi = np.array([row[CO_XMAX], row[CO_YMAX], row[CO_ZMAX]])
+        across = float(np.linalg.norm(hi - lo))     # the exterior's diagonal
         for _, axle, _ in wheels(unit):
             pw = P_WCOLL[w]
             if pw[WC_NV] > 0.0:
                 sus = axle["suspension"]
                 travel = (sus["jounce_stop"]["clearance"] + sus["rebound_stop"]["clearance"]
                           + pw[WC_RADIUS])
-                set_max = 2.0 * pw[WC_RATE] * (pw[WC_FMAX] - pw[WC_F0])
+                # at most the exterior's diagonal (a set carries a wheel through it at
+                # most), in Python floats: a rate of 1 m/N times a force of 1e300 N is inf
+                set_max = min(2.0 * float(pw[WC_RATE]) * float(pw[WC_FMAX] - pw[WC_F0]), across)
                 r = pw[WC_BOUND] + travel + set_max
                 c = P_WHEEL[w, [W_X, W_Y0, W_Z0]]
                 lo, hi = np.minimum(lo, c - r), np.maximum(hi, c + r)

@@ -275,10 +275,10 @@ def test_files_and_fields_that_are_not_acceptable_are_named_as_such(tmp_path, ca
          "a-folder: a folder, not a file"),
         (_event(units__0__collision__mesh_file="/dev/zero"), "/dev/zero: not a regular file"),
         (truck, "units[1].connections.front.deflection: a number >= 1e-05"),
-        (wheel, "units[0].axles[0].wheel_damage.deformation_rate: at most 1.25e-03 m/N"),
+        (wheel, "units[0].axles[0].wheel_damage.deformation_rate: a number >= 0 and <= 1"),
         (_event(units__0__initial__X=1e15), "units[0].initial.X"),
     ]
     for data, expected in cases:
         err = _build_refusal(tmp_path, capsys, data)
-        assert expected in err.replace("0.00125", "1.25e-03"), err
+        assert expected in err, err
         assert "Traceback" not in err and "stepSize" not in err, err
