@@ -178,8 +178,8 @@ def test_rebound_multiplier_leaves_static_equilibrium_alone():
     at 20 m/s, once the drag has pitched it, it carries the loads it carries with lambda = 1."""
     front, rear = static_loads()
     loads, heights = _rest_and_ride(0.5, 0.0)
-    assert np.max(np.abs(loads - [front, front, rear, rear])) < 1e-3      # N (measured 3.4e-8)
-    assert np.ptp(heights) < 1e-6                                          # m (measured 6e-14)
+    assert np.max(np.abs(loads - [front, front, rear, rear])) < 1e-6      # N (measured 3.4e-8)
+    assert np.ptp(heights) < 1e-12                                         # m (measured 6e-14)
     rolling, heights = _rest_and_ride(0.5, 20.0)
     reference, _ = _rest_and_ride(1.0, 20.0)
     assert np.max(np.abs(rolling[-50:] - reference[-50:])) < 1.0           # N (measured 0.004)
@@ -206,8 +206,8 @@ def test_rebound_multiplier_car_at_rest_through_the_fmu(instance, rebound_fmu):
         rec.append(inst.get_reals(tires + ["car.Z"]))
     rec = np.array(rec)
     front, rear = static_loads()
-    assert np.max(np.abs(rec[:, :4] - [front, front, rear, rear])) < 1e-3     # N (measured 3.4e-8)
-    assert np.ptp(rec[:, 4]) < 1e-6                                             # m (measured 6e-14)
+    assert np.max(np.abs(rec[:, :4] - [front, front, rear, rear])) < 1e-6     # N (measured 3.4e-8)
+    assert np.ptp(rec[:, 4]) < 1e-12                                            # m (measured 6e-14)
 
 
 def _tire_history(lam, change, t_end, h=1e-4, tire=0):
