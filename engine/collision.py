@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .derived import body_front
 from .jit import njit, njit_inline
 from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_PLANE, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
                      CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, CS_CONTACT,
@@ -946,10 +947,7 @@ def unit_box(unit, delta=(0.0, 0.0, 0.0)):
         return (hi[0] - dx, lo[0] - dx, 0.5 * (hi[1] - lo[1]), lo[2] - dz, hi[2] - dz,
                 0.5 * (hi[1] + lo[1]) - dy)
     length, width, cgh = dims["length"], dims["width"], sm["cg_height"]
-    axles = unit["axles"]
-    front = dims.get("front_x")
-    if front is None:
-        front = axles[0]["x"] + 0.5 * (length - (axles[0]["x"] - axles[-1]["x"]))
+    front = body_front(unit)
     height = col.get("height") or dims.get("height") or 2.0 * cgh
     clearance = col.get("ground_clearance")
     if clearance is None:

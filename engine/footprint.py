@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 from typing import List, NamedTuple, Sequence, Tuple
 
+from .derived import body_front
+
 
 class Footprint(NamedTuple):
     """A unit's plan-view rectangle, vehicle-fixed from its sprung-mass CG, m."""
@@ -26,13 +28,8 @@ class Footprint(NamedTuple):
 def unit_footprint(unit: dict) -> Footprint:
     """The footprint of a validated unit's data (``Event.data["units"][i]``)."""
     dims = unit["dimensions"]
-    length = float(dims["length"])
-    if dims.get("front_x") is not None:
-        front = float(dims["front_x"])
-    else:
-        xs = [a["x"] for a in unit["axles"]]
-        front = max(xs) + 0.5 * (length - (max(xs) - min(xs)))
-    return Footprint(front, front - length, 0.5 * float(dims["width"]))
+    front = body_front(unit)
+    return Footprint(front, front - float(dims["length"]), 0.5 * float(dims["width"]))
 
 
 def corners(fp: Footprint, X: float, Y: float, yaw: float) -> List[Tuple[float, float]]:

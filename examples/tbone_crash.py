@@ -38,6 +38,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from engine.derived import body_front  # noqa: E402
 from engine.event import COLLISION, TWO_CARS_EVENT  # noqa: E402
 
 DEFAULT_RESTITUTION = COLLISION["restitution"].default
@@ -59,7 +60,7 @@ def write_event(out: Path, v1: float = V1, v2: float = V2) -> tuple[Path, dict]:
     data = json.loads(Path(TWO_CARS_EVENT).read_text())
     car, car2 = data["units"]
     half_width = car["dimensions"]["width"] / 2.0
-    front2 = car2["dimensions"].get("front_x", car2["dimensions"]["length"] / 2.0)
+    front2 = body_front(car2)
     car["initial"] = {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": v1}
     car2["initial"] = {"X": v1 * IMPACT, "Y": half_width + front2 + v2 * IMPACT,
                        "yaw": -math.pi / 2.0, "speed": v2}
@@ -97,7 +98,7 @@ def earth_velocity(h: dict, unit: str) -> tuple[np.ndarray, np.ndarray]:
 def body(unit: dict, X: float, Y: float, yaw: float) -> np.ndarray:
     """Plan-view corners of the unit's body box at (X, Y, yaw), closed."""
     d = unit["dimensions"]
-    front = d.get("front_x", d["length"] / 2.0)
+    front = body_front(unit)
     xs = np.array([front, front, front - d["length"], front - d["length"], front])
     ys = np.array([-1, 1, 1, -1, -1]) * d["width"] / 2.0
     c, s = math.cos(yaw), math.sin(yaw)

@@ -22,6 +22,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 import engine
+from engine import derived
 from engine.equilibrium import static_state
 
 
@@ -84,8 +85,7 @@ def understeer_gradient(event: "engine.Event", unit: Optional[str] = None) -> fl
 
 def wheelbase(event: "engine.Event", unit: Optional[str] = None) -> float:
     """First to last axle (m), as the vehicle FMU's ``<unit>.wheelbase``."""
-    xs = [a["x"] for a in unit_data(event, unit)["axles"]]
-    return float(max(xs) - min(xs))
+    return derived.wheelbase(unit_data(event, unit))
 
 
 def vehicle_body(event: "engine.Event", unit: Optional[str] = None) -> VehicleBody:
@@ -94,13 +94,8 @@ def vehicle_body(event: "engine.Event", unit: Optional[str] = None) -> VehicleBo
     ``front_x`` the overhangs are taken equal front and rear (half of the length less the
     wheelbase beyond the first and the last axle)."""
     u = unit_data(event, unit)
-    xs = [a["x"] for a in u["axles"]]
     dims = u["dimensions"]
-    length = dims["length"]
-    front = dims.get("front_x")
-    if front is None:
-        front = max(xs) + 0.5 * (length - (max(xs) - min(xs)))
-    return VehicleBody(dims["width"], length, float(front))
+    return VehicleBody(dims["width"], dims["length"], derived.body_front(u))
 
 
 def abs_starts(event: "engine.Event", unit: Optional[str] = None) -> dict:
