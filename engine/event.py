@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from .aerodynamics import AERO_NAMES, DEVICES
+from .collision_setup import read_exterior
 from .layout import MAX_GEARS, MAX_TIRE_TESTS
 from .equilibrium import static_equilibrium_problems, static_state
+from .errors import EventError  # noqa: F401  (engine.event.EventError, as before)
 from .schema import Field as F, check_object, shown
 from .steering import MODES as STEERING_MODES
 from .terrain_mesh import MAX_COORDINATE
@@ -104,19 +106,6 @@ MAX_TRAIL = 1.0            # m, a mechanical trail
 #: the steering fields a steering mode other than "off" needs (engine.steering)
 STEERING_DOF_FIELDS = ("stop_left", "stop_right", "stop_stiffness", "steer_inertia",
                        "column_inertia", "null_band")
-
-
-class EventError(ValueError):
-    """An event file, or a value derived from it, is not acceptable.
-
-    ``problems`` lists every problem found, each naming the field and what it accepts.
-    """
-
-    def __init__(self, problems):
-        if isinstance(problems, str):
-            problems = [problems]
-        self.problems = list(problems)
-        super().__init__("invalid event:\n  " + "\n  ".join(self.problems))
 
 
 def _num(lo=None, hi=None, lo_open=False, hi_open=False, default=None, doc=""):
@@ -578,7 +567,7 @@ MAX_BARRIERS = 64
 
 def _unit_normal(v):
     """Any finite direction of length > 0 (its largest component non-zero: the length itself
-    may overflow, 1e308 in each, or underflow; engine.collision.unit_vector scales first)."""
+    may overflow, 1e308 in each, or underflow; engine.collision_setup.unit_vector scales first)."""
     return None if max(map(abs, v)) > 0.0 else f"a normal of length > 0 (got {v})"
 
 
@@ -1082,7 +1071,7 @@ def _terrain_problems(data, raw, base, problems):
 
 def _mesh_file_problems(data, base, problems):
     """A unit's ``collision.mesh_file``: found relative to ``base`` (the data keeps its absolute
-    path) and read (engine.collision.read_exterior); a file the reader refuses is a problem
+    path) and read (engine.collision_setup.read_exterior); a file the reader refuses is a problem
     naming the field, the file and the line."""
     from .terrain_mesh import MeshError
     for i, unit in enumerate(data.get("units") or []):
@@ -1090,7 +1079,6 @@ def _mesh_file_problems(data, base, problems):
         if not isinstance(col, dict) or not col.get("mesh_file"):
             continue
         col["mesh_file"] = os.path.abspath(os.path.join(base, col["mesh_file"]))
-        from .collision import read_exterior
         try:
             read_exterior(col["mesh_file"])
         except MeshError as exc:

@@ -13,7 +13,7 @@ import numpy as np
 from . import layout as L
 from .aerodynamics import DEVICE_AXIS, SURFACES, air_density, surface_constant
 from .brakes import design_torque_ratio
-from .collision import pack_barriers, pack_collisions, pack_pairs
+from .collision_setup import pack_barriers, pack_collisions, pack_pairs
 from .event import BRAKE_METHODS, DRIVE_METHODS
 from .drivetrain import RPM, engine_torque, gear_ratio
 from .equilibrium import connection_rates, links, place_units, static_state, wheels

@@ -203,6 +203,16 @@ def _read_triangles(path, text, face_size):
     return vertices[faces]
 
 
+def read_obj(path, lines, material_rows):
+    """The triangles (n, 3, 3) of the OBJ text ``lines`` (of the file ``path``, named in the
+    errors), in the file's order (polygons fanned into their k - 2 triangles), and per face its
+    line number, material row (``material_rows``: each ``usemtl`` name's row) and vertex
+    count. Raises :class:`MeshError` naming the file and line for a malformed line, an unknown
+    material, a reference to a missing vertex and a file without faces."""
+    text, face_lines, face_mat, face_size = _scan(path, lines, material_rows)
+    return _read_triangles(path, text, face_size), face_lines, face_mat, face_size
+
+
 def regular_file(path) -> Path:
     """``path`` as a Path when it names a regular file (or a link to one); else
     :class:`MeshError` saying what it is: missing, a folder, or another kind of file (a
@@ -233,8 +243,7 @@ def load_mesh(path, materials: dict, z_up: bool = False) -> TerrainMesh:
     names, matp = materials_table(materials)
     rows = {name: row for row, name in enumerate(names)}
     lines = path.read_text(errors="replace").splitlines()
-    text, face_lines, face_mat, face_size = _scan(path, lines, rows)
-    tri = _read_triangles(path, text, face_size)
+    tri, face_lines, face_mat, face_size = read_obj(path, lines, rows)
     tri_line = np.repeat(np.array(face_lines), face_size - 2)
     tri_mat = np.repeat(face_mat, face_size - 2).astype(np.float64)
     if z_up:

@@ -108,7 +108,7 @@ def test_a_barrier_of_huge_normal_and_a_stiff_front_the_step_takes_stop_the_car(
     _setup_quietly(data)
     inst = instance(event_fmu(fmu_dir, "huge_normal_stiff_front", data)).start({"car.speed0": 15.0})
     out = run(inst, 1.5, record=("car.X", "car.u", "car.collision.maxCrush"))
-    x_front = engine.collision.unit_box(data["units"][0])[0]
+    x_front = engine.collision_setup.unit_box(data["units"][0])[0]
     assert np.max(out["car.X"]) + x_front < BARRIER_X + np.max(out["car.collision.maxCrush"]) + 1e-3
     assert np.max(out["car.collision.maxCrush"]) > 0.0
     e = data["units"][0]["collision"]["restitution"]

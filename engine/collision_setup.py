@@ -1,0 +1,294 @@
+"""Collisions, set-up side (plain Python): each unit's exterior mesh and the parameter arrays of
+the collision kernels (:mod:`engine.collision`).
+
+A unit's exterior is a box from its dimensions (:func:`unit_box`, :func:`box_mesh`) or the
+OBJ file ``collision.mesh_file`` (:func:`read_exterior`, :func:`exterior_stiffness`), its
+vertices carrying the crush stiffness of the face they lie on (docs/equations.md,
+"Collisions"). :func:`pack_collisions`, :func:`pack_barriers` and :func:`pack_pairs` fill
+P_COLL, CV, CK, P_BAR and P_PAIR for :func:`engine.params.pack`.
+"""
+import functools
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .collision import FRICTION_SPEED
+from .derived import body_front
+from .errors import EventError
+from .layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_WALL, CO_E, CO_K0, CO_MU,
+                     CO_NV, CO_TAU, CO_V0, CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX,
+                     CO_ZMIN, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF,
+                     N_BAR_P, N_COLL_P, N_FACES, N_PAIR_P)
+from .terrain_mesh import MeshError, read_obj, regular_file
+
+
+# --- the box mesh ----------------------------------------------------------------------
+
+def _axis_nodes(lo, hi, n, extra=()):
+    """n nodes from lo to hi (and the ``extra`` nodes between them) and each one's tributary
+    length (half cells at the ends)."""
+    x = np.linspace(lo, hi, n)
+    inner = [e for e in extra if lo < e < hi and np.min(np.abs(x - e)) > 1e-6 * (hi - lo)]
+    x = np.sort(np.concatenate([x, inner]))
+    n = len(x)
+    t = np.empty(n)
+    t[0] = 0.5 * (x[1] - x[0])
+    t[-1] = 0.5 * (x[-1] - x[-2])
+    t[1:-1] = 0.5 * (x[2:] - x[:-2])
+    return x, t
+
+
+def box_mesh(x_front, x_rear, y_half, z_top, z_bottom, areal, n_target=300, x_nodes=()):
+    """The vertices (vehicle-fixed, from the CG, z down) of a box mesh and their stiffness.
+
+    x_front > x_rear, y in [-y_half, y_half], z_top < z_bottom (the roof is up, -z).
+    ``areal``: the stiffness per unit area of each face, N/m^3, in the order of
+    ``layout.FACE_*`` (front, rear, right, left, bottom, roof). The faces get a grid of about
+    ``n_target`` vertices in all, cells as square as the dimensions allow, at least 2 nodes
+    along each edge, and a ring of vertices round the box at each x of ``x_nodes`` (the back
+    of a cab). Returns (CV[v, 3], CK[v, 6]): CK[v, f] is the face's areal stiffness
+    times the vertex's tributary area on face f (0 for a face the vertex is not on), so the
+    stiffnesses of a face sum to its stiffness per area times its area.
+    """
+    lx, ly, lz = x_front - x_rear, 2.0 * y_half, z_bottom - z_top
+    if not (lx > 0.0 and ly > 0.0 and lz > 0.0):
+        raise ValueError(f"box_mesh: positive dimensions (got {lx:g} x {ly:g} x {lz:g} m)")
+    area = 2.0 * (lx * ly + lx * lz + ly * lz)
+    s = math.sqrt(area / max(n_target, 8))
+    nx, ny, nz = (max(2, int(round(d / s)) + 1) for d in (lx, ly, lz))
+    xs, tx = _axis_nodes(x_rear, x_front, nx, x_nodes)
+    nx = len(xs)
+    ys, ty = _axis_nodes(-y_half, y_half, ny)
+    zs, tz = _axis_nodes(z_top, z_bottom, nz)
+    verts, stiff = [], []
+    for i in range(nx):
+        for j in range(ny):
+            for k in range(nz):
+                faces = np.zeros(N_FACES)
+                if i == nx - 1:
+                    faces[FACE_FRONT] = areal[FACE_FRONT] * ty[j] * tz[k]
+                if i == 0:
+                    faces[FACE_REAR] = areal[FACE_REAR] * ty[j] * tz[k]
+                if j == ny - 1:
+                    faces[FACE_RIGHT] = areal[FACE_RIGHT] * tx[i] * tz[k]
+                if j == 0:
+                    faces[FACE_LEFT] = areal[FACE_LEFT] * tx[i] * tz[k]
+                if k == nz - 1:
+                    faces[FACE_BOTTOM] = areal[FACE_BOTTOM] * tx[i] * ty[j]
+                if k == 0:
+                    faces[FACE_ROOF] = areal[FACE_ROOF] * tx[i] * ty[j]
+                if i in (0, nx - 1) or j in (0, ny - 1) or k in (0, nz - 1):
+                    verts.append((xs[i], ys[j], zs[k]))
+                    stiff.append(faces)
+    return np.array(verts, dtype=np.float64), np.array(stiff, dtype=np.float64)
+
+
+# --- the exterior from a file, the box, packing ----------------------------------------
+
+@functools.lru_cache(maxsize=32)
+def _read_exterior(path, stamp):
+    lines = [("" if raw.split("#", 1)[0].split()[:1] == ["usemtl"] else raw)
+             for raw in Path(path).read_text(errors="replace").splitlines()]
+    tri = read_obj(path, lines, {})[0]
+    verts, corner = np.unique(tri.reshape(-1, 3), axis=0, return_inverse=True)
+    corner = corner.reshape(-1, 3)
+    cross = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    area = 0.5 * np.linalg.norm(cross, axis=1)
+    extent = float(np.max(np.ptp(verts, axis=0))) if len(verts) else 0.0
+    tiny = np.flatnonzero(area <= 1e-12 * max(extent, 1e-3) ** 2)
+    if tiny.size:
+        raise MeshError(path, None, f"triangle {int(tiny[0]) + 1} of the file has no area")
+    if not np.all(np.ptp(verts, axis=0) > 0.0):
+        raise MeshError(path, None, "the mesh is flat: an exterior has length, width and height")
+    return verts, corner, cross / (2.0 * area[:, None]), area
+
+
+def read_exterior(path):
+    """The exterior mesh of a unit from the OBJ file ``path`` (vehicle-fixed, from the CG, SAE
+    axes, m; ``usemtl`` lines ignored): (vertices (n, 3), each triangle's vertex indices
+    (m, 3), each triangle's unit normal (m, 3) and area (m,)). Raises
+    engine.terrain_mesh.MeshError naming the file (and line) for a missing file, a malformed
+    line, a triangle without area and a flat mesh."""
+    p = regular_file(path)
+    st = p.stat()
+    return _read_exterior(str(p), (st.st_mtime_ns, st.st_size))
+
+
+def exterior_stiffness(verts, corner, normal, area, areal):
+    """CK[v, f] of a read mesh (as :func:`box_mesh`'s): a third of each triangle's area goes to
+    each of its vertices, on the face of the box its outward normal is nearest (its largest
+    component and that one's sign: +x the front, -z the roof), times that face's stiffness per
+    unit area ``areal``. Outward: away from the vertices' centroid."""
+    centre = verts.mean(axis=0)
+    mid = verts[corner].mean(axis=1)
+    sign = np.where(np.einsum("ij,ij->i", normal, mid - centre) < 0.0, -1.0, 1.0)
+    n = normal * sign[:, None]
+    axis = np.argmax(np.abs(n), axis=1)
+    positive = n[np.arange(len(n)), axis] > 0.0
+    face = np.array([[FACE_REAR, FACE_FRONT], [FACE_LEFT, FACE_RIGHT],
+                     [FACE_ROOF, FACE_BOTTOM]])[axis, positive.astype(int)]
+    CK = np.zeros((len(verts), N_FACES))
+    for k in range(3):
+        np.add.at(CK, (corner[:, k], face), areal[face] * area / 3.0)
+    return CK
+
+
+def unit_box(unit, delta=(0.0, 0.0, 0.0)):
+    """(x_front, x_rear, y_half, z_top, z_bottom, y_centre) of the unit's mesh box,
+    vehicle-fixed from its CG (with payloads: ``delta`` of Eq. 42 from the unit's own CG).
+
+    With ``collision.mesh_file``: the bounding box of that mesh. Else the box spans dimensions.length back from dimensions.front_x (default: the front axle plus
+    half of the length beyond the wheelbase, equal overhangs), dimensions.width, and from
+    collision.ground_clearance (default half the smallest unloaded tire radius) up to
+    collision.height (default dimensions.height, else twice the CG height) above ground.
+    """
+    dims, col, sm = unit["dimensions"], unit["collision"], unit["sprung_mass"]
+    dx, dy, dz = delta
+    if col.get("mesh_file"):
+        verts = read_exterior(col["mesh_file"])[0]
+        lo, hi = verts.min(axis=0), verts.max(axis=0)
+        return (hi[0] - dx, lo[0] - dx, 0.5 * (hi[1] - lo[1]), lo[2] - dz, hi[2] - dz,
+                0.5 * (hi[1] + lo[1]) - dy)
+    length, width, cgh = dims["length"], dims["width"], sm["cg_height"]
+    front = body_front(unit)
+    height = col.get("height") or dims.get("height") or 2.0 * cgh
+    clearance = col.get("ground_clearance")
+    if clearance is None:
+        clearance = 0.5 * min(t["unloaded_radius"] for t in unit["tires"].values())
+    return (front - dx, front - length - dx, 0.5 * width, cgh - height - dz, cgh - clearance - dz, -dy)
+
+
+def box_problems(unit, path):
+    """The problems of a unit's mesh box (a roof below its underbody)."""
+    col = unit.get("collision") or {}
+    if not col.get("enabled") or not unit.get("tires") or not unit.get("dimensions"):
+        return []
+    try:
+        _, _, _, z_top, z_bottom, _ = unit_box(unit)
+    except (TypeError, KeyError, ValueError):
+        return []      # the fields are reported on their own
+    if not z_top < z_bottom:
+        return [f"{path}.collision.height: a roof height above the ground clearance "
+                f"(got roof {unit['sprung_mass']['cg_height'] - z_top:g} m, underbody "
+                f"{unit['sprung_mass']['cg_height'] - z_bottom:g} m above ground)"]
+    return []
+
+
+def pack_collisions(units, deltas, total_masses, terrain_tri):
+    """(P_COLL, CV, CK, terrain top) for the event's units (``deltas``: each unit's CG shift
+    of Eq. 42, ``total_masses``: each unit's sprung plus unsprung mass)."""
+    P_COLL = np.zeros((len(units), N_COLL_P))
+    verts, stiff = [np.zeros((0, 3))], [np.zeros((0, N_FACES))]
+    n = 0
+    for ui, unit in enumerate(units):
+        col = unit["collision"]
+        if not col["enabled"]:
+            continue
+        xf, xr, yh, zt, zb, yc = unit_box(unit, deltas[ui])
+        b = col["crush_stiffness"]
+        h = zb - zt
+        areal = np.zeros(N_FACES)
+        areal[FACE_FRONT], areal[FACE_REAR] = b["front"] / h, b["rear"] / h
+        areal[[FACE_RIGHT, FACE_LEFT, FACE_BOTTOM, FACE_ROOF]] = b["side"] / h
+        cab = col.get("cab_length")
+        if col.get("mesh_file"):
+            mesh_v, corner, normal, area = read_exterior(col["mesh_file"])
+            cv = mesh_v - np.asarray(deltas[ui], dtype=np.float64)
+            ck = exterior_stiffness(mesh_v, corner, normal, area, areal)
+        else:
+            cv, ck = box_mesh(xf, xr, yh, zt, zb, areal, col["mesh_vertices"],
+                              () if cab is None else (xf - cab,))
+            cv[:, 1] += yc
+        e = col["restitution"]
+        k_front = b["front"] * 2.0 * yh / (e * e)         # the front face's unloading stiffness
+        omega = math.sqrt(k_front / total_masses[ui])
+        P = P_COLL[ui]
+        P[CO_V0], P[CO_NV] = n, len(cv)
+        P[CO_E], P[CO_MU] = e, col["friction"]
+        P[CO_TAU] = 2.0 * col["damping_ratio"] / omega
+        P[CO_VREG] = FRICTION_SPEED
+        P[CO_XMIN], P[CO_XMAX] = cv[:, 0].min(), cv[:, 0].max()
+        P[CO_YMIN], P[CO_YMAX] = cv[:, 1].min(), cv[:, 1].max()
+        P[CO_ZMIN], P[CO_ZMAX] = cv[:, 2].min(), cv[:, 2].max()
+        P[CO_K0:CO_K0 + N_FACES] = areal
+        verts.append(cv)
+        stiff.append(ck)
+        n += len(cv)
+    top = float(terrain_tri[:, 2::3].min()) if terrain_tri.shape[0] else 0.0
+    return P_COLL, np.ascontiguousarray(np.concatenate(verts)), np.ascontiguousarray(np.concatenate(stiff)), top
+
+
+def unit_vector(v):
+    """v / |v| without overflow or underflow: scaled by its largest component first."""
+    v = np.asarray(v, dtype=np.float64)
+    v = v / np.max(np.abs(v))
+    return v / np.linalg.norm(v)
+
+
+def pack_barriers(barriers, walls=np.zeros((0, 9))):
+    """P_BAR of the event's barriers, their normals made unit, then of the mesh terrain's
+    standing polygons ``walls`` (n, 9: earth X, Y, Z of each triangle's corners), each one's
+    normal by the right-hand rule of its corners' order (counter-clockwise seen from outside
+    the solid, the OBJ convention)."""
+    P_BAR = np.zeros((len(barriers) + len(walls), N_BAR_P))
+    for b, bar in enumerate(barriers):
+        P_BAR[b, BA_X:BA_Z + 1] = bar["point"]
+        P_BAR[b, BA_NX:BA_NZ + 1] = unit_vector(bar["normal"])
+    for w, tri in enumerate(np.asarray(walls, dtype=np.float64).reshape(-1, 3, 3)):
+        n = np.cross(tri[1] - tri[0], tri[2] - tri[0])
+        row = P_BAR[len(barriers) + w]
+        row[BA_X:BA_Z + 1] = tri[0]
+        row[BA_NX:BA_NZ + 1] = unit_vector(n)
+        row[BA_KIND] = BAR_WALL
+        row[BA_T0:BA_T0 + 9] = tri.ravel()
+    return P_BAR
+
+
+#: the x of "the whole box" in P_PAIR (no cut)
+WHOLE_BOX = -1.0e9
+
+
+def pack_pairs(units, deltas):
+    """P_PAIR: the pairs of units whose meshes meet. Every unit of a vehicle with every unit
+    of every other vehicle (the whole boxes). Within a combination, a unit with a
+    ``collision.cab_length`` and each unit it tows: the towed unit's whole box against the
+    towing unit's box from its front back to cab_length (its cab), so that a jackknife stops
+    at the cab. Raises EventError if the towed unit's box reaches into the cab at rest (the
+    coupling points aligned)."""
+    index = {u["name"]: i for i, u in enumerate(units)}
+    pairs = []
+    for bi, unit in enumerate(units):
+        front = (unit.get("connections") or {}).get("front")
+        if not front or not unit["collision"]["enabled"]:
+            continue
+        ai = index[front["tow"]]
+        tow = units[ai]
+        cab = tow["collision"].get("cab_length")
+        if cab is None or not tow["collision"]["enabled"]:
+            continue
+        xf_a = unit_box(tow, deltas[ai])[0]
+        x_cab = xf_a - cab
+        # the towed unit's front, in the tower's frame, with the coupling points together
+        rear = tow["connections"]["rear"]
+        nose = (rear["point"][0] - deltas[ai][0]) + (unit_box(unit, deltas[bi])[0]
+                                                     - (front["point"][0] - deltas[bi][0]))
+        if not nose < x_cab:
+            raise EventError([f"units[{ai}].collision.cab_length: a cab that ends ahead of the "
+                              f"front of the unit it tows ({unit['name']}) at rest: at most "
+                              f"{xf_a - nose:.3g} m (got {cab:g} m)"])
+        pairs.append((ai, bi, x_cab, WHOLE_BOX))
+    # vehicle with vehicle: every unit of one against every unit of another
+    vehicle = []
+    for unit in units:
+        front = (unit.get("connections") or {}).get("front")
+        vehicle.append(vehicle[index[front["tow"]]] if front else len(vehicle))
+    for ai in range(len(units)):
+        for bi in range(ai + 1, len(units)):
+            if vehicle[ai] != vehicle[bi] and units[ai]["collision"]["enabled"] \
+                    and units[bi]["collision"]["enabled"]:
+                pairs.append((ai, bi, WHOLE_BOX, WHOLE_BOX))
+    P_PAIR = np.zeros((len(pairs), N_PAIR_P))
+    for k, row in enumerate(pairs):
+        P_PAIR[k] = row
+    return P_PAIR
