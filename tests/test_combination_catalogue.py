@@ -225,9 +225,9 @@ def test_the_double_has_one_set_of_connection_outputs_per_towed_unit():
 
 # ---------------------------------------------------------------- through the built FMU
 @pytest.fixture(scope="module")
-def tractor_semitrailer_fmu(fmu_dir):
-    from conftest import build
-    return build(EVENTS / "tractor-semitrailer.json", fmu_dir / "TractorSemitrailer.fmu")
+def tractor_semitrailer_fmu(semitrailer_fmu):
+    """engine/data/tractor-semitrailer.json's FMU: conftest's, built once per session."""
+    return semitrailer_fmu
 
 
 def _tire_loads(inst, unit):
