@@ -1,6 +1,6 @@
 """Write the benchmark's mesh event: the default car on a flat 20 000-triangle mesh.
 
-The mesh (Wavefront OBJ, engine.terrain_mesh.grid_mesh_obj) is level at the event's ground
+The mesh (Wavefront OBJ, tests/support/roads.py, grid_mesh_obj) is level at the event's ground
 elevation and covers the variants' paths with room to spare: the 20 s sine at 20 m/s starts
 at X = Y = 0 and goes about 400 m forward and 25 m to the right (Y +); engine-advance holds
 the steering at the sine's amplitude, a circle to the right of about 107 m radius (3.75 m/s^2)
@@ -31,8 +31,8 @@ def write(out: Path, triangles: int = TRIANGLES) -> Path:
 
     The grid's quads (two triangles each) are as near square as the count allows: the rows
     across Y are the divisor of the quad count nearest to the square grid's."""
-    sys.path.insert(0, str(REPO))
-    from engine.terrain_mesh import grid_mesh_obj
+    sys.path[:0] = [str(REPO), str(REPO / "tests")]
+    from support.roads import grid_mesh_obj
 
     out.mkdir(parents=True, exist_ok=True)
     data = json.loads((REPO / "engine" / "data" / "sedan.json").read_text())

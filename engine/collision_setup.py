@@ -159,22 +159,6 @@ def unit_box(unit, delta=(0.0, 0.0, 0.0)):
     return (front - dx, front - length - dx, 0.5 * width, cgh - height - dz, cgh - clearance - dz, -dy)
 
 
-def box_problems(unit, path):
-    """The problems of a unit's mesh box (a roof below its underbody)."""
-    col = unit.get("collision") or {}
-    if not col.get("enabled") or not unit.get("tires") or not unit.get("dimensions"):
-        return []
-    try:
-        _, _, _, z_top, z_bottom, _ = unit_box(unit)
-    except (TypeError, KeyError, ValueError):
-        return []      # the fields are reported on their own
-    if not z_top < z_bottom:
-        return [f"{path}.collision.height: a roof height above the ground clearance "
-                f"(got roof {unit['sprung_mass']['cg_height'] - z_top:g} m, underbody "
-                f"{unit['sprung_mass']['cg_height'] - z_bottom:g} m above ground)"]
-    return []
-
-
 def pack_collisions(units, deltas, total_masses, terrain_tri):
     """(P_COLL, CV, CK, terrain top) for the event's units (``deltas``: each unit's CG shift
     of Eq. 42, ``total_masses``: each unit's sprung plus unsprung mass)."""

@@ -19,7 +19,7 @@ The system matrix is the unit's mass matrix: symmetric and positive definite (po
 and inertias). Each wheel's equation couples its own z'' only with the body accelerations, so
 the wheel block of the matrix is diagonal (an "arrowhead" matrix): the wheel unknowns are
 eliminated into the six body equations (the Schur complement, which for this matrix has a
-closed form, see :func:`solve_unit`), the resulting 6x6 system is solved by Cholesky
+closed form, see :func:`assemble_unit` and :func:`finish_unit`), the resulting 6x6 system is solved by Cholesky
 factorisation and the wheel accelerations follow by back-substitution. All of it is done in
 place, without allocation.
 """
@@ -59,16 +59,6 @@ def solve_spd(A, b, N):
         for k in range(i + 1, N):
             s -= A[k, i] * b[k]
         b[i] = s * A[i, i]
-
-
-@njit_inline
-def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
-               F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, A, b, acc, zdd):
-    """Assemble and solve the coupled sprung/unsprung equations of a unit on independent
-    wheels (:func:`assemble_unit`, then :func:`finish_unit`)."""
-    assemble_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz, F, M, m_w, x_w, y_w, z_w,
-                  zd_w, fz_w, n, A, b, zdd)
-    finish_unit(m_w, x_w, y_w, n, A, b, acc, zdd)
 
 
 @njit_inline

@@ -27,7 +27,6 @@ have no triangles, and a tire there gets the same error as off a mesh. A file wh
 ``$ROAD_CRG_MODS`` names a ``grid_nan_mode`` has its NaNs filled as it asks, by crgutils.
 """
 import math
-from pathlib import Path
 
 import numpy as np
 
@@ -162,40 +161,3 @@ def load_crg(path, origin=(0.0, 0.0, 0.0), heading=0.0, friction_multiplier=1.0,
 
 # --------------------------------------------------------------------------------------------
 # writing test and example roads
-
-
-def grid_crg(path, fn_z, u_range, v_range, n, phi=(0.0, 0.0), start=(0.0, 0.0)):
-    """Write an ASCII (LRFI) OpenCRG file of the road elevation z = fn_z(u, v) (m, the file's
-    frame: z up, v left) over u_range x v_range on an (n_u, n_v) grid of cells (n may be
-    (n_u, n_v)), its reference line starting at ``start`` (x, y) with the heading going
-    linearly from phi[0] to phi[1] (rad, counter-clockwise; equal: a straight line). A NaN
-    elevation is written as the format's ``*NaN*``. Returns the path."""
-    n_u, n_v = (n, n) if np.isscalar(n) else n
-    u = np.linspace(u_range[0], u_range[1], n_u + 1)
-    v = np.linspace(v_range[0], v_range[1], n_v + 1)
-    gu, gv = np.meshgrid(u, v, indexing="ij")
-    z = np.broadcast_to(np.asarray(fn_z(gu, gv), dtype=np.float64), gu.shape)
-    head = ["$CT", f"{2 * n_u * n_v} triangles' worth of road: u {tuple(u_range)}, "
-                   f"v {tuple(v_range)} (z up)", "$",
-            "$ROAD_CRG",
-            f"REFERENCE_LINE_START_U = {float(u[0])!r}", f"REFERENCE_LINE_END_U = {float(u[-1])!r}",
-            f"REFERENCE_LINE_INCREMENT = {float(u[1] - u[0])!r}",
-            f"REFERENCE_LINE_START_X = {float(start[0])!r}", f"REFERENCE_LINE_START_Y = {float(start[1])!r}",
-            f"REFERENCE_LINE_START_PHI = {float(phi[0])!r}", f"REFERENCE_LINE_END_PHI = {float(phi[1])!r}",
-            f"LONG_SECTION_V_RIGHT = {float(v[0])!r}", f"LONG_SECTION_V_LEFT = {float(v[-1])!r}",
-            f"LONG_SECTION_V_INCREMENT = {float(v[1] - v[0])!r}", "$",
-            "$KD_DEFINITION", "#:LRFI", "U:reference line u,m"]
-    head += [f"D:long section at v = {vj:.4f},m" for vj in v]
-    head += ["$", "$" * 80]
-
-    def field(value):       # ten characters a value, eight values an 80-character record
-        text = "*NaN*" if math.isnan(value) else f"{value:10.5f}"
-        if len(text) > 10:
-            raise ValueError(f"elevation {value!r} does not fit the LRFI format's ten characters")
-        return text.rjust(10)
-    rows = []
-    for i in range(n_u + 1):
-        record = "".join(field(x) for x in z[i].tolist())
-        rows += [record[k:k + 80] for k in range(0, len(record), 80)]
-    Path(path).write_text("\n".join(head + rows) + "\n")
-    return Path(path)

@@ -482,35 +482,3 @@ def overlap_conflict(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL, tolerance, work
 
 # --------------------------------------------------------------------------------------------
 # writing test and example meshes
-
-
-def grid_mesh_obj(path, fn_z, x_range, y_range, n, fn_material=None):
-    """Write an OBJ of the surface Z = fn_z(X, Y) (earth, Z down, m) over x_range x y_range
-    sampled on an n x n grid of quads (n may be (nx, ny)), each quad two triangles: 2 n^2
-    triangles. ``fn_material(X, Y)``, if given, names each quad's material (None: no usemtl)
-    from its centre. Returns the path."""
-    nx, ny = (n, n) if np.isscalar(n) else n
-    xs = np.linspace(x_range[0], x_range[1], nx + 1)
-    ys = np.linspace(y_range[0], y_range[1], ny + 1)
-    gx, gy = np.meshgrid(xs, ys, indexing="ij")
-    gz = np.broadcast_to(np.asarray(fn_z(gx, gy), dtype=np.float64), gx.shape)
-    out = [f"# {2 * nx * ny} triangles over X {x_range}, Y {y_range} (Z down)"]
-    out += [f"v {x!r} {y!r} {z!r}" for x, y, z in
-            zip(gx.ravel().tolist(), gy.ravel().tolist(), gz.ravel().tolist())]
-    current = None
-    for i in range(nx):
-        for j in range(ny):
-            if fn_material is not None:
-                name = fn_material(0.5 * (xs[i] + xs[i + 1]), 0.5 * (ys[j] + ys[j + 1]))
-                if name != current and name is not None:
-                    out.append(f"usemtl {name}")
-                elif name != current:
-                    out.append("usemtl")    # back to no material: a name that is never used
-                current = name
-            v00 = i * (ny + 1) + j + 1
-            v10, v01 = v00 + ny + 1, v00 + 1
-            v11 = v10 + 1
-            out.append(f"f {v00} {v10} {v11}")
-            out.append(f"f {v00} {v11} {v01}")
-    Path(path).write_text("\n".join(out) + "\n")
-    return Path(path)

@@ -1,6 +1,6 @@
 """The reference sedan brakes across a wet patch on a crowned road, through the FMU with fmpy.
 
-The road is a mesh (Wavefront OBJ written with engine.terrain_mesh.grid_mesh_obj): 100 m
+The road is a mesh (Wavefront OBJ written with grid_mesh_obj of tests/support/roads.py): 100 m
 long, 7 m wide, crowned along its centre line with a 2 % crossfall to each edge, and a wet
 patch from X = 40 to 60 m (5 mm of water, friction multiplier 0.7). The car runs in the
 right lane at 90 km/h in neutral, steering wheel held straight, with NASA hydroplaning
@@ -26,12 +26,12 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import engine  # noqa: E402
-from engine.terrain_mesh import grid_mesh_obj  # noqa: E402
 from model_description.catalogue import TIRE_NAMES  # noqa: E402
 from simon_fmu.controllers.vehicle_data import rolling_radius, unit_data  # noqa: E402
+from support.roads import grid_mesh_obj  # noqa: E402
 
 NAME = "crowned-road"
 LENGTH, WIDTH = 100.0, 7.0          # road, m (X from 0, Y from -WIDTH/2 to WIDTH/2)

@@ -3,7 +3,16 @@
 import numpy as np
 import pytest
 
-from engine.sprung_mass import solve_spd, solve_unit
+from engine.sprung_mass import assemble_unit, finish_unit, solve_spd
+
+
+def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
+               F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, A, b, acc, zdd):
+    """Assemble and solve the coupled sprung/unsprung equations of a unit on independent
+    wheels, as the engine does (:func:`assemble_unit`, then :func:`finish_unit`)."""
+    assemble_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz, F, M, m_w, x_w, y_w, z_w,
+                  zd_w, fz_w, n, A, b, zdd)
+    finish_unit(m_w, x_w, y_w, n, A, b, acc, zdd)
 
 
 def _spd(rng, n):

@@ -17,9 +17,8 @@ import numpy as np
 import pytest
 
 import engine
-from engine.terrain_crg import grid_crg
-from engine.terrain_mesh import grid_mesh_obj
 from conftest import event_fmu
+from support.roads import grid_crg, grid_mesh_obj
 from test_fmu_physics import run
 from simon_fmu.__main__ import main
 

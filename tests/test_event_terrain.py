@@ -6,7 +6,7 @@ import os
 import pytest
 
 import engine
-from engine.terrain_crg import grid_crg
+from support.roads import grid_crg
 
 SQUARE_OBJ = """# a level square 100 m x 100 m at earth Z = {z}, one material
 v -50 -50 {z}

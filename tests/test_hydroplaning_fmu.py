@@ -21,7 +21,7 @@ import math
 import pytest
 
 import engine
-from engine.terrain_mesh import grid_mesh_obj
+from support.roads import grid_mesh_obj
 from support.fmus import event_fmu
 from support.run import run
 from support.sedan import TIRE, static_loads

@@ -1,7 +1,7 @@
 """The OpenCRG terrain (engine/terrain_crg.py): the triangulated grid against crgutils' own
 evaluation of the file, its placement in the earth frame, NaN heights, and the refusals.
 
-The files are written here (engine.terrain_crg.grid_crg, ASCII LRFI, five decimals); the
+The files are written here (tests/support/roads.py, grid_crg, ASCII LRFI, five decimals); the
 expected heights are the file's own (the function written, rounded as the file holds it), the
 expected x, y crgutils' (eval_uv_to_xy through the reference line), placed by the placement's
 definition, written here as rotation matrices. crgutils' eval_uv_to_z agrees at the nodes
@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from engine import terrain_crg
-from engine.terrain_crg import grid_crg, load_crg
+from engine.terrain_crg import load_crg
+from support.roads import grid_crg
 from engine.terrain_mesh import MeshError, mesh_surface
 
 ORIGIN, HEADING = (12.0, -3.0, 0.4), 0.7

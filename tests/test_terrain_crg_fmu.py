@@ -3,7 +3,7 @@ rolling back down a constant grade (and agreeing with the same grade as a mesh),
 where its origin and heading say, a tire leaving the road (its end, or a NaN hole) as an
 fmi2Error naming it, and a bad file refused by the build with the file named.
 
-The CRG files are written by the tests (engine.terrain_crg.grid_crg, ASCII LRFI); every
+The CRG files are written by the tests (tests/support/roads.py, grid_crg, ASCII LRFI); every
 expected value comes from the sedan sheet (the default event) and the road's own geometry."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine.terrain_crg import grid_crg
+from support.roads import grid_crg
 from conftest import ROOT
 from support.fmus import event_fmu
 from support.run import run

@@ -3,7 +3,7 @@ rolling back down a grade on a mesh and on the same grade given through the exte
 inputs, climbing onto a plateau, a locked stop on a material of lower friction, standing on a
 crossfall, the NASA hydroplaning speed, and a tire leaving the mesh.
 
-The meshes are written by the tests (engine.terrain_mesh.grid_mesh_obj); every expected value
+The meshes are written by the tests (tests/support/roads.py, grid_mesh_obj); every expected value
 comes from the sedan sheet (the default event) and the surface's own geometry."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine.terrain_mesh import grid_mesh_obj
+from support.roads import grid_mesh_obj
 from support.fmus import event_fmu
 from support.run import run
 from support.sedan import G, M, TIRE

@@ -9,8 +9,8 @@ import numba
 import numpy as np
 import pytest
 
-from engine.terrain_mesh import (WALL_ANGLE, MeshError, empty_mesh, grid_mesh_obj, load_mesh,
-                                 mesh_surface)
+from engine.terrain_mesh import WALL_ANGLE, MeshError, empty_mesh, load_mesh, mesh_surface
+from support.roads import grid_mesh_obj
 
 DATA = Path(__file__).parent / "data" / "terrain"
 WET = {"asphalt": {"friction_multiplier": 1.0, "water_depth": 0.0},

@@ -3,7 +3,7 @@ forms from the sedan sheet (the default event): a small half-sine bump across th
 linear quarter-car model, and hydroplaning on a wet mesh against the NASA hydroplaning speed and
 the documented friction curve and water drag (docs/equations.md, "Hydroplaning").
 
-The meshes are written by the tests (engine.terrain_mesh.grid_mesh_obj). The references are
+The meshes are written by the tests (tests/support/roads.py, grid_mesh_obj). The references are
 computed here from the sheet's values and the published constants, not from the engine's
 functions."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 import engine
-from engine.terrain_mesh import grid_mesh_obj
+from support.roads import grid_mesh_obj
 from support.fmus import event_fmu
 from support.run import run
 from support.sedan import A_S, B_S, CDA, G, M, MS, MU, RHO, WB, loaded_radius, static_loads

@@ -18,7 +18,7 @@ import pytest
 
 import engine
 from engine.event import TRACTOR_SEMITRAILER_EVENT
-from engine.terrain_mesh import grid_mesh_obj
+from support.roads import grid_mesh_obj
 from support.fmus import event_fmu
 from support.run import run
 from support.sedan import G, M, loaded_radius, static_loads

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import importlib
 import json
 import math
 import sys
@@ -33,6 +32,7 @@ import engine  # noqa: E402
 from engine.event import DOUBLE_EVENT, TRACTOR_SEMITRAILER_EVENT, TWO_CARS_EVENT  # noqa: E402
 from engine.signals import (AXLE_OUTPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS, TIRE_OUTPUTS,  # noqa: E402
                             UNIT_OUTPUTS, WHEEL_OUTPUTS)
+from support.roads import grid_crg, grid_mesh_obj  # noqa: E402
 
 DT = 0.01          # s, the recording interval
 DURATION = 3.0     # s
@@ -43,17 +43,6 @@ ARRAYS = (("y_unit", "unit_names", UNIT_OUTPUTS), ("y_wheel", "wheel_names", WHE
           ("y_steer", "steering_names", STEERING_OUTPUTS))
 
 
-def _writer(name, modules):
-    """The grid writer ``name`` (an OBJ or CRG road), from the first of ``modules`` that has it
-    (the tests' support package, or the engine where it lived before)."""
-    for mod in modules:
-        try:
-            return getattr(importlib.import_module(mod), name)
-        except (ImportError, AttributeError):
-            continue
-    raise ImportError(f"{name}: in none of {modules}")
-
-
 def lane_change(t, amplitude):
     """A sine steer of one period over 2 s from t = 0.5 s, rad at the steering wheel."""
     return amplitude * math.sin(math.pi * (t - 0.5)) if 0.5 <= t <= 2.5 else 0.0
@@ -61,8 +50,6 @@ def lane_change(t, amplitude):
 
 def cases(folder: Path):
     """name -> (event, Simulation keyword arguments, steering wheel angle as a function of t)."""
-    grid_mesh_obj = _writer("grid_mesh_obj", ("support.roads", "engine.terrain_mesh"))
-    grid_crg = _writer("grid_crg", ("support.roads", "engine.terrain_crg"))
     sedan = engine.load_event().data
     out = {"sedan_lane_change": (engine.load_event(), {"initial": {"car": {"speed0": 25.0}}},
                                  lambda t: lane_change(t, 1.5))}

@@ -82,12 +82,6 @@ class InputTable:
         object.__setattr__(self, "times", times)
         object.__setattr__(self, "values", values)
 
-    @classmethod
-    def from_rows(cls, names: Sequence[str], rows: Sequence[Sequence[float]]) -> "InputTable":
-        """Rows of ``(time, value_1, ..., value_n)``."""
-        data = np.asarray(rows, dtype=float).reshape(len(rows), len(names) + 1)
-        return cls(tuple(names), data[:, 0], data[:, 1:])
-
     def at(self, t: float) -> np.ndarray:
         """Input values at time ``t``."""
         if not self.names:
