@@ -74,9 +74,9 @@ def cases(folder: Path):
     out["sedan_mesh_road"] = (engine.load_event(mesh, base=folder),
                               {"initial": {"car": {"speed0": 20.0}}}, lambda t: lane_change(t, 0.5))
     grid_crg(folder / "road.crg", lambda u, v: 0.03 * np.sin(0.9 * u) + 0.01 * v,
-             (0.0, 140.0), (-5.0, 5.0), (140, 10), phi=(0.0, 0.1), start=(-20.0, 0.0))
+             (0.0, 140.0), (-5.0, 5.0), (140, 10), phi=(0.0, 0.05))
     crg = copy.deepcopy(sedan)
-    crg["environment"]["terrain"] = {"type": "crg", "file": "road.crg"}
+    crg["environment"]["terrain"] = {"type": "crg", "file": "road.crg", "origin": [-20.0, 0.0, 0.0]}
     out["sedan_crg_road"] = (engine.load_event(crg, base=folder),
                              {"initial": {"car": {"speed0": 20.0}}}, lambda t: lane_change(t, 0.5))
     return out
