@@ -16,6 +16,7 @@ import math
 import numpy as np
 import pytest
 
+from engine.derived import body_front
 from engine.event import DEFAULT_CRUSH_B, TWO_CARS_EVENT
 from support.fmus import event_fmu
 from support.run import run
@@ -113,7 +114,7 @@ def _tbone_event():
         for tire in unit["tires"].values():
             tire["rolling_resistance"] = {"sigma0": 0.0, "sigma_v": 0.0}
     d = car2["dimensions"]
-    front2 = d.get("front_x", d["length"] / 2.0)
+    front2 = body_front(car2)
     car["initial"] = {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": TBONE_V1}
     car2["initial"] = {"X": 0.1 * TBONE_V1, "Y": d["width"] / 2.0 + front2 + 0.1 * TBONE_V2,
                        "yaw": -math.pi / 2.0, "speed": TBONE_V2}
@@ -150,7 +151,7 @@ def test_a_severe_side_impact_crushes_the_side_by_the_closing_energy_and_stops(i
     print(f"T-bone: crush {crush[0]:.4f} {crush[1]:.4f} m, closed form {delta:.4f} m; "
           f"momentum error {np.max(np.hypot(px, py)) / (m[0] * TBONE_V1):.2e}")
     assert np.any(r["car.collision.Fy"] != 0.0) and r["car.collision.Fy"][-1] == 0.0   # they parted
-    for c in crush:     # measured 2.5 % above it
+    for c in crush:     # measured 4.3 and 4.7 % above it (the front meets the side at the CG)
         assert c == pytest.approx(delta, rel=0.05)
     assert max(crush) < TBONE["units"][0]["dimensions"]["width"] / 2.0     # not through
     assert np.max(np.hypot(px, py)) < 0.01 * m[0] * TBONE_V1
