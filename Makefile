@@ -51,11 +51,11 @@ demo-truck: setup $(TRUCK_FMU)
 demo-terrain: setup $(STAMP)
 	$(PY) examples/crowned_road_wet_patch.py --rebuild
 
-# every test, the slow groups too (each whole on one worker, first: tests/conftest.py); the
-# engine is compiled once before the workers start, and each FMU is built once for all runs
-# with the same sources (tests/support/fmus.py, .pytest_cache/simon-fmus/)
+# every test, the slow groups too (first, each file whole on one worker: tests/conftest.py);
+# the engine is compiled once before the workers start, and each FMU is built once for all
+# runs with the same sources (tests/support/fmus.py, .pytest_cache/simon-fmus/)
 test: setup $(STAMP)
-	$(PY) -m pytest -q -n auto --dist loadgroup
+	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 # the development FMU with the engine and the peer, then the standalone FMU's own figures,
 # then the tractor-semitrailer's (engine, FMU and the peer set up as its tractor)
