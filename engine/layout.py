@@ -5,34 +5,34 @@ vector has a name here. Module-level integers are compile-time constants for num
 
 State vector (one float64 array), in this order:
 
-* per unit, 12 body states at ``unit_offset(u) = 12*u``:
+* per unit, 12 body states at ``StateLayout.at("body", u) = 12*u``:
   X, Y, Z (earth-fixed CG, m), roll, pitch, yaw (rad), u, v, w (m/s, vehicle-fixed),
   p, q, r (rad/s, vehicle-fixed);
-* per wheel, 5 states at ``wheel_offset(w)``: the independent suspension's coordinate and its
+* per wheel, 5 states at ``at("wheel", w)``: the independent suspension's coordinate and its
   rate (the wheel's vehicle-fixed z displacement from static equilibrium, down +, Eq. 17/62;
   a wheel of a solid axle keeps both at zero, its axle has its own block), the wheel spin
   velocity Omega (rad/s, rolling forward +), the brake's pressure at the wheel cylinder (Pa,
   lagging the pedal, ``engine.brakes``) and its temperature (K; a designed brake's, the air
   temperature for a generic one);
-* per solid axle, 4 states at ``axle_offset(a)``: the roll centre's heave from static
+* per solid axle, 4 states at ``at("axle", a)``: the roll centre's heave from static
   equilibrium (vehicle-fixed z, down +, delta of Eq. 22) and its rate, the axle roll relative
   to the sprung mass (rad, about the vehicle x-axis through the roll centre, right side down
   +, phi of Eq. 19-26) and its rate;
-* per tire, 3 states at ``tire_offset(t)``: the transient longitudinal slip kx (drive +), the
+* per tire, 3 states at ``at("tire", t)``: the transient longitudinal slip kx (drive +), the
   transient lateral slip ky (~ sin of the slip angle) and the radial deflection at the last
   loading turning point (m, the memory of the rebound multiplier's loop, Eq. 93), see
   ``engine/tire.py``;
-* per inter-vehicle connection, 1 state at ``connection_offset(c)``: 1 once the connection
+* per inter-vehicle connection, 1 state at ``at("connection", c)``: 1 once the connection
   has failed, else 0 (its rate is zero; the integrator latches it, ``engine.connection``);
-* per unit, 3 powertrain states at ``powertrain_offset(u)``: the engine speed (rad/s), the
+* per unit, 3 powertrain states at ``at("powertrain", u)``: the engine speed (rad/s), the
   idle governor's integral (a throttle fraction) and the clutch's engagement (0..1), used by
   a drivetrain with an idle speed and a clutch (``engine.drivetrain``; at rest otherwise).
 * per steering system (a unit with ``steering`` and a steered axle), 2 states at
-  ``steering_offset(s)``: the steering-wheel angle (rad, right +; in the mode ``append`` the
+  ``at("steering", s)``: the steering-wheel angle (rad, right +; in the mode ``append`` the
   angle added to the driver's) and its rate (rad/s), ``engine.steering``. While the steering
   is rigid the evaluation sets them to the driver's angle and 0 (module docstring of
   ``engine.vehicle``).
-* the collision block, at ``collision_offset(...)`` (``P_ENV[E_COLL_BASE]``): per unit 4
+* the collision block, at ``at("collision")`` (``P_ENV[E_COLL_BASE]``): per unit 4
   states, 1 once its exterior mesh has touched anything and its earth-fixed CG velocity then
   (for deltaV), then per vertex of every unit's mesh its largest approach so far (m), then
   per pair of units that can meet the face of each one's box the other's vertices press on
@@ -151,9 +151,12 @@ N_AERO_P = 8
 
 # --- environment: P_ENV[:] ---------------------------------------------------------------
 (E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO, E_AIR_T, E_STEER_T0, E_COLL_BASE, E_COLL_T_ENV,
- E_COLL_T_VEH, E_TERRAIN_TOP, E_DMG_BASE) = range(13)
-N_ENV_P = 13
-# E_DMG_BASE: the offset of the wheels' damage states (DM_*) in the state vector
+ E_COLL_T_VEH, E_TERRAIN_TOP, E_DMG_BASE, E_WHEEL_BASE, E_AXLE_BASE, E_TIRE_BASE, E_CONN_BASE,
+ E_PT_BASE, E_STEER_BASE) = range(19)
+N_ENV_P = 19
+# E_WHEEL_BASE .. E_STEER_BASE, E_COLL_BASE, E_DMG_BASE: the offsets of the state vector's
+# blocks (StateLayout.pack_bases): the wheels', solid axles', tires', connections',
+# powertrains', steering systems', the collision block's and the wheels' damage states (DM_*)
 # E_COLL_BASE: the offset of the collision block in the state vector; E_COLL_T_ENV,
 # E_COLL_T_VEH: simulation.collisions' environment_start_time and vehicle_start_time, s;
 # E_TERRAIN_TOP: the earth Z of a mesh terrain's highest point (its smallest Z), the broad phase
@@ -295,63 +298,6 @@ def scratch_shape(max_wheels):
     return (S_A + n, n)
 
 
-def unit_offset(u):
-    return N_BODY * u
-
-
-def wheel_offset(n_units, w):
-    return N_BODY * n_units + N_WHEEL_STATE * w
-
-
-def axle_offset(n_units, n_wheels, a):
-    return N_BODY * n_units + N_WHEEL_STATE * n_wheels + N_AXLE_STATE * a
-
-
-def tire_offset(n_units, n_wheels, t, n_axles=0):
-    return N_BODY * n_units + N_WHEEL_STATE * n_wheels + N_AXLE_STATE * n_axles + N_TIRE_STATE * t
-
-
-def connection_offset(n_units, n_wheels, n_axles, n_tires, c):
-    return tire_offset(n_units, n_wheels, n_tires, n_axles) + N_CONN_STATE * c
-
-
-def powertrain_offset(n_units, n_wheels, n_axles, n_tires, n_connections, u):
-    return connection_offset(n_units, n_wheels, n_axles, n_tires, n_connections) + N_PT_STATE * u
-
-
-def steering_offset(n_units, n_wheels, n_axles, n_tires, n_connections, s):
-    return powertrain_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_units) + N_STEER_STATE * s
-
-
-@njit_inline
-def state_bases(P):
-    """Offsets of the wheel, solid-axle, tire, connection, powertrain and steering blocks of the
-    state vector of the packed model P, in compiled code (the functions above, from counts)."""
-    wheel_base = N_BODY * P.P_UNIT.shape[0]
-    axle_base = wheel_base + N_WHEEL_STATE * P.P_WHEEL.shape[0]
-    tire_base = axle_base + N_AXLE_STATE * P.P_AXLE.shape[0]
-    conn_base = tire_base + N_TIRE_STATE * P.P_TIRE.shape[0]
-    pt_base = conn_base + N_CONN_STATE * P.P_CONN.shape[0]
-    steer_base = pt_base + N_PT_STATE * P.P_UNIT.shape[0]
-    return wheel_base, axle_base, tire_base, conn_base, pt_base, steer_base
-
-
-def collision_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_steering):
-    return steering_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_steering)
-
-
-def damage_offset(n_units, n_wheels, n_tires, n_axles=0, n_connections=0, n_steering=0,
-                  n_vertices=0, n_pairs=0):
-    return (collision_offset(n_units, n_wheels, n_axles, n_tires, n_connections, n_steering)
-            + N_COLL_UNIT_STATE * n_units + n_vertices + N_PAIR_STATE * n_pairs)
-
-
-def state_size(n_units, n_wheels, n_tires, n_axles=0, n_connections=0, n_steering=0, n_vertices=0,
-               n_pairs=0):
-    return (damage_offset(n_units, n_wheels, n_tires, n_axles, n_connections, n_steering, n_vertices,
-                          n_pairs) + N_DMG_STATE * n_wheels)
-
-
 BODY_STATE_NAMES = ("X", "Y", "Z", "roll", "pitch", "yaw", "u", "v", "w", "p", "q", "r")
 WHEEL_STATE_NAMES = ("dz", "dz_rate", "spin", "brake_pressure", "brake_temperature")
 AXLE_STATE_NAMES = ("heave", "heave_rate", "roll", "roll_rate")
@@ -362,28 +308,96 @@ STEER_STATE_NAMES = ("steering.angle", "steering.rate")
 COLL_STATE_NAMES = ("collision.contact", "collision.VX0", "collision.VY0", "collision.VZ0")
 DMG_STATE_NAMES = ("damage.dx", "damage.dy", "damage.toe", "damage.camber", "damage.approach")
 
+#: The blocks of the state vector in their order: (block, states per item, what an item is).
+#: The module docstring describes each block's states.
+STATE_BLOCKS = (
+    ("body", N_BODY, "unit"), ("wheel", N_WHEEL_STATE, "wheel"), ("axle", N_AXLE_STATE, "solid axle"),
+    ("tire", N_TIRE_STATE, "tire"), ("connection", N_CONN_STATE, "connection"),
+    ("powertrain", N_PT_STATE, "unit"), ("steering", N_STEER_STATE, "steering system"),
+    ("collision", N_COLL_UNIT_STATE, "unit"), ("vertex", 1, "mesh vertex"),
+    ("pair", N_PAIR_STATE, "pair of units"), ("damage", N_DMG_STATE, "wheel"))
+#: the first block of the collision block (latched at step boundaries, never integrated)
+LATCHED_BLOCK = "collision"
 
-def state_names(unit_names, wheel_names, tire_names, axle_names=(), connection_names=(),
-                steering_names=(), vertex_counts=(), pairs=(), wheel_vertex_counts=()):
-    """Names of every slot of the state vector, for diagnostics and state checks
-    (``steering_names``: the units with a steering system, ``Event.steering_unit_names``;
-    ``vertex_counts``: the vertices of each unit's collision mesh; ``pairs``: the unit names
-    (a, b) of each pair of P_PAIR; ``wheel_vertex_counts``: the vertices of each wheel's mesh)."""
-    out = [f"{u}.{s}" for u in unit_names for s in BODY_STATE_NAMES]
-    out += [f"{w}.{s}" for w in wheel_names for s in WHEEL_STATE_NAMES]
-    out += [f"{a}.{s}" for a in axle_names for s in AXLE_STATE_NAMES]
-    out += [f"{t}.{s}" for t in tire_names for s in TIRE_STATE_NAMES]
-    out += [f"{c}.{s}" for c in connection_names for s in CONN_STATE_NAMES]
-    out += [f"{u}.{s}" for u in unit_names for s in PT_STATE_NAMES]
-    out += [f"{u}.{s}" for u in steering_names for s in STEER_STATE_NAMES]
-    out += [f"{u}.{s}" for u in unit_names for s in COLL_STATE_NAMES]
-    out += [f"{u}.collision.vertex{k}.approach" for u, n in zip(unit_names, vertex_counts)
-            for k in range(n)]
-    out += [f"{w}.collision.vertex{k}.approach" for w, n in zip(wheel_names, wheel_vertex_counts)
-            for k in range(n)]
-    out += [f"{x}.collision.face_of_{z}" for a, b in pairs for x, z in ((a, b), (b, a))]
-    out += [f"{w}.{s}" for w in wheel_names for s in DMG_STATE_NAMES]
-    return out
+
+class StateLayout:
+    """The state vector's layout: its blocks (:data:`STATE_BLOCKS`), each item's offset, the
+    size and every slot's name. The one description of the state every consumer asks.
+
+    Packing writes its block offsets into the packed environment (``P_ENV[E_WHEEL_BASE]`` ..
+    ``P_ENV[E_DMG_BASE]``, :meth:`pack_bases`), where the compiled kernels read them
+    (:func:`state_bases`): the state layout travels with the packed parameters as plain
+    numbers (docs/engine-api.md, "State layout")."""
+
+    def __init__(self, units, wheels, axles, tires, connections, steering, vertices, pairs):
+        counts = {"body": units, "wheel": wheels, "axle": axles, "tire": tires,
+                  "connection": connections, "powertrain": units, "steering": steering,
+                  "collision": units, "vertex": vertices, "pair": pairs, "damage": wheels}
+        self.counts = {b: int(counts[b]) for b, _, _ in STATE_BLOCKS}
+        self.base, at = {}, 0
+        for block, per, _ in STATE_BLOCKS:
+            self.base[block] = at
+            at += per * self.counts[block]
+        self.size = at
+
+    @classmethod
+    def of_model(cls, P) -> "StateLayout":
+        """The layout of the packed model ``P`` (:class:`Model`)."""
+        return cls(P.P_UNIT.shape[0], P.P_WHEEL.shape[0], P.P_AXLE.shape[0], P.P_TIRE.shape[0],
+                   P.P_CONN.shape[0], int((P.P_UNIT[:, U_STEER_SLOT] >= 0).sum()), P.CV.shape[0],
+                   P.P_PAIR.shape[0])
+
+    def at(self, block: str, item: int = 0) -> int:
+        """The offset of item ``item`` of ``block`` (its first state)."""
+        per = _PER_ITEM[block]
+        if not 0 <= item < max(self.counts[block], 1):
+            raise IndexError(f"{block} {item}: the state has {self.counts[block]}")
+        return self.base[block] + per * item
+
+    def pack_bases(self, P_ENV) -> None:
+        """Write the block offsets the kernels read into the packed environment."""
+        for slot, block in _ENV_BASES:
+            P_ENV[slot] = self.base[block]
+
+    def names(self, unit_names, wheel_names, tire_names, axle_names=(), connection_names=(),
+              steering_names=(), vertex_counts=(), pairs=(), wheel_vertex_counts=()):
+        """Names of every slot, for diagnostics and state checks (``steering_names``: the
+        units with a steering system, ``Event.steering_unit_names``; ``vertex_counts``: the
+        vertices of each unit's collision mesh; ``pairs``: the unit names (a, b) of each pair
+        of P_PAIR; ``wheel_vertex_counts``: the vertices of each wheel's mesh)."""
+        out = [f"{u}.{s}" for u in unit_names for s in BODY_STATE_NAMES]
+        out += [f"{w}.{s}" for w in wheel_names for s in WHEEL_STATE_NAMES]
+        out += [f"{a}.{s}" for a in axle_names for s in AXLE_STATE_NAMES]
+        out += [f"{t}.{s}" for t in tire_names for s in TIRE_STATE_NAMES]
+        out += [f"{c}.{s}" for c in connection_names for s in CONN_STATE_NAMES]
+        out += [f"{u}.{s}" for u in unit_names for s in PT_STATE_NAMES]
+        out += [f"{u}.{s}" for u in steering_names for s in STEER_STATE_NAMES]
+        out += [f"{u}.{s}" for u in unit_names for s in COLL_STATE_NAMES]
+        out += [f"{u}.collision.vertex{k}.approach" for u, n in zip(unit_names, vertex_counts)
+                for k in range(n)]
+        out += [f"{w}.collision.vertex{k}.approach" for w, n in zip(wheel_names, wheel_vertex_counts)
+                for k in range(n)]
+        out += [f"{x}.collision.face_of_{z}" for a, b in pairs for x, z in ((a, b), (b, a))]
+        out += [f"{w}.{s}" for w in wheel_names for s in DMG_STATE_NAMES]
+        if len(out) != self.size:
+            raise ValueError(f"{len(out)} state names for a state of {self.size}")
+        return out
+
+
+_PER_ITEM = {block: per for block, per, _ in STATE_BLOCKS}
+_ENV_BASES = ((E_WHEEL_BASE, "wheel"), (E_AXLE_BASE, "axle"), (E_TIRE_BASE, "tire"),
+              (E_CONN_BASE, "connection"), (E_PT_BASE, "powertrain"), (E_STEER_BASE, "steering"),
+              (E_COLL_BASE, LATCHED_BLOCK), (E_DMG_BASE, "damage"))
+
+
+@njit_inline
+def state_bases(P):
+    """Offsets of the wheel, solid-axle, tire, connection, powertrain and steering blocks of the
+    state vector of the packed model P, in compiled code: as :class:`StateLayout` packed them
+    into P_ENV."""
+    E = P.P_ENV
+    return (int(E[E_WHEEL_BASE]), int(E[E_AXLE_BASE]), int(E[E_TIRE_BASE]), int(E[E_CONN_BASE]),
+            int(E[E_PT_BASE]), int(E[E_STEER_BASE]))
 
 
 # vehicle.derivatives copies the body states straight into the first unit outputs

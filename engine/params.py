@@ -113,11 +113,9 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     CK = np.ascontiguousarray(np.concatenate([CK, wheel_ck]))
     P_BAR = pack_barriers(env["barriers"], mesh.walls)
     P_PAIR = pack_pairs(units, deltas)
-    y0 = np.zeros(L.state_size(nu, nw, nt, na, nc, len(steering_units), CV.shape[0],
-                                 P_PAIR.shape[0]))
-    P_ENV[L.E_COLL_BASE] = L.collision_offset(nu, nw, na, nt, nc, len(steering_units))
-    P_ENV[L.E_DMG_BASE] = L.damage_offset(nu, nw, nt, na, nc, len(steering_units), CV.shape[0],
-                                          P_PAIR.shape[0])
+    lay = L.StateLayout(nu, nw, na, nt, nc, len(steering_units), CV.shape[0], P_PAIR.shape[0])
+    y0 = np.zeros(lay.size)
+    lay.pack_bases(P_ENV)
     P_ENV[L.E_COLL_T_ENV] = d["simulation"]["collisions"]["environment_start_time"]
     P_ENV[L.E_COLL_T_VEH] = d["simulation"]["collisions"]["vehicle_start_time"]
     P_ENV[L.E_TERRAIN_TOP] = terrain_top
@@ -236,7 +234,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
                 _pack_tire(P_TIRE, TT, t, w, off, tire)
                 tire_loads[t] = load
                 # on its loading curve at the static deflection: the turning point of Eq. 93
-                y0[L.tire_offset(nu, nw, t, na) + L.TTURN] = defl
+                y0[lay.at("tire", t) + L.TTURN] = defl
                 t += 1
             w += 1
         P[L.U_MTOTAL] = props.mass + m_unsprung
@@ -245,11 +243,11 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
         # initial state: static equilibrium, in line behind the lead unit at its speed
         speed = initial[names[lead[ui]]]["speed0"]
         X, Y, Z, yaw = placement[ui]
-        o = L.unit_offset(ui)
+        o = lay.at("body", ui)
         y0[o + L.SX], y0[o + L.SY], y0[o + L.SZ], y0[o + L.SPSI] = X, Y, Z, yaw
         y0[o + L.SU] = speed
         for wi in range(w0, w):
-            y0[L.wheel_offset(nu, wi) + L.WOMEGA] = speed / (props.cg_height - P_WHEEL[wi, L.W_Z0])
+            y0[lay.at("wheel", wi) + L.WOMEGA] = speed / (props.cg_height - P_WHEEL[wi, L.W_Z0])
 
     for c, (cs, link, (k_c, c_c)) in enumerate(zip(conn_statics, links(d), rates)):
         _pack_connection(P_CONN[c], units, statics, cs, link, k_c, c_c)
@@ -263,7 +261,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
                     P_AXLE, P_CONN, P_BRAKE, T_BRAKE, *terrain, P_COLL, CV, CK, P_BAR,
                     P_PAIR, P_WCOLL)
     for wi in range(nw):            # the brakes start at the air temperature, unpressurised
-        y0[L.wheel_offset(nu, wi) + L.WTEMP] = env["air_temperature"]
+        y0[lay.at("wheel", wi) + L.WTEMP] = env["air_temperature"]
     for wi, bi in enumerate(P_WHEEL[:, L.W_BRAKE]):
         if bi >= 0:                 # the ratio a designed brake has cold and at rest
             P_WHEEL[wi, L.W_TB_RATIO] = design_torque_ratio(P_BRAKE, T_BRAKE, int(bi),
@@ -296,7 +294,7 @@ def _pack_brakes(designs):
 def _powertrain(model, y, u):
     """The offset of unit u's powertrain states in y."""
     nu, nw, nt = model.P_UNIT.shape[0], model.P_WHEEL.shape[0], model.P_TIRE.shape[0]
-    return L.powertrain_offset(nu, nw, model.P_AXLE.shape[0], nt, model.P_CONN.shape[0], u)
+    return L.StateLayout.of_model(model).at("powertrain", u)
 
 
 def _idle(model, y0):
@@ -317,7 +315,7 @@ def engage_clutches(model, y, u_unit):
     closed where the transmission turns faster than idle (the governor then closed), so that a vehicle
     started at speed in gear does not first spin its engine up from idle. Called before the
     first step, with the gear inputs the simulation starts with."""
-    wb = L.wheel_offset(model.P_UNIT.shape[0], 0)
+    wb = L.StateLayout.of_model(model).base["wheel"]
     for u in range(model.P_UNIT.shape[0]):
         P = model.P_UNIT[u]
         if P[L.U_IDLE] <= 0.0 or P[L.U_N_DRIVEN] <= 0.0:
@@ -373,8 +371,9 @@ def settle_on_terrain(model, y0, wheel_names, u_wheel):
     what the simulation then feels); a towed unit moved onto its tow unit's hitch point."""
     P_UNIT, P_WHEEL = model.P_UNIT, model.P_WHEEL
     nu = P_UNIT.shape[0]
+    lay = L.StateLayout.of_model(model)
     for u in range(nu):
-        o = L.unit_offset(u)
+        o = lay.at("body", u)
         X, Y, yaw = y0[o + L.SX], y0[o + L.SY], y0[o + L.SPSI]
         h = P_UNIT[u, L.U_CGH]
         w0, n = int(P_UNIT[u, L.U_WHEEL0]), int(P_UNIT[u, L.U_NWHEELS])
@@ -395,7 +394,7 @@ def settle_on_terrain(model, y0, wheel_names, u_wheel):
     for c in range(model.P_CONN.shape[0]):                # towed units in unit order
         C = model.P_CONN[c]
         a, b = int(C[L.C_TOW]), int(C[L.C_TOWED])
-        oa, ob = L.unit_offset(a), L.unit_offset(b)
+        oa, ob = lay.at("body", a), lay.at("body", b)
         Ra = _rotation(*y0[oa + L.SPHI:oa + L.SPSI + 1])
         Rb = _rotation(*y0[ob + L.SPHI:ob + L.SPSI + 1])
         hitch = y0[oa + L.SX:oa + L.SZ + 1] + Ra @ C[L.C_AX:L.C_AZ + 1]
@@ -428,10 +427,11 @@ def preload_lateral(model, y0, tire_loads, u_wheel):
     P_UNIT, P_WHEEL, P_TIRE = model.P_UNIT, model.P_WHEEL, model.P_TIRE
     nu, nw, nt = P_UNIT.shape[0], P_WHEEL.shape[0], P_TIRE.shape[0]
     na = model.P_AXLE.shape[0]
-    rot = [_rotation(*y0[L.unit_offset(u) + L.SPHI:L.unit_offset(u) + L.SPSI + 1]) for u in range(nu)]
+    lay = L.StateLayout.of_model(model)
+    rot = [_rotation(*y0[lay.at("body", u) + L.SPHI:lay.at("body", u) + L.SPSI + 1]) for u in range(nu)]
     unit_of = [int(P_WHEEL[int(P_TIRE[t, L.T_WHEEL]), L.W_UNIT]) for t in range(nt)]
     share = np.array([rot[u][2, 1] / rot[u][2, 2] for u in range(nu)])   # tan of the crossfall
-    speed = [y0[L.unit_offset(u) + L.SU] for u in range(nu)]
+    speed = [y0[lay.at("body", u) + L.SU] for u in range(nu)]
 
     def stiffness(loads):
         out = np.zeros(nt)
@@ -449,12 +449,12 @@ def preload_lateral(model, y0, tire_loads, u_wheel):
         s = float(np.sum(tire_loads[tires] * share[unit_of[tires[0]]]) / np.sum(stiff[tires]))
         if speed[lead] != 0.0 and abs(s) < 1.0:
             for u in members:
-                y0[L.unit_offset(u) + L.SV] = abs(speed[lead]) * s / math.sqrt(1.0 - s * s)
+                y0[lay.at("body", u) + L.SV] = abs(speed[lead]) * s / math.sqrt(1.0 - s * s)
                 sin_a[u] = s
     for c in range(model.P_CONN.shape[0]):                # the joints' lateral share, in unit order
         C = model.P_CONN[c]
         a, b = int(C[L.C_TOW]), int(C[L.C_TOWED])
-        oa, ob = L.unit_offset(a), L.unit_offset(b)
+        oa, ob = lay.at("body", a), lay.at("body", b)
         hitch = y0[oa + L.SX:oa + L.SZ + 1] + rot[a] @ C[L.C_AX:L.C_AZ + 1]
         aside = C[L.C_P0] * rot[b][2, 1] / C[L.C_K] if C[L.C_VERTICAL] > 0.5 else 0.0
         y0[ob + L.SX:ob + L.SZ + 1] = hitch - rot[b] @ C[L.C_BX:L.C_BZ + 1] + aside * rot[b][:, 1]
@@ -463,25 +463,25 @@ def preload_lateral(model, y0, tire_loads, u_wheel):
         stiff = stiffness(loads)
         for t in range(nt):
             u = unit_of[t]
-            o = L.unit_offset(u)
+            o = lay.at("body", u)
             V = math.hypot(y0[o + L.SU], y0[o + L.SV])
             # the carcass force C k + C TAU_DAMP w dk/dt at the start (engine.tire.carcass,
             # its secant G = C in the linear range), solved for the k that gives F
             d = TAU_DAMP * max(0.0, 1.0 - V / V_LOW) * max(V, V_N)
             rl = P_TIRE[t, L.T_RLY]
             f = loads[t] * share[u]
-            y0[L.tire_offset(nu, nw, t, na) + L.TKY] = (f * (d + rl) - d * stiff[t] * sin_a[u]) / (stiff[t] * rl)
+            y0[lay.at("tire", t) + L.TKY] = (f * (d + rl) - d * stiff[t] * sin_a[u]) / (stiff[t] * rl)
 
-    wb, ab = L.wheel_offset(nu, 0), L.axle_offset(nu, nw, 0)
-    unknowns = [L.unit_offset(u) + k for u in range(nu) for k in (L.SZ, L.SPHI)]
-    residuals = [L.unit_offset(u) + k for u in range(nu) for k in (L.SW, L.SP)]
+    wb, ab = lay.base["wheel"], lay.base["axle"]
+    unknowns = [lay.at("body", u) + k for u in range(nu) for k in (L.SZ, L.SPHI)]
+    residuals = [lay.at("body", u) + k for u in range(nu) for k in (L.SW, L.SP)]
     for w in range(nw):
         if P_WHEEL[w, L.W_SOLID] < 0:
             unknowns.append(wb + L.N_WHEEL_STATE * w + L.WZ)
             residuals.append(wb + L.N_WHEEL_STATE * w + L.WZD)
     for c in range(model.P_CONN.shape[0]):          # a towed unit: aside of the hitch
-        unknowns.append(L.unit_offset(int(model.P_CONN[c, L.C_TOWED])) + L.SY)
-        residuals.append(L.unit_offset(int(model.P_CONN[c, L.C_TOWED])) + L.SV)
+        unknowns.append(lay.at("body", int(model.P_CONN[c, L.C_TOWED])) + L.SY)
+        residuals.append(lay.at("body", int(model.P_CONN[c, L.C_TOWED])) + L.SV)
     for a in range(na):
         unknowns += [ab + L.N_AXLE_STATE * a + L.AZ, ab + L.N_AXLE_STATE * a + L.APHI]
         residuals += [ab + L.N_AXLE_STATE * a + L.AZD, ab + L.N_AXLE_STATE * a + L.APHID]
@@ -495,7 +495,7 @@ def preload_lateral(model, y0, tire_loads, u_wheel):
     owner = np.array(owner)
     blocks = [np.flatnonzero(owner == lead) for lead in sorted(set(owner.tolist()))]
     evaluate = _derivative(model, u_wheel, y0.size)
-    turns = [L.tire_offset(nu, nw, t, na) + L.TTURN for t in range(nt)]
+    turns = [lay.at("tire", t) + L.TTURN for t in range(nt)]
 
     def residual(y):
         dy, y_tire = evaluate(y)

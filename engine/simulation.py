@@ -19,6 +19,7 @@ from . import layout as L
 from .event import (INITIAL_LIMITS, MAX_STEP_SIZE, MIN_STEP_SIZE, Event, EventError,
                     steering_mode_problems)
 from .integrator import advance as _advance
+from .derived import wheelbase
 from .footprint import start_overlap_problems
 from .jit import compiled_entry
 from .params import engage_clutches, pack
@@ -99,8 +100,10 @@ class Simulation:
         h = event.data["simulation"]["step_size"] if step_size is None else step_size
         if not _finite(h) or not (MIN_STEP_SIZE <= h <= MAX_STEP_SIZE):
             problems.append(f"stepSize: a step {MIN_STEP_SIZE:g} <= h <= {MAX_STEP_SIZE:g} s (got {h!r})")
-        if not _finite(friction_multiplier) or not (0.0 <= friction_multiplier <= 5.0):
-            problems.append(f"frictionMultiplier: a multiplier 0..5 (got {friction_multiplier!r})")
+        mu_lo, mu_hi, _ = INPUT_LIMITS["frictionMultiplier"]
+        if not _finite(friction_multiplier) or not (mu_lo <= friction_multiplier <= mu_hi):
+            problems.append(f"frictionMultiplier: a multiplier {mu_lo:g}..{mu_hi:g} "
+                            f"(got {friction_multiplier!r})")
         init = {}
         initial = initial or {}
         names = event.lead_unit_names()
@@ -148,12 +151,14 @@ class Simulation:
         self.lead_units = event.lead_unit_names()
         nu, nw, nt = len(self.unit_names), len(self.wheel_names), len(self.tire_names)
         na, nc = len(self.axle_names), len(self.connection_names)
-        self.state_names = L.state_names(self.unit_names, self.wheel_names, self.tire_names,
-                                         self.axle_names, self.connection_names, self.steering_names,
-                                         [int(n) for n in self.model.P_COLL[:, L.CO_NV]],
-                                         [(self.unit_names[int(a)], self.unit_names[int(b)])
-                                          for a, b in self.model.P_PAIR[:, L.PA_A:L.PA_B + 1]],
-                                         [int(n) for n in self.model.P_WCOLL[:, L.WC_NV]])
+        self.layout = L.StateLayout.of_model(self.model)
+        self.state_names = self.layout.names(self.unit_names, self.wheel_names, self.tire_names,
+                                             self.axle_names, self.connection_names,
+                                             self.steering_names,
+                                             [int(n) for n in self.model.P_COLL[:, L.CO_NV]],
+                                             [(self.unit_names[int(a)], self.unit_names[int(b)])
+                                              for a, b in self.model.P_PAIR[:, L.PA_A:L.PA_B + 1]],
+                                             [int(n) for n in self.model.P_WCOLL[:, L.WC_NV]])
         self._signature = hashlib.sha256(
             (event.to_json() + repr((self.step_size, self.friction_multiplier, sorted(init.items()),
                                      sorted(modes.items())))).encode()
@@ -310,8 +315,7 @@ class Simulation:
 
     def unit_wheelbase(self, name):
         """Distance between the first and the last axle of the unit, m."""
-        axles = self.event.data["units"][self.unit_index(name)]["axles"]
-        return float(axles[0]["x"] - axles[-1]["x"])
+        return wheelbase(self.event.data["units"][self.unit_index(name)])
 
     # --- inputs -----------------------------------------------------------------------
     def check_inputs(self):

@@ -39,7 +39,7 @@ import numpy as np
 
 from . import layout as L
 from .integrator import record
-from .layout import E_COLL_BASE, Outputs, new_work
+from .layout import Outputs, new_work
 
 #: relative size of the finite-difference perturbation of each state
 _FD_STEP = 1.0e-6
@@ -81,10 +81,9 @@ def rk4_limit(lam: complex) -> float:
 def free_states(model) -> np.ndarray:
     """The states the linearisation varies: all but the latched collision block and the tires'
     turning points (module docstring)."""
-    n = int(model.P_ENV[E_COLL_BASE])   # the collision block is latched, not integrated
-    tire_base = L.tire_offset(model.P_UNIT.shape[0], model.P_WHEEL.shape[0], 0, model.P_AXLE.shape[0])
-    held = tire_base + L.N_TIRE_STATE * np.arange(model.P_TIRE.shape[0]) + L.TTURN
-    keep = np.ones(n, dtype=bool)
+    lay = L.StateLayout.of_model(model)
+    held = lay.base["tire"] + L.N_TIRE_STATE * np.arange(model.P_TIRE.shape[0]) + L.TTURN
+    keep = np.ones(lay.base[L.LATCHED_BLOCK], dtype=bool)   # the collision block is latched
     keep[held] = False
     return np.flatnonzero(keep)
 

@@ -27,7 +27,7 @@ from .terrain_mesh import mesh_surface
 def _vertices(model, y, u):
     """Earth positions of unit u's exterior vertices and its wheel meshes' (static poses), the
     unit's CG and its rotation (vehicle to earth)."""
-    o = L.unit_offset(u)
+    o = L.StateLayout.of_model(model).at("body", u)
     X, Y, Z = y[o + L.SX], y[o + L.SY], y[o + L.SZ]
     R = _rotation(y[o + L.SPHI], y[o + L.STHETA], y[o + L.SPSI])
     cg = np.array([X, Y, Z])

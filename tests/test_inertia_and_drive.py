@@ -40,7 +40,7 @@ def _instant_rates(ixz, d=0.01, h=1e-6):
     sim = engine.Simulation(engine.load_event(data), step_size=h)
     state = sim.get_state()
     for wheel, sign in ((0, 1.0), (1, -1.0)):          # axle 1 left, right
-        state.y[L.wheel_offset(1, wheel) + L.WZ] = sign * d
+        state.y[sim.layout.at("wheel", wheel) + L.WZ] = sign * d
     sim.set_state(state)
     y0 = sim.y.copy()
     sim.advance(h)
@@ -218,7 +218,7 @@ def _tire_history(lam, change, t_end, h=1e-4, tire=0):
     state = sim.get_state()
     change(state.y)
     sim.set_state(state)
-    turn = L.tire_offset(1, 4, tire) + L.TTURN
+    turn = sim.layout.at("tire", tire) + L.TTURN
     rows = [(sim.y_tire[tire, L.YT_DEFL], sim.y_tire[tire, L.YT_FZ], sim.y[turn])]
     for n in range(round(t_end / h)):
         sim.advance((n + 1) * h)
@@ -237,7 +237,7 @@ def test_struck_wheel_tire_returns_lambda_of_the_energy_it_stored(lam):
     than the steepest branch (K_T K_bar / lambda) times the step's deflection change (Eq. 93
     as printed jumps by (1 - lambda) F_R at the turn, 6000 N here)."""
     def strike(y):
-        y[L.wheel_offset(1, 0) + L.WZD] = 5.0
+        y[engine.Simulation(engine.load_event()).layout.at("wheel", 0) + L.WZD] = 5.0
     defl, force, turn = _tire_history(lam, strike, 0.06)
     i = int(np.argmax(defl))
     j = i + int(np.argmax(force[i:] == 0.0))        # first step without force after the turn
