@@ -34,6 +34,7 @@ from importers import Scenario, compare_results
 from importers.c_host import build_host, fmi2_headers, run_host
 from importers.isolated import isolated_runner
 from importers.system import MissingSystemLibrary, require_tbb
+from support import fmus
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The building environment: the repository (with .venv), and the Python it was made from.
@@ -48,10 +49,13 @@ FOREIGN_PYTHON = "/usr/bin/python3"
 
 
 def _build(command: str, output: Path) -> Path:
+    """``python -m simon_fmu <command> --standalone``, run once for all sessions with the
+    same sources and environment (tests/support/fmus.py): it compiles the engine anew."""
+    def make(path: Path) -> None:
+        subprocess.run([sys.executable, "-m", "simon_fmu", command, "--standalone", "-o",
+                        str(path)], check=True, cwd=ROOT, capture_output=True, timeout=1200)
     output.parent.mkdir(parents=True, exist_ok=True)     # -o refuses a missing folder
-    subprocess.run([sys.executable, "-m", "simon_fmu", command, "--standalone", "-o",
-                    str(output)], check=True, cwd=ROOT, capture_output=True, timeout=1200)
-    return output
+    return fmus.cached(fmus.standalone_key(command), output, make)
 
 
 @pytest.fixture(scope="session")

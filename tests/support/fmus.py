@@ -43,7 +43,7 @@ def _sources_digest() -> str:
     versions of pythonfmu and numba (which shape the FMU or its compiled code)."""
     from importlib.metadata import version
     h = hashlib.sha256(f"{_VERSION}\0{sys.version}\0{sys.executable}\0".encode())
-    for dist in ("pythonfmu", "numba", "fmpy"):
+    for dist in ("pythonfmu", "numba", "llvmlite", "numpy", "scipy", "lxml", "fmpy"):
         h.update(f"{dist}={version(dist)}\0".encode())
     for package in _PACKAGES:
         for path in sorted((ROOT / package).rglob("*")):
@@ -105,6 +105,12 @@ def vehicle_key(event_file: Optional[Path], model_identifier: str = "SimonCar",
     files = [hashlib.sha256(Path(p).read_bytes()).hexdigest()
              for p in resource_files(event).values()]
     return _key("vehicle", model_identifier, library, fmu_event_json(event), *files)
+
+
+def standalone_key(command: str) -> str:
+    """The key of the standalone FMU ``python -m simon_fmu <command> --standalone`` builds
+    (it carries this interpreter and the packages named in :func:`_sources_digest`)."""
+    return _key("standalone", command, sys.base_prefix)
 
 
 def cached(key: str, output: Path, make) -> Path:
