@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 def write_event(out: Path, speed: float, gap: float, vertices: int) -> Path:
     """The two-car event with the cars on one line, the second braked ahead of the first."""
-    from engine.event import TWO_CARS_EVENT
+    from engine.setup.event import TWO_CARS_EVENT
     data = json.loads(Path(TWO_CARS_EVENT).read_text())
     car, car2 = data["units"]
     for unit in (car, car2):

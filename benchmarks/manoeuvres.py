@@ -43,8 +43,6 @@ THROTTLE_KI = 0.05           # 1 per m
 PEER_ACCEL_KP = 1.0          # (m/s^2) per m/s
 PEER_ACCEL_KI = 0.5          # (m/s^2) per m
 
-GAS_CONSTANT_AIR = 287.058   # J/(kg K), dry air
-
 # The peer's own lateral-compliance values that the event has no counterpart for, scaled by
 # the event's sprung mass over the parameter set's so that their modes keep the set's
 # frequencies on a heavier vehicle (for the sedan the factor is 1.0001): the lateral spring
@@ -109,14 +107,6 @@ def _tires_per_axle(axle):
     return 4 if axle["dual"] else 2
 
 
-def _unit_mass(unit):
-    """Sprung mass plus every axle's unsprung mass (two wheels an axle, a dual pair being
-    one wheel), payloads and occupants included."""
-    carried = sum(p["mass"] for key in ("payloads", "occupants") for p in unit.get(key) or [])
-    return (unit["sprung_mass"]["mass"] + carried
-            + sum(2.0 * a["unsprung_mass_per_wheel"] for a in unit["axles"]))
-
-
 def _joint_loads_on(event_data, lead, gravity):
     """The static vertical loads (N, downward) the units towed by `lead` put on its rear
     connection: each towed unit whose front connection carries vertical force (a kingpin,
@@ -145,8 +135,11 @@ def vehicle(event_data):
     (for a tandem the mean of its axles' x); the sprung-mass CG to axle distances are the
     axles' x positions (positive forward). Tire tables are taken at their first test speed
     (the manoeuvre runs at one speed). The combination's rolling-resistance weight is every
-    unit's mass times its tires' mean sigma_0; drag is the lead unit's.
+    unit's mass times its tires' mean sigma_0; drag is the lead unit's. The masses (sprung,
+    unsprung, payloads and occupants) and the air density are the engine's
+    (:mod:`engine.setup.derived`).
     """
+    from engine.setup.derived import air_density, unit_mass    # the parent process's engine
     units = event_data["units"]
     unit = units[0]
     environment = event_data["environment"]
@@ -161,10 +154,10 @@ def vehicle(event_data):
     tires = unit["tires"]
     tire_f, tire_r = tires[front["tire"]], tires[rear["tire"]]
     drive = unit["drivetrain"]
-    rho = environment["air_pressure"] / (GAS_CONSTANT_AIR * environment["air_temperature"])
+    rho = air_density(event_data)
     rear_connection = (unit.get("connections") or {}).get("rear")
     rolling_weight = sum(
-        _unit_mass(u) * gravity
+        unit_mass(u) * gravity
         * sum(u["tires"][a["tire"]]["rolling_resistance"]["sigma0"] for a in u["axles"])
         / len(u["axles"]) for u in units)
     return {
@@ -173,8 +166,8 @@ def vehicle(event_data):
         "gravity": gravity,
         "air_density": rho,
         "sprung_mass": unit["sprung_mass"]["mass"],
-        "total_mass": _unit_mass(unit),
-        "combination_mass": sum(_unit_mass(u) for u in units),
+        "total_mass": unit_mass(unit),
+        "combination_mass": sum(unit_mass(u) for u in units),
         "inertia": list(unit["sprung_mass"]["inertia"]),
         "Ixz": unit["sprung_mass"]["Ixz"],
         "cg_height": unit["sprung_mass"]["cg_height"],

@@ -4,7 +4,7 @@ Public API: :func:`load_event`, :class:`Event`, :class:`Simulation`, the field-n
 :mod:`engine.signals`, and the exceptions :class:`EventError`, :class:`InputError`,
 :class:`SimulationError`. See ``docs/engine-api.md``.
 """
-from .event import Event, EventError, load_event  # noqa: F401
+from .setup.event import Event, EventError, load_event  # noqa: F401
 from .signals import (ENV_INPUTS, INPUT_LIMITS, TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS,  # noqa: F401
                       WHEEL_INPUTS, WHEEL_OUTPUTS)
 

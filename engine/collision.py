@@ -1,7 +1,7 @@
 """Collisions of the sprung mass: the manual's Sprung Mass Impact Model (DyMESH-style), whose
 summed force and moment enter Eq. 3 and 7.
 
-Each unit has an exterior mesh (:func:`engine.collision_setup.box_mesh`, from its dimensions): a box around the
+Each unit has an exterior mesh (:func:`engine.setup.collision.box_mesh`, from its dimensions): a box around the
 sprung mass whose six faces carry a grid of vertices. Contact is detected vertex against
 surface, as in DyMESH: every vertex that lies inside a surface gets a force, computed in
 the vehicle-fixed frame, and the forces and their moments about the CG are summed onto the
@@ -71,7 +71,7 @@ EDGE = 1e-3
 WC_FX, WC_FY, WC_FZ, WC_MX, WC_MY, WC_MZ, WC_CONTACT, WC_DEPTH = range(8)
 
 
-# --- the force law (compiled; the mesh and the packing: engine.collision_setup) ----------------------------------------------------------
+# --- the force law (compiled; the mesh and the packing: engine.setup.collision) ----------------------------------------------------------
 
 @njit_inline
 def face_stiffness(CK, v, nbx, nby, nbz):

@@ -9,9 +9,9 @@ on its own (the synchronize phase of ``engine.vehicle``):
 
 F_C is the force on the towed unit (the tow unit gets -F_C), R and V the points' earth-fixed
 positions and velocities. ``P_0 z_a`` is the joint's static load along the tow unit's z-axis
-(the kingpin load of the static equilibrium, ``engine.equilibrium``): the preload that lets
+(the kingpin load of the static equilibrium, ``engine.setup.equilibrium``): the preload that lets
 the joint carry its static load with the two points together, as the suspension's F_s0
-does. K_C and C_C come from the connection model (``engine.equilibrium.connection_rates``,
+does. K_C and C_C come from the connection model (``engine.setup.equilibrium.connection_rates``,
 docs/equations.md). A hinged drawbar carries no vertical force: its F_C keeps only its
 earth-horizontal part.
 

@@ -21,18 +21,29 @@ from numba.core import caching, config
 ENGINE_DIR = Path(__file__).resolve().parent
 
 
+#: The engine's modules that hold no kernel and that no kernel imports: the package's front and
+#: the Python driver of a run. The set-up side (``setup/``) is not compiled either.
+NOT_COMPILED = ("__init__.py", "simulation.py")
+
+
+def kernel_sources(folder: Path = ENGINE_DIR) -> list:
+    """The sources the kernels are compiled from: the engine's top-level modules but
+    :data:`NOT_COMPILED` (the set-up side, ``setup/``, is imported by no kernel: a test checks
+    it)."""
+    return [p for p in sorted(folder.glob("*.py")) if p.name not in NOT_COMPILED]
+
+
 def source_digest(folder: Path = ENGINE_DIR) -> str:
-    """A hash of every Python source of the engine (names and bytes)."""
+    """A hash of the kernels' sources (names and bytes): an edit to set-up code, which no
+    kernel imports, leaves the compiled kernels valid."""
     digest = hashlib.sha256()
-    for path in sorted(folder.rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
+    for path in kernel_sources(folder):
         digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()[:20]
 
 
-#: The digest of the sources this process imported; it names the cache they compile into.
+#: The digest of the kernels' sources this process imported; it names the cache they compile into.
 SOURCE_DIGEST = source_digest()
 
 
@@ -42,7 +53,7 @@ class EngineCacheLocator(caching.UserProvidedCacheLocator):
     numba checks a cached kernel only against its own file, so after an edit to, say,
     ``tire.py`` a cached ``integrator.advance`` would still run the old tire code, which it
     had compiled in. Here every kernel of the engine is cached under
-    ``<cache dir>/simon-engine-<digest of all engine sources>/``, so a kernel compiled from
+    ``<cache dir>/simon-engine-<digest of the kernels' sources>/``, so a kernel compiled from
     other sources is never found, and no cache file is ever deleted. ``<cache dir>`` is
     ``NUMBA_CACHE_DIR`` when it is set, else the engine's ``__pycache__`` folder, else (a
     read-only install) numba's user-wide cache folder. Functions outside the engine's folder
@@ -110,6 +121,8 @@ def compiled_entry(kernel, args):
     The types are resolved here once, for the arrays the caller keeps passing. Compiles
     ``kernel`` for them if it has not been; ``kernel`` itself when numba has no entry point.
     """
+    if not hasattr(kernel, "overloads"):    # NUMBA_DISABLE_JIT=1: the Python function itself
+        return kernel
     types = tuple(kernel.typeof_pyval(a) for a in args)
     if types not in kernel.overloads:
         kernel.compile(types)

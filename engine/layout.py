@@ -181,7 +181,7 @@ N_COLL_P = CO_WHEELS + 1
 # friction is regularised, m/s; CO_XMIN .. CO_ZMAX: the mesh's bounding box (the broad phase);
 # CO_K0 .. CO_K0 + 5: the faces' stiffness per unit area (N/m^3), in the order of FACE_*;
 # the reach: a box (vehicle frame) that holds the exterior and every wheel mesh of the unit
-# wherever its suspension and its damage set can take it (engine.wheel_damage.pack_reach), the
+# wherever its suspension and its damage set can take it (engine.setup.wheel_meshes.pack_reach), the
 # broad phase of its wheels
 FACE_FRONT, FACE_REAR, FACE_RIGHT, FACE_LEFT, FACE_BOTTOM, FACE_ROOF = range(6)
 N_FACES = 6

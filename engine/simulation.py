@@ -16,15 +16,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import layout as L
-from .event import (INITIAL_LIMITS, MAX_STEP_SIZE, MIN_STEP_SIZE, Event, EventError,
+from .setup.event import (INITIAL_LIMITS, MAX_STEP_SIZE, MIN_STEP_SIZE, Event, EventError,
                     steering_mode_problems)
 from .integrator import advance as _advance
-from .derived import wheelbase
-from .footprint import start_overlap_problems
+from .setup.derived import wheelbase
+from .setup.footprint import start_overlap_problems
 from .jit import compiled_entry
-from .params import engage_clutches, pack
-from .stability import contact_step, stable_step
-from .start_clear import start_overlap_problems as mesh_overlap_problems
+from .setup.params import engage_clutches, pack
+from .setup.stability import contact_step, stable_step
+from .setup.start_clear import start_overlap_problems as mesh_overlap_problems
 from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, INPUT_LIMITS, STEERING_OUTPUTS,
                       TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS,
                       inputs_in_range)
@@ -32,7 +32,7 @@ from .steering import MODES as STEERING_MODES
 from .vehicle import ERR_NONFINITE, ERR_OFF_TERRAIN, ERR_TIRE_DEFLECTION
 
 #: the initial conditions a lead unit takes (FMU parameters <unit>.speed0 ...) and the
-#: event's field of each (units[i].initial; its range: engine.event.INITIAL_LIMITS)
+#: event's field of each (units[i].initial; its range: engine.setup.event.INITIAL_LIMITS)
 INITIAL_FIELDS = {"speed0": "speed", "X0": "X", "Y0": "Y", "yaw0": "yaw"}
 #: most internal steps one call of Simulation.advance may take (exact in a float)
 MAX_STEPS_PER_ADVANCE = 2 ** 53
@@ -74,14 +74,14 @@ class Simulation:
     step_size : float, optional
         Internal fixed integration step in s (default: the event's ``simulation.step_size``,
         1 ms for the reference sedan). Accepts 1e-6 <= h <= 0.002
-        (``engine.event.MAX_STEP_SIZE``) and no more than the vehicle's stiffest mode allows
-        at its initial state (:mod:`engine.stability`).
+        (``engine.setup.event.MAX_STEP_SIZE``) and no more than the vehicle's stiffest mode allows
+        at its initial state (:mod:`engine.setup.stability`).
     friction_multiplier : float, optional
         Road friction multiplier applied on top of the event's environment (default 1).
     initial : dict, optional
         Per lead unit name, any of ``speed0`` (m/s), ``X0``, ``Y0`` (m) and ``yaw0`` (rad),
         overriding the event's initial conditions. A lead unit places the units it tows. The
-        vehicles of an event with several must start apart (:mod:`engine.footprint`).
+        vehicles of an event with several must start apart (:mod:`engine.setup.footprint`).
     wheel_inputs : array, optional
         The wheel inputs [wheel, WHEEL_INPUTS] to start with (default: their start values);
         with an external road, its roadZ and grades place the vehicle on it.
@@ -89,7 +89,7 @@ class Simulation:
         Per unit with a steering system (``Event.steering_unit_names``), its steering mode,
         a name of ``engine.steering.MODES`` or its code 1..5, in place of the event's
         ``steering.mode`` (default: the event's). A mode other than "off" needs the steering
-        data of the steer degree of freedom (``engine.event.STEERING_DOF_FIELDS``).
+        data of the steer degree of freedom (``engine.setup.event.STEERING_DOF_FIELDS``).
     """
 
     def __init__(self, event: Event, step_size=None, friction_multiplier=1.0, initial=None,
@@ -97,7 +97,7 @@ class Simulation:
         if not isinstance(event, Event):
             raise EventError("event: an engine.Event from engine.load_event")
         problems = []
-        h = event.data["simulation"]["step_size"] if step_size is None else step_size
+        h = event.model.simulation.step_size if step_size is None else step_size
         if not _finite(h) or not (MIN_STEP_SIZE <= h <= MAX_STEP_SIZE):
             problems.append(f"stepSize: a step {MIN_STEP_SIZE:g} <= h <= {MAX_STEP_SIZE:g} s (got {h!r})")
         mu_lo, mu_hi, _ = INPUT_LIMITS["frictionMultiplier"]
@@ -111,22 +111,22 @@ class Simulation:
             if key not in names:
                 problems.append(f"initial.{key}: one of the lead unit names {names} (a towed unit "
                                 "follows the unit ahead)")
-        for unit in event.data["units"]:
-            if unit["name"] not in names:
+        for unit in event.model.units:
+            if unit.name not in names:
                 continue
-            ev = unit["initial"]
-            vals = {"speed0": ev["speed"], "X0": ev["X"], "Y0": ev["Y"], "yaw0": ev["yaw"]}
-            for k, v in (initial.get(unit["name"]) or {}).items():
+            ev = unit.initial
+            vals = {"speed0": ev.speed, "X0": ev.X, "Y0": ev.Y, "yaw0": ev.yaw}
+            for k, v in (initial.get(unit.name) or {}).items():
                 if k not in INITIAL_FIELDS:
-                    problems.append(f"{unit['name']}.{k}: one of {', '.join(INITIAL_FIELDS)}")
+                    problems.append(f"{unit.name}.{k}: one of {', '.join(INITIAL_FIELDS)}")
                 elif not _finite(v) or not (INITIAL_LIMITS[INITIAL_FIELDS[k]][0] <= v
                                             <= INITIAL_LIMITS[INITIAL_FIELDS[k]][1]):
                     lo, hi = INITIAL_LIMITS[INITIAL_FIELDS[k]]
-                    problems.append(f"{unit['name']}.{k}: a finite number in [{lo:.10g}, {hi:.10g}] "
+                    problems.append(f"{unit.name}.{k}: a finite number in [{lo:.10g}, {hi:.10g}] "
                                     f"(got {v!r})")
                 else:
                     vals[k] = float(v)
-            init[unit["name"]] = vals
+            init[unit.name] = vals
         modes = self._steering_modes(event, steering_modes or {}, problems)
         if problems:
             raise EventError(problems)
@@ -208,11 +208,11 @@ class Simulation:
             if key not in names:
                 problems.append(f"steering_modes.{key}: one of the units with a steering system and a "
                                 f"steered axle {names}")
-        for i, unit in enumerate(event.data["units"]):
-            name = unit["name"]
+        for i, unit in enumerate(event.model.units):
+            name = unit.name
             if name not in names:
                 continue
-            mode = modes.get(name, unit["steering"]["mode"])
+            mode = modes.get(name, unit.steering.mode)
             if isinstance(mode, (int, np.integer)) and not isinstance(mode, bool) \
                     and 1 <= mode <= len(STEERING_MODES):
                 mode = STEERING_MODES[mode - 1]
@@ -220,12 +220,12 @@ class Simulation:
                 problems.append(f"{name}.steeringMode: one of " + ", ".join(
                     f"{k + 1} ({m})" for k, m in enumerate(STEERING_MODES)) + f" (got {mode!r})")
                 continue
-            problems.extend(steering_mode_problems(unit, f"units[{i}]", mode))
+            problems.extend(steering_mode_problems(event.data["units"][i], f"units[{i}]", mode))
             out[name] = mode
         return out
 
     def _check_vehicles_apart(self):
-        """Refuse a start at which two vehicles overlap (engine.footprint)."""
+        """Refuse a start at which two vehicles overlap (engine.setup.footprint)."""
         if len(self.lead_units) < 2:
             return
         pos = {n: (self.y_unit[i, L.YU_X], self.y_unit[i, L.YU_Y], self.y_unit[i, L.YU_YAW])
@@ -236,13 +236,13 @@ class Simulation:
 
     def _check_meshes_clear(self):
         """Refuse a start at which a unit's meshes are inside the road, a barrier or a wall
-        (engine.start_clear)."""
+        (engine.setup.start_clear)."""
         problems = mesh_overlap_problems(self.model, self.y, self.u_wheel, self.event)
         if problems:
             raise EventError(problems)
 
     def _check_step_size(self):
-        """Refuse a step the integrator cannot take for this vehicle (engine.stability): its
+        """Refuse a step the integrator cannot take for this vehicle (engine.setup.stability): its
         modes at the initial state, and the stiffest contact its meshes can meet."""
         self._check_contact_step()
         try:
@@ -264,13 +264,12 @@ class Simulation:
         limit = contact_step(self.model)
         if self.step_size <= limit.h_max:
             return
-        units = self.event.data["units"]
-        unit = units[limit.unit]
+        unit = self.event.model.units[limit.unit]
         face = ("front", "rear", "right side", "left side", "underbody", "roof")[limit.face]
         ratio = (limit.h_max / self.step_size) ** 2     # the mode's frequency goes as sqrt(k)
         if limit.wheels:
-            axle = next(k for k, a in enumerate(unit["axles"]) if a["wheel_damage"]["mesh"])
-            k = unit["axles"][axle]["wheel_damage"]["stiffness"]
+            axle = next(k for k, a in enumerate(unit.axles) if a.wheel_damage.mesh)
+            k = unit.axles[axle].wheel_damage.stiffness
             field = f"units[{limit.unit}].axles[{axle}].wheel_damage.stiffness"
             got = "the tire's radial stiffness" if k is None else f"{k:g} N/m"
             accepts = f"at most about {ratio * (k or 1.0):.3g} N/m" if k else \
@@ -278,15 +277,15 @@ class Simulation:
             what = "wheel meshes"
         else:
             key = {"front": "front", "rear": "rear"}.get(face, "side")
-            b = unit["collision"]["crush_stiffness"][key]
+            b = getattr(unit.collision.crush_stiffness, key)
             field = f"units[{limit.unit}].collision.crush_stiffness.{key}"
             accepts, got, what = f"at most about {ratio * b:.3g} N/m^2", f"{b:g} N/m^2", "exterior"
         lam = limit.eigenvalue
         raise EventError([
             f"{field}: {accepts} for the step {self.step_size:g} s (got {got}): the {what} of "
-            f"{unit['name']}, pressed flat on a rigid surface at its {face}, give the mode "
+            f"{unit.name}, pressed flat on a rigid surface at its {face}, give the mode "
             f"{lam.real:.4g}{lam.imag:+.4g}j 1/s on the {limit.branch} branch (restitution "
-            f"{unit['collision']['restitution']:g}), and the 4th-order Runge-Kutta step is stable "
+            f"{unit.collision.restitution:g}), and the 4th-order Runge-Kutta step is stable "
             f"only up to h = {limit.h_max:.3g} s for it; or a stepSize <= {limit.h_max:.3g} s"])
 
     # --- the arrays ---------------------------------------------------------------------
@@ -315,7 +314,7 @@ class Simulation:
 
     def unit_wheelbase(self, name):
         """Distance between the first and the last axle of the unit, m."""
-        return wheelbase(self.event.data["units"][self.unit_index(name)])
+        return wheelbase(self.event.model.units[self.unit_index(name)])
 
     # --- inputs -----------------------------------------------------------------------
     def check_inputs(self):

@@ -25,7 +25,7 @@ place, without allocation.
 """
 import math
 
-from .jit import njit, njit_inline
+from .jit import njit_inline
 
 
 @njit_inline

@@ -8,7 +8,7 @@ Three sources (``environment.terrain`` of the event, ``P_ENV[E_TERRAIN]``):
   uniform grid so that a lookup costs the same on any size of mesh; each triangle's material
   gives its friction multiplier, water depth and texture depth (for hydroplaning). Outside
   the road triangles there is no terrain: the caller reports the tire and its position. An
-  event's OpenCRG road (``engine.terrain_crg``) is triangulated into such a mesh when the
+  event's OpenCRG road (``engine.setup.terrain_crg``) is triangulated into such a mesh when the
   event is loaded, and is a mesh here;
 * external: the road under each wheel comes from its inputs ``roadZ`` (the earth Z under the
   wheel centre) and ``roadGradeX``, ``roadGradeY`` (dZ/dX, dZ/dY): the plane through that

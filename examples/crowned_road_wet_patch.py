@@ -30,6 +30,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import engine  # noqa: E402
 from model_description.catalogue import TIRE_NAMES  # noqa: E402
+from engine.setup.derived import unit_mass  # noqa: E402
 from simon_fmu.controllers.vehicle_data import rolling_radius, unit_data  # noqa: E402
 from support.roads import grid_mesh_obj  # noqa: E402
 
@@ -93,22 +94,22 @@ def brake_pedal_force(event, deceleration: float) -> float:
     unsprung), I the tires' spin inertias (the wheels slow down with the car). The road load
     (rolling resistance, drag) comes on top."""
     car = unit_data(event)
-    g = event.data["environment"]["gravity"]
-    mass = car["sprung_mass"]["mass"] + sum(2 * a["unsprung_mass_per_wheel"] for a in car["axles"])
-    torque_per_pa = sum(2 * a["brake_torque_ratio"] for a in car["axles"])
+    g = event.model.environment.gravity
+    mass = unit_mass(car)
+    torque_per_pa = sum(2 * a.brake_torque_ratio for a in car.axles)
     r = rolling_radius(event)
-    spin = sum(2 * (2 if a["dual"] else 1) * car["tires"][a["tire"]]["spin_inertia"] for a in car["axles"])
-    brakes = car["brakes"]
-    pressure = brakes["pushout_pressure"] + (mass + spin / r ** 2) * deceleration * g * r / torque_per_pa
-    if any(a["proportioned"] for a in car["axles"]) and pressure > brakes["proportioning_start"]:
+    spin = sum(2 * (2 if a.dual else 1) * car.tires[a.tire].spin_inertia for a in car.axles)
+    brakes = car.brakes
+    pressure = brakes.pushout_pressure + (mass + spin / r ** 2) * deceleration * g * r / torque_per_pa
+    if any(a.proportioned for a in car.axles) and pressure > brakes.proportioning_start:
         raise ValueError(f"{deceleration} g needs {pressure:.3g} Pa, above the proportioning start")
-    return pressure / brakes["pedal_ratio"]
+    return pressure / brakes.pedal_ratio
 
 
 def input_table(model_description, event, stop_time):
     """Neutral, steering wheel straight; the brake pedal from the moment the front axle, at the
     start speed, is BRAKE_BEFORE short of the patch. Every other input at its start value."""
-    front_x = max(a["x"] for a in unit_data(event)["axles"])
+    front_x = max(a.x for a in unit_data(event).axles)
     t_brake = (WET[0] - BRAKE_BEFORE - X0 - front_x) / SPEED
     t = np.arange(0.0, stop_time + 1e-9, STEP)
     columns = {"car.steeringWheelAngle": np.zeros(t.size),
@@ -131,7 +132,7 @@ def run(out: Path, fmu: Path, stop_time=None, rebuild=False):
     if rebuild or not fmu.exists():
         subprocess.run([sys.executable, "-m", "simon_fmu", "build", str(event_path), "-o", str(fmu)],
                        check=True)
-    front_x = max(a["x"] for a in unit_data(event)["axles"])
+    front_x = max(a.x for a in unit_data(event).axles)
     if stop_time is None:
         stop_time = round((LENGTH - END_MARGIN - X0 - front_x) / SPEED, 2)
 

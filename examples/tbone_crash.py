@@ -38,8 +38,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.derived import body_front  # noqa: E402
-from engine.event import COLLISION, TWO_CARS_EVENT  # noqa: E402
+from engine.setup.derived import body_front, body_rear, unit_mass  # noqa: E402
+from engine.setup.event import COLLISION, TWO_CARS_EVENT  # noqa: E402
 
 DEFAULT_RESTITUTION = COLLISION["restitution"].default
 
@@ -86,8 +86,8 @@ def simulate(fmu: Path, data: dict) -> dict:
 
 
 def masses(data: dict) -> list[float]:
-    return [u["sprung_mass"]["mass"] + sum(2 * a["unsprung_mass_per_wheel"] for a in u["axles"])
-            for u in data["units"]]
+    """Each unit's total mass, kg, as the engine counts it (engine.setup.derived.unit_mass)."""
+    return [unit_mass(u) for u in data["units"]]
 
 
 def earth_velocity(h: dict, unit: str) -> tuple[np.ndarray, np.ndarray]:
@@ -97,10 +97,9 @@ def earth_velocity(h: dict, unit: str) -> tuple[np.ndarray, np.ndarray]:
 
 def body(unit: dict, X: float, Y: float, yaw: float) -> np.ndarray:
     """Plan-view corners of the unit's body box at (X, Y, yaw), closed."""
-    d = unit["dimensions"]
-    front = body_front(unit)
-    xs = np.array([front, front, front - d["length"], front - d["length"], front])
-    ys = np.array([-1, 1, 1, -1, -1]) * d["width"] / 2.0
+    front, rear = body_front(unit), body_rear(unit)
+    xs = np.array([front, front, rear, rear, front])
+    ys = np.array([-1, 1, 1, -1, -1]) * unit["dimensions"]["width"] / 2.0
     c, s = math.cos(yaw), math.sin(yaw)
     return np.column_stack([X + c * xs - s * ys, Y + s * xs + c * ys])
 

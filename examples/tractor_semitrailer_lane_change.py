@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
-from engine.event import TRACTOR_SEMITRAILER_EVENT  # noqa: E402
-from engine.payload import sprung_properties  # noqa: E402
+from engine.setup.event import TRACTOR_SEMITRAILER_EVENT  # noqa: E402
+from engine.setup.payload import sprung_properties  # noqa: E402
 from simon_fmu.controllers.vehicle_data import (rolling_radius, understeer_gradient,  # noqa: E402
                                                 unit_data)
 
@@ -50,12 +50,12 @@ def cruise_gear(event, speed: float) -> int:
 
     Engine speed = speed / r * transmission ratio * differential ratio, r the driven wheels'
     rolling radius at static equilibrium."""
-    dt = unit_data(event, "tractor")["drivetrain"]
-    wot = np.asarray(dt["engine_wot_torque"], float)
+    dt = unit_data(event, "tractor").drivetrain
+    wot = np.asarray(dt.engine_wot_torque, float)
     full_torque_rpm = wot[np.argmax(wot[:, 1]), 0]
     wheel_rate = speed / rolling_radius(event, "tractor", driven_only=True)
-    rpm = [wheel_rate * ratio * dt["differential_ratio"] * 30 / math.pi
-           for ratio in dt["transmission_ratios"]]
+    rpm = [wheel_rate * ratio * dt.differential_ratio * 30 / math.pi
+           for ratio in dt.transmission_ratios]
     gears = [k + 1 for k, n in enumerate(rpm) if full_torque_rpm <= n <= wot[-1, 0]]
     if not gears:
         raise ValueError(f"no gear puts the engine between {full_torque_rpm:.0f} and "
@@ -71,12 +71,12 @@ def first_amplitude(event, speed: float, period: float) -> float:
     its drive axles, understeer gradient K) gives the road-wheel angle for a:
     delta = (L / v^2 + K) a. The lane change then corrects it on the measured offset."""
     tractor = unit_data(event, "tractor")
-    xs = [a["x"] for a in tractor["axles"]]
-    front = [a["x"] for a in tractor["axles"] if a["steered"]][0]
-    rear = np.mean([x for x, a in zip(xs, tractor["axles"]) if not a["steered"]])
+    xs = [a.x for a in tractor.axles]
+    front = [a.x for a in tractor.axles if a.steered][0]
+    rear = np.mean([x for x, a in zip(xs, tractor.axles) if not a.steered])
     ay = LANE * 2 * math.pi / period ** 2
     delta = ((front - rear) / speed ** 2 + understeer_gradient(event, "tractor")) * ay
-    return delta * tractor["steering"]["gear_ratio"]
+    return delta * tractor.steering.gear_ratio
 
 
 def period_for(ay_g: float, gravity: float) -> float:
@@ -133,7 +133,7 @@ def axle_point(result, event, unit: str, steered: bool) -> np.ndarray:
     its other axles, from the unit's CG position and yaw and the axles' x from the CG
     (payloads shift the CG: Eq. 43)."""
     u = unit_data(event, unit)
-    xs = [a["x"] for a in u["axles"] if a["steered"] == steered]
+    xs = [a.x for a in u.axles if a.steered == steered]
     x = float(np.mean(xs)) - sprung_properties(u).delta[0]
     yaw = result[f"{unit}.yaw"]
     return np.column_stack([result[f"{unit}.X"] + x * np.cos(yaw),

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Iterator, NamedTuple, Optional, Union
 
 import engine
-from engine.event import MAX_STEP_SIZE, MIN_STEP_SIZE
+from engine.setup.event import MAX_STEP_SIZE, MIN_STEP_SIZE
 from engine.signals import AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS
 from engine.steering import MODES as STEERING_MODES
 
@@ -290,13 +290,13 @@ PARAMETERS: dict[str, Parameter] = {
 #: Initial conditions of each unit; the event's units[i].initial values are the start values.
 UNIT_PARAMETERS: dict[str, Parameter] = {
     "speed0": Parameter(Field("m/s", "km/h", "Initial forward speed"), 0.0,
-                        *engine.event.INITIAL_LIMITS["speed"]),
+                        *engine.setup.event.INITIAL_LIMITS["speed"]),
     "X0": Parameter(Field("m", None, "Initial earth-fixed X position of the CG"), 0.0,
-                    *engine.event.INITIAL_LIMITS["X"]),
+                    *engine.setup.event.INITIAL_LIMITS["X"]),
     "Y0": Parameter(Field("m", None, "Initial earth-fixed Y position of the CG"), 0.0,
-                    *engine.event.INITIAL_LIMITS["Y"]),
+                    *engine.setup.event.INITIAL_LIMITS["Y"]),
     "yaw0": Parameter(Field("rad", "deg", "Initial yaw angle"), 0.0,
-                      *engine.event.INITIAL_LIMITS["yaw"]),
+                      *engine.setup.event.INITIAL_LIMITS["yaw"]),
 }
 
 #: The steering mode of each unit with a steering system; the event's units[i].steering.mode

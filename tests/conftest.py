@@ -120,21 +120,21 @@ def truck_fmu(fmu_dir) -> Path:
 @pytest.fixture(scope="session")
 def semitrailer_fmu(fmu_dir) -> Path:
     """The reference tractor-semitrailer (engine/data/tractor-semitrailer.json)."""
-    from engine.event import TRACTOR_SEMITRAILER_EVENT
+    from engine.setup.event import TRACTOR_SEMITRAILER_EVENT
     return build(Path(TRACTOR_SEMITRAILER_EVENT), fmu_dir / "SimonTractorSemitrailer.fmu")
 
 
 @pytest.fixture(scope="session")
 def double_fmu(fmu_dir) -> Path:
     """The double with a converter dolly (engine/data/double.json)."""
-    from engine.event import DOUBLE_EVENT
+    from engine.setup.event import DOUBLE_EVENT
     return build(Path(DOUBLE_EVENT), fmu_dir / "SimonDouble.fmu")
 
 
 @pytest.fixture(scope="session")
 def two_cars_fmu(fmu_dir) -> Path:
     """Two vehicles: the sedan twice, units ``car`` and ``car2`` (engine/data/two-cars.json)."""
-    from engine.event import TWO_CARS_EVENT
+    from engine.setup.event import TWO_CARS_EVENT
     return build(Path(TWO_CARS_EVENT), fmu_dir / "SimonTwoCars.fmu")
 
 

@@ -13,7 +13,7 @@ import engine
 from engine import layout as L
 from engine.aerodynamics import (AERO_NAMES, SURFACES, air_density, device_force, surface_constant,
                                  surface_force, surface_forces)
-from engine.params import pack
+from engine.setup.params import pack
 
 RHO = air_density(101325.0, 288.15)
 CA = surface_constant(0.8, 2.5, RHO)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import engine
-from engine.event import DEFAULT_EVENT
+from engine.setup.event import DEFAULT_EVENT
 from simon_fmu.__main__ import main as cli
 from simon_fmu.runtime.packaging import OutputError, check_output, is_zip_with
 from simon_fmu.studies.results import not_a_table

@@ -8,7 +8,7 @@ import pytest
 import engine
 from engine import layout as L
 from engine.collision import environment_pairs, normal_force
-from engine.collision_setup import box_mesh, pack_collisions
+from engine.setup.collision import box_mesh, pack_collisions
 from engine.simulation import Simulation
 
 B_SIDE = 3.5e5

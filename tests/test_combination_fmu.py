@@ -17,7 +17,7 @@ import pytest
 from fmpy.fmi1 import FMICallException
 
 from support.fmus import event_fmu
-from engine.event import DOUBLE_EVENT, TRACTOR_SEMITRAILER_EVENT
+from engine.setup.event import DOUBLE_EVENT, TRACTOR_SEMITRAILER_EVENT
 
 SEMI = json.loads(open(TRACTOR_SEMITRAILER_EVENT).read())
 DOUBLE = json.loads(open(DOUBLE_EVENT).read())

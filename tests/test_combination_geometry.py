@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from support.fmus import event_fmu
-from engine.event import TRACTOR_SEMITRAILER_EVENT
+from engine.setup.event import TRACTOR_SEMITRAILER_EVENT
 
 G = 9.80665
 with open(TRACTOR_SEMITRAILER_EVENT) as f:

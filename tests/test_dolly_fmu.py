@@ -19,7 +19,7 @@ import pytest
 
 import engine
 from support.fmus import event_fmu
-from engine.event import DOUBLE_EVENT, TRACTOR_SEMITRAILER_EVENT
+from engine.setup.event import DOUBLE_EVENT, TRACTOR_SEMITRAILER_EVENT
 from support.run import run
 
 ROOT = Path(__file__).resolve().parents[1]

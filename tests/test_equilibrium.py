@@ -1,4 +1,4 @@
-"""Static equilibrium of combinations (engine.equilibrium) against the lever rule of the
+"""Static equilibrium of combinations (engine.setup.equilibrium) against the lever rule of the
 reference tractor-semitrailer sheet (/work/shared/reference/tractor-semitrailer.md).
 
 The events are built here as validated data (defaults filled), coordinates from each unit's
@@ -10,7 +10,7 @@ import math
 import pytest
 
 import engine
-from engine import equilibrium as eq
+from engine.setup import equilibrium as eq
 
 from conftest import ROOT
 

@@ -4,7 +4,7 @@ import json
 import pytest
 
 import engine
-from engine import event as E
+from engine.setup import event as E
 
 from conftest import ROOT
 

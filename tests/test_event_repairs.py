@@ -101,13 +101,13 @@ def test_a_barrier_of_huge_normal_and_a_stiff_front_the_step_takes_stop_the_car(
     data["units"][0]["collision"]["crush_stiffness"]["front"] = 1e6
     sim = _setup_quietly(data)
     assert sim.model.P_BAR[0, 3:6].tolist() == [-1.0, 0.0, 0.0]
-    limit = engine.stability.contact_step(sim.model)
+    limit = engine.setup.stability.contact_step(sim.model)
     front = 1e6 * 0.8 * (limit.h_max / sim.step_size) ** 2
     data["units"][0]["collision"]["crush_stiffness"]["front"] = front
     _setup_quietly(data)
     inst = instance(event_fmu(fmu_dir, "huge_normal_stiff_front", data)).start({"car.speed0": 15.0})
     out = run(inst, 1.5, record=("car.X", "car.u", "car.collision.maxCrush"))
-    x_front = engine.collision_setup.unit_box(data["units"][0])[0]
+    x_front = engine.setup.collision.unit_box(data["units"][0])[0]
     assert np.max(out["car.X"]) + x_front < BARRIER_X + np.max(out["car.collision.maxCrush"]) + 1e-3
     assert np.max(out["car.collision.maxCrush"]) > 0.0
     e = data["units"][0]["collision"]["restitution"]
@@ -259,7 +259,7 @@ def test_files_and_fields_that_are_not_acceptable_are_named_as_such(tmp_path, ca
     big = tmp_path / "big.obj"
     big.write_text("v -1e308 -1e308 0\nv 1e308 -1e308 0\nv 1e308 1e308 0\nv -1e308 1e308 0\n"
                    "f 1 2 3 4\n")
-    truck = json.loads(engine.load_event(engine.event.TRACTOR_SEMITRAILER_EVENT).to_json())
+    truck = json.loads(engine.load_event(engine.setup.event.TRACTOR_SEMITRAILER_EVENT).to_json())
     truck["units"][1]["connections"]["front"]["deflection"] = 1e-12
     wheel = _event()
     wheel["units"][0]["axles"][0]["wheel_damage"]["deformation_rate"] = 1e308

@@ -43,7 +43,7 @@ def test_cruise_gear_puts_the_engine_in_its_full_torque_band(truck):
     radius (0.559 m less the static deflection) is 1300 rpm, above the 1200 rpm where the
     sheet's full torque starts; gear 9 (1.00) would also do (1780 rpm), the highest is taken."""
     import engine
-    from engine.event import TRACTOR_SEMITRAILER_EVENT
+    from engine.setup.event import TRACTOR_SEMITRAILER_EVENT
     event = engine.load_event(TRACTOR_SEMITRAILER_EVENT)
     assert truck.cruise_gear(event, 80 / 3.6) == 10
     assert truck.cruise_gear(event, 50 / 3.6) == 8        # gears 10, 9: 810, 1110 rpm; 8: 1510

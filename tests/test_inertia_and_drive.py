@@ -95,7 +95,7 @@ def test_product_of_inertia_couples_roll_into_yaw(ixz):
 
 def _tire_params(lam):
     data = _modified(lambda u: [t.update(rebound_multiplier=lam) for t in u["tires"].values()])
-    model, _ = engine.params.pack(engine.load_event(data), 1.0,
+    model, _ = engine.setup.params.pack(engine.load_event(data), 1.0,
                                   {"car": {"speed0": 0.0, "X0": 0.0, "Y0": 0.0, "yaw0": 0.0}})
     return model.P_TIRE
 

@@ -28,7 +28,7 @@ import pytest
 from scipy.optimize import brentq
 
 import engine
-from engine.event import DEFAULT_CRUSH_B, TRACTOR_SEMITRAILER_EVENT
+from engine.setup.event import DEFAULT_CRUSH_B, TRACTOR_SEMITRAILER_EVENT
 from support.fmus import event_fmu
 from support.run import run
 

@@ -1,7 +1,7 @@
-"""Payloads and occupants (Eq. 40-46, engine.payload) against the parallel-axis theorem by hand."""
+"""Payloads and occupants (Eq. 40-46, engine.setup.payload) against the parallel-axis theorem by hand."""
 import pytest
 
-from engine.payload import adjusted, sprung_properties
+from engine.setup.payload import adjusted, sprung_properties
 
 REL = 1e-15          # measured: exact (0) for the hand case, a few 1e-16 at most
 

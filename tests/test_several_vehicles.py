@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import engine
-from engine.event import (CAR_AND_SEMITRAILER_EVENT, DEFAULT_EVENT, TRACTOR_SEMITRAILER_EVENT,
+from engine.setup.event import (CAR_AND_SEMITRAILER_EVENT, DEFAULT_EVENT, TRACTOR_SEMITRAILER_EVENT,
                           TWO_CARS_EVENT)
-from engine.footprint import Footprint, corners, overlap, unit_footprint
+from engine.setup.footprint import Footprint, corners, overlap, unit_footprint
 
 
 def load(path):
@@ -44,7 +44,7 @@ def test_shipped_events_copy_their_units_from_the_single_vehicle_events(path, so
 def test_vehicles_group_each_lead_unit_with_the_units_it_tows():
     assert engine.load_event(TWO_CARS_EVENT).vehicles() == [["car"], ["car2"]]
     assert engine.load_event(CAR_AND_SEMITRAILER_EVENT).vehicles() == [["car"], ["tractor", "trailer"]]
-    assert engine.load_event(engine.event.DOUBLE_EVENT).vehicles() == [["tractor", "trailer1", "dolly", "trailer2"]]
+    assert engine.load_event(engine.setup.event.DOUBLE_EVENT).vehicles() == [["tractor", "trailer1", "dolly", "trailer2"]]
     data = load(CAR_AND_SEMITRAILER_EVENT)       # listed in another order: still by lead unit
     data["units"] = data["units"][1:] + data["units"][:1]
     assert engine.load_event(data).vehicles() == [["tractor", "trailer"], ["car"]]
@@ -199,7 +199,7 @@ def _run_car(data, initial=None, tractor_pedal=0.0):
 def test_a_vehicle_moves_as_in_an_event_of_its_own_bit_for_bit():
     """The car beside the tractor-semitrailer, wherever that is and whatever its driver does,
     gives the car's outputs of an event without it, to the last bit (its static loads too:
-    engine.equilibrium solves each vehicle on its own)."""
+    engine.setup.equilibrium solves each vehicle on its own)."""
     mixed = load(CAR_AND_SEMITRAILER_EVENT)
     alone = copy.deepcopy(mixed)
     alone["units"] = alone["units"][:1]

@@ -19,7 +19,7 @@ from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import fmi2Error
 
 import engine
-from engine.event import TWO_CARS_EVENT
+from engine.setup.event import TWO_CARS_EVENT
 
 from conftest import ROOT
 
@@ -109,7 +109,7 @@ def test_a_car_and_a_tractor_semitrailer_move_as_they_do_alone(instance, extract
     tractor-semitrailer's); the static equilibrium each starts from is solved vehicle by
     vehicle, so that the heavy combination does not rescale the car's."""
     from conftest import build
-    from engine.event import CAR_AND_SEMITRAILER_EVENT
+    from engine.setup.event import CAR_AND_SEMITRAILER_EVENT
     mixed = build(Path(CAR_AND_SEMITRAILER_EVENT), fmu_dir / "SimonCarAndSemitrailer.fmu")
     data = json.loads(open(CAR_AND_SEMITRAILER_EVENT).read())
     init = {u["name"]: u["initial"] for u in data["units"] if u.get("initial")}

@@ -14,8 +14,8 @@ FIRST = {"body": "X", "wheel": "dz", "axle": "heave", "tire": "kx", "connection"
          "vertex": "approach", "pair": "face_of_", "damage": "damage.dx"}
 
 
-@pytest.mark.parametrize("event", [None, engine.event.TRACTOR_SEMITRAILER_EVENT,
-                                   engine.event.DOUBLE_EVENT, engine.event.TWO_CARS_EVENT])
+@pytest.mark.parametrize("event", [None, engine.setup.event.TRACTOR_SEMITRAILER_EVENT,
+                                   engine.setup.event.DOUBLE_EVENT, engine.setup.event.TWO_CARS_EVENT])
 def test_every_block_starts_where_its_names_do_and_the_kernels_read_the_same(event):
     sim = engine.Simulation(engine.load_event(event))
     lay = sim.layout
@@ -36,6 +36,6 @@ def test_every_block_starts_where_its_names_do_and_the_kernels_read_the_same(eve
                                                 "powertrain", "steering"))
     assert sim.model.P_ENV[L.E_COLL_BASE] == lay.base["collision"]
     assert sim.model.P_ENV[L.E_DMG_BASE] == lay.base["damage"]
-    if event == engine.event.TWO_CARS_EVENT:
+    if event == engine.setup.event.TWO_CARS_EVENT:
         assert lay.counts["pair"] == 1 and lay.counts["vertex"] > 0
     assert np.all(np.isfinite(sim.y))

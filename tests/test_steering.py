@@ -86,7 +86,7 @@ def test_stops_friction_and_inertia():
 
 
 def test_a_free_mode_needs_the_steering_data():
-    tractor = engine.load_event(engine.event.TRACTOR_SEMITRAILER_EVENT)
+    tractor = engine.load_event(engine.setup.event.TRACTOR_SEMITRAILER_EVENT)
     assert tractor.data["units"][0]["steering"]["mode"] == "off"
     with pytest.raises(engine.EventError) as exc:
         engine.Simulation(tractor, steering_modes={"tractor": "normal"})

@@ -1,5 +1,5 @@
 """The internal step size: every step the engine and the FMU accept runs the vehicle, and a step
-the vehicle's stiffest mode cannot take is refused up front, naming it (engine.stability)."""
+the vehicle's stiffest mode cannot take is refused up front, naming it (engine.setup.stability)."""
 from __future__ import annotations
 
 import copy
@@ -16,8 +16,8 @@ from fmpy.fmi2 import fmi2Error
 from conftest import build
 
 import engine
-from engine.event import MAX_STEP_SIZE
-from engine.stability import rk4_amplification, rk4_limit, stable_step
+from engine.setup.event import MAX_STEP_SIZE
+from engine.setup.stability import rk4_amplification, rk4_limit, stable_step
 from engine.tire import TAU_MIN
 
 EVENT = engine.load_event()

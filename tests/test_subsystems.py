@@ -9,7 +9,7 @@ from engine.aerodynamics import air_density, relative_wind, surface_constant
 from engine.brakes import brake_torque_capacity, system_pressure, wheel_pressure
 from engine.drivetrain import engine_torque, gear_ratio
 from engine.kinematics import euler_rates, euler_trig, rotation_vehicle_to_earth, to_earth
-from engine.params import pack
+from engine.setup.params import pack
 from engine.suspension import antisway_force, stop_force
 from engine.wheel_spin import brake_torque, spin_accelerations
 
@@ -123,7 +123,7 @@ def test_static_preloads_two_axles():
     weight), whatever the spring rates."""
     import copy
 
-    from engine.equilibrium import static_state
+    from engine.setup.equilibrium import static_state
     data = copy.deepcopy(engine.load_event().data)
     unit = data["units"][0]
     a, b = unit["axles"][0]["x"], -unit["axles"][1]["x"]

@@ -17,7 +17,7 @@ from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import fmi2Error
 
 import engine
-from engine.event import validate_event
+from engine.setup.event import validate_event
 from support.fmus import event_fmu
 from support.run import run
 from support.sedan import M

@@ -1,4 +1,4 @@
-"""The OpenCRG terrain (engine/terrain_crg.py): the triangulated grid against crgutils' own
+"""The OpenCRG terrain (engine/setup/terrain_crg.py): the triangulated grid against crgutils' own
 evaluation of the file, its placement in the earth frame, NaN heights, and the refusals.
 
 The files are written here (tests/support/roads.py, grid_crg, ASCII LRFI, five decimals); the
@@ -13,10 +13,11 @@ import crgutils
 import numpy as np
 import pytest
 
-from engine import terrain_crg
-from engine.terrain_crg import load_crg
+from engine.setup import terrain_crg
+from engine.setup.terrain_crg import load_crg
 from support.roads import grid_crg
-from engine.terrain_mesh import MeshError, mesh_surface
+from engine.setup.meshes import MeshError
+from engine.terrain_mesh import mesh_surface
 
 ORIGIN, HEADING = (12.0, -3.0, 0.4), 0.7
 

@@ -1,4 +1,4 @@
-"""The mesh terrain (engine/terrain_mesh.py): reading OBJ polygon databases, refusing bad
+"""The mesh terrain (engine/setup/meshes.py, engine/terrain_mesh.py): reading OBJ polygon databases, refusing bad
 ones with the file and line named, and the compiled lookup of the road under a point
 (Eq. 80, GetSurfaceInfo()) against the closed forms of the planes the files describe."""
 import math
@@ -9,7 +9,8 @@ import numba
 import numpy as np
 import pytest
 
-from engine.terrain_mesh import WALL_ANGLE, MeshError, empty_mesh, load_mesh, mesh_surface
+from engine.setup.meshes import WALL_ANGLE, MeshError, empty_mesh, load_mesh
+from engine.terrain_mesh import mesh_surface
 from support.roads import grid_mesh_obj
 
 DATA = Path(__file__).parent / "data" / "terrain"

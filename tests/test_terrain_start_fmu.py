@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine.event import TRACTOR_SEMITRAILER_EVENT
+from engine.setup.event import TRACTOR_SEMITRAILER_EVENT
 from support.roads import grid_mesh_obj
 from support.fmus import event_fmu
 from support.run import run

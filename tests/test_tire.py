@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine.params import pack
+from engine.setup.params import pack
 from engine.tire import (TAU_DAMP, V_N, carcass, edc_forces, edc_slip, kinematic_slips,
                          properties, radial_force, rolling_resistance, slip_stiffness,
                          static_deflection, tire_forces)

@@ -6,7 +6,7 @@ import json
 import pytest
 
 import engine
-from engine.event import TRACTOR_SEMITRAILER_EVENT, EventError
+from engine.setup.event import TRACTOR_SEMITRAILER_EVENT, EventError
 
 
 def _event(splits):

@@ -16,8 +16,8 @@ import math
 import numpy as np
 import pytest
 
-from engine.derived import body_front
-from engine.event import DEFAULT_CRUSH_B, TWO_CARS_EVENT
+from engine.setup.derived import body_front
+from engine.setup.event import DEFAULT_CRUSH_B, TWO_CARS_EVENT
 from support.fmus import event_fmu
 from support.run import run
 

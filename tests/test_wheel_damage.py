@@ -23,7 +23,8 @@ import engine
 from support.fmus import event_fmu
 from engine import layout as L
 from engine.simulation import Simulation
-from engine.wheel_damage import damage_step, set_step, wheel_mesh
+from engine.setup.wheel_meshes import wheel_mesh
+from engine.wheel_damage import damage_step, set_step
 from test_collision_fmu import barrier_fmu  # noqa: F401 (a fixture: the default car, a wall 1 m ahead)
 from support.run import run
 

@@ -1,4 +1,4 @@
-"""Write docs/event-format.md, the event format generated from the schema in engine/event.py.
+"""Write docs/event-format.md, the event format generated from the schema in engine/setup/event.py.
 
     .venv/bin/python tools/event_format.py           # writes docs/event-format.md
     .venv/bin/python tools/event_format.py --print   # prints it
@@ -11,10 +11,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.event import (EVENT, MATING_HEIGHT_TOLERANCE, MAX_DEPTH, MAX_ELEVATION, TIRE,  # noqa: E402
+from engine.setup.event import (EVENT, MATING_HEIGHT_TOLERANCE, MAX_DEPTH, MAX_ELEVATION, TIRE,  # noqa: E402
                           UNIT)
-from engine.schema import describe  # noqa: E402
-from engine.terrain_crg import MAX_TRIANGLES  # noqa: E402
+from engine.setup.schema import describe  # noqa: E402
+from engine.setup.terrain_crg import MAX_TRIANGLES  # noqa: E402
 
 #: the page this script writes
 PAGE = ROOT / "docs" / "event-format.md"
@@ -27,7 +27,7 @@ def format_reference() -> str:
         "# Event format",
         "",
         "An event is one JSON object in SI units (angles in rad). This page is generated from",
-        "the schema in `engine/event.py` (`python tools/event_format.py`); the default event",
+        "the schema in `engine/setup/event.py` (`python tools/event_format.py`); the default event",
         "`engine/data/sedan.json` is a complete example. Unknown fields are rejected, and so",
         "is every missing, mistyped or out-of-range field, all listed in one error.",
         "",

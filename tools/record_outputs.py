@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import engine  # noqa: E402
-from engine.event import DOUBLE_EVENT, TRACTOR_SEMITRAILER_EVENT, TWO_CARS_EVENT  # noqa: E402
+from engine.setup.event import DOUBLE_EVENT, TRACTOR_SEMITRAILER_EVENT, TWO_CARS_EVENT  # noqa: E402
 from engine.signals import (AXLE_OUTPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS, TIRE_OUTPUTS,  # noqa: E402
                             UNIT_OUTPUTS, WHEEL_OUTPUTS)
 from support.roads import grid_crg, grid_mesh_obj  # noqa: E402

@@ -14,16 +14,16 @@ runs on those values; an importer may still set other ones.
   ``K = m_f / C_f - m_r / C_r`` (rad per m/s^2 of lateral acceleration): ``m_f``, ``m_r`` the
   static load on the steered and the other axles as mass, ``C_f``, ``C_r`` the sums of their
   tires' cornering stiffness at their static loads (the tire table at its lowest test speed).
+
+Both, and the wheelbase and the body's front, are computed in :mod:`engine.setup.derived`, as
+the engine and the examples take them.
 """
 from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-import numpy as np
-
 import engine
-from engine import derived
-from engine.equilibrium import static_state
+from engine.setup import derived
 
 
 class VehicleBody(NamedTuple):
@@ -35,52 +35,23 @@ class VehicleBody(NamedTuple):
     front: float
 
 
-def unit_data(event: "engine.Event", unit: Optional[str] = None) -> dict:
-    """The event data of the unit named ``unit`` (default: the first)."""
-    units = event.data["units"]
-    if unit is None:
-        return units[0]
-    for u in units:
-        if u["name"] == unit:
-            return u
-    raise ValueError(f"unit: one of {[u['name'] for u in units]} (got {unit!r})")
-
-
-def _wheels(event, unit) -> list[tuple[dict, dict, float, float]]:
-    """Per wheel of the unit, in the engine's order (axle by axle, left first): its axle, its
-    tire, the load per tire (N) and the tire's rolling radius (m)."""
-    u = unit_data(event, unit)
-    static = static_state(event.data)[0][event.data["units"].index(u)]
-    out = []
-    axles = [a for a in u["axles"] for _ in (0, 1)]
-    for loads, deflections, axle in zip(static.tire_loads, static.tire_deflections, axles):
-        tire = u["tires"][axle["tire"]]
-        out.append((axle, tire, float(np.mean(loads)), tire["unloaded_radius"] - float(np.mean(deflections))))
-    return out
+def unit_data(event: "engine.Event", unit: Optional[str] = None):
+    """The typed model (:class:`engine.setup.model.Unit`) of the unit named ``unit`` (default:
+    the first)."""
+    return event.model.units[derived.unit_index(event, unit)]
 
 
 def rolling_radius(event: "engine.Event", unit: Optional[str] = None,
                    driven_only: bool = False) -> float:
-    """The mean rolling radius of the unit's wheels (of its driven wheels: ``driven_only``)."""
-    radii = [r for axle, _, _, r in _wheels(event, unit) if axle["driven"] or not driven_only]
-    if not radii:
-        raise ValueError("the unit has no driven axle")
-    return float(np.mean(radii))
+    """The mean rolling radius of the unit's wheels (of its driven wheels: ``driven_only``):
+    :func:`engine.setup.derived.rolling_radius`."""
+    return derived.rolling_radius(event, unit, driven_only)
 
 
 def understeer_gradient(event: "engine.Event", unit: Optional[str] = None) -> float:
-    """The bicycle model's understeer gradient K (rad per m/s^2), see the module docstring."""
-    g = event.data["environment"]["gravity"]
-    mass, stiffness = {True: 0.0, False: 0.0}, {True: 0.0, False: 0.0}
-    for axle, tire, load, _ in _wheels(event, unit):
-        tires = 2 if axle["dual"] else 1
-        table = np.asarray(tire["cornering_stiffness"], float)[:, 0]
-        steered = bool(axle["steered"])
-        mass[steered] += tires * load / g
-        stiffness[steered] += tires * float(np.interp(load, tire["test_loads"], table))
-    if not (stiffness[True] > 0 and stiffness[False] > 0):
-        raise ValueError("the understeer gradient needs a steered and an unsteered axle")
-    return mass[True] / stiffness[True] - mass[False] / stiffness[False]
+    """The bicycle model's understeer gradient K (rad per m/s^2):
+    :func:`engine.setup.derived.understeer_gradient`."""
+    return derived.understeer_gradient(event, unit)
 
 
 def wheelbase(event: "engine.Event", unit: Optional[str] = None) -> float:
@@ -94,8 +65,7 @@ def vehicle_body(event: "engine.Event", unit: Optional[str] = None) -> VehicleBo
     ``front_x`` the overhangs are taken equal front and rear (half of the length less the
     wheelbase beyond the first and the last axle)."""
     u = unit_data(event, unit)
-    dims = u["dimensions"]
-    return VehicleBody(dims["width"], dims["length"], derived.body_front(u))
+    return VehicleBody(u.dimensions.width, u.dimensions.length, derived.body_front(u))
 
 
 def abs_starts(event: "engine.Event", unit: Optional[str] = None) -> dict:
@@ -106,10 +76,10 @@ def abs_starts(event: "engine.Event", unit: Optional[str] = None) -> dict:
 def driver_starts(event: "engine.Event", unit: Optional[str] = None) -> dict:
     """The driver parameters that come from the vehicle (see the module docstring)."""
     u = unit_data(event, unit)
-    drivetrain = u["drivetrain"]
+    drivetrain = u.drivetrain
     return {"wheelbase": wheelbase(event, unit),
-            "steeringRatio": float(u["steering"]["gear_ratio"]),
+            "steeringRatio": float(u.steering.gear_ratio),
             "understeerGradient": understeer_gradient(event, unit),
             "tireRadius": rolling_radius(event, unit, driven_only=True),
-            "finalDriveRatio": float(drivetrain["differential_ratio"]),
-            "gearRatios": tuple(float(r) for r in drivetrain["transmission_ratios"])}
+            "finalDriveRatio": float(drivetrain.differential_ratio),
+            "gearRatios": tuple(float(r) for r in drivetrain.transmission_ratios)}

@@ -121,7 +121,7 @@ def event_inputs(event_file: Optional[PathLike], event: "engine.Event") -> list[
     """The files a build of ``event`` reads, as (label, path) pairs for
     :func:`~simon_fmu.runtime.packaging.check_output`: the event file (the default car's when
     None) and the files the event names (:func:`resource_files`)."""
-    from engine.event import DEFAULT_EVENT
+    from engine.setup.event import DEFAULT_EVENT
     out = [("the event file", os.fspath(event_file) if event_file is not None
             else DEFAULT_EVENT)]
     for name, path in resource_files(event).items():

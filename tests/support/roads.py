@@ -1,6 +1,6 @@
 """Roads for tests, benchmarks and examples: writers of a Wavefront OBJ grid surface
 (:func:`grid_mesh_obj`) and of an ASCII OpenCRG road (:func:`grid_crg`) from an elevation
-function, read back by engine.terrain_mesh.load_mesh and engine.terrain_crg.load_crg.
+function, read back by engine.setup.meshes.load_mesh and engine.setup.terrain_crg.load_crg.
 
 From the repository root, with ``tests`` on ``sys.path``: ``from support.roads import ...``.
 """

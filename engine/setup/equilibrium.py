@@ -22,8 +22,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .model import typed_event
 from .payload import SprungProperties, adjusted, sprung_properties
-from .tire import static_deflection
+from ..tire import static_deflection
 
 SIDES = (-1.0, 1.0)                 # left, right: the packing order of a wheel pair
 HEIGHT_TOLERANCE = 1e-3             # m: mating connection points' heights above ground
@@ -59,48 +60,46 @@ class Link(NamedTuple):
 
 
 def wheels(unit) -> list:
-    """The unit's wheels in packing order: (axle index, axle, side), left (-1) first."""
-    return [(ai, ax, side) for ai, ax in enumerate(unit["axles"]) for side in SIDES]
-
-
-def _conns(unit) -> dict:
-    return unit.get("connections") or {}
+    """The unit's wheels in packing order: (axle index, axle, side), left (-1) first (the
+    axles of a :class:`engine.setup.model.Unit`, or of a unit's JSON object)."""
+    axles = unit["axles"] if isinstance(unit, dict) else unit.axles
+    return [(ai, ax, side) for ai, ax in enumerate(axles) for side in SIDES]
 
 
 def _solid(ax) -> bool:
-    return ax["suspension"].get("type") == "solid"
+    return ax.suspension.type == "solid"
 
 
 def links(data) -> list:
     """The connections in towed-unit order (design section 3: vertical force through a
     kingpin or a converter dolly's rigid drawbar; a pitch moment through a fixed dolly's
     fifth wheel)."""
-    units = data["units"]
-    names = [u["name"] for u in units]
+    units = typed_event(data).units
+    names = [u.name for u in units]
     out = []
     for j, unit in enumerate(units):
-        front = _conns(unit).get("front")
+        front = unit.connections.front
         if front is None:
             continue
-        i = names.index(front["tow"])
-        vertical = front["type"] == "kingpin" or (front["type"] == "drawbar" and unit.get("dolly") == "converter")
-        out.append(Link(i, j, vertical, units[i].get("dolly") == "fixed"))
+        i = names.index(front.tow)
+        vertical = front.type == "kingpin" or (front.type == "drawbar" and unit.dolly == "converter")
+        out.append(Link(i, j, vertical, units[i].dolly == "fixed"))
     return out
 
 
-def _rate(data, link, props) -> tuple:
+def _rate(model, link, props) -> tuple:
     """(K_C, C_C) of one connection (Eq. 117 with the stiffness read as a weight per
     deflection; docs/equations.md, "The connection stiffness K_C")."""
-    units = data["units"]
-    front = units[link.towed]["connections"]["front"]
-    rear = units[link.tow]["connections"]["rear"]
-    model = front.get("model", "heavier")
-    if model == "tow":
-        return float(rear["stiffness"]), float(rear["damping"])
+    units = model.units
+    front = units[link.towed].connections.front
+    rear = units[link.tow].connections.rear
+    kind = front.model
+    if kind == "tow":
+        return float(rear.stiffness), float(rear.damping)
     m_tow, m_towed = props[link.tow].mass, props[link.towed].mass
     lo, hi = min(m_tow, m_towed), max(m_tow, m_towed)
-    m_gov = hi if model == "heavier" else 0.75 * lo + 0.25 * hi
-    k = data["environment"]["gravity"] * m_gov / front.get("deflection", 0.001)
+    m_gov = hi if kind == "heavier" else 0.75 * lo + 0.25 * hi
+    k = model.environment.gravity * m_gov / front.deflection
     return k, 0.5 * math.sqrt(k * m_gov)
 
 
@@ -109,21 +108,22 @@ def connection_rates(data, units_static) -> list:
     K_C = W_gov / deflection, W_gov = g max(m_tow, m_towed) ("heavier"), g (0.75 m_min +
     0.25 m_max) ("both"), sprung masses with their payloads; C_C = 0.5 sqrt(K_C m_gov); the
     tow unit's rear-connection stiffness and damping for "tow"."""
+    model = typed_event(data)
     props = [s.props for s in units_static]
-    return [_rate(data, link, props) for link in links(data)]
+    return [_rate(model, link, props) for link in links(model)]
 
 
 def _series(ax, unit) -> float:
     """One side's spring in series with that side's tires, N/m."""
-    ks = ax["suspension"]["spring_rate"]
-    kt = (2 if ax["dual"] else 1) * unit["tires"][ax["tire"]]["radial_stiffness"]
+    ks = ax.suspension.spring_rate
+    kt = (2 if ax.dual else 1) * unit.tires[ax.tire].radial_stiffness
     return ks * kt / (ks + kt)
 
 
 def _spring_y(ax, side, dy) -> float:
     """A spring's y from the adjusted CG: a solid axle's at +-spring_spacing/2 about the axle
     centre, an independent wheel's at its wheel centre (+-track/2)."""
-    half = ax["suspension"]["spring_spacing"] / 2.0 if _solid(ax) else ax["track"] / 2.0
+    half = ax.suspension.spring_spacing / 2.0 if _solid(ax) else ax.track / 2.0
     return side * half - dy
 
 
@@ -138,11 +138,11 @@ class _System(NamedTuple):
     length: float        # m, the largest coordinate: the scale of the moment rows
 
 
-def _system(data) -> _System:
-    units = data["units"]
-    g = data["environment"]["gravity"]
+def _system(model) -> _System:
+    units = model.units
+    g = model.environment.gravity
     props = [sprung_properties(u) for u in units]
-    lk = links(data)
+    lk = links(model)
     cols, k = [], []            # cols: list of {row: coefficient}
 
     def column(entries, stiffness):
@@ -155,16 +155,16 @@ def _system(data) -> _System:
     for ui, unit in enumerate(units):
         dx, dy, _ = props[ui].delta
         groups = {}
-        for ai, ax in enumerate(unit["axles"]):
-            groups.setdefault(("group", ax["group"]) if ax.get("group") is not None else ("axle", ai), []).append(ai)
+        for ai, ax in enumerate(unit.axles):
+            groups.setdefault(("group", ax.group) if ax.group is not None else ("axle", ai), []).append(ai)
         col_of = {}
         for members in groups.values():
             for side in SIDES:
                 entries = {}
                 compliance = 0.0
                 for ai in members:
-                    ax = unit["axles"][ai]
-                    x, y = ax["x"] - dx, _spring_y(ax, side, dy)
+                    ax = unit.axles[ai]
+                    x, y = ax.x - dx, _spring_y(ax, side, dy)
                     length = max(length, abs(x), abs(y))
                     for r, c in ((0, 1.0), (1, x), (2, y)):
                         entries[3 * ui + r] = entries.get(3 * ui + r, 0.0) + c
@@ -176,10 +176,10 @@ def _system(data) -> _System:
 
     conn_cols = []
     for link in lk:
-        front = units[link.towed]["connections"]["front"]
-        rear = units[link.tow]["connections"]["rear"]
-        pf = adjusted(front["point"], props[link.towed].delta)
-        pr = adjusted(rear["point"], props[link.tow].delta)
+        front = units[link.towed].connections.front
+        rear = units[link.tow].connections.rear
+        pf = adjusted(front.point, props[link.towed].delta)
+        pr = adjusted(rear.point, props[link.tow].delta)
         length = max(length, *(abs(v) for v in pf[:2] + pr[:2]))
         cp = cm = None
         if link.vertical:
@@ -187,9 +187,9 @@ def _system(data) -> _System:
             e = {3 * link.towed: 1.0, 3 * link.towed + 1: pf[0], 3 * link.towed + 2: pf[1]}
             for r, c in ((0, -1.0), (1, -pr[0]), (2, -pr[1])):
                 e[3 * link.tow + r] = e.get(3 * link.tow + r, 0.0) + c
-            cp = column(e, _rate(data, link, props)[0])
+            cp = column(e, _rate(model, link, props)[0])
         if link.pitch:
-            cm = column({3 * link.towed + 1: 1.0, 3 * link.tow + 1: -1.0}, rear["pitch_stiffness"])
+            cm = column({3 * link.towed + 1: 1.0, 3 * link.tow + 1: -1.0}, rear.pitch_stiffness)
         conn_cols.append((cp, cm))
 
     A = np.zeros((3 * len(units), len(cols)))
@@ -262,32 +262,34 @@ def _wheel_loads(unit, props, u, cols, g):
     f = [float(u[c]) for c in cols]
     out = []
     for j, (_, ax, side) in enumerate(wheels(unit)):
-        n = 2 if ax["dual"] else 1
-        mg = ax["unsprung_mass_per_wheel"] * g
+        n = 2 if ax.dual else 1
+        mg = ax.unsprung_mass_per_wheel * g
         if _solid(ax):
             fl, fr = f[j - 1:j + 1] if side > 0 else f[j:j + 2]
-            ratio = ax["suspension"]["spring_spacing"] / ax["track"]
+            ratio = ax.suspension.spring_spacing / ax.track
             load = 0.5 * (fl + fr) + mg + side * 0.5 * (fr - fl) * ratio   # heave and roll about the axle centre
         else:
             load = f[j] + mg
-        tire = unit["tires"][ax["tire"]]
+        tire = unit.tires[ax.tire]
         per = load / n
-        d = static_deflection(per, tire["radial_stiffness"], tire["secondary_stiffness_multiplier"],
-                              tire["secondary_stiffness_deflection"])
+        d = static_deflection(per, tire.radial_stiffness, tire.secondary_stiffness_multiplier,
+                              tire.secondary_stiffness_deflection)
         out.append((f[j], [per] * n, [float(d)] * n))
     return out
 
 
 def static_state(data):
     """(list[UnitStatic] in unit order, list[ConnStatic] in towed-unit order) of validated
-    event data; ValueError naming the problem when the combination cannot stand."""
-    s = _system(data)
+    event data (an :class:`engine.setup.model.EventModel`, or the JSON tree); ValueError naming
+    the problem when the combination cannot stand."""
+    model = typed_event(data)
+    s = _system(model)
     if _mechanisms(s):
-        raise ValueError("; ".join(static_equilibrium_problems(data)))
+        raise ValueError("; ".join(static_equilibrium_problems(model)))
     u = _solve(s)
-    g = data["environment"]["gravity"]
+    g = model.environment.gravity
     units = []
-    for ui, unit in enumerate(data["units"]):
+    for ui, unit in enumerate(model.units):
         rows = _wheel_loads(unit, s.props[ui], u, s.spring_col[ui], g)
         units.append(UnitStatic(s.props[ui], [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]))
     conns = [ConnStatic(link.tow, link.towed, float(u[cp]) if cp is not None else 0.0,
@@ -299,13 +301,13 @@ def static_state(data):
 def _point_height(unit, end) -> float:
     """Height above ground of a connection point at static equilibrium (payload shifts move
     the CG and the point alike, so the user's coordinates give it)."""
-    return unit["sprung_mass"]["cg_height"] - unit["connections"][end]["point"][2]
+    return unit.sprung_mass.cg_height - getattr(unit.connections, end).point[2]
 
 
-def _height_problems(data) -> list:
-    units = data["units"]
+def _height_problems(model) -> list:
+    units = model.units
     out = []
-    for link in links(data):
+    for link in links(model):
         hf = _point_height(units[link.towed], "front")
         hr = _point_height(units[link.tow], "rear")
         if not abs(hf - hr) <= HEIGHT_TOLERANCE:
@@ -317,8 +319,8 @@ def _height_problems(data) -> list:
     return out
 
 
-def _mechanism_problems(data, s, mechanisms) -> list:
-    units = data["units"]
+def _mechanism_problems(model, s, mechanisms) -> list:
+    units = model.units
     named = {}
     for moved in mechanisms:
         for ui, dof in moved.items():
@@ -326,11 +328,11 @@ def _mechanism_problems(data, s, mechanisms) -> list:
     out = []
     for ui in sorted(named):
         unit = units[ui]
-        conns = _conns(unit)
-        held = [f"connections.{end}" for end in ("front", "rear") if conns.get(end) is not None]
+        conns = unit.connections
+        held = [f"connections.{end}" for end in ("front", "rear") if getattr(conns, end) is not None]
         by = f" and its {' and '.join(held)}" if held else ""
-        out.append(f"units[{ui}].axles: no static equilibrium: unit {unit['name']!r} cannot stand: its axles "
-                   f"at x = {[a['x'] for a in unit['axles']]} m{by} give it no support in {named[ui]} about "
+        out.append(f"units[{ui}].axles: no static equilibrium: unit {unit.name!r} cannot stand: its axles "
+                   f"at x = {[a.x for a in unit.axles]} m{by} give it no support in {named[ui]} about "
                    "its CG; give axles on both sides of the CG, or tow it by a connection that carries "
                    "vertical load (connections.front: a kingpin, or the drawbar of a converter dolly; any "
                    "other drawbar is hinged)")
@@ -347,16 +349,17 @@ def static_equilibrium_problems(data) -> list:
     > 0) and within its max_deflection (Eq. 93): the engine starts every simulation in this
     state and stops when a tire deflects beyond its maximum.
     """
-    g = data["environment"]["gravity"]
-    units = data["units"]
-    problems = _height_problems(data)
+    model = typed_event(data)
+    g = model.environment.gravity
+    units = model.units
+    problems = _height_problems(model)
     with np.errstate(all="ignore"):
-        s = _system(data)
+        s = _system(model)
         finite = bool(np.isfinite(s.A).all() and np.isfinite(s.b).all() and np.isfinite(s.k).all())
         if finite:
             mechanisms = _mechanisms(s)
             if mechanisms:
-                return problems + _mechanism_problems(data, s, mechanisms)
+                return problems + _mechanism_problems(model, s, mechanisms)
             try:
                 u = _solve(s)
             except np.linalg.LinAlgError:
@@ -372,28 +375,28 @@ def static_equilibrium_problems(data) -> list:
         p = f"units[{i}]"
         if not all(math.isfinite(v) for f, loads, defl in rows[i] for v in [f, *loads, *defl]):
             problems.append(f"{p}: no static equilibrium: the wheel loads are not finite numbers "
-                            f"(sprung_mass.mass {unit['sprung_mass']['mass']!r} kg, environment.gravity "
+                            f"(sprung_mass.mass {unit.sprung_mass.mass!r} kg, environment.gravity "
                             f"{g!r} m/s^2, the axles' spring_rate and the tires' radial_stiffness "
                             "must give loads within the range of a float)")
             continue
-        connected = any(v is not None for v in _conns(unit).values())
+        connected = unit.connections.front is not None or unit.connections.rear is not None
         for j, (ai, ax, side) in enumerate(wheels(unit)):
             _, loads, defls = rows[i][j]
             load, defl = min(loads), max(defls)
             wheel = f"{p}.axles[{ai}] ({'left' if side < 0 else 'right'})"
-            tire = unit["tires"][ax["tire"]]
+            tire = unit.tires[ax.tire]
             if not load > 0.0:
                 where = ("its CG (x = 0) and its connection loads must lie between the first and the last "
                          "axle" if connected else "the sprung-mass CG (x = 0) must lie between the first and "
                          "the last axle")
                 problems.append(f"{wheel}: no static equilibrium: the tire load would be {load:.6g} N "
                                 f"(the wheel lifts off); {where}")
-            elif not defl < tire["max_deflection"]:
+            elif not defl < tire.max_deflection:
                 problems.append(f"{wheel}: no static equilibrium: the static tire load {max(loads):.6g} N "
-                                f"deflects tire {ax['tire']!r} by {defl:.6g} m, beyond its max_deflection "
-                                f"{tire['max_deflection']:g} m (units[{i}].sprung_mass.mass {unit['sprung_mass']['mass']:g} kg, "
-                                f"environment.gravity {g:g} m/s^2, units[{i}].tires.{ax['tire']}.radial_stiffness "
-                                f"{tire['radial_stiffness']:g} N/m)")
+                                f"deflects tire {ax.tire!r} by {defl:.6g} m, beyond its max_deflection "
+                                f"{tire.max_deflection:g} m (units[{i}].sprung_mass.mass {unit.sprung_mass.mass:g} kg, "
+                                f"environment.gravity {g:g} m/s^2, units[{i}].tires.{ax.tire}.radial_stiffness "
+                                f"{tire.radial_stiffness:g} N/m)")
     return problems
 
 
@@ -403,23 +406,24 @@ def place_units(data, units_static, initial) -> list:
     with its tow unit (the same yaw), its front point on the tow unit's rear point in X and Y;
     every unit at Z = ground_elevation - its adjusted CG height (level, at rest on its
     wheels; the mating points' heights agree, ``static_equilibrium_problems``)."""
-    units = data["units"]
-    ground = data["environment"]["ground_elevation"]
-    names = [u["name"] for u in units]
+    model = typed_event(data)
+    units = model.units
+    ground = model.environment.ground_elevation
+    names = [u.name for u in units]
     out = [None] * len(units)
     for j, unit in enumerate(units):
         props = units_static[j].props
-        front = _conns(unit).get("front")
+        front = unit.connections.front
         z = ground - props.cg_height
         if front is None:
-            ini = initial[unit["name"]]
+            ini = initial[unit.name]
             out[j] = (float(ini["X0"]), float(ini["Y0"]), z, float(ini["yaw0"]))
             continue
-        i = names.index(front["tow"])
+        i = names.index(front.tow)
         X, Y, _, yaw = out[i]
         c, s = math.cos(yaw), math.sin(yaw)
-        xr, yr, _ = adjusted(units[i]["connections"]["rear"]["point"], units_static[i].props.delta)
-        xf, yf, _ = adjusted(front["point"], props.delta)
+        xr, yr, _ = adjusted(units[i].connections.rear.point, units_static[i].props.delta)
+        xf, yf, _ = adjusted(front.point, props.delta)
         hx, hy = X + c * xr - s * yr, Y + s * xr + c * yr          # the hitch point, earth X, Y
         out[j] = (hx - (c * xf - s * yf), hy - (s * xf + c * yf), z, yaw)
     return out

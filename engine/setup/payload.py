@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .model import typed_unit
+
 
 class SprungProperties(NamedTuple):
     """A unit's sprung mass with its payloads and occupants, about the adjusted CG."""
@@ -25,7 +27,8 @@ class SprungProperties(NamedTuple):
 
 def bodies(unit) -> list:
     """Every payload and occupant of ``unit``: the lists of design section 1 (absent = none)."""
-    return list(unit.get("payloads") or []) + list(unit.get("occupants") or [])
+    unit = typed_unit(unit)
+    return list(unit.payloads or ()) + list(unit.occupants or ())
 
 
 def sprung_properties(unit) -> SprungProperties:
@@ -37,19 +40,20 @@ def sprung_properties(unit) -> SprungProperties:
     ``Ix = Ix_s + m_s (d_y^2 + d_z^2) + sum [Ix_p + m_p (d_y^2 + d_z^2)]`` (and cyclically),
     ``Ixz = Ixz_s + m_s d_x d_z + sum m_p d_x d_z`` (payloads have no product of their own).
     """
-    sm = unit["sprung_mass"]
-    ms = sm["mass"]
+    unit = typed_unit(unit)
+    sm = unit.sprung_mass
+    ms = sm.mass
     extra = bodies(unit)
-    m = ms + sum(b["mass"] for b in extra)
-    delta = tuple(sum(b["mass"] * b["position"][k] for b in extra) / m for k in range(3))
-    parts = [(ms, tuple(sm["inertia"]), tuple(-dk for dk in delta))]
-    parts += [(b["mass"], tuple(b["inertia"]), tuple(b["position"][k] - delta[k] for k in range(3)))
+    m = ms + sum(b.mass for b in extra)
+    delta = tuple(sum(b.mass * b.position[k] for b in extra) / m for k in range(3))
+    parts = [(ms, tuple(sm.inertia), tuple(-dk for dk in delta))]
+    parts += [(b.mass, tuple(b.inertia), tuple(b.position[k] - delta[k] for k in range(3)))
               for b in extra]
     ix = sum(I[0] + mk * (d[1] ** 2 + d[2] ** 2) for mk, I, d in parts)
     iy = sum(I[1] + mk * (d[2] ** 2 + d[0] ** 2) for mk, I, d in parts)
     iz = sum(I[2] + mk * (d[0] ** 2 + d[1] ** 2) for mk, I, d in parts)
-    ixz = sm["Ixz"] + sum(mk * d[0] * d[2] for mk, _, d in parts)
-    return SprungProperties(m, (ix, iy, iz), ixz, delta, sm["cg_height"] - delta[2])
+    ixz = sm.Ixz + sum(mk * d[0] * d[2] for mk, _, d in parts)
+    return SprungProperties(m, (ix, iy, iz), ixz, delta, sm.cg_height - delta[2])
 
 
 def adjusted(point, delta) -> tuple:

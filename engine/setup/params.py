@@ -1,8 +1,8 @@
 """Pack a validated event into the flat arrays of the hot path, in its static equilibrium.
 
-Parameters are validated once (``engine.event``) and packed once here; the kernels only read
+Parameters are validated once (``engine.setup.event``) and packed once here; the kernels only read
 these arrays, through the named indices of ``engine.layout``. The static equilibrium the
-simulation starts from is ``engine.equilibrium``'s.
+simulation starts from is ``engine.setup.equilibrium``'s.
 """
 from __future__ import annotations
 
@@ -10,23 +10,25 @@ import math
 
 import numpy as np
 
-from . import layout as L
-from .aerodynamics import DEVICE_AXIS, SURFACES, air_density, surface_constant
-from .brakes import design_torque_ratio
-from .collision_setup import pack_barriers, pack_collisions, pack_pairs
+from .. import layout as L
+from ..aerodynamics import DEVICE_AXIS, SURFACES, surface_constant
+from ..brakes import design_torque_ratio
+from .collision import pack_barriers, pack_collisions, pack_pairs
+from .derived import air_density, loaded_radius, unit_mass
 from .event import BRAKE_METHODS, DRIVE_METHODS
-from .drivetrain import RPM, engine_torque, gear_ratio
+from ..drivetrain import RPM, engine_torque, gear_ratio
 from .equilibrium import connection_rates, links, place_units, static_state, wheels
 from .event import EventError
-from .hydroplaning import MODELS
-from .kinematics import euler_trig, rotation_vehicle_to_earth
+from ..hydroplaning import MODELS
+from ..kinematics import euler_trig, rotation_vehicle_to_earth
 from .payload import adjusted
-from .signals import INPUT_LIMITS
-from .steering import mode_code, stop_damping, stop_limits, system_inertia
-from .terrain import surface
-from .terrain_mesh import empty_mesh
-from .wheel_damage import pack_reach, pack_wheel_meshes
-from .tire import TAU_DAMP, V_LOW, V_N, properties, slip_stiffness
+from ..signals import INPUT_LIMITS
+from ..steering import mode_code, stop_damping, stop_limits, system_inertia
+from ..terrain import surface
+from .meshes import empty_mesh
+from .model import Sides
+from .wheel_meshes import pack_reach, pack_wheel_meshes
+from ..tire import TAU_DAMP, V_LOW, V_N, properties, slip_stiffness
 
 
 def _table(dst_x, dst_y, rows):
@@ -40,14 +42,15 @@ def _table(dst_x, dst_y, rows):
 def bump_steer_coefficients(bump_steer, side):
     """Eq. 63 coefficients of one wheel (vehicle steer sign). A single polynomial is a toe
     change: the right wheel's (side +1), mirrored on the left (side -1), so that pure heave
-    steers the axle's wheels apart or together, never the car."""
-    if isinstance(bump_steer, dict):
-        return bump_steer["right" if side > 0 else "left"]
+    steers the axle's wheels apart or together, never the car. ``bump_steer``: one list, or
+    per side (:class:`engine.setup.model.Sides`)."""
+    if isinstance(bump_steer, Sides):
+        return bump_steer.right if side > 0 else bump_steer.left
     return [side * k for k in bump_steer]
 
 
 def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steering_modes=None):
-    """Return (Model, y0) for the event in static equilibrium (``engine.equilibrium``).
+    """Return (Model, y0) for the event in static equilibrium (``engine.setup.equilibrium``).
 
     ``steering_modes``: per unit name with a steering system, the steering mode's name
     (``engine.steering.MODES``) to use in place of the event's ``steering.mode``.
@@ -57,32 +60,32 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     its payloads (Eq. 43). On a mesh or an external road the units stand on the terrain
     (:func:`settle_on_terrain`; ``u_wheel``: the wheel inputs that carry an external road).
     """
-    d = event.data
-    env = d["environment"]
-    g = env["gravity"]
-    rho = air_density(env["air_pressure"], env["air_temperature"])
-    units = d["units"]
+    d = event.model
+    env = d.environment
+    g = env.gravity
+    rho = air_density(d)
+    units = d.units
     statics, conn_statics = static_state(d)
     rates = connection_rates(d, statics)
     placement = place_units(d, statics, initial)
-    names = [u["name"] for u in units]
+    names = [u.name for u in units]
     nu = len(units)
-    nw = sum(2 * len(u["axles"]) for u in units)
-    nt = sum(2 * (2 if a["dual"] else 1) for u in units for a in u["axles"])
-    na = sum(1 for u in units for a in u["axles"] if a["suspension"]["type"] == "solid")
+    nw = sum(2 * len(u.axles) for u in units)
+    nt = sum(2 * (2 if a.dual else 1) for u in units for a in u.axles)
+    na = sum(1 for u in units for a in u.axles if a.suspension.type == "solid")
     nc = len(conn_statics)
     steering_units = event.steering_unit_names()
     steering_modes = steering_modes or {}
-    ns = sum(len(u["aerodynamics"]) for u in units)
-    drivetrains = [u["drivetrain"] for u in units if u.get("drivetrain")]
+    ns = sum(len(u.aerodynamics) for u in units)
+    drivetrains = [u.drivetrain for u in units if u.drivetrain]
 
     # the tables and the gear list are as long as the event's longest (no fixed limit)
-    n_eng = max([len(dt[k]) for dt in drivetrains
-                 for k in ("engine_wot_torque", "engine_closed_throttle_torque")] + [1])
-    n_wheel_table = max([len(a["suspension"][k]) for u in units for a in u["axles"]
-                         for k in ("half_track_change", "camber_change")
-                         if a["suspension"].get(k) is not None] + [1])
-    n_gears = max([len(dt["transmission_ratios"]) for dt in drivetrains] + [0])
+    n_eng = max([len(table) for dt in drivetrains
+                 for table in (dt.engine_wot_torque, dt.engine_closed_throttle_torque)] + [1])
+    n_wheel_table = max([len(table) for u in units for a in u.axles
+                         for table in (a.suspension.half_track_change, a.suspension.camber_change)
+                         if table is not None] + [1])
+    n_gears = max([len(dt.transmission_ratios) for dt in drivetrains] + [0])
     P_UNIT = np.zeros((nu, L.N_UNIT_P))
     P_GEAR = np.zeros((nu, n_gears + 1))
     P_ENG = np.zeros((nu, 4, n_eng))
@@ -97,27 +100,25 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     P_ENV = np.zeros(L.N_ENV_P)
     P_ENV[L.E_G] = g
     P_ENV[L.E_RHO] = rho
-    P_ENV[L.E_MU] = env["friction_multiplier"] * friction_multiplier
-    P_ENV[L.E_GROUND_Z] = env["ground_elevation"]
-    t0 = d["simulation"]["steer_dof_start_time"]
+    P_ENV[L.E_MU] = env.friction_multiplier * friction_multiplier
+    P_ENV[L.E_GROUND_Z] = env.ground_elevation
+    t0 = d.simulation.steer_dof_start_time
     P_ENV[L.E_STEER_T0] = math.inf if t0 is None else t0      # autostart: at contact only
 
     deltas = [st.props.delta for st in statics]
     mesh = getattr(event, "terrain_mesh", None) or empty_mesh()
-    P_COLL, CV, CK, terrain_top = pack_collisions(
-        units, deltas, [st.props.mass + sum(2 * a["unsprung_mass_per_wheel"] for a in u["axles"])
-                        for st, u in zip(statics, units)], mesh.TR_TRI)
+    P_COLL, CV, CK, terrain_top = pack_collisions(units, deltas, [unit_mass(u) for u in units], mesh.TR_TRI)
     # the wheels' meshes follow every unit's exterior in CV (engine.wheel_damage)
     P_WCOLL, wheel_cv, wheel_ck = pack_wheel_meshes(units, CV.shape[0])
     CV = np.ascontiguousarray(np.concatenate([CV, wheel_cv]))
     CK = np.ascontiguousarray(np.concatenate([CK, wheel_ck]))
-    P_BAR = pack_barriers(env["barriers"], mesh.walls)
+    P_BAR = pack_barriers(env.barriers, mesh.walls)
     P_PAIR = pack_pairs(units, deltas)
     lay = L.StateLayout(nu, nw, na, nt, nc, len(steering_units), CV.shape[0], P_PAIR.shape[0])
     y0 = np.zeros(lay.size)
     lay.pack_bases(P_ENV)
-    P_ENV[L.E_COLL_T_ENV] = d["simulation"]["collisions"]["environment_start_time"]
-    P_ENV[L.E_COLL_T_VEH] = d["simulation"]["collisions"]["vehicle_start_time"]
+    P_ENV[L.E_COLL_T_ENV] = d.simulation.collisions.environment_start_time
+    P_ENV[L.E_COLL_T_VEH] = d.simulation.collisions.vehicle_start_time
     P_ENV[L.E_TERRAIN_TOP] = terrain_top
     designs = []                    # the brake designs, in wheel order (engine.brakes)
     tire_loads = np.zeros(nt)
@@ -127,95 +128,92 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
         st = statics[ui]
         props = st.props
         dx, dy, dz = props.delta
-        sm = unit["sprung_mass"]
-        br = unit["brakes"]
-        dt = unit.get("drivetrain")
+        br = unit.brakes
+        dt = unit.drivetrain
         ix, iy, iz = props.inertia
         P = P_UNIT[ui]
         P[L.U_MS], P[L.U_IX], P[L.U_IY], P[L.U_IZ], P[L.U_IXZ] = props.mass, ix, iy, iz, props.Ixz
         P[L.U_CGH] = props.cg_height
         P[L.U_LEAD] = lead[ui]
-        P[L.U_STEERING] = 1.0 if unit.get("steering") else 0.0
-        P[L.U_STEER_RATIO] = unit["steering"]["gear_ratio"] if unit.get("steering") else 1.0
+        P[L.U_STEERING] = 1.0 if unit.steering else 0.0
+        P[L.U_STEER_RATIO] = unit.steering.gear_ratio if unit.steering else 1.0
         _pack_steering(P, unit, steering_units, steering_modes)
-        P[L.U_PEDAL_RATIO] = br.get("pedal_ratio") or 0.0
-        P[L.U_PROP_START] = br["proportioning_start"]
-        P[L.U_PROP_RATIO] = br["proportioning_ratio"]
-        P[L.U_PUSHOUT] = br["pushout_pressure"]
-        P[L.U_TAU_P] = br["pressure_time_constant"]
-        P[L.U_BRAKE_TABLE] = BRAKE_METHODS.index(br.get("method") or "pedal")
-        P[L.U_DRIVE_TABLE] = DRIVE_METHODS.index((dt or {}).get("method") or "engine")
+        P[L.U_PEDAL_RATIO] = br.pedal_ratio or 0.0
+        P[L.U_PROP_START] = br.proportioning_start
+        P[L.U_PROP_RATIO] = br.proportioning_ratio
+        P[L.U_PUSHOUT] = br.pushout_pressure
+        P[L.U_TAU_P] = br.pressure_time_constant
+        P[L.U_BRAKE_TABLE] = BRAKE_METHODS.index(br.method or "pedal")
+        P[L.U_DRIVE_TABLE] = DRIVE_METHODS.index((dt.method if dt else None) or "engine")
         if dt:
-            P[L.U_DIFF_RATIO] = dt["differential_ratio"]
-            P[L.U_I_DT] = dt["inertia"]
-            if dt.get("idle_speed") is not None:
+            P[L.U_DIFF_RATIO] = dt.differential_ratio
+            P[L.U_I_DT] = dt.inertia
+            if dt.idle_speed is not None:
                 to_rad_s = 1.0 / RPM
-                P[L.U_IDLE] = dt["idle_speed"] * to_rad_s
-                P[L.U_GOV_KP] = dt["idle_governor"]["gain"]
-                P[L.U_GOV_TI] = dt["idle_governor"]["integral_time"]
-                P[L.U_CL_CAP] = dt["clutch"]["capacity"]
-                P[L.U_CL_W0] = dt["clutch"]["engagement_start"] * to_rad_s
-                P[L.U_CL_W1] = dt["clutch"]["full_engagement"] * to_rad_s
-                P[L.U_CL_TAU] = dt["clutch"]["actuation_time"]
-            ratios = dt["transmission_ratios"]
+                P[L.U_IDLE] = dt.idle_speed * to_rad_s
+                P[L.U_GOV_KP] = dt.idle_governor.gain
+                P[L.U_GOV_TI] = dt.idle_governor.integral_time
+                P[L.U_CL_CAP] = dt.clutch.capacity
+                P[L.U_CL_W0] = dt.clutch.engagement_start * to_rad_s
+                P[L.U_CL_W1] = dt.clutch.full_engagement * to_rad_s
+                P[L.U_CL_TAU] = dt.clutch.actuation_time
+            ratios = dt.transmission_ratios
             P[L.U_N_GEARS] = len(ratios)
-            P_GEAR[ui, 0] = dt["reverse_ratio"]
+            P_GEAR[ui, 0] = dt.reverse_ratio
             P_GEAR[ui, 1:1 + len(ratios)] = ratios
-            N_ENG[ui, 0] = _table(P_ENG[ui, L.EM_WOT_X], P_ENG[ui, L.EM_WOT_Y], dt["engine_wot_torque"])
+            N_ENG[ui, 0] = _table(P_ENG[ui, L.EM_WOT_X], P_ENG[ui, L.EM_WOT_Y], dt.engine_wot_torque)
             N_ENG[ui, 1] = _table(P_ENG[ui, L.EM_CT_X], P_ENG[ui, L.EM_CT_Y],
-                                  dt["engine_closed_throttle_torque"])
+                                  dt.engine_closed_throttle_torque)
         P[L.U_WHEEL0] = w
-        P[L.U_NWHEELS] = 2 * len(unit["axles"])
+        P[L.U_NWHEELS] = 2 * len(unit.axles)
         P[L.U_AXLE0] = a_
         P[L.U_AERO0] = s
-        P[L.U_NAERO] = len(unit["aerodynamics"])
-        for surf in unit["aerodynamics"]:
+        P[L.U_NAERO] = len(unit.aerodynamics)
+        for surf in unit.aerodynamics:
             P_AERO[s, L.A_UNIT] = ui
-            P_AERO[s, L.A_CA] = surface_constant(surf["drag_coefficient"], surf["area"], rho)
-            P_AERO[s, L.A_CPX:L.A_CPZ + 1] = adjusted(surf["center_of_pressure"], props.delta)
-            P_AERO[s, L.A_AXIS], P_AERO[s, L.A_FACE] = SURFACES.get(surf["name"], (DEVICE_AXIS, 0))
-            P_AERO[s, L.A_CL] = surface_constant(surf["lift_coefficient"] or 0.0, surf["area"], rho)
+            P_AERO[s, L.A_CA] = surface_constant(surf.drag_coefficient, surf.area, rho)
+            P_AERO[s, L.A_CPX:L.A_CPZ + 1] = adjusted(surf.center_of_pressure, props.delta)
+            P_AERO[s, L.A_AXIS], P_AERO[s, L.A_FACE] = SURFACES.get(surf.name, (DEVICE_AXIS, 0))
+            P_AERO[s, L.A_CL] = surface_constant(surf.lift_coefficient or 0.0, surf.area, rho)
             s += 1
 
         w0 = w
         wheel_list = wheels(unit)
-        n_driven = sum(1 for _, ax, _ in wheel_list if ax["driven"])
+        n_driven = sum(1 for _, ax, _ in wheel_list if ax.driven)
         P[L.U_N_DRIVEN] = n_driven
-        m_unsprung = 0.0
         axle_index = {}
         for j, (ai, ax, side) in enumerate(wheel_list):
-            sus = ax["suspension"]
-            solid = sus["type"] == "solid"
-            tire = unit["tires"][ax["tire"]]
-            ntires = 2 if ax["dual"] else 1
+            sus = ax.suspension
+            solid = sus.type == "solid"
+            tire = unit.tires[ax.tire]
+            ntires = 2 if ax.dual else 1
             defls = st.tire_deflections[j]
-            r_loaded = tire["unloaded_radius"] - float(np.mean(defls))
+            r_loaded = loaded_radius(tire, defls)
             W = P_WHEEL[w]
             W[L.W_UNIT], W[L.W_AXLE], W[L.W_SIDE] = ui, ai, side
-            W[L.W_X], W[L.W_Y0] = ax["x"] - dx, side * ax["track"] / 2.0 - dy
+            W[L.W_X], W[L.W_Y0] = ax.x - dx, side * ax.track / 2.0 - dy
             W[L.W_Z0] = props.cg_height - r_loaded
-            W[L.W_MUS] = ax["unsprung_mass_per_wheel"]
-            m_unsprung += W[L.W_MUS]
-            W[L.W_K], W[L.W_C], W[L.W_FMU] = sus["spring_rate"], sus["damping"], sus["coulomb_friction"]
+            W[L.W_MUS] = ax.unsprung_mass_per_wheel
+            W[L.W_K], W[L.W_C], W[L.W_FMU] = sus.spring_rate, sus.damping, sus.coulomb_friction
             W[L.W_FS0] = st.fs0[j]
-            W[L.W_KRS], W[L.W_TRACK] = sus["antisway_roll_stiffness"], ax["track"]
+            W[L.W_KRS], W[L.W_TRACK] = sus.antisway_roll_stiffness, ax.track
             W[L.W_PARTNER] = w + 1 if side < 0 else w - 1
-            js, rs = sus["jounce_stop"], sus["rebound_stop"]
-            W[L.W_JCL], W[L.W_JK1], W[L.W_JK3], W[L.W_JER] = js["clearance"], js["K1"], js["K3"], js["energy_ratio"]
-            W[L.W_RCL], W[L.W_RK1], W[L.W_RK3], W[L.W_RER] = rs["clearance"], rs["K1"], rs["K3"], rs["energy_ratio"]
-            W[L.W_STEERED] = 1.0 if ax["steered"] else 0.0
-            W[L.W_DRIVEN] = 1.0 if ax["driven"] else 0.0
-            if ax["driven"]:                                      # Eq. 32
-                W[L.W_ZETA] = ax["torque_split"] if ax.get("torque_split") is not None else 1.0 / n_driven
+            js, rs = sus.jounce_stop, sus.rebound_stop
+            W[L.W_JCL], W[L.W_JK1], W[L.W_JK3], W[L.W_JER] = js.clearance, js.K1, js.K3, js.energy_ratio
+            W[L.W_RCL], W[L.W_RK1], W[L.W_RK3], W[L.W_RER] = rs.clearance, rs.K1, rs.K3, rs.energy_ratio
+            W[L.W_STEERED] = 1.0 if ax.steered else 0.0
+            W[L.W_DRIVEN] = 1.0 if ax.driven else 0.0
+            if ax.driven:                                         # Eq. 32
+                W[L.W_ZETA] = ax.torque_split if ax.torque_split is not None else 1.0 / n_driven
             W[L.W_BRAKE] = -1.0
-            design = ax.get("brake_design")
+            design = ax.brake_design
             if design is None:
-                W[L.W_TB_RATIO] = ax["brake_torque_ratio"]
+                W[L.W_TB_RATIO] = ax.brake_torque_ratio
             else:
                 W[L.W_BRAKE] = len(designs)
                 designs.append(design)
-            W[L.W_PROPORTIONED] = 1.0 if ax["proportioned"] else 0.0
-            W[L.W_ISPIN] = ntires * tire["spin_inertia"]
+            W[L.W_PROPORTIONED] = 1.0 if ax.proportioned else 0.0
+            W[L.W_ISPIN] = ntires * tire.spin_inertia
             W[L.W_TIRE0], W[L.W_NTIRES] = t, ntires
             W[L.W_SOLID] = -1.0
             if solid:
@@ -224,12 +222,12 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
                     _pack_axle(P_AXLE[a_], ui, ax, props, r_loaded)
                     a_ += 1
                 W[L.W_SOLID] = axle_index[ai]
-                W[L.W_YS] = side * sus["spring_spacing"] / 2.0 - dy
+                W[L.W_YS] = side * sus.spring_spacing / 2.0 - dy
             else:
-                W[L.W_BS0:L.W_BS3 + 1] = bump_steer_coefficients(sus["bump_steer"], side)
-                W[L.W_NHT] = _table(T_WHEEL[w, L.T_HT_X], T_WHEEL[w, L.T_HT_Y], sus["half_track_change"])
-                W[L.W_NCAM] = _table(T_WHEEL[w, L.T_CAM_X], T_WHEEL[w, L.T_CAM_Y], sus["camber_change"])
-            offsets = [0.0] if ntires == 1 else [-side * ax["dual_spacing"] / 2.0, side * ax["dual_spacing"] / 2.0]
+                W[L.W_BS0:L.W_BS3 + 1] = bump_steer_coefficients(sus.bump_steer, side)
+                W[L.W_NHT] = _table(T_WHEEL[w, L.T_HT_X], T_WHEEL[w, L.T_HT_Y], sus.half_track_change)
+                W[L.W_NCAM] = _table(T_WHEEL[w, L.T_CAM_X], T_WHEEL[w, L.T_CAM_Y], sus.camber_change)
+            offsets = [0.0] if ntires == 1 else [-side * ax.dual_spacing / 2.0, side * ax.dual_spacing / 2.0]
             for off, defl, load in zip(offsets, defls, st.tire_loads[j]):  # inner first, then outer
                 _pack_tire(P_TIRE, TT, t, w, off, tire)
                 tire_loads[t] = load
@@ -237,7 +235,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
                 y0[lay.at("tire", t) + L.TTURN] = defl
                 t += 1
             w += 1
-        P[L.U_MTOTAL] = props.mass + m_unsprung
+        P[L.U_MTOTAL] = unit_mass(unit)
         P[L.U_NAXLES] = a_ - P[L.U_AXLE0]
 
         # initial state: static equilibrium, in line behind the lead unit at its speed
@@ -252,20 +250,20 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     for c, (cs, link, (k_c, c_c)) in enumerate(zip(conn_statics, links(d), rates)):
         _pack_connection(P_CONN[c], units, statics, cs, link, k_c, c_c)
     terrain = mesh[:7]               # TR_TRI .. TR_CELL, in the order of layout.Model
-    P_ENV[L.E_TERRAIN] = TERRAIN_TYPES[(env.get("terrain") or {}).get("type", "flat")]
-    P_ENV[L.E_HYDRO] = MODELS[d["simulation"].get("hydroplaning") or "off"]
-    P_ENV[L.E_AIR_T] = env["air_temperature"]
+    P_ENV[L.E_TERRAIN] = TERRAIN_TYPES[env.terrain.type if env.terrain else "flat"]
+    P_ENV[L.E_HYDRO] = MODELS[d.simulation.hydroplaning or "off"]
+    P_ENV[L.E_AIR_T] = env.air_temperature
     P_BRAKE, T_BRAKE = _pack_brakes(designs)
     pack_reach(P_COLL, P_UNIT, P_WHEEL, P_WCOLL, units)
     model = L.Model(P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO, P_ENV,
                     P_AXLE, P_CONN, P_BRAKE, T_BRAKE, *terrain, P_COLL, CV, CK, P_BAR,
                     P_PAIR, P_WCOLL)
     for wi in range(nw):            # the brakes start at the air temperature, unpressurised
-        y0[lay.at("wheel", wi) + L.WTEMP] = env["air_temperature"]
+        y0[lay.at("wheel", wi) + L.WTEMP] = env.air_temperature
     for wi, bi in enumerate(P_WHEEL[:, L.W_BRAKE]):
         if bi >= 0:                 # the ratio a designed brake has cold and at rest
             P_WHEEL[wi, L.W_TB_RATIO] = design_torque_ratio(P_BRAKE, T_BRAKE, int(bi),
-                                                            env["air_temperature"], 0.0)
+                                                            env.air_temperature, 0.0)
     _idle(model, y0)
     if P_ENV[L.E_TERRAIN] != L.TERRAIN_FLAT:
         u_wheel = u_wheel if u_wheel is not None else default_wheel_inputs(nw)
@@ -276,24 +274,23 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
 
 def _pack_brakes(designs):
     """P_BRAKE, T_BRAKE of the brake designs (engine.brakes; one zero row when there are none)."""
-    tables = ("brake_factor", "lining_friction", "speed_factor")
-    rows = max([len(d[k]) for d in designs for k in tables if d.get(k)] + [1])
+    rows = max([len(table) for d in designs for table in (d.brake_factor, d.lining_friction, d.speed_factor)
+                if table] + [1])
     P_BRAKE = np.zeros((max(len(designs), 1), L.N_BRAKE_P))
     T_BRAKE = np.zeros((max(len(designs), 1), 6, rows))
     for b, d in enumerate(designs):
         P = P_BRAKE[b]
-        P[L.B_AREA], P[L.B_RADIUS] = d["actuator_area"], d["effective_radius"]
-        P[L.B_HEAT], P[L.B_COOL0], P[L.B_COOL1] = d["heat_capacity"], d["cooling"], d["cooling_per_speed"]
-        P[L.B_NBF] = _table(T_BRAKE[b, L.TB_BF_X], T_BRAKE[b, L.TB_BF_Y], d["brake_factor"])
-        P[L.B_NMU] = _table(T_BRAKE[b, L.TB_MU_X], T_BRAKE[b, L.TB_MU_Y], d["lining_friction"])
-        if d.get("speed_factor"):
-            P[L.B_NSPEED] = _table(T_BRAKE[b, L.TB_SP_X], T_BRAKE[b, L.TB_SP_Y], d["speed_factor"])
+        P[L.B_AREA], P[L.B_RADIUS] = d.actuator_area, d.effective_radius
+        P[L.B_HEAT], P[L.B_COOL0], P[L.B_COOL1] = d.heat_capacity, d.cooling, d.cooling_per_speed
+        P[L.B_NBF] = _table(T_BRAKE[b, L.TB_BF_X], T_BRAKE[b, L.TB_BF_Y], d.brake_factor)
+        P[L.B_NMU] = _table(T_BRAKE[b, L.TB_MU_X], T_BRAKE[b, L.TB_MU_Y], d.lining_friction)
+        if d.speed_factor:
+            P[L.B_NSPEED] = _table(T_BRAKE[b, L.TB_SP_X], T_BRAKE[b, L.TB_SP_Y], d.speed_factor)
     return P_BRAKE, T_BRAKE
 
 
 def _powertrain(model, y, u):
     """The offset of unit u's powertrain states in y."""
-    nu, nw, nt = model.P_UNIT.shape[0], model.P_WHEEL.shape[0], model.P_TIRE.shape[0]
     return L.StateLayout.of_model(model).at("powertrain", u)
 
 
@@ -333,7 +330,7 @@ def engage_clutches(model, y, u_unit):
 
 
 #: the engine's terrain source of each event terrain type: an OpenCRG road is triangulated at load
-#: (engine.terrain_crg), so the engine looks it up as a mesh
+#: (engine.setup.terrain_crg), so the engine looks it up as a mesh
 TERRAIN_TYPES = {"flat": L.TERRAIN_FLAT, "mesh": L.TERRAIN_MESH, "crg": L.TERRAIN_MESH,
                  "external": L.TERRAIN_EXTERNAL}
 
@@ -528,7 +525,7 @@ EQUILIBRIUM_STEP = 1e-6
 def _derivative(model, u_wheel, n):
     """A function y -> (dy, tire outputs) of the engine's derivative at the inputs' start
     values (``u_wheel``: the wheel inputs)."""
-    from .integrator import record
+    from ..integrator import record
     U = L.Inputs(np.array([[INPUT_LIMITS[f][2] for f in L.UNIT_INPUTS]] * model.P_UNIT.shape[0]),
                  np.array(u_wheel, dtype=np.float64), np.array([INPUT_LIMITS[f][2] for f in L.ENV_INPUTS]))
     Y = L.Outputs(np.zeros((model.P_UNIT.shape[0], len(L.UNIT_OUTPUTS))),
@@ -556,12 +553,12 @@ def _rotation(phi, theta, psi):
 
 def _leads(units):
     """Per unit, the index of the lead unit at the head of its combination."""
-    names = [u["name"] for u in units]
+    names = [u.name for u in units]
     lead = list(range(len(units)))
     for j, unit in enumerate(units):          # a tow unit is listed before the units it tows
-        front = (unit.get("connections") or {}).get("front")
+        front = unit.connections.front
         if front is not None:
-            lead[j] = lead[names.index(front["tow"])]
+            lead[j] = lead[names.index(front.tow)]
     return lead
 
 
@@ -570,86 +567,87 @@ def _pack_steering(P, unit, steering_units, steering_modes):
     has none (no steering, or no steered axle). Values a mode does not use are 0."""
     P[L.U_STEER_SLOT] = -1.0
     P[L.U_STOP_LEFT] = P[L.U_STOP_RIGHT] = math.inf
-    name = unit["name"]
+    name = unit.name
     if name not in steering_units:
         return
-    st = unit["steering"]
+    st = unit.steering
     P[L.U_STEER_SLOT] = steering_units.index(name)
-    P[L.U_STEER_MODE] = mode_code(steering_modes.get(name, st["mode"]))
-    P[L.U_STOP_LEFT], P[L.U_STOP_RIGHT] = stop_limits(st)
-    n_steered = 2 * sum(1 for a in unit["axles"] if a["steered"])
-    P[L.U_K_STOP] = st["stop_stiffness"] or 0.0
-    P[L.U_I_STEER] = system_inertia(n_steered, st["steer_inertia"] or 0.0,
-                                    st["column_inertia"] or 0.0, st["gear_ratio"])
+    P[L.U_STEER_MODE] = mode_code(steering_modes.get(name, st.mode))
+    # engine.steering.stop_limits reads the event's steering object
+    P[L.U_STOP_LEFT], P[L.U_STOP_RIGHT] = stop_limits({"stop_left": st.stop_left, "stop_right": st.stop_right})
+    n_steered = 2 * sum(1 for a in unit.axles if a.steered)
+    P[L.U_K_STOP] = st.stop_stiffness or 0.0
+    P[L.U_I_STEER] = system_inertia(n_steered, st.steer_inertia or 0.0,
+                                    st.column_inertia or 0.0, st.gear_ratio)
     P[L.U_C_STOP] = stop_damping(P[L.U_K_STOP], P[L.U_I_STEER], n_steered)
-    P[L.U_MU_AXIS] = n_steered * st["steer_axis_friction"]
-    P[L.U_MU_COLUMN] = st["column_friction"]
-    P[L.U_NULL_BAND] = st["null_band"] or math.inf    # read only by the free modes, which need it
-    P[L.U_TRAIL_M] = st["mechanical_trail"]
+    P[L.U_MU_AXIS] = n_steered * st.steer_axis_friction
+    P[L.U_MU_COLUMN] = st.column_friction
+    P[L.U_NULL_BAND] = st.null_band or math.inf    # read only by the free modes, which need it
+    P[L.U_TRAIL_M] = st.mechanical_trail
 
 
 def _pack_axle(A, ui, ax, props, r_loaded):
     """Pack one solid axle (Eq. 19-26): its roll centre and mass centre from the sprung CG."""
-    sus = ax["suspension"]
+    sus = ax.suspension
     A[L.AX_UNIT] = ui
-    A[L.AX_X] = ax["x"] - props.delta[0]
+    A[L.AX_X] = ax.x - props.delta[0]
     A[L.AX_YC] = -props.delta[1]
-    A[L.AX_ZRC] = props.cg_height - sus["roll_center_height"]
-    A[L.AX_RHO] = sus["roll_center_height"] - r_loaded
-    m = 2.0 * ax["unsprung_mass_per_wheel"]
+    A[L.AX_ZRC] = props.cg_height - sus.roll_center_height
+    A[L.AX_RHO] = sus.roll_center_height - r_loaded
+    m = 2.0 * ax.unsprung_mass_per_wheel
     A[L.AX_M] = m
-    A[L.AX_ICM] = sus["axle_roll_inertia"] - m * A[L.AX_RHO] ** 2
-    A[L.AX_KRS] = sus["antisway_roll_stiffness"]
-    A[L.AX_KAPPA] = sus["roll_steer"]
-    A[L.AX_CAMBER] = sus["camber_set"]
+    A[L.AX_ICM] = sus.axle_roll_inertia - m * A[L.AX_RHO] ** 2
+    A[L.AX_KRS] = sus.antisway_roll_stiffness
+    A[L.AX_KAPPA] = sus.roll_steer
+    A[L.AX_CAMBER] = sus.camber_set
 
 
 def _pack_connection(C, units, statics, cs, link, k_c, c_c):
     """Pack one connection (Eq. 117-135) from the tow unit's rear and the towed unit's front."""
     tow, towed = units[cs.tow], units[cs.towed]
-    rear, front = tow["connections"]["rear"], towed["connections"]["front"]
+    rear, front = tow.connections.rear, towed.connections.front
     C[L.C_TOW], C[L.C_TOWED] = cs.tow, cs.towed
-    C[L.C_AX:L.C_AZ + 1] = adjusted(rear["point"], statics[cs.tow].props.delta)
-    C[L.C_BX:L.C_BZ + 1] = adjusted(front["point"], statics[cs.towed].props.delta)
+    C[L.C_AX:L.C_AZ + 1] = adjusted(rear.point, statics[cs.tow].props.delta)
+    C[L.C_BX:L.C_BZ + 1] = adjusted(front.point, statics[cs.towed].props.delta)
     C[L.C_K], C[L.C_C] = k_c, c_c
     C[L.C_VERTICAL] = 1.0 if link.vertical else 0.0
     C[L.C_P0] = cs.P
-    ft, hf = rear["frame_torsion"], rear["hitch_friction"]
-    C[L.C_KFRAME], C[L.C_CFRAME] = ft["stiffness"], ft["damping"]
-    C[L.C_MU], C[L.C_RADIUS], C[L.C_NULL] = hf["coefficient"], hf["radius"], hf["null_band"]
+    ft, hf = rear.frame_torsion, rear.hitch_friction
+    C[L.C_KFRAME], C[L.C_CFRAME] = ft.stiffness, ft.damping
+    C[L.C_MU], C[L.C_RADIUS], C[L.C_NULL] = hf.coefficient, hf.radius, hf.null_band
     if link.pitch:
-        C[L.C_KPITCH], C[L.C_CPITCH] = rear["pitch_stiffness"], rear["pitch_damping"]
+        C[L.C_KPITCH], C[L.C_CPITCH] = rear.pitch_stiffness, rear.pitch_damping
         C[L.C_M0] = cs.M
-    C[L.C_FAIL_F] = front["failure_force"] or 0.0
-    C[L.C_FAIL_T] = front["failure_start_time"]
+    C[L.C_FAIL_F] = front.failure_force or 0.0
+    C[L.C_FAIL_T] = front.failure_start_time
 
 
 def _pack_tire(P_TIRE, TT, t, w, dy, tire):
     """Pack one tire; ``dy`` is its offset along the axle (vehicle y at zero steer)."""
     T = P_TIRE[t]
     T[L.T_WHEEL], T[L.T_DY] = w, dy
-    T[L.T_RU] = tire["unloaded_radius"]
-    T[L.T_KT] = tire["radial_stiffness"]
-    T[L.T_KBAR] = tire["secondary_stiffness_multiplier"]
-    T[L.T_D2] = tire["secondary_stiffness_deflection"]
-    T[L.T_LAMBDA] = tire["rebound_multiplier"]
-    T[L.T_DMAX] = tire["max_deflection"]
-    T[L.T_SIG0] = tire["rolling_resistance"]["sigma0"]
-    T[L.T_SIGV] = tire["rolling_resistance"]["sigma_v"]
-    T[L.T_RLX] = tire["relaxation_length"]["longitudinal"]
-    T[L.T_RLY] = tire["relaxation_length"]["lateral"]
-    T[L.T_FZMIN] = tire["skid_flag"]["min_load"]
-    T[L.T_PRESSURE] = tire.get("inflation_pressure") or 0.0
-    T[L.T_TREAD] = tire.get("tread_depth") or 0.0
-    T[L.T_WIDTH] = tire.get("width") or 0.0
-    T[L.T_TAU] = tire["skid_flag"]["adhesion_fraction"]
-    loads, speeds = tire["test_loads"], tire["test_speeds"]
+    T[L.T_RU] = tire.unloaded_radius
+    T[L.T_KT] = tire.radial_stiffness
+    T[L.T_KBAR] = tire.secondary_stiffness_multiplier
+    T[L.T_D2] = tire.secondary_stiffness_deflection
+    T[L.T_LAMBDA] = tire.rebound_multiplier
+    T[L.T_DMAX] = tire.max_deflection
+    T[L.T_SIG0] = tire.rolling_resistance.sigma0
+    T[L.T_SIGV] = tire.rolling_resistance.sigma_v
+    T[L.T_RLX] = tire.relaxation_length.longitudinal
+    T[L.T_RLY] = tire.relaxation_length.lateral
+    T[L.T_FZMIN] = tire.skid_flag.min_load
+    T[L.T_PRESSURE] = tire.inflation_pressure or 0.0
+    T[L.T_TREAD] = tire.tread_depth or 0.0
+    T[L.T_WIDTH] = tire.width or 0.0
+    T[L.T_TAU] = tire.skid_flag.adhesion_fraction
+    loads, speeds = tire.test_loads, tire.test_speeds
     T[L.T_NLOAD], T[L.T_NSPEED] = len(loads), len(speeds)
     T[L.T_LOAD0:L.T_LOAD0 + len(loads)] = loads
     T[L.T_SPEED0:L.T_SPEED0 + len(speeds)] = speeds
-    for k, key in ((L.TP_MUP, "peak_friction"), (L.TP_MUS, "slide_friction"), (L.TP_SP, "slip_at_peak"),
-                   (L.TP_CA, "cornering_stiffness"), (L.TP_CG, "camber_stiffness")):
-        grid = np.asarray(tire[key])
+    for k, grid in ((L.TP_MUP, tire.peak_friction), (L.TP_MUS, tire.slide_friction), (L.TP_SP, tire.slip_at_peak),
+                    (L.TP_CA, tire.cornering_stiffness), (L.TP_CG, tire.camber_stiffness)):
+        grid = np.asarray(grid)
         TT[t, k, :grid.shape[0], :grid.shape[1]] = grid
 
 

@@ -5,7 +5,7 @@ A unit's exterior is a box from its dimensions (:func:`unit_box`, :func:`box_mes
 OBJ file ``collision.mesh_file`` (:func:`read_exterior`, :func:`exterior_stiffness`), its
 vertices carrying the crush stiffness of the face they lie on (docs/equations.md,
 "Collisions"). :func:`pack_collisions`, :func:`pack_barriers` and :func:`pack_pairs` fill
-P_COLL, CV, CK, P_BAR and P_PAIR for :func:`engine.params.pack`.
+P_COLL, CV, CK, P_BAR and P_PAIR for :func:`engine.setup.params.pack`.
 """
 import functools
 import math
@@ -13,14 +13,15 @@ from pathlib import Path
 
 import numpy as np
 
-from .collision import FRICTION_SPEED
+from ..collision import FRICTION_SPEED
 from .derived import body_front
 from .errors import EventError
-from .layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_WALL, CO_E, CO_K0, CO_MU,
+from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_WALL, CO_E, CO_K0, CO_MU,
                      CO_NV, CO_TAU, CO_V0, CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX,
                      CO_ZMIN, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF,
                      N_BAR_P, N_COLL_P, N_FACES, N_PAIR_P)
-from .terrain_mesh import MeshError, read_obj, regular_file
+from .meshes import MeshError, read_obj, regular_file
+from .model import typed_unit
 
 
 # --- the box mesh ----------------------------------------------------------------------
@@ -108,7 +109,7 @@ def read_exterior(path):
     """The exterior mesh of a unit from the OBJ file ``path`` (vehicle-fixed, from the CG, SAE
     axes, m; ``usemtl`` lines ignored): (vertices (n, 3), each triangle's vertex indices
     (m, 3), each triangle's unit normal (m, 3) and area (m,)). Raises
-    engine.terrain_mesh.MeshError naming the file (and line) for a missing file, a malformed
+    engine.setup.meshes.MeshError naming the file (and line) for a missing file, a malformed
     line, a triangle without area and a flat mesh."""
     p = regular_file(path)
     st = p.stat()
@@ -143,19 +144,20 @@ def unit_box(unit, delta=(0.0, 0.0, 0.0)):
     collision.ground_clearance (default half the smallest unloaded tire radius) up to
     collision.height (default dimensions.height, else twice the CG height) above ground.
     """
-    dims, col, sm = unit["dimensions"], unit["collision"], unit["sprung_mass"]
+    unit = typed_unit(unit)
+    dims, col, sm = unit.dimensions, unit.collision, unit.sprung_mass
     dx, dy, dz = delta
-    if col.get("mesh_file"):
-        verts = read_exterior(col["mesh_file"])[0]
+    if col.mesh_file:
+        verts = read_exterior(col.mesh_file)[0]
         lo, hi = verts.min(axis=0), verts.max(axis=0)
         return (hi[0] - dx, lo[0] - dx, 0.5 * (hi[1] - lo[1]), lo[2] - dz, hi[2] - dz,
                 0.5 * (hi[1] + lo[1]) - dy)
-    length, width, cgh = dims["length"], dims["width"], sm["cg_height"]
+    length, width, cgh = dims.length, dims.width, sm.cg_height
     front = body_front(unit)
-    height = col.get("height") or dims.get("height") or 2.0 * cgh
-    clearance = col.get("ground_clearance")
+    height = col.height or dims.height or 2.0 * cgh
+    clearance = col.ground_clearance
     if clearance is None:
-        clearance = 0.5 * min(t["unloaded_radius"] for t in unit["tires"].values())
+        clearance = 0.5 * min(t.unloaded_radius for t in unit.tires.values())
     return (front - dx, front - length - dx, 0.5 * width, cgh - height - dz, cgh - clearance - dz, -dy)
 
 
@@ -166,31 +168,31 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
     verts, stiff = [np.zeros((0, 3))], [np.zeros((0, N_FACES))]
     n = 0
     for ui, unit in enumerate(units):
-        col = unit["collision"]
-        if not col["enabled"]:
+        col = unit.collision
+        if not col.enabled:
             continue
         xf, xr, yh, zt, zb, yc = unit_box(unit, deltas[ui])
-        b = col["crush_stiffness"]
+        b = col.crush_stiffness
         h = zb - zt
         areal = np.zeros(N_FACES)
-        areal[FACE_FRONT], areal[FACE_REAR] = b["front"] / h, b["rear"] / h
-        areal[[FACE_RIGHT, FACE_LEFT, FACE_BOTTOM, FACE_ROOF]] = b["side"] / h
-        cab = col.get("cab_length")
-        if col.get("mesh_file"):
-            mesh_v, corner, normal, area = read_exterior(col["mesh_file"])
+        areal[FACE_FRONT], areal[FACE_REAR] = b.front / h, b.rear / h
+        areal[[FACE_RIGHT, FACE_LEFT, FACE_BOTTOM, FACE_ROOF]] = b.side / h
+        cab = col.cab_length
+        if col.mesh_file:
+            mesh_v, corner, normal, area = read_exterior(col.mesh_file)
             cv = mesh_v - np.asarray(deltas[ui], dtype=np.float64)
             ck = exterior_stiffness(mesh_v, corner, normal, area, areal)
         else:
-            cv, ck = box_mesh(xf, xr, yh, zt, zb, areal, col["mesh_vertices"],
+            cv, ck = box_mesh(xf, xr, yh, zt, zb, areal, col.mesh_vertices,
                               () if cab is None else (xf - cab,))
             cv[:, 1] += yc
-        e = col["restitution"]
-        k_front = b["front"] * 2.0 * yh / (e * e)         # the front face's unloading stiffness
+        e = col.restitution
+        k_front = b.front * 2.0 * yh / (e * e)            # the front face's unloading stiffness
         omega = math.sqrt(k_front / total_masses[ui])
         P = P_COLL[ui]
         P[CO_V0], P[CO_NV] = n, len(cv)
-        P[CO_E], P[CO_MU] = e, col["friction"]
-        P[CO_TAU] = 2.0 * col["damping_ratio"] / omega
+        P[CO_E], P[CO_MU] = e, col.friction
+        P[CO_TAU] = 2.0 * col.damping_ratio / omega
         P[CO_VREG] = FRICTION_SPEED
         P[CO_XMIN], P[CO_XMAX] = cv[:, 0].min(), cv[:, 0].max()
         P[CO_YMIN], P[CO_YMAX] = cv[:, 1].min(), cv[:, 1].max()
@@ -217,8 +219,8 @@ def pack_barriers(barriers, walls=np.zeros((0, 9))):
     the solid, the OBJ convention)."""
     P_BAR = np.zeros((len(barriers) + len(walls), N_BAR_P))
     for b, bar in enumerate(barriers):
-        P_BAR[b, BA_X:BA_Z + 1] = bar["point"]
-        P_BAR[b, BA_NX:BA_NZ + 1] = unit_vector(bar["normal"])
+        P_BAR[b, BA_X:BA_Z + 1] = bar.point
+        P_BAR[b, BA_NX:BA_NZ + 1] = unit_vector(bar.normal)
     for w, tri in enumerate(np.asarray(walls, dtype=np.float64).reshape(-1, 3, 3)):
         n = np.cross(tri[1] - tri[0], tri[2] - tri[0])
         row = P_BAR[len(barriers) + w]
@@ -240,37 +242,37 @@ def pack_pairs(units, deltas):
     towing unit's box from its front back to cab_length (its cab), so that a jackknife stops
     at the cab. Raises EventError if the towed unit's box reaches into the cab at rest (the
     coupling points aligned)."""
-    index = {u["name"]: i for i, u in enumerate(units)}
+    index = {u.name: i for i, u in enumerate(units)}
     pairs = []
     for bi, unit in enumerate(units):
-        front = (unit.get("connections") or {}).get("front")
-        if not front or not unit["collision"]["enabled"]:
+        front = unit.connections.front
+        if not front or not unit.collision.enabled:
             continue
-        ai = index[front["tow"]]
+        ai = index[front.tow]
         tow = units[ai]
-        cab = tow["collision"].get("cab_length")
-        if cab is None or not tow["collision"]["enabled"]:
+        cab = tow.collision.cab_length
+        if cab is None or not tow.collision.enabled:
             continue
         xf_a = unit_box(tow, deltas[ai])[0]
         x_cab = xf_a - cab
         # the towed unit's front, in the tower's frame, with the coupling points together
-        rear = tow["connections"]["rear"]
-        nose = (rear["point"][0] - deltas[ai][0]) + (unit_box(unit, deltas[bi])[0]
-                                                     - (front["point"][0] - deltas[bi][0]))
+        rear = tow.connections.rear
+        nose = (rear.point[0] - deltas[ai][0]) + (unit_box(unit, deltas[bi])[0]
+                                                  - (front.point[0] - deltas[bi][0]))
         if not nose < x_cab:
             raise EventError([f"units[{ai}].collision.cab_length: a cab that ends ahead of the "
-                              f"front of the unit it tows ({unit['name']}) at rest: at most "
+                              f"front of the unit it tows ({unit.name}) at rest: at most "
                               f"{xf_a - nose:.3g} m (got {cab:g} m)"])
         pairs.append((ai, bi, x_cab, WHOLE_BOX))
     # vehicle with vehicle: every unit of one against every unit of another
     vehicle = []
     for unit in units:
-        front = (unit.get("connections") or {}).get("front")
-        vehicle.append(vehicle[index[front["tow"]]] if front else len(vehicle))
+        front = unit.connections.front
+        vehicle.append(vehicle[index[front.tow]] if front else len(vehicle))
     for ai in range(len(units)):
         for bi in range(ai + 1, len(units)):
-            if vehicle[ai] != vehicle[bi] and units[ai]["collision"]["enabled"] \
-                    and units[bi]["collision"]["enabled"]:
+            if vehicle[ai] != vehicle[bi] and units[ai].collision.enabled \
+                    and units[bi].collision.enabled:
                 pairs.append((ai, bi, WHOLE_BOX, WHOLE_BOX))
     P_PAIR = np.zeros((len(pairs), N_PAIR_P))
     for k, row in enumerate(pairs):

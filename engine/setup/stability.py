@@ -28,7 +28,7 @@ that of the branch it is on, and the modes are the vehicle's.
 can meet, its exterior and wheel meshes pressed flat on a rigid surface (``engine.collision``),
 with their loading and unloading stiffness and the unloading branch's damping. The stiffest modes of a sliding tire (its
 carcass deflection's shortest time constant, ``engine.tire.TAU_MIN``) appear only while it
-slides; :data:`engine.event.MAX_STEP_SIZE` keeps every step inside the region for them.
+slides; :data:`engine.setup.event.MAX_STEP_SIZE` keeps every step inside the region for them.
 """
 from __future__ import annotations
 
@@ -37,9 +37,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import layout as L
-from .integrator import record
-from .layout import Outputs, new_work
+from .. import layout as L
+from ..integrator import record
+from ..layout import Outputs, new_work
 
 #: relative size of the finite-difference perturbation of each state
 _FD_STEP = 1.0e-6

@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 from typing import List, NamedTuple, Sequence, Tuple
 
-from .derived import body_front
+from .derived import body_front, body_rear
+from .model import typed_unit
 
 
 class Footprint(NamedTuple):
@@ -25,11 +26,10 @@ class Footprint(NamedTuple):
     half_width: float
 
 
-def unit_footprint(unit: dict) -> Footprint:
-    """The footprint of a validated unit's data (``Event.data["units"][i]``)."""
-    dims = unit["dimensions"]
-    front = body_front(unit)
-    return Footprint(front, front - float(dims["length"]), 0.5 * float(dims["width"]))
+def unit_footprint(unit) -> Footprint:
+    """The footprint of a unit (``Event.model.units[i]``, or its JSON object)."""
+    unit = typed_unit(unit)
+    return Footprint(body_front(unit), body_rear(unit), 0.5 * float(unit.dimensions.width))
 
 
 def corners(fp: Footprint, X: float, Y: float, yaw: float) -> List[Tuple[float, float]]:
@@ -59,7 +59,7 @@ def start_overlap_problems(event, positions) -> List[str]:
     """One message per pair of vehicles of ``event`` whose footprints overlap, the units at
     ``positions`` (unit name -> (X, Y, yaw)); each names the lead unit's initial-condition
     parameters and its event fields."""
-    data = {u["name"]: (i, u) for i, u in enumerate(event.data["units"])}
+    data = {u.name: (i, u) for i, u in enumerate(event.model.units)}
     shapes = {name: corners(unit_footprint(u), *positions[name]) for name, (_, u) in data.items()}
     vehicles = event.vehicles()
     problems = []

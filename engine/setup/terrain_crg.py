@@ -1,5 +1,5 @@
 """OpenCRG terrain: an ASAM OpenCRG road surface (HVE's environment, GetSurfaceInfo(), Eq. 80),
-read with crgutils and triangulated into the mesh terrain's :class:`~.terrain_mesh.TerrainMesh`,
+read with crgutils and triangulated into the mesh terrain's :class:`~.meshes.TerrainMesh`,
 so that the mesh's compiled, grid-indexed lookup answers the tire's questions unchanged.
 
 An OpenCRG file holds the road's elevations on a regular grid over a reference line: u along
@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from .terrain_mesh import MeshError, TerrainMesh, materials_table, pack_triangles, regular_file
+from .meshes import MeshError, TerrainMesh, materials_table, pack_triangles, regular_file
 
 #: At most this many triangles (two per grid cell): 1 000 000 triangles take 148 MB as a
 #: TerrainMesh, 670 MB at the peak of reading them and 6 s to read (0.8 s crgutils' reading,

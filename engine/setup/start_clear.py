@@ -5,7 +5,7 @@ its full approach in the first evaluation: a mesh reaching below the road, a bar
 through the car or one drawn on the wrong side of it. Such a start is not a collision the
 engine can simulate (nothing brought the vertex there), and its force would show only as a
 stiff mode far from its cause. :func:`start_overlap_problems` names the field at fault and what
-overlaps, before the step size is judged (``engine.stability``).
+overlaps, before the step size is judged (``engine.setup.stability``).
 
 Surfaces as the collision passes see them: the road (flat ground, the terrain mesh under each
 vertex, or an external road's plane of the unit's first wheel's road inputs), every barrier
@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import layout as L
-from .collision import EDGE
+from .. import layout as L
+from ..collision import EDGE
 from .params import _rotation
-from .terrain_mesh import mesh_surface
+from ..terrain_mesh import mesh_surface
 
 
 def _vertices(model, y, u):
@@ -81,24 +81,23 @@ def start_overlap_problems(model, y, u_wheel, event) -> list[str]:
     """What the units' meshes overlap at the state ``y`` (the start), one line each naming the
     field at fault: [] when every unit starts clear."""
     problems = []
-    units = event.data["units"]
-    terrain = event.data["environment"]["terrain"]
+    units = event.model.units
+    terrain = event.model.environment.terrain
     for u, unit in enumerate(units):
         if model.P_COLL[u, L.CO_NV] <= 0:
             continue
         body, wheel, cg, R = _vertices(model, y, u)
-        name = unit["name"]
+        name = unit.name
         road = _road_depth(model, u_wheel, u, body, R, cg)
         k = int(np.argmax(road))
         if road[k] > EDGE:
-            col = unit["collision"]
-            field = ("collision.mesh_file" if col.get("mesh_file") else "collision.ground_clearance")
+            field = "collision.mesh_file" if unit.collision.mesh_file else "collision.ground_clearance"
             where = R.T @ (body[k] - cg)
             problems.append(
                 f"units[{u}].{field}: the exterior of {name} reaches {road[k]:.3g} m into the road "
                 f"at the start (its vertex at x, y, z = {where[0]:.3g}, {where[1]:.3g}, "
                 f"{where[2]:.3g} m from the CG); the exterior must clear the road ("
-                + (f"{terrain['type']} terrain" if terrain["type"] != "flat" else
+                + (f"{terrain.type} terrain" if terrain.type != "flat" else
                    f"the ground at Z = {model.P_ENV[L.E_GROUND_Z]:g} m") + ")")
         pts = np.concatenate([body, wheel])
         for b, bar in enumerate(model.P_BAR):
@@ -120,7 +119,7 @@ def start_overlap_problems(model, y, u_wheel, event) -> list[str]:
                     f"clear of it")
             else:
                 problems.append(
-                    f"environment.terrain.file: a standing polygon (corners at X, Y, Z = "
+                    "environment.terrain.file: a standing polygon (corners at X, Y, Z = "
                     + ", ".join(f"({c[0]:.4g}, {c[1]:.4g}, {c[2]:.4g})" for c in tri)
                     + f" m) passes {depth[k]:.3g} m into the {part} of {name} at the start; a "
                     f"vehicle starts clear of the walls")

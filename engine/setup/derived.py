@@ -1,0 +1,173 @@
+"""Quantities derived from a unit's or a vehicle's event data, computed in one place (set-up,
+plain Python).
+
+Each reads the typed vehicle model (:mod:`engine.setup.model`; a unit's JSON object is made
+into one) and gives what the engine, the controllers, the studies, the benchmarks and the
+examples use alike, so that what one draws, places or takes as a reference is what the other
+simulates:
+
+- the body: :func:`body_front`, :func:`body_rear` (its box with the heights is
+  :func:`engine.setup.collision.unit_box`), :func:`wheelbase`;
+- the masses: :func:`unsprung_mass`, :func:`unit_mass`, :func:`vehicle_mass`;
+- the static state: :func:`loaded_radius`, :func:`static_wheels`, :func:`static_axle_loads`,
+  :func:`rolling_radius`, :func:`understeer_gradient`;
+- the air: :func:`air_density`.
+
+Axles are ordered from the front (x strictly decreasing, as validated).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+from ..aerodynamics import air_density as _air_density
+from .equilibrium import static_state
+from .model import typed_event, typed_unit
+from .payload import sprung_properties
+
+
+def wheelbase(unit) -> float:
+    """First to last axle, m (0 for a single axle)."""
+    xs = [a.x for a in typed_unit(unit).axles]
+    return float(max(xs) - min(xs))
+
+
+def body_front(unit) -> float:
+    """The front end of the unit's body, m ahead of its sprung-mass CG: ``dimensions.front_x``,
+    or when the event leaves it out, the front axle plus half of the length beyond the
+    wheelbase (equal front and rear overhangs)."""
+    unit = typed_unit(unit)
+    dims = unit.dimensions
+    front = dims.front_x
+    if front is None:
+        xs = [a.x for a in unit.axles]
+        front = max(xs) + 0.5 * (dims.length - (max(xs) - min(xs)))
+    return float(front)
+
+
+def body_rear(unit) -> float:
+    """The rear end of the unit's body, m along its x axis from the sprung-mass CG (negative
+    behind it): ``dimensions.length`` behind :func:`body_front`."""
+    unit = typed_unit(unit)
+    return body_front(unit) - float(unit.dimensions.length)
+
+
+def unsprung_mass(unit) -> float:
+    """The unit's unsprung mass, kg: each wheel's ``unsprung_mass_per_wheel`` (two wheels an
+    axle, a dual pair being one wheel), summed wheel by wheel in the engine's order."""
+    m = 0.0
+    for a in typed_unit(unit).axles:
+        m += a.unsprung_mass_per_wheel          # left
+        m += a.unsprung_mass_per_wheel          # right
+    return m
+
+
+def unit_mass(unit) -> float:
+    """The unit's total mass as the engine counts it, kg: its sprung mass with its payloads
+    and occupants (Eq. 40) plus :func:`unsprung_mass` (``Simulation.unit_mass``, the FMU's
+    ``<unit>.mass``)."""
+    unit = typed_unit(unit)
+    return sprung_properties(unit).mass + unsprung_mass(unit)
+
+
+def vehicle_mass(event, lead: Optional[str] = None) -> float:
+    """The total mass of a vehicle, kg: the :func:`unit_mass` of its lead unit ``lead``
+    (default: the first unit) and of every unit it tows, in unit order."""
+    model = typed_event(event)
+    names = _vehicle_units(model, lead)
+    return sum(unit_mass(u) for u in model.units if u.name in names)
+
+
+def _vehicle_units(model, lead):
+    """The names of the units of the vehicle whose lead unit is ``lead`` (default: the first)."""
+    lead_of = {}
+    for u in model.units:           # a tow unit is listed before the units it tows
+        front = u.connections.front
+        lead_of[u.name] = lead_of[front.tow] if front is not None else u.name
+    lead = model.units[0].name if lead is None else lead
+    if lead not in lead_of.values():
+        raise ValueError(f"lead: one of {sorted(set(lead_of.values()))} (got {lead!r})")
+    return {name for name, head in lead_of.items() if head == lead}
+
+
+def unit_index(event, unit: Optional[str] = None) -> int:
+    """The index of the unit named ``unit`` in the event (default: the first, 0)."""
+    model = typed_event(event)
+    if unit is None:
+        return 0
+    names = [u.name for u in model.units]
+    if unit not in names:
+        raise ValueError(f"unit: one of {names} (got {unit!r})")
+    return names.index(unit)
+
+
+def loaded_radius(tire, deflections) -> float:
+    """A wheel's loaded (rolling) radius, m: its tire's unloaded radius less the mean of its
+    tires' ``deflections`` (inverse of Eq. 93 at the static load)."""
+    return tire.unloaded_radius - float(np.mean(deflections))
+
+
+class StaticWheel(NamedTuple):
+    """A wheel at the static equilibrium the engine starts from."""
+    axle: object            # its engine.setup.model.Axle
+    tire: object            # its engine.setup.model.Tire
+    load: float             # N per tire
+    rolling_radius: float   # m: the tire's unloaded radius less its static deflection
+
+
+def static_wheels(event, unit: Optional[str] = None) -> list:
+    """Per wheel of the unit named ``unit`` (default: the first), in the engine's order (axle
+    by axle, left first): its :class:`StaticWheel` at the static equilibrium of the whole
+    combination (``engine.setup.equilibrium.static_state``; the rolling radius inverts
+    Eq. 93: the radius at which the engine lets the wheels start free rolling)."""
+    model = typed_event(event)
+    i = unit_index(model, unit)
+    u = model.units[i]
+    static = static_state(model)[0][i]
+    axles = [a for a in u.axles for _ in (0, 1)]
+    return [StaticWheel(axle, u.tires[axle.tire], float(np.mean(loads)),
+                        loaded_radius(u.tires[axle.tire], deflections))
+            for loads, deflections, axle in zip(static.tire_loads, static.tire_deflections, axles)]
+
+
+def static_axle_loads(event, unit: Optional[str] = None) -> list:
+    """Per axle of the unit (from the front), the static load on the ground of all its tires,
+    N (the spring loads, the unsprung weight and the joint loads of the combination)."""
+    wheels = static_wheels(event, unit)
+    return [sum(w.load * (2 if w.axle.dual else 1) for w in wheels[2 * k:2 * k + 2])
+            for k in range(len(wheels) // 2)]
+
+
+def rolling_radius(event, unit: Optional[str] = None, driven_only: bool = False) -> float:
+    """The mean rolling radius of the unit's wheels (of its driven wheels: ``driven_only``), m."""
+    radii = [w.rolling_radius for w in static_wheels(event, unit) if w.axle.driven or not driven_only]
+    if not radii:
+        raise ValueError("the unit has no driven axle")
+    return float(np.mean(radii))
+
+
+def understeer_gradient(event, unit: Optional[str] = None) -> float:
+    """The steady-state bicycle model's understeer gradient of the unit, rad per m/s^2 of
+    lateral acceleration: ``K = m_f / C_f - m_r / C_r``, ``m_f``, ``m_r`` the static load on
+    the steered and the other axles as mass, ``C_f``, ``C_r`` the sums of their tires'
+    cornering stiffness at their static loads (the tire table at its lowest test speed)."""
+    model = typed_event(event)
+    g = model.environment.gravity
+    mass, stiffness = {True: 0.0, False: 0.0}, {True: 0.0, False: 0.0}
+    for axle, tire, load, _ in static_wheels(model, unit):
+        tires = 2 if axle.dual else 1
+        table = np.asarray(tire.cornering_stiffness, float)[:, 0]
+        steered = bool(axle.steered)
+        mass[steered] += tires * load / g
+        stiffness[steered] += tires * float(np.interp(load, tire.test_loads, table))
+    if not (stiffness[True] > 0 and stiffness[False] > 0):
+        raise ValueError("the understeer gradient needs a steered and an unsteered axle")
+    return mass[True] / stiffness[True] - mass[False] / stiffness[False]
+
+
+def air_density(event) -> float:
+    """The air density of the event's environment, kg/m^3 (``engine.aerodynamics.air_density``
+    of its air_pressure and air_temperature, after Eq. 140)."""
+    env = typed_event(event).environment
+    return _air_density(env.air_pressure, env.air_temperature)
