@@ -66,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     standalone_help = ("write an FMU that carries its own Python runtime and compiled kernels, "
                        "for Linux x86-64 machines without this environment (docs/standalone.md)")
     build.add_argument("--standalone", action="store_true", help=standalone_help)
+    build.add_argument("--native", action="store_true",
+                       help="write an FMU whose binary is the engine's kernels compiled ahead of "
+                            "time with an FMI runtime in C: no Python at run time (Linux x86-64, "
+                            "the event's default parameters; docs/native.md)")
     drv = commands.add_parser("build-driver", help="build the closed-loop driver FMU")
     drv.add_argument("event_file", nargs="?", default=None,
                      help="the vehicle's event JSON file (default: the default car)")
@@ -138,7 +142,13 @@ def main(argv: list[str] | None = None) -> int:
             args.output = f"out/{args.system}.ssp"
         if args.command in ("build", "build-driver", "build-abs", "ssp"):
             _check_output(args, engine)
-        if args.command == "build" and args.standalone:
+        if args.command == "build" and args.native:
+            from .native.build import build_native
+            if args.standalone or args.library != "simon":
+                parser.error("--native takes neither --standalone nor --library")
+            print(build_native(args.event_file, args.output, args.model_identifier,
+                               log=lambda text: print(text, file=sys.stderr)))
+        elif args.command == "build" and args.standalone:
             from .runtime.standalone import build_standalone
             from .vehicle.build import build_fmu
             if args.library != "simon":
@@ -177,6 +187,12 @@ def main(argv: list[str] | None = None) -> int:
     except OutputError as exc:
         print(f"{args.command}: {exc}", file=sys.stderr)
         return 2
+    except RuntimeError as exc:
+        from .native.build import NativeBuildError
+        if not isinstance(exc, NativeBuildError):
+            raise
+        print(f"{args.command} --native: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,0 +1,325 @@
+"""Build the native FMU: the engine's integrator kernels compiled ahead of time, linked with an
+FMI 2.0 runtime in C, and the event's packed arrays in ``resources/native.bin`` (docs/native.md).
+
+The build runs the set-up in Python (``engine.Simulation`` of the event at its default
+parameters: packing, static equilibrium, preloads, the step-size check), then writes every
+array the kernels read and write, as they stand after that set-up, with the tables the C
+runtime needs (value references to array slots, the input checks and the message texts). The
+kernels' object code comes from :mod:`simon_fmu.native.kernels`, run in a process of its own,
+and is kept in a cache folder by the engine's source digest, the numba and llvmlite versions,
+the kernels' argument types and the target triple.
+
+This slice builds for Linux x86-64 only; the triple is a parameter of the object emission.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+import engine
+
+from . import kernels as K
+from .resources import pack, texts
+
+C_DIR = Path(__file__).resolve().parent / "c"
+RESOURCE_FILE = "native.bin"
+#: FMI 2.0 platform folder -> target triple
+PLATFORMS = {"linux64": "x86_64-unknown-linux-gnu"}
+#: the engine's output arrays, in the order of their source codes in the variable table
+OUTPUT_ARRAYS = ("y_unit", "y_wheel", "y_tire", "y_axle", "y_conn", "y_steer")
+INPUT_ARRAYS = ("u_unit", "u_wheel", "u_env")
+#: variable table: type and source codes (docs/native.md)
+TYPE_CODES = {"Real": 0, "Integer": 1, "Enumeration": 1, "Boolean": 2, "String": 3}
+SOURCE_PARAMETER, SOURCE_CALCULATED = 9, 10
+CAUSALITY_CODES = {"parameter": 0, "calculatedParameter": 1, "input": 2, "output": 3}
+
+
+class NativeBuildError(RuntimeError):
+    """The native FMU cannot be built (the message says why)."""
+
+
+def cache_root() -> Path:
+    base = os.environ.get("SIMON_NATIVE_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "simon-fmu", "native")
+    return Path(base)
+
+
+def kernel_args(sim: "engine.Simulation") -> tuple:
+    """The arguments ``engine.Simulation`` passes ``integrator.advance`` (its ``_run``)."""
+    return (sim.y, sim.time, sim.step_size, 0, sim._work, sim._inputs, sim.model, sim._outputs,
+            sim._err, sim._scratch)
+
+
+def kernel_object(signature, triple: str, log=print) -> tuple[Path, dict]:
+    """The object file of the kernels for ``signature`` and ``triple`` and its ABI, from the
+    cache or compiled now (several minutes: numba compiles the engine from scratch)."""
+    import llvmlite
+    import numba
+    from engine.jit import SOURCE_DIGEST
+    key = hashlib.sha256("\0".join((
+        SOURCE_DIGEST, numba.__version__, llvmlite.__version__, repr(tuple(signature)), triple,
+        Path(K.__file__).read_text())).encode()).hexdigest()[:24]
+    folder = cache_root() / key
+    obj = folder / f"kernels-{triple}.o"
+    if obj.is_file() and (folder / "abi.json").is_file():
+        return obj, json.loads((folder / "abi.json").read_text())
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="partial-", dir=folder.parent))
+    try:
+        (work / "request.pickle").write_bytes(pickle.dumps(
+            {"signature": tuple(signature), "triples": [triple]}))
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(work / "numba-cache"), NUMBA_CPU_NAME="generic")
+        env.pop("NUMBA_DISABLE_JIT", None)
+        log(f"compiling the engine's kernels for {triple} (numba, a few minutes) ...")
+        root = Path(__file__).resolve().parents[2]
+        run = subprocess.run([sys.executable, "-m", "simon_fmu.native.kernels",
+                              str(work / "request.pickle"), str(work)], env=env, cwd=root,
+                             capture_output=True, text=True)
+        if run.returncode:
+            raise NativeBuildError("compiling the kernels failed:\n" + run.stdout + run.stderr)
+        shutil.rmtree(work / "numba-cache", ignore_errors=True)
+        (work / "request.pickle").unlink()
+        try:
+            os.replace(work, folder)
+        except OSError:       # another build got there first
+            shutil.rmtree(work, ignore_errors=True)
+    finally:
+        if work.exists() and work != folder:
+            shutil.rmtree(work, ignore_errors=True)
+    return obj, json.loads((folder / "abi.json").read_text())
+
+
+def _named_arrays(args, names) -> dict:
+    """{flattened name: array} of the kernel's arguments (named tuples by their fields)."""
+    out = {}
+    for name, value in zip(names, args):
+        if isinstance(value, np.ndarray):
+            out[name] = value
+        elif hasattr(value, "_fields"):
+            for field in value._fields:
+                out[f"{name}.{field}"] = getattr(value, field)
+    return out
+
+
+def _accepts(lo, hi) -> str:
+    return f"a value in {lo if lo is not None else '-inf'} .. {hi if hi is not None else 'inf'}"
+
+
+def resource_arrays(event, sim, catalogue, guid: str) -> dict:
+    """Every array of ``resources/native.bin`` (docs/native.md)."""
+    from engine import layout as L
+    from engine import vehicle
+    from engine.simulation import MAX_STEPS_PER_ADVANCE
+    from simon_fmu.vehicle.slave import _input_arrays
+
+    args = kernel_args(sim)
+    arrays = {}
+    kernel = _named_arrays(args, K.KERNELS["advance"])
+    kernel["dy"] = np.zeros_like(sim.y)
+    for name, a in kernel.items():
+        arrays[name] = np.array(a, copy=True)
+
+    # the FMU's own copy of the inputs (fmi2SetReal writes it; doStep copies it into U.*)
+    for source, a in _input_arrays(event, catalogue).items():
+        arrays[f"in.{source}"] = a
+
+    # variables: vr, type, causality, source, flat offset; their fixed values
+    table = np.zeros((len(catalogue), 5), np.int64)
+    values = np.zeros(len(catalogue))
+    for v in catalogue:
+        source, index = v.binding
+        code, offset = 0, 0
+        if source in INPUT_ARRAYS:
+            code = INPUT_ARRAYS.index(source)
+            offset = int(np.ravel_multi_index(index, getattr(sim, source).shape))
+            values[v.value_reference] = float(v.start)
+        elif source in OUTPUT_ARRAYS:
+            code = 3 + OUTPUT_ARRAYS.index(source)
+            offset = int(np.ravel_multi_index(index, getattr(sim, source).shape))
+        elif source in ("parameter", "initial", "steering"):
+            code = SOURCE_PARAMETER
+            values[v.value_reference] = float(v.start)
+        elif source == "calculated":
+            code = SOURCE_CALCULATED
+            unit, key = index
+            values[v.value_reference] = float(sim.unit_mass(unit) if key == "mass"
+                                              else sim.unit_wheelbase(unit))
+        else:
+            raise NativeBuildError(f"{v.name}: a variable bound to {source!r} has no native slot")
+        if v.type == "String":
+            raise NativeBuildError(f"{v.name}: String variables are not native yet")
+        table[v.value_reference] = (v.value_reference, TYPE_CODES[v.type],
+                                    CAUSALITY_CODES[v.causality], code, offset)
+    arrays["var.table"] = table
+    arrays["var.value"] = values
+    arrays["var.names"] = texts(v.name for v in catalogue)
+
+    # the input checks of Simulation.check_inputs, slot by slot (u_unit, u_wheel, u_env flat)
+    lo_all, hi_all, whole, names, accepts = [], [], [], [], []
+    n_gears = [int(p) for p in sim.model.P_UNIT[:, L.U_N_GEARS]]
+    for source, fields, owners in (("u_unit", engine.UNIT_INPUTS, sim.unit_names),
+                                   ("u_wheel", engine.WHEEL_INPUTS, sim.wheel_names),
+                                   ("u_env", engine.ENV_INPUTS, [None])):
+        for i, owner in enumerate(owners):
+            for f in fields:
+                lo, hi, _ = engine.INPUT_LIMITS[f]
+                if f == "gear":
+                    hi = n_gears[i] if i < len(n_gears) else hi
+                lo_all.append(-math.inf if lo is None else float(lo))
+                hi_all.append(math.inf if hi is None else float(hi))
+                whole.append(1 if f == "gear" else 0)
+                names.append(f if owner is None else f"{owner}.{f}")
+                accepts.append(_accepts(lo, hi))
+    arrays["in.lo"] = np.array(lo_all)
+    arrays["in.hi"] = np.array(hi_all)
+    arrays["in.whole"] = np.array(whole, np.int64)
+    arrays["in.names"] = texts(names)
+    arrays["in.accepts"] = texts(accepts)
+
+    # the clutches engaged before the first step (Simulation.advance at time 0), per unit and
+    # gear: rows (unit, gear, state index, value), computed by a second simulation
+    gear = engine.UNIT_INPUTS.index("gear")
+    rows = []
+    probe = engine.Simulation(event)
+    start = probe.get_state()
+    gear_lo = int(engine.INPUT_LIMITS["gear"][0])
+    for u in range(len(sim.unit_names)):
+        for g in range(gear_lo, n_gears[u] + 1):
+            probe.set_state(start)
+            probe.u_unit[u, gear] = g
+            probe.advance(0.0)
+            for k in np.flatnonzero(probe.y != start.y):
+                rows.append((u, g, int(k), float(probe.y[k])))
+    arrays["clutch"] = np.array(rows, dtype=np.float64).reshape(-1, 4)
+
+    terrain = event.data["environment"]["terrain"]["type"]
+    arrays["meta"] = np.array([
+        sim.step_size,                       # 0 the internal step
+        0.0 if terrain == "flat" else 1.0,   # 1 the set-up reads the wheel inputs
+        vehicle.ERR_TIRE_DEFLECTION,         # 2..4 the kernels' error codes
+        vehicle.ERR_OFF_TERRAIN,
+        vehicle.ERR_NONFINITE,
+        L.T_DMAX,                            # 5 P_TIRE's column of the maximum deflection
+        float(MAX_STEPS_PER_ADVANCE),        # 6 most steps of one advance
+        float(gear),                         # 7 u_unit's column of the gear
+    ])
+    arrays["tire.names"] = texts(sim.tire_names)
+    arrays["state.names"] = texts(sim.state_names)
+    arrays["guid"] = texts([guid])
+    return arrays
+
+
+def _c_params(kind: str) -> list[str]:
+    if kind == "f64":
+        return ["double"]
+    if kind == "i64":
+        return ["int64_t"]
+    nd = int(kind.split(":")[1])
+    return ["void *", "void *", "int64_t", "int64_t", "void *"] + ["int64_t"] * (2 * nd)
+
+
+def kernel_entry_c(abi: dict) -> str:
+    """The C entry points over the kernels' native calling convention (generated from the
+    flattened arguments, checked against the IR signature in :mod:`.kernels`)."""
+    out = ["/* Generated by simon_fmu/native/build.py from the kernels' ABI: do not edit. */",
+           '#include "simon_native.h"', ""]
+    for name, k in abi["kernels"].items():
+        params = ["void *", "void *"]
+        for _, kind in k["args"]:
+            params += _c_params(kind)
+        out.append(f"extern int32_t sn_kernel_{name}({', '.join(params)}) "
+                   f"__asm__(\"{k['symbol']}\");")
+        arrays = [a for a, kind in k["args"] if kind.startswith("array")]
+        scalars = [(a, kind) for a, kind in k["args"] if not kind.startswith("array")]
+        out.append(f"const char *const sn_{name}_arrays[] = {{"
+                   + ", ".join(f'"{a}"' for a in arrays) + "};")
+        out.append(f"const int sn_{name}_narrays = {len(arrays)};")
+        sparams = "".join(f", {'double' if kind == 'f64' else 'int64_t'} {a}" for a, kind in scalars)
+        out.append(f"int32_t sn_call_{name}(sn_array *const *a{sparams}, void *ret)")
+        out.append("{")
+        out.append("    void *excinfo = 0;")
+        call, i = [], 0
+        for a, kind in k["args"]:
+            if kind.startswith("array"):
+                nd = int(kind.split(":")[1])
+                parts = [f"a[{i}]->meminfo", f"a[{i}]->parent", f"a[{i}]->nitems",
+                         f"a[{i}]->itemsize", f"a[{i}]->data"]
+                parts += [f"a[{i}]->shape[{d}]" for d in range(nd)]
+                parts += [f"a[{i}]->strides[{d}]" for d in range(nd)]
+                call.append(", ".join(parts))
+                i += 1
+            else:
+                call.append(a)
+        out.append(f"    return sn_kernel_{name}(ret, &excinfo,\n        "
+                   + ",\n        ".join(call) + ");")
+        out.append("}")
+        out.append("")
+    return "\n".join(out)
+
+
+def link_library(obj: Path, abi: dict, output: Path, model_identifier: str) -> None:
+    """``gcc -shared -fPIC``: the C runtime, the generated entry points and the kernels."""
+    from simon_fmu.runtime.fmi2_library import fmi2_headers
+    cc = os.environ.get("CC", "gcc")
+    if shutil.which(cc) is None:
+        raise NativeBuildError(f"no C compiler `{cc}` on PATH (Debian: gcc)")
+    with tempfile.TemporaryDirectory(prefix="simon_native_") as tmp:
+        entry = Path(tmp) / "kernel_entry.c"
+        entry.write_text(kernel_entry_c(abi))
+        cmd = [cc, "-shared", "-fPIC", "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-Wno-format-truncation",
+               "-fvisibility=hidden", f"-I{C_DIR}", f"-I{fmi2_headers()}",
+               f"-DSN_MODEL_IDENTIFIER=\"{model_identifier}\"",
+               str(C_DIR / "simon_native.c"), str(entry), str(obj),
+               "-Wl,--no-undefined", "-Wl,--exclude-libs,ALL", "-lm", "-o", str(output)]
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        if run.returncode:
+            raise NativeBuildError("linking the native library failed:\n" + " ".join(cmd)
+                                   + "\n" + run.stdout + run.stderr)
+
+
+def build_native(event_file=None, output="out/SimonCar-native.fmu",
+                 model_identifier: str = "SimonCar", log=print) -> Path:
+    """Build the native FMU of ``event_file`` (None: the default sedan) at ``output``."""
+    from model_description import build_catalogue, generation_time
+    from simon_fmu.runtime.packaging import partial_path
+    from simon_fmu.vehicle.build import fmu_event_json, fmu_model_description
+    from engine import integrator
+
+    event = engine.load_event(event_file)
+    output = Path(output)
+    sim = engine.Simulation(event)           # the set-up, at the parameters' start values
+    catalogue = build_catalogue(event)
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    xml = fmu_model_description(event, model_identifier,
+                                generation_time(float(epoch) if epoch else None))
+    guid = xml.split(b'guid="', 1)[1].split(b'"', 1)[0].decode()
+    signature = tuple(integrator.advance.typeof_pyval(a) for a in kernel_args(sim))
+    blob = pack(resource_arrays(event, sim, catalogue, guid))
+    partial = partial_path(output)
+    with tempfile.TemporaryDirectory(prefix="simon_native_") as tmp:
+        libraries = {}
+        for platform, triple in PLATFORMS.items():
+            obj, abi = kernel_object(signature, triple, log)
+            lib = Path(tmp) / f"{platform}-{model_identifier}.so"
+            link_library(obj, abi, lib, model_identifier)
+            libraries[f"binaries/{platform}/{model_identifier}.so"] = lib
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("modelDescription.xml", xml)
+            for name, lib in libraries.items():
+                z.write(lib, name)
+            z.writestr(f"resources/{RESOURCE_FILE}", blob)
+            z.writestr("resources/event.json", fmu_event_json(event))
+    os.replace(partial, output)
+    return output

@@ -1,0 +1,1037 @@
+/* FMI 2.0 Co-Simulation runtime of the native FMU (docs/native.md).
+
+   The model is the engine's integrator kernel, compiled ahead of time (kernel_entry.c calls it
+   with numba's calling convention); everything the model needs is in resources/native.bin,
+   loaded and checked at fmi2Instantiate into buffers allocated then, once. This file knows
+   nothing of the vehicle: value references map to array slots through the file's tables.
+
+   What the development FMU's Python slave (simon_fmu/vehicle/slave.py) and engine.Simulation
+   do around the kernel is done here the same way: the slave's copy of the inputs, copied into
+   the kernel's at doStep and checked there; the communication steps sub-stepped on the grid
+   of the internal step, a remainder taken as one shorter step; the clutches engaged before
+   the first step; the same log messages. Parameters cannot be tuned yet: the set-up
+   (equilibrium, preloads, step-size check) ran at build time for their start values. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi2Functions.h"
+#include "simon_native.h"
+
+#define SN_MAGIC "SIMONNAT"
+#define SN_VERSION 1u
+#define SN_FILE "native.bin"
+#define SN_MAX_ARRAYS 128
+
+enum { T_REAL = 0, T_INTEGER = 1, T_BOOLEAN = 2 };
+enum { C_PARAMETER = 0, C_CALCULATED = 1, C_INPUT = 2, C_OUTPUT = 3 };
+enum { S_PARAMETER = 9, S_CALCULATED = 10 };
+enum { M_STEP = 0, M_WHEEL_SETUP, M_ERR_DEFLECTION, M_ERR_OFF_TERRAIN, M_ERR_NONFINITE, M_T_DMAX,
+       M_MAX_STEPS, M_GEAR_COLUMN };
+enum { PHASE_INSTANTIATED, PHASE_INIT, PHASE_STEP, PHASE_TERMINATED };
+
+static const char *const INPUT_NAMES[3] = {"U.u_unit", "U.u_wheel", "U.u_env"};
+static const char *const SHADOW_NAMES[3] = {"in.u_unit", "in.u_wheel", "in.u_env"};
+static const char *const OUTPUT_NAMES[6] = {"Y.y_unit", "Y.y_wheel", "Y.y_tire", "Y.y_axle",
+                                            "Y.y_conn", "Y.y_steer"};
+
+typedef struct {
+    fmi2CallbackFunctions cb;
+    char *name;
+    int logging;
+    unsigned char *file;
+    size_t file_size;
+    sn_array arrays[SN_MAX_ARRAYS];
+    int narrays;
+    unsigned char *pool;
+    sn_array *adv[SN_MAX_ARRAYS];
+    sn_array *rec[SN_MAX_ARRAYS];
+    sn_array *in[3], *shadow[3], *out[6];
+    double *y;
+    int64_t *err;
+    double *fault;
+    /* tables */
+    const int64_t *var_table;
+    const double *var_value;
+    const char **var_names;
+    int nvars;
+    const double *in_lo, *in_hi;
+    const int64_t *in_whole;
+    const char **in_names, **in_accepts;
+    int nin;
+    const double *clutch;
+    int nclutch;
+    const double *meta;
+    const char **tire_names, **state_names;
+    int ntires, nstates;
+    const double *p_tire;
+    int64_t p_tire_cols;
+    /* the simulation's clock (engine.Simulation) and the slave's */
+    int phase;
+    double start_time, comm_time;       /* the communication point the next doStep starts at */
+    double time, grid_time;             /* Simulation.time and _grid_time, from start_time */
+    int64_t grid_steps;
+    int failed;                         /* the slave's failure: later steps are refused */
+    char failure[1024];
+    char msg[2048];
+} sn_instance;
+
+/* ------------------------------------------------------------------ messages */
+
+/* Python's repr of a float: the shortest text that reads back to v. */
+static void py_repr(char *buf, size_t size, double v)
+{
+    if (isnan(v)) { snprintf(buf, size, "nan"); return; }
+    if (isinf(v)) { snprintf(buf, size, v > 0 ? "inf" : "-inf"); return; }
+    if (v == 0.0) { snprintf(buf, size, signbit(v) ? "-0.0" : "0.0"); return; }
+    char e[64];
+    int p;
+    for (p = 1; p <= 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p - 1, v);
+        if (strtod(e, NULL) == v)
+            break;
+    }
+    int exp10 = atoi(strchr(e, 'e') + 1);
+    if (exp10 < -4 || exp10 >= 16) {
+        /* d.ddde+XX as Python writes it: no trailing zeros, at least two exponent digits */
+        char mant[64];
+        snprintf(mant, sizeof mant, "%.*e", p - 1, v);
+        *strchr(mant, 'e') = '\0';
+        snprintf(buf, size, "%se%c%02d", mant, exp10 < 0 ? '-' : '+', abs(exp10));
+        return;
+    }
+    int decimals = p - 1 - exp10;
+    if (decimals < 1)
+        decimals = 1;
+    snprintf(buf, size, "%.*f", decimals, v);
+}
+
+static void say(sn_instance *c, fmi2Status status, const char *category, const char *fmt, ...)
+{
+    if (c == NULL || c->cb.logger == NULL)
+        return;
+    if (!c->logging && status == fmi2OK)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+    va_end(ap);
+    /* the logger takes a printf format: pass the text as an argument */
+    c->cb.logger(c->cb.componentEnvironment, c->name, status, category, "%s", c->msg);
+}
+
+#define LOG_ERROR(c, ...) say((c), fmi2Error, "logStatusError", __VA_ARGS__)
+#define LOG_WARNING(c, ...) say((c), fmi2Warning, "logStatusWarning", __VA_ARGS__)
+
+/* ------------------------------------------------------------------ the resources file */
+
+static uint64_t fnv1a64(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+/* file:///a/b/ or file:/a/b -> /a/b/native.bin, with %XX decoded */
+static char *resource_path(const char *location)
+{
+    if (location == NULL)
+        return NULL;
+    const char *p = location;
+    if (strncmp(p, "file://", 7) == 0) {
+        p += 7;
+        if (strncmp(p, "localhost/", 10) == 0)
+            p += 9;
+    } else if (strncmp(p, "file:", 5) == 0) {
+        p += 5;
+    }
+    size_t n = strlen(p);
+    char *out = malloc(n + strlen(SN_FILE) + 2);
+    if (out == NULL)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '%' && i + 2 < n + 0 && p[i + 1] && p[i + 2]) {
+            char hex[3] = {p[i + 1], p[i + 2], 0};
+            out[k++] = (char)strtol(hex, NULL, 16);
+            i += 2;
+        } else {
+            out[k++] = p[i];
+        }
+    }
+    if (k == 0 || out[k - 1] != '/')
+        out[k++] = '/';
+    strcpy(out + k, SN_FILE);
+    return out;
+}
+
+static sn_array *find(sn_instance *c, const char *name)
+{
+    for (int i = 0; i < c->narrays; i++)
+        if (strcmp(c->arrays[i].name, name) == 0)
+            return &c->arrays[i];
+    return NULL;
+}
+
+/* the NUL-separated strings of a uint8 array, as a table of n pointers */
+static const char **strings(sn_array *a, int *n)
+{
+    int count = 0;
+    const char *s = (const char *)a->init;
+    for (uint64_t i = 0; i < a->nbytes; i++)
+        if (s[i] == '\0')
+            count++;
+    const char **out = calloc((size_t)count + 1, sizeof *out);
+    if (out == NULL)
+        return NULL;
+    uint64_t at = 0;
+    for (int i = 0; i < count; i++) {
+        out[i] = s + at;
+        at += strlen(s + at) + 1;
+    }
+    *n = count;
+    return out;
+}
+
+/* Read, check and index the resources file; NULL or the reason it is refused. */
+static const char *load(sn_instance *c, const char *path)
+{
+    static char why[512];
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        snprintf(why, sizeof why, "cannot open %s", path);
+        return why;
+    }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    if (size < 32) {
+        fclose(f);
+        snprintf(why, sizeof why, "%s is too short", path);
+        return why;
+    }
+    c->file = malloc((size_t)size);
+    if (c->file == NULL || fread(c->file, 1, (size_t)size, f) != (size_t)size) {
+        fclose(f);
+        snprintf(why, sizeof why, "cannot read %s", path);
+        return why;
+    }
+    fclose(f);
+    c->file_size = (size_t)size;
+    const unsigned char *b = c->file;
+    if (memcmp(b, SN_MAGIC, 8) != 0 || rd32(b + 8) != SN_VERSION || rd64(b + 24) != (uint64_t)size) {
+        snprintf(why, sizeof why, "%s is not a native FMU resources file of version %u", path,
+                 SN_VERSION);
+        return why;
+    }
+    if (fnv1a64(b + 32, (size_t)size - 32) != rd64(b + 16)) {
+        snprintf(why, sizeof why, "%s is corrupt (its digest does not match)", path);
+        return why;
+    }
+    uint32_t count = rd32(b + 12);
+    if (count > SN_MAX_ARRAYS) {
+        snprintf(why, sizeof why, "%s holds %u arrays, at most %d are read", path, count,
+                 SN_MAX_ARRAYS);
+        return why;
+    }
+    size_t at = 32, total = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        sn_array *a = &c->arrays[i];
+        if (at + 4 > (size_t)size) goto truncated;
+        uint32_t n = rd32(b + at);
+        if (at + 4 + n + 16 > (size_t)size) goto truncated;
+        char *name = calloc(n + 1, 1);
+        if (name == NULL) goto truncated;
+        memcpy(name, b + at + 4, n);
+        a->name = name;
+        at += 4 + n;
+        at += (8 - at % 8) % 8;
+        a->dtype = (int32_t)rd32(b + at);
+        a->ndim = (int32_t)rd32(b + at + 4);
+        at += 8;
+        if (a->ndim > SN_MAX_NDIM || a->dtype < 1 || a->dtype > 3) goto truncated;
+        a->itemsize = a->dtype == 3 ? 1 : 8;
+        a->nitems = 1;
+        for (int d = 0; d < a->ndim; d++) {
+            a->shape[d] = (int64_t)rd64(b + at + 8 * (size_t)d);
+            a->nitems *= a->shape[d];
+        }
+        at += 8 * (size_t)a->ndim;
+        int64_t stride = a->itemsize;
+        for (int d = a->ndim - 1; d >= 0; d--) {
+            a->strides[d] = stride;
+            stride *= a->shape[d];
+        }
+        a->nbytes = rd64(b + at);
+        at += 8;
+        if (a->nbytes != (uint64_t)(a->nitems * a->itemsize) || at + a->nbytes > (size_t)size)
+            goto truncated;
+        a->init = b + at;
+        at += a->nbytes;
+        at += (8 - at % 8) % 8;
+        total += (a->nbytes + 63) / 64 * 64 + 64;
+        c->narrays++;
+    }
+    /* the instance's buffers: one allocation, 64-byte aligned slices */
+    c->pool = calloc(total + 64, 1);
+    if (c->pool == NULL) {
+        snprintf(why, sizeof why, "out of memory (%zu bytes)", total);
+        return why;
+    }
+    unsigned char *p = (unsigned char *)(((uintptr_t)c->pool + 63) & ~(uintptr_t)63);
+    for (int i = 0; i < c->narrays; i++) {
+        c->arrays[i].data = p;
+        p += (c->arrays[i].nbytes + 63) / 64 * 64 + 64;
+    }
+    return NULL;
+truncated:
+    snprintf(why, sizeof why, "%s is truncated or malformed", path);
+    return why;
+}
+
+/* every buffer back to the values of the file (instantiation and reset) */
+static void restore_initial(sn_instance *c)
+{
+    for (int i = 0; i < c->narrays; i++)
+        memcpy(c->arrays[i].data, c->arrays[i].init, c->arrays[i].nbytes);
+    c->phase = PHASE_INSTANTIATED;
+    c->start_time = c->comm_time = 0.0;
+    c->time = c->grid_time = 0.0;
+    c->grid_steps = 0;
+    c->failed = 0;
+    c->failure[0] = '\0';
+}
+
+static const char *bind(sn_instance *c)
+{
+    static char why[256];
+    for (int i = 0; i < sn_advance_narrays; i++)
+        if ((c->adv[i] = find(c, sn_advance_arrays[i])) == NULL)
+            goto missing_adv;
+    for (int i = 0; i < sn_record_narrays; i++)
+        if ((c->rec[i] = find(c, sn_record_arrays[i])) == NULL) {
+            snprintf(why, sizeof why, "the resources have no array %s", sn_record_arrays[i]);
+            return why;
+        }
+    for (int i = 0; i < 3; i++)
+        if (!(c->in[i] = find(c, INPUT_NAMES[i])) || !(c->shadow[i] = find(c, SHADOW_NAMES[i]))
+                || c->in[i]->nbytes != c->shadow[i]->nbytes) {
+            snprintf(why, sizeof why, "the resources' inputs %s do not match", INPUT_NAMES[i]);
+            return why;
+        }
+    for (int i = 0; i < 6; i++)
+        if (!(c->out[i] = find(c, OUTPUT_NAMES[i]))) {
+            snprintf(why, sizeof why, "the resources have no array %s", OUTPUT_NAMES[i]);
+            return why;
+        }
+    const char *needed[] = {"y", "err", "W.fault", "var.table", "var.value", "var.names", "in.lo",
+                            "in.hi", "in.whole", "in.names", "in.accepts", "clutch", "meta",
+                            "tire.names", "state.names", "P.P_TIRE"};
+    for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
+        if (find(c, needed[i]) == NULL) {
+            snprintf(why, sizeof why, "the resources have no array %s", needed[i]);
+            return why;
+        }
+    c->y = find(c, "y")->data;
+    c->err = find(c, "err")->data;
+    c->fault = find(c, "W.fault")->data;
+    sn_array *t = find(c, "var.table");
+    c->var_table = (const int64_t *)t->init;
+    c->nvars = (int)t->shape[0];
+    c->var_value = (const double *)find(c, "var.value")->init;
+    int n;
+    c->var_names = strings(find(c, "var.names"), &n);
+    sn_array *lo = find(c, "in.lo");
+    c->in_lo = (const double *)lo->init;
+    c->nin = (int)lo->nitems;
+    c->in_hi = (const double *)find(c, "in.hi")->init;
+    c->in_whole = (const int64_t *)find(c, "in.whole")->init;
+    c->in_names = strings(find(c, "in.names"), &n);
+    c->in_accepts = strings(find(c, "in.accepts"), &n);
+    sn_array *cl = find(c, "clutch");
+    c->clutch = (const double *)cl->init;
+    c->nclutch = (int)cl->shape[0];
+    c->meta = (const double *)find(c, "meta")->init;
+    c->tire_names = strings(find(c, "tire.names"), &c->ntires);
+    c->state_names = strings(find(c, "state.names"), &c->nstates);
+    sn_array *pt = find(c, "P.P_TIRE");
+    c->p_tire = pt->data;
+    c->p_tire_cols = pt->ndim == 2 ? pt->shape[1] : 0;
+    if (!c->var_names || !c->in_names || !c->in_accepts || !c->tire_names || !c->state_names
+            || c->nin != (int)(c->in[0]->nitems + c->in[1]->nitems + c->in[2]->nitems)) {
+        snprintf(why, sizeof why, "the resources' tables are inconsistent");
+        return why;
+    }
+    return NULL;
+missing_adv:
+    snprintf(why, sizeof why, "the resources have no array for the kernel's arguments");
+    return why;
+}
+
+static void release(sn_instance *c)
+{
+    if (c == NULL)
+        return;
+    for (int i = 0; i < c->narrays; i++)
+        free((void *)c->arrays[i].name);
+    free(c->var_names);
+    free(c->in_names);
+    free(c->in_accepts);
+    free(c->tire_names);
+    free(c->state_names);
+    free(c->pool);
+    free(c->file);
+    free(c->name);
+    free(c);
+}
+
+/* ------------------------------------------------------------------ the engine's clock */
+
+static double value_of(sn_array *a, int64_t k) { return ((double *)a->data)[k]; }
+
+/* engine.Simulation._run: the kernel, and the failure's message */
+static int run(sn_instance *c, double h, int64_t n, char *why, size_t size)
+{
+    int64_t done = 0;
+    int32_t status = sn_call_advance(c->adv, c->time, h, n, &done);
+    if (status != 0) {
+        snprintf(why, size, "the integrator kernel returned status %d", (int)status);
+        return -1;
+    }
+    int64_t code = c->err[0];
+    if (code == 0)
+        return 0;
+    int64_t idx = c->err[1];
+    double t_fail = n > 1 ? c->grid_time + (double)(c->grid_steps + done) * h : c->time + (double)done * h;
+    c->time = t_fail;
+    c->grid_time = t_fail;
+    c->grid_steps = 0;
+    if (code == (int64_t)c->meta[M_ERR_DEFLECTION] && idx >= 0 && idx < c->ntires) {
+        double tmax = c->p_tire[idx * c->p_tire_cols + (int64_t)c->meta[M_T_DMAX]];
+        snprintf(why, size, "%s: tire deflection exceeds its maximum of %g m after t = %.6g s "
+                 "(the wheel rim would deform; beyond the tire model)", c->tire_names[idx], tmax, t_fail);
+    } else if (code == (int64_t)c->meta[M_ERR_OFF_TERRAIN] && idx >= 0 && idx < c->ntires) {
+        snprintf(why, size, "%s: off the terrain at X = %.6g m, Y = %.6g m after t = %.6g s "
+                 "(no road polygon under the tire)", c->tire_names[idx], c->fault[0], c->fault[1], t_fail);
+    } else if (code == (int64_t)c->meta[M_ERR_NONFINITE] && idx >= 0 && idx < c->nstates) {
+        snprintf(why, size, "%s: state became non-finite after t = %.6g s", c->state_names[idx], t_fail);
+    } else {
+        snprintf(why, size, "engine error %lld at index %lld", (long long)code, (long long)idx);
+    }
+    return 1;
+}
+
+/* the first input that Simulation.check_inputs refuses, or -1; *kind: 0 not finite, 1 out
+   of range, 2 not whole */
+static int bad_input(sn_instance *c, double *value, int *kind)
+{
+    int k = 0;
+    for (int s = 0; s < 3; s++) {
+        const double *u = c->in[s]->data;
+        for (int64_t i = 0; i < c->in[s]->nitems; i++, k++) {
+            double v = u[i];
+            *value = v;
+            if (!isfinite(v)) { *kind = 0; return k; }
+            if (v < c->in_lo[k] || v > c->in_hi[k]) { *kind = 1; return k; }
+            if (c->in_whole[k] && v != round(v)) { *kind = 2; return k; }
+        }
+    }
+    return -1;
+}
+
+/* the clutches engage before the first step for the gears the run starts in (engine.Simulation
+   at its first advance: engine.setup.params.engage_clutches), from the build's table */
+static void engage_clutches(sn_instance *c)
+{
+    const double *u_unit = c->in[0]->data;
+    int64_t cols = c->in[0]->ndim == 2 ? c->in[0]->shape[1] : 1;
+    int64_t gear = (int64_t)c->meta[M_GEAR_COLUMN];
+    for (int r = 0; r < c->nclutch; r++) {
+        const double *row = c->clutch + 4 * r;
+        int64_t unit = (int64_t)row[0];
+        if (round(u_unit[unit * cols + gear]) == row[1])
+            c->y[(int64_t)row[2]] = row[3];
+    }
+}
+
+/* engine.Simulation.advance to t_end (from start_time); 0 done, 1 refused (why), 2 failed */
+static int advance(sn_instance *c, double t_end, char *why, size_t size)
+{
+    double h = c->meta[M_STEP];
+    double t_max = c->time + c->meta[M_MAX_STEPS] * h;
+    if (!isfinite(t_end) || !(c->time <= t_end && t_end <= t_max)) {
+        char a[40], b[40];
+        py_repr(a, sizeof a, t_end);
+        py_repr(b, sizeof b, c->time);
+        snprintf(why, size, "t_end = %s, it accepts a time in %s .. %g s (from the current time, at "
+                 "most %.0f steps of %g s)", a, b, t_max, c->meta[M_MAX_STEPS], h);
+        return 1;
+    }
+    if (c->time == 0.0 && c->grid_steps == 0)
+        engage_clutches(c);
+    double tol = 1e-9 * fmax(1.0, fabs(t_end));
+    int64_t n_total = (int64_t)floor((t_end - c->grid_time) / h + 1e-6);
+    int64_t n = n_total - c->grid_steps;
+    int r;
+    if (n > 0) {
+        if ((r = run(c, h, n, why, size)) != 0)
+            return 2;
+        c->grid_steps += n;
+        c->time = c->grid_time + (double)c->grid_steps * h;
+    }
+    double rest = t_end - c->time;
+    if (rest > tol) {
+        if ((r = run(c, rest, 1, why, size)) != 0)
+            return 2;
+        c->grid_time = t_end;
+        c->grid_steps = 0;
+        c->time = t_end;
+    } else if (fabs(rest) <= tol) {
+        c->time = n <= 0 ? t_end : c->time;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ FMI: life cycle */
+
+const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
+const char *fmi2GetVersion(void) { return fmi2Version; }
+
+fmi2Status fmi2SetDebugLogging(fmi2Component comp, fmi2Boolean loggingOn, size_t n,
+                               const fmi2String categories[])
+{
+    (void)n; (void)categories;
+    if (comp == NULL)
+        return fmi2Error;
+    ((sn_instance *)comp)->logging = loggingOn != fmi2False;
+    return fmi2OK;
+}
+
+fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
+                              fmi2String fmuResourceLocation, const fmi2CallbackFunctions *functions,
+                              fmi2Boolean visible, fmi2Boolean loggingOn)
+{
+    (void)visible;
+    sn_instance *c = calloc(1, sizeof *c);
+    if (c == NULL || functions == NULL)
+        return free(c), NULL;
+    c->cb = *functions;
+    c->name = strdup(instanceName ? instanceName : "");
+    c->logging = loggingOn != fmi2False;
+    if (fmuType != fmi2CoSimulation) {
+        LOG_ERROR(c, "fmi2Instantiate: this FMU supports Co-Simulation only");
+        release(c);
+        return NULL;
+    }
+    char *path = resource_path(fmuResourceLocation);
+    const char *why = path ? load(c, path) : "no resource location";
+    if (why == NULL)
+        why = bind(c);
+    if (why == NULL) {
+        sn_array *g = find(c, "guid");
+        if (g == NULL || fmuGUID == NULL || strcmp((const char *)g->init, fmuGUID) != 0) {
+            snprintf(c->failure, sizeof c->failure, "the GUID %s is not this FMU's %s",
+                     fmuGUID ? fmuGUID : "(null)", g ? (const char *)g->init : "(none)");
+            why = c->failure;
+        }
+    }
+    free(path);
+    if (why != NULL) {
+        LOG_ERROR(c, "fmi2Instantiate: %s", why);
+        release(c);
+        return NULL;
+    }
+    restore_initial(c);
+    return c;
+}
+
+void fmi2FreeInstance(fmi2Component comp) { release((sn_instance *)comp); }
+
+fmi2Status fmi2SetupExperiment(fmi2Component comp, fmi2Boolean toleranceDefined, fmi2Real tolerance,
+                               fmi2Real startTime, fmi2Boolean stopTimeDefined, fmi2Real stopTime)
+{
+    (void)toleranceDefined; (void)tolerance; (void)stopTimeDefined; (void)stopTime;
+    sn_instance *c = comp;
+    if (c == NULL)
+        return fmi2Error;
+    c->start_time = c->comm_time = startTime;
+    return fmi2OK;
+}
+
+fmi2Status fmi2EnterInitializationMode(fmi2Component comp)
+{
+    sn_instance *c = comp;
+    if (c == NULL)
+        return fmi2Error;
+    c->phase = PHASE_INIT;
+    return fmi2OK;
+}
+
+fmi2Status fmi2ExitInitializationMode(fmi2Component comp)
+{
+    sn_instance *c = comp;
+    if (c == NULL)
+        return fmi2Error;
+    if (c->meta[M_WHEEL_SETUP] != 0.0) {
+        /* the set-up placed the vehicle with the wheel inputs' start values */
+        sn_array *now = c->shadow[1];
+        if (memcmp(now->data, now->init, now->nbytes) != 0) {
+            c->phase = PHASE_STEP;
+            c->failed = 1;
+            snprintf(c->failure, sizeof c->failure, "the wheel inputs at initialisation are not "
+                     "tunable in the native FMU yet: the vehicle was placed on the road with their "
+                     "start values at build time");
+            LOG_ERROR(c, "%s", c->failure);
+            return fmi2Error;
+        }
+    }
+    c->phase = PHASE_STEP;
+    say(c, fmi2OK, "logAll", "simulation ready: internal step %g s", c->meta[M_STEP]);
+    return fmi2OK;
+}
+
+fmi2Status fmi2Terminate(fmi2Component comp)
+{
+    sn_instance *c = comp;
+    if (c == NULL)
+        return fmi2Error;
+    c->phase = PHASE_TERMINATED;
+    return fmi2OK;
+}
+
+fmi2Status fmi2Reset(fmi2Component comp)
+{
+    sn_instance *c = comp;
+    if (c == NULL)
+        return fmi2Error;
+    restore_initial(c);
+    return fmi2OK;
+}
+
+/* ------------------------------------------------------------------ FMI: values */
+
+static const int64_t *var(sn_instance *c, fmi2ValueReference vr)
+{
+    if ((int64_t)vr >= c->nvars)
+        return NULL;
+    return c->var_table + 5 * (size_t)vr;
+}
+
+static const char *TYPE_NAMES[] = {"Real", "Integer", "Boolean"};
+
+/* the value of variable row t (a double, as the engine keeps it) */
+static double get_value(sn_instance *c, const int64_t *t)
+{
+    int64_t source = t[3], offset = t[4];
+    if (source < 3)
+        return value_of(c->shadow[source], offset);
+    if (source < 9)
+        return value_of(c->out[source - 3], offset);
+    return c->var_value[t[0]];
+}
+
+static fmi2Status get(sn_instance *c, const fmi2ValueReference vr[], size_t nvr, int type,
+                      const char *function, void *values)
+{
+    if (c == NULL)
+        return fmi2Error;
+    fmi2Status status = fmi2OK;
+    for (size_t i = 0; i < nvr; i++) {
+        const int64_t *t = var(c, vr[i]);
+        double v;
+        if (t == NULL || t[1] != type) {
+            LOG_ERROR(c, "%s: value reference %u is no %s variable", function, (unsigned)vr[i],
+                      TYPE_NAMES[type]);
+            status = fmi2Error;
+            v = type == T_REAL ? NAN : 0.0;
+        } else {
+            v = get_value(c, t);
+        }
+        if (type == T_REAL)
+            ((fmi2Real *)values)[i] = v;
+        else if (type == T_INTEGER)
+            ((fmi2Integer *)values)[i] = (fmi2Integer)v;
+        else
+            ((fmi2Boolean *)values)[i] = (t != NULL && t[1] == type && v != 0.0) ? fmi2True : fmi2False;
+    }
+    return status;
+}
+
+static fmi2Status set(sn_instance *c, const fmi2ValueReference vr[], size_t nvr, int type,
+                      const char *function, const void *values)
+{
+    if (c == NULL)
+        return fmi2Error;
+    fmi2Status status = fmi2OK;
+    for (size_t i = 0; i < nvr; i++) {
+        const int64_t *t = var(c, vr[i]);
+        double v = type == T_REAL ? ((const fmi2Real *)values)[i]
+                 : type == T_INTEGER ? (double)((const fmi2Integer *)values)[i]
+                 : (double)(((const fmi2Boolean *)values)[i] != fmi2False);
+        char text[40];
+        py_repr(text, sizeof text, v);
+        if (t == NULL || t[1] != type) {
+            LOG_ERROR(c, "%s: value reference %u is no %s variable; %s ignored", function,
+                      (unsigned)vr[i], TYPE_NAMES[type], text);
+            status = fmi2Error;
+            continue;
+        }
+        const char *name = c->var_names[t[0]];
+        if (t[2] == C_INPUT) {
+            ((double *)c->shadow[t[3]]->data)[t[4]] = v;
+        } else if (t[2] == C_PARAMETER) {
+            if (c->phase == PHASE_STEP || c->phase == PHASE_TERMINATED) {
+                LOG_WARNING(c, "parameter %s is fixed after initialisation; %s ignored", name, text);
+                if (status < fmi2Warning)
+                    status = fmi2Warning;
+            } else if (v != c->var_value[t[0]] && !(isnan(v) && isnan(c->var_value[t[0]]))) {
+                char built[40];
+                py_repr(built, sizeof built, c->var_value[t[0]]);
+                LOG_ERROR(c, "%s: %s = %s: not tunable in the native FMU yet (its set-up ran at "
+                          "build time for %s; build the FMU from an event with that value)",
+                          function, name, text, built);
+                status = fmi2Error;
+            }
+        } else {
+            LOG_WARNING(c, "%s is a%s %s and cannot be set; ignored", name,
+                        t[2] == C_OUTPUT ? "n" : "",
+                        t[2] == C_OUTPUT ? "output" : "calculatedParameter");
+            if (status < fmi2Warning)
+                status = fmi2Warning;
+        }
+    }
+    return status;
+}
+
+fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real value[])
+{ return get(c, vr, n, T_REAL, "fmi2GetReal", value); }
+fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer value[])
+{ return get(c, vr, n, T_INTEGER, "fmi2GetInteger", value); }
+fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Boolean value[])
+{ return get(c, vr, n, T_BOOLEAN, "fmi2GetBoolean", value); }
+fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real value[])
+{ return set(c, vr, n, T_REAL, "fmi2SetReal", value); }
+fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer value[])
+{ return set(c, vr, n, T_INTEGER, "fmi2SetInteger", value); }
+fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean value[])
+{ return set(c, vr, n, T_BOOLEAN, "fmi2SetBoolean", value); }
+
+fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, fmi2String value[])
+{
+    sn_instance *c = comp;
+    for (size_t i = 0; i < nvr; i++)
+        value[i] = "";
+    if (nvr)
+        LOG_ERROR(c, "fmi2GetString: value reference %u is no String variable", (unsigned)vr[0]);
+    return nvr ? fmi2Error : fmi2OK;
+}
+
+fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[])
+{
+    (void)value;
+    if (nvr)
+        LOG_ERROR((sn_instance *)comp, "fmi2SetString: value reference %u is no String variable",
+                  (unsigned)vr[0]);
+    return nvr ? fmi2Error : fmi2OK;
+}
+
+/* ------------------------------------------------------------------ FMI: stepping */
+
+static fmi2Status fail(sn_instance *c, const char *reason)
+{
+    c->failed = 1;
+    snprintf(c->failure, sizeof c->failure, "%s", reason);
+    LOG_ERROR(c, "%s", c->failure);
+    return fmi2Error;
+}
+
+fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h, fmi2Boolean noSetFMUStatePriorToCurrentPoint)
+{
+    (void)noSetFMUStatePriorToCurrentPoint;
+    sn_instance *c = comp;
+    if (c == NULL)
+        return fmi2Error;
+    char ts[40], hs[40], why[1024], reason[1400];
+    py_repr(ts, sizeof ts, t);
+    py_repr(hs, sizeof hs, h);
+    if (c->failed) {
+        LOG_ERROR(c, "doStep at t=%s refused: the instance failed earlier (%s); restore an FMU state "
+                  "or reset it", ts, c->failure);
+        return fmi2Error;
+    }
+    if (c->phase != PHASE_STEP) {
+        LOG_ERROR(c, "doStep refused: initialisation has not ended");
+        return fmi2Error;
+    }
+    if (!(h > 0.0 && isfinite(h))) {
+        LOG_ERROR(c, "doStep refused: communication step size %s is not > 0", hs);
+        return fmi2Error;
+    }
+    if (fabs(t - c->comm_time) > 1e-9 * fmax(1.0, fabs(c->comm_time))) {
+        char last[40];
+        py_repr(last, sizeof last, c->comm_time);
+        LOG_ERROR(c, "doStep refused: communication point t=%s does not continue the last one, t=%s",
+                  ts, last);
+        return fmi2Error;
+    }
+    for (int s = 0; s < 3; s++)
+        memcpy(c->in[s]->data, c->shadow[s]->data, c->in[s]->nbytes);
+    double value;
+    int kind;
+    int k = bad_input(c, &value, &kind);
+    if (k >= 0) {
+        char vs[40];
+        py_repr(vs, sizeof vs, value);
+        snprintf(reason, sizeof reason, "t=%s: input %s = %s rejected: it accepts %s", ts,
+                 c->in_names[k], vs, kind == 0 ? "a finite number" : kind == 1 ? c->in_accepts[k]
+                 : "an integer gear");
+        return fail(c, reason);
+    }
+    int r = advance(c, t + h - c->start_time, why, sizeof why);
+    if (r == 1) {
+        LOG_ERROR(c, "doStep refused: communication step from t=%s of %s s: %s", ts, hs, why);
+        return fmi2Error;
+    }
+    if (r == 2) {
+        char at[40];
+        py_repr(at, sizeof at, c->time + c->start_time);
+        snprintf(reason, sizeof reason, "simulation stopped at t=%s: %s", at, why);
+        return fail(c, reason);
+    }
+    c->comm_time = t + h;
+    return fmi2OK;
+}
+
+fmi2Status fmi2CancelStep(fmi2Component comp)
+{
+    LOG_ERROR((sn_instance *)comp, "fmi2CancelStep: doStep runs synchronously; nothing to cancel");
+    return fmi2Error;
+}
+
+fmi2Status fmi2GetStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Status *value)
+{
+    (void)s; (void)value;
+    LOG_ERROR((sn_instance *)comp, "fmi2GetStatus: no asynchronous step to report on");
+    return fmi2Error;
+}
+
+fmi2Status fmi2GetRealStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Real *value)
+{
+    sn_instance *c = comp;
+    if (c != NULL && s == fmi2LastSuccessfulTime) {
+        *value = c->time + c->start_time;
+        return fmi2OK;
+    }
+    LOG_ERROR(c, "fmi2GetRealStatus: only fmi2LastSuccessfulTime is reported");
+    return fmi2Error;
+}
+
+fmi2Status fmi2GetIntegerStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Integer *value)
+{
+    (void)s; (void)value;
+    LOG_ERROR((sn_instance *)comp, "fmi2GetIntegerStatus: no such status");
+    return fmi2Error;
+}
+
+fmi2Status fmi2GetBooleanStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Boolean *value)
+{
+    if (s == fmi2Terminated) {
+        *value = fmi2False;
+        return fmi2OK;
+    }
+    LOG_ERROR((sn_instance *)comp, "fmi2GetBooleanStatus: only fmi2Terminated is reported");
+    return fmi2Error;
+}
+
+fmi2Status fmi2GetStringStatus(fmi2Component comp, const fmi2StatusKind s, fmi2String *value)
+{
+    (void)s; (void)value;
+    LOG_ERROR((sn_instance *)comp, "fmi2GetStringStatus: no such status");
+    return fmi2Error;
+}
+
+fmi2Status fmi2SetRealInputDerivatives(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                                       const fmi2Integer order[], const fmi2Real value[])
+{
+    (void)vr; (void)nvr; (void)order; (void)value;
+    LOG_ERROR((sn_instance *)comp, "fmi2SetRealInputDerivatives: not supported (inputs are held "
+              "over a step)");
+    return fmi2Error;
+}
+
+fmi2Status fmi2GetRealOutputDerivatives(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                                        const fmi2Integer order[], fmi2Real value[])
+{
+    (void)vr; (void)nvr; (void)order; (void)value;
+    LOG_ERROR((sn_instance *)comp, "fmi2GetRealOutputDerivatives: not supported");
+    return fmi2Error;
+}
+
+fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2ValueReference u[], size_t nu,
+                                        const fmi2ValueReference z[], size_t nz, const fmi2Real du[],
+                                        fmi2Real dz[])
+{
+    (void)u; (void)nu; (void)z; (void)nz; (void)du; (void)dz;
+    LOG_ERROR((sn_instance *)comp, "fmi2GetDirectionalDerivative: not supported");
+    return fmi2Error;
+}
+
+/* ------------------------------------------------------------------ FMI: FMU state
+   A state is every array that changes (the kernels' state, inputs, outputs and scratch, the
+   slave's inputs: all but the packed parameters P.* and the tables) and the clocks. */
+
+typedef struct {
+    char magic[8];
+    uint64_t size;
+    double start_time, comm_time, time, grid_time;
+    int64_t grid_steps, phase, failed;
+    char failure[1024];
+} sn_state_header;
+
+static int mutable_array(const sn_array *a)
+{
+    const char *n = a->name;
+    return strcmp(n, "y") == 0 || strcmp(n, "work") == 0 || strcmp(n, "dy") == 0 ||
+           strcmp(n, "err") == 0 || strncmp(n, "U.", 2) == 0 || strncmp(n, "Y.", 2) == 0 ||
+           strncmp(n, "W.", 2) == 0 || strcmp(n, "in.u_unit") == 0 ||
+           strcmp(n, "in.u_wheel") == 0 || strcmp(n, "in.u_env") == 0;
+}
+
+static size_t state_size(sn_instance *c)
+{
+    size_t n = sizeof(sn_state_header);
+    for (int i = 0; i < c->narrays; i++)
+        if (mutable_array(&c->arrays[i]))
+            n += c->arrays[i].nbytes;
+    return n;
+}
+
+static void state_write(sn_instance *c, unsigned char *p)
+{
+    sn_state_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, "SIMONSTA", 8);
+    h.size = state_size(c);
+    h.start_time = c->start_time; h.comm_time = c->comm_time;
+    h.time = c->time; h.grid_time = c->grid_time; h.grid_steps = c->grid_steps;
+    h.phase = c->phase; h.failed = c->failed;
+    memcpy(h.failure, c->failure, sizeof h.failure);
+    memcpy(p, &h, sizeof h);
+    p += sizeof h;
+    for (int i = 0; i < c->narrays; i++)
+        if (mutable_array(&c->arrays[i])) {
+            memcpy(p, c->arrays[i].data, c->arrays[i].nbytes);
+            p += c->arrays[i].nbytes;
+        }
+}
+
+static int state_read(sn_instance *c, const unsigned char *p, size_t size)
+{
+    sn_state_header h;
+    if (size < sizeof h)
+        return -1;
+    memcpy(&h, p, sizeof h);
+    if (memcmp(h.magic, "SIMONSTA", 8) != 0 || h.size != state_size(c) || size != h.size)
+        return -1;
+    p += sizeof h;
+    for (int i = 0; i < c->narrays; i++)
+        if (mutable_array(&c->arrays[i])) {
+            memcpy(c->arrays[i].data, p, c->arrays[i].nbytes);
+            p += c->arrays[i].nbytes;
+        }
+    c->start_time = h.start_time; c->comm_time = h.comm_time;
+    c->time = h.time; c->grid_time = h.grid_time; c->grid_steps = h.grid_steps;
+    c->phase = (int)h.phase; c->failed = (int)h.failed;
+    memcpy(c->failure, h.failure, sizeof c->failure);
+    c->failure[sizeof c->failure - 1] = '\0';
+    return 0;
+}
+
+fmi2Status fmi2GetFMUstate(fmi2Component comp, fmi2FMUstate *state)
+{
+    sn_instance *c = comp;
+    if (c == NULL || state == NULL)
+        return fmi2Error;
+    size_t n = state_size(c);
+    unsigned char *p = *state;
+    if (p == NULL) {
+        p = malloc(n);
+        if (p == NULL) {
+            LOG_ERROR(c, "fmi2GetFMUstate: out of memory");
+            return fmi2Error;
+        }
+    }
+    state_write(c, p);
+    *state = p;
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetFMUstate(fmi2Component comp, fmi2FMUstate state)
+{
+    sn_instance *c = comp;
+    if (c == NULL || state == NULL || state_read(c, state, state_size(c)) != 0) {
+        LOG_ERROR(c, "fmi2SetFMUstate refused, the instance is unchanged: not an FMU state of "
+                  "this FMU");
+        return fmi2Error;
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2FreeFMUstate(fmi2Component comp, fmi2FMUstate *state)
+{
+    (void)comp;
+    if (state != NULL) {
+        free(*state);
+        *state = NULL;
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2SerializedFMUstateSize(fmi2Component comp, fmi2FMUstate state, size_t *size)
+{
+    sn_instance *c = comp;
+    (void)state;
+    if (c == NULL)
+        return fmi2Error;
+    *size = state_size(c);
+    return fmi2OK;
+}
+
+fmi2Status fmi2SerializeFMUstate(fmi2Component comp, fmi2FMUstate state, fmi2Byte bytes[], size_t size)
+{
+    sn_instance *c = comp;
+    if (c == NULL || state == NULL || size < state_size(c))
+        return fmi2Error;
+    memcpy(bytes, state, state_size(c));
+    return fmi2OK;
+}
+
+fmi2Status fmi2DeSerializeFMUstate(fmi2Component comp, const fmi2Byte bytes[], size_t size,
+                                   fmi2FMUstate *state)
+{
+    sn_instance *c = comp;
+    sn_state_header h;
+    if (c == NULL || size != state_size(c) || size < sizeof h) {
+        LOG_ERROR(c, "fmi2DeSerializeFMUstate: not a serialised FMU state of this FMU");
+        return fmi2Error;
+    }
+    memcpy(&h, bytes, sizeof h);
+    if (memcmp(h.magic, "SIMONSTA", 8) != 0 || h.size != size) {
+        LOG_ERROR(c, "fmi2DeSerializeFMUstate: not a serialised FMU state of this FMU");
+        return fmi2Error;
+    }
+    unsigned char *p = *state != NULL ? *state : malloc(size);   /* a state of this FMU: same size */
+    if (p == NULL)
+        return fmi2Error;
+    memcpy(p, bytes, size);
+    *state = p;
+    return fmi2OK;
+}

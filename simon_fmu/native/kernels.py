@@ -1,0 +1,166 @@
+"""The engine's integrator kernels as an object file, from the LLVM IR numba compiles for them.
+
+Run as a program (``python -m simon_fmu.native.kernels REQUEST.pickle OUT_DIR``) in a process of
+its own: numba keeps a kernel's LLVM IR only when it compiles it, not when it loads it from its
+on-disk cache, so this process points ``NUMBA_CACHE_DIR`` at an empty folder (the parent sets it)
+and compiles ``engine.integrator.advance`` for the argument types the parent's
+``engine.Simulation`` passes it (``engine.jit.compiled_entry``). The final module of ``advance``
+links in every kernel it calls, ``record`` included.
+
+It writes to OUT_DIR:
+
+* ``kernels.ll``: the module's IR (target attributes removed, for the generic CPU),
+* ``kernels-<triple>.o``: the object llvmlite emits from it (position-independent),
+* ``abi.json``: per kernel, its symbol, its IR signature and the flattened arguments
+  (:func:`flatten`), which :mod:`simon_fmu.native.build` turns into the C entry points.
+
+The kernels keep numba's native calling convention: ``i32 f(ret*, excinfo**, args...)`` where
+an array argument is flattened into meminfo, parent, nitems, itemsize, data, shape[ndim],
+strides[ndim], and a named tuple into its members in order.
+"""
+from __future__ import annotations
+
+import json
+import pickle
+import re
+import sys
+from pathlib import Path
+
+#: the kernels the native FMU calls, and the names of their arguments
+KERNELS = {
+    "advance": ("y", "t0", "h", "n", "work", "U", "P", "Y", "err", "W"),
+    "record": ("y", "dy", "U", "P", "Y", "err", "W"),
+}
+
+
+def flatten(name, typ):
+    """The flattened arguments of a numba type ``typ`` named ``name``: a list of
+    (argument name, C kind) where kind is one of array:<ndim>:<dtype>, f64, i64."""
+    from numba.core import types
+    if isinstance(typ, types.Array):
+        return [(name, f"array:{typ.ndim}:{typ.dtype}")]
+    if isinstance(typ, (types.NamedTuple, types.NamedUniTuple)):
+        out = []
+        for field, member in zip(typ.fields, typ.types):
+            out += flatten(f"{name}.{field}", member)
+        return out
+    if isinstance(typ, types.Float) and typ.bitwidth == 64:
+        return [(name, "f64")]
+    if isinstance(typ, types.Integer) and typ.bitwidth == 64:
+        return [(name, "i64")]
+    raise TypeError(f"{name}: a kernel argument of type {typ} cannot be passed natively")
+
+
+def _llvm_params(kind):
+    """The LLVM parameter types a flattened argument of ``kind`` becomes (opaque pointers)."""
+    if kind == "f64":
+        return ["double"]
+    if kind == "i64":
+        return ["i64"]
+    ndim = int(kind.split(":")[1])
+    return ["ptr", "ptr", "i64", "i64", "ptr"] + ["i64"] * (2 * ndim)
+
+
+_TARGET_ATTRS = re.compile(r'\s*"target-(cpu|features)"="[^"]*"')
+
+
+def signature_of(module, symbol: str) -> list[str]:
+    """The parameter types of the function ``symbol`` of the llvmlite ``module``."""
+    fn = module.get_function(symbol)
+    return [str(a.type) for a in fn.arguments]
+
+
+def link_kernels(irs: list, keep: list):
+    """One module of the IR texts ``irs``, where only the functions ``keep`` stay visible
+    (hidden, for the C entry points): every other definition is made internal, and what they
+    do not reach is removed, the CPython and cfunc wrappers numba adds with the Python C-API
+    they call among it."""
+    import llvmlite.binding as llvm
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    module = None
+    for ir in irs:
+        m = llvm.parse_assembly(_TARGET_ATTRS.sub("", ir))
+        if module is None:
+            module = m
+        else:
+            module.link_in(m)
+    for fn in module.functions:
+        if fn.is_declaration:
+            continue
+        if fn.name in keep:
+            fn.linkage = llvm.Linkage.external
+            fn.visibility = llvm.Visibility.hidden
+        else:
+            fn.linkage = llvm.Linkage.internal
+    for gv in module.global_variables:
+        if not gv.is_declaration:
+            gv.linkage = llvm.Linkage.internal
+    return module
+
+
+def emit_object(module, triple: str, cpu: str = "") -> bytes:
+    """An object file of the llvmlite ``module`` for ``triple`` (position-independent code,
+    the generic CPU of that triple unless ``cpu`` names one), after removing what the kept
+    functions do not reach."""
+    import llvmlite.binding as llvm
+    module = llvm.parse_assembly(str(module))
+    module.triple = triple
+    target = llvm.Target.from_triple(triple)
+    machine = target.create_target_machine(cpu=cpu, features="", reloc="pic", codemodel="default",
+                                           opt=2)
+    module.data_layout = str(machine.target_data)
+    builder = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(speed_level=0))
+    passes = llvm.create_new_module_pass_manager()
+    passes.add_global_dead_code_eliminate_pass()
+    passes.add_strip_dead_prototype_pass()
+    passes.run(module, builder)
+    module.verify()
+    return machine.emit_object(module)
+
+
+def compile_kernels(signature, out_dir: Path, triples=("x86_64-unknown-linux-gnu",)) -> dict:
+    """Compile ``advance`` for ``signature`` (its numba argument types) and write the files of
+    the module docstring; returns the ABI description."""
+    from numba.core import types
+    from engine import integrator
+    signature = tuple(signature)
+    integrator.advance.compile(signature)
+    y, t0, h, n, work, U, P, Y, err, W = signature
+    # record(y, dy, U, P, Y, err, W): the types advance calls it with (dy = work[0])
+    sigs = {"advance": signature,
+            "record": (y, types.Array(work.dtype, 1, "C"), U, P, Y, err, W)}
+    abi, irs, symbols = {"kernels": {}}, [], []
+    for name, sig in sigs.items():
+        kernel = getattr(integrator, name)
+        over = kernel.overloads.get(sig)
+        if over is None:
+            raise LookupError(f"{name}: not compiled for {sig}; compiled: {list(kernel.overloads)}")
+        irs.append(over.library.get_llvm_str())
+        symbol = over.fndesc.mangled_name
+        symbols.append(symbol)
+        args = []
+        for arg_name, typ in zip(KERNELS[name], sig):
+            args += flatten(arg_name, typ)
+        abi["kernels"][name] = {"symbol": symbol, "args": args,
+                                "returns": str(over.signature.return_type)}
+    module = link_kernels(irs, symbols)
+    for name, k in abi["kernels"].items():
+        params = signature_of(module, k["symbol"])
+        want = ["ptr", "ptr"]
+        for _, kind in k["args"]:
+            want += _llvm_params(kind)
+        if params != want:
+            raise TypeError(f"{name}: the IR signature {params} is not the flattened "
+                            f"arguments {want}")
+        k["params"] = params
+    (out_dir / "kernels.ll").write_text(str(module))
+    for triple in triples:
+        (out_dir / f"kernels-{triple}.o").write_bytes(emit_object(module, triple))
+    (out_dir / "abi.json").write_text(json.dumps(abi, indent=1))
+    return abi
+
+
+if __name__ == "__main__":
+    request = pickle.loads(Path(sys.argv[1]).read_bytes())
+    compile_kernels(request["signature"], Path(sys.argv[2]), request["triples"])
