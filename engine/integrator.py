@@ -2,8 +2,11 @@
 
 ``advance`` takes ``n`` steps of size ``h`` with the inputs held (the zero-order hold of a
 co-simulation communication step), checks every step, and on failure leaves the state at
-the last good step. At each step boundary it latches the connections whose force exceeds
-their failure force (``engine.connection.latch_failures``), and it tells the derivative the
+the last good step. At each step boundary it latches: the collision block
+(``engine.collision.latch_contacts``), the states the derivative's first stage sets
+(``Work.latched``: rigid steering, tires' turning points; ``engine.vehicle``), and the
+connections whose force exceeds their failure force (``engine.connection.latch_failures``).
+It tells the derivative the
 time of the step it takes (``W.clock``: the steering mode autostart frees the steering from
 the first step that starts at or after its start time).
 """
@@ -52,14 +55,24 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
         latch_contacts(y, t0 + step * h, P, U, W)
         for s in range(4):
             ks = work[s]
+            if s == 0:
+                for i in range(m):
+                    W.latched[i] = y[i]
             derivatives(y if s == 0 else yt, ks, U, P, False, Y, err, W)
             if s == 0:
                 if err[0] != 0:
                     break
+                # the boundary's latches (the derivative leaves its state alone)
+                for i in range(m):
+                    y[i] = W.latched[i]
                 # a connection that fails at this boundary carries nothing from here on,
                 # this step's first stage included
                 if latch_failures(y, t0 + step * h, P.P_CONN, conn_base, W.conn_force):
+                    for i in range(m):
+                        W.latched[i] = y[i]
                     derivatives(y, ks, U, P, False, Y, err, W)
+                    for i in range(m):
+                        y[i] = W.latched[i]
                 for i in range(m):
                     y_good[i] = y[i]
             if s < 3:

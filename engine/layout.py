@@ -74,7 +74,7 @@ N_STEER_STATE = 2
  U_TRAIL_M, U_IDLE, U_GOV_KP, U_GOV_TI, U_CL_CAP, U_CL_W0, U_CL_W1, U_CL_TAU, U_TAU_P,
  U_BRAKE_TABLE, U_DRIVE_TABLE) = range(45)
 N_UNIT_P = 45
-# U_BRAKE_TABLE, U_DRIVE_TABLE: the brake and throttle table options (engine.event.BRAKE_METHODS,
+# U_BRAKE_TABLE, U_DRIVE_TABLE: the brake and throttle table options (engine.setup.event.BRAKE_METHODS,
 # DRIVE_METHODS index: 0 pedal / engine, engine.brakes.TABLE_FORCE, TABLE_FRICTION)
 # U_TAU_P: the time constant of the wheel-cylinder pressure's lag behind the pedal (s; 0: none)
 # U_IDLE: engine idle speed, rad/s (0: the engine speed follows the wheels, Eq. 50, no clutch);
@@ -411,7 +411,7 @@ import numpy as _np  # noqa: E402
 
 
 class Model(NamedTuple):
-    """The packed parameters (``engine.params.pack``), one argument of every kernel."""
+    """The packed parameters (``engine.setup.params.pack``), one argument of every kernel."""
     P_UNIT: _np.ndarray
     P_GEAR: _np.ndarray
     P_ENG: _np.ndarray
@@ -477,6 +477,10 @@ class Work(NamedTuple):
     wmotion: _np.ndarray     # [wheel, 2]: its mesh's contact motion in the step and its
     #                          deepest approach at the boundary (m)
     wvalid: _np.ndarray      # [unit]: 1 once its wheels' poses are in wpose for this pass
+    latched: _np.ndarray     # (state size,): the state with the latches of the evaluation at a
+    #                          step boundary (rigid steering's angle, tires' turning points):
+    #                          the derivative writes them here, never into its state, and the
+    #                          integrator takes them into the state (integrator.advance)
 
 
 def new_work(model: Model) -> Work:
@@ -488,4 +492,5 @@ def new_work(model: Model) -> Work:
                 _np.zeros((max(max_axles, 1), N_AXLE_WORK)), _np.zeros(model.P_CONN.shape[0]),
                 _np.zeros(3), _np.zeros(1), _np.zeros((nu, 8)),
                 _np.zeros((model.P_WHEEL.shape[0], N_WPOSE)), _np.zeros((model.P_WHEEL.shape[0], N_WLOAD)),
-                _np.zeros((model.P_WHEEL.shape[0], 2)), _np.zeros(nu))
+                _np.zeros((model.P_WHEEL.shape[0], 2)), _np.zeros(nu),
+                _np.zeros(StateLayout.of_model(model).size))

@@ -29,16 +29,19 @@ about the roll centre (Eq. 58-60), its camber is the axle roll plus the camber s
 its roll steer kappa_phi phi (Eq. 65); its spring sits at its side of the spring spacing
 (Eq. 115) and acts on the axle's heave and roll.
 
-The steering states are written too while the steering is rigid (mode ``off``, or
-``autostart`` before its start time): they are set to the driver's angle (clamped at the
-stops) and rate 0, and their rates are zero, so that the angle the steering is freed from is
-the driver's. The other state the pass writes (unless it records: a recording pass leaves
-``y`` alone) is a tire's loading turning point (Eq. 93, ``engine.tire``). When the deflection
-has passed it, the tire is on its loading curve, where the force and the rates do not depend on the
-turning point, and it is set to the deflection: at an integration step's first stage this
-removes the lag that the step's stages leave when a tire starts loading (the stages before
-and after the turn straddle the switch). A tire off the ground carries no force whatever
-its turning point, and its turning point is set to zero: the tire in the air keeps no
+The pass never writes its state ``y``: the derivative is a function of (time, state, inputs,
+parameters), its scratch ``W`` aside. Two kinds of state are *latched* instead, at each
+integration step's boundary: the pass writes their new values into ``W.latched`` (unless it
+records) and the integrator (``engine.integrator.advance``) takes them into the state after
+the step's first stage, before the stages that follow. The steering states, while the
+steering is rigid (mode ``off``, or ``autostart`` before its start time): the driver's angle
+(clamped at the stops) and rate 0, their rates being zero, so that the angle the steering is
+freed from is the driver's. A tire's loading turning point (Eq. 93, ``engine.tire``): when
+the deflection has passed it, the tire is on its loading curve, where the force and the rates
+do not depend on the turning point, and it is set to the deflection: at an integration step's
+first stage this removes the lag that the step's stages leave when a tire starts loading (the
+stages before and after the turn straddle the switch). A tire off the ground carries no force
+whatever its turning point, and its turning point is set to zero: the tire in the air keeps no
 memory of its last load. Neither changes a derivative of the state it is applied to.
 
 When ``record`` is true the same pass also fills the output arrays. Nothing is allocated:
@@ -130,8 +133,9 @@ def synchronize_frames(y, P, W):
 
 @njit
 def derivatives(y, dy, U, P, record, Y, err, W):
-    """dy = f(y, inputs U, parameters P), outputs Y when ``record``; W: scratch (``layout.Work``).
-    See the module docstring for the evaluation order."""
+    """dy = f(y, inputs U, parameters P), outputs Y when ``record``; W: scratch (``layout.Work``),
+    the latched states into ``W.latched`` unless ``record``. Leaves ``y`` as it is. See the
+    module docstring for the evaluation order and the latches."""
     u_unit, u_wheel, u_env = U.u_unit, U.u_wheel, U.u_env
     P_UNIT, P_WHEEL, P_TIRE, P_AXLE, P_ENV = P.P_UNIT, P.P_WHEEL, P.P_TIRE, P.P_AXLE, P.P_ENV
     y_unit, y_wheel, y_tire = Y.y_unit, Y.y_wheel, Y.y_tire
@@ -201,9 +205,9 @@ def derivatives(y, dy, U, P, record, Y, err, W):
             if free:
                 theta_rate = y[so + SSR]
             elif not record:
-                # rigid: the driver's angle, held within the stops, is the state
-                y[so + SSA] = theta
-                y[so + SSR] = 0.0
+                # rigid: the driver's angle, held within the stops, is the state (latched)
+                W.latched[so + SSA] = theta
+                W.latched[so + SSR] = 0.0
             road_steer = theta / eta
         m_steer = 0.0                    # tire and stop moments about the steer axes (Eq. 34)
         gear = int(round(u_unit[u, IU_GEAR]))
@@ -362,7 +366,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 if defl > turn or D >= ru:
                     turn = defl
                     if not record:
-                        y[ts + TTURN] = defl
+                        W.latched[ts + TTURN] = defl
                 FR = radial_force(defl, turn, P_TIRE, t)                   # Eq. 93
                 rate = 0.0
                 if D < ru:

@@ -99,3 +99,35 @@ def test_the_compile_cache_follows_the_kernels_only(tmp_path):
     tire = copy / "tire.py"
     tire.write_text(tire.read_text() + "\n# a kernel edit\n")
     assert jit.source_digest(copy) != before
+
+
+def test_the_derivative_leaves_its_state_alone():
+    """``vehicle.derivatives`` is a function of (t, y, inputs, parameters): the states it latches
+    at a step boundary (a rigid steering's angle, a tire's turning point) go to
+    ``Work.latched``, which the integrator takes into the state (engine.integrator.advance)."""
+    import numpy as np
+
+    import engine
+    from engine.layout import SSA, TTURN
+    from engine.signals import UNIT_INPUTS
+    from engine.vehicle import derivatives
+
+    sim = engine.Simulation(engine.load_event())
+    sim.u_unit[0, UNIT_INPUTS.index("steeringWheelAngle")] = 0.3         # rad at the steering wheel (rigid)
+    y = sim.y.copy()
+    lay = sim.layout
+    tire = lay.at("tire", 0) + TTURN
+    steer = lay.at("steering", 0) + SSA
+    y[tire] = 0.0                                             # a loaded tire's turning point behind
+    before = y.copy()
+    W = sim._scratch
+    W.latched[:] = y
+    derivatives(y, np.zeros_like(y), sim._inputs, sim.model, False, sim._outputs, sim._err, W)
+    assert np.array_equal(y, before)
+    assert W.latched[steer] == 0.3
+    assert W.latched[tire] > 0.0                              # raised to the deflection
+    changed = np.flatnonzero(W.latched != before)
+    assert set(changed) <= {steer, tire} | {lay.at("tire", k) + TTURN for k in range(4)}
+    # the integrator takes them at the step's boundary
+    sim.advance(sim.step_size)
+    assert sim.y[steer] == 0.3
