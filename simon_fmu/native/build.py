@@ -246,7 +246,8 @@ def kernel_entry_c(abi: dict) -> str:
         out.append(f"const char *const sn_{name}_arrays[] = {{"
                    + ", ".join(f'"{a}"' for a in arrays) + "};")
         out.append(f"const int sn_{name}_narrays = {len(arrays)};")
-        sparams = "".join(f", {'double' if kind == 'f64' else 'int64_t'} {a}" for a, kind in scalars)
+        sparams = "".join(f", {'double' if kind == 'f64' else 'int64_t'} {a}"
+                          for a, kind in scalars)
         out.append(f"int32_t sn_call_{name}(sn_array *const *a{sparams}, void *ret)")
         out.append("{")
         out.append("    void *excinfo = 0;")
@@ -278,7 +279,8 @@ def link_library(obj: Path, abi: dict, output: Path, model_identifier: str) -> N
     with tempfile.TemporaryDirectory(prefix="simon_native_") as tmp:
         entry = Path(tmp) / "kernel_entry.c"
         entry.write_text(kernel_entry_c(abi))
-        cmd = [cc, "-shared", "-fPIC", "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-Wno-format-truncation",
+        cmd = [cc, "-shared", "-fPIC", "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
+               "-Wno-format-truncation",
                "-fvisibility=hidden", f"-I{C_DIR}", f"-I{fmi2_headers()}",
                f"-DSN_MODEL_IDENTIFIER=\"{model_identifier}\"",
                str(C_DIR / "simon_native.c"), str(entry), str(obj),
