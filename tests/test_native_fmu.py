@@ -83,6 +83,8 @@ def test_native_fmu_matches_the_development_fmu(native_fmu, development_fmu, ins
         for x, y in zip(a, b):
             assert math.isfinite(x) == math.isfinite(y)
             worst = max(worst, abs(x - y) / max(1.0, abs(y)))
+    print(f"native vs development FMU: {len(native)} communication points x {len(native[0]) - 1} "
+          f"outputs, largest relative difference {worst:.3g}, identical: {native == development}")
     # the vehicle did turn: a lane change at speed
     assert max(abs(r[2]) for r in native) > 0.5   # car.Y (the second output), m
     assert worst <= 1e-9, f"largest relative difference {worst:.3g}"
@@ -140,3 +142,36 @@ def test_fmu_state_and_refused_input(native_fmu, instance):
         inst.fmu.doStep(currentCommunicationPoint=1.0, communicationStepSize=0.01)
     assert any("input car.throttle = nan rejected: it accepts a finite number" in m
                for m in inst.messages())
+
+
+def test_do_step_allocates_nothing_and_makes_no_system_call(native_fmu, tmp_path):
+    """A C host (tests/c_host/native_rt.c) steps the FMU at 1 ms: no malloc-family call and,
+    under strace, no system call between the first and the last of 2000 doSteps."""
+    import shutil
+    from fmpy import extract, read_model_description
+    from simon_fmu.runtime.fmi2_library import fmi2_headers
+    host = tmp_path / "native_rt"
+    subprocess.run(["gcc", "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
+                    f"-I{fmi2_headers()}", str(ROOT / "tests" / "c_host" / "native_rt.c"),
+                    "-o", str(host), "-ldl", "-lm"], check=True)
+    folder = tmp_path / "fmu"
+    extract(str(native_fmu), str(folder))
+    md = read_model_description(str(folder))
+    steer = next(v.valueReference for v in md.modelVariables
+                 if v.name == "car.steeringWheelAngle")
+    args = [str(folder), md.coSimulation.modelIdentifier, md.guid, "0.001"]
+    run = subprocess.run([str(host), *args, "10000", str(steer)], capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    print(f"native doStep at 1 ms, C host: {run.stdout.strip()}")
+    assert "allocations=0 " in run.stdout
+    if shutil.which("strace") is None:
+        pytest.skip("no strace")
+    trace = tmp_path / "trace.txt"
+    run = subprocess.run(["strace", "-o", str(trace), str(host), *args, "2000", str(steer)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    lines = trace.read_text().splitlines()
+    begin = next(i for i, s in enumerate(lines) if "<<native-rt:begin>>" in s)
+    end = next(i for i, s in enumerate(lines) if "<<native-rt:end>>" in s)
+    assert lines[begin + 1:end] == []
