@@ -142,6 +142,13 @@ def test_fmu_state_and_refused_input(native_fmu, instance):
         inst.fmu.doStep(currentCommunicationPoint=1.0, communicationStepSize=0.01)
     assert any("input car.throttle = nan rejected: it accepts a finite number" in m
                for m in inst.messages())
+    # fmi2Reset: the instance starts over from the build's state, and runs as the first time
+    inst.fmu.reset()
+    inst.start()
+    inst.set("car.steeringWheelAngle", 0.5)
+    inst.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.5)
+    inst.fmu.doStep(currentCommunicationPoint=0.5, communicationStepSize=0.5)
+    assert inst.get_reals(["car.Y", "car.r"]) == first
 
 
 def test_do_step_allocates_nothing_and_makes_no_system_call(native_fmu, tmp_path):
