@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..collision import FRICTION_SPEED
-from .derived import body_front
+from .derived import body_front, body_rear
 from .errors import EventError
 from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_WALL, CO_E, CO_K0, CO_MU,
                      CO_NV, CO_TAU, CO_V0, CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX,
@@ -152,13 +152,13 @@ def unit_box(unit, delta=(0.0, 0.0, 0.0)):
         lo, hi = verts.min(axis=0), verts.max(axis=0)
         return (hi[0] - dx, lo[0] - dx, 0.5 * (hi[1] - lo[1]), lo[2] - dz, hi[2] - dz,
                 0.5 * (hi[1] + lo[1]) - dy)
-    length, width, cgh = dims.length, dims.width, sm.cg_height
-    front = body_front(unit)
+    width, cgh = dims.width, sm.cg_height
+    front, rear = body_front(unit), body_rear(unit)
     height = col.height or dims.height or 2.0 * cgh
     clearance = col.ground_clearance
     if clearance is None:
         clearance = 0.5 * min(t.unloaded_radius for t in unit.tires.values())
-    return (front - dx, front - length - dx, 0.5 * width, cgh - height - dz, cgh - clearance - dz, -dy)
+    return (front - dx, rear - dx, 0.5 * width, cgh - height - dz, cgh - clearance - dz, -dy)
 
 
 def pack_collisions(units, deltas, total_masses, terrain_tri):
