@@ -3,14 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-import engine
 from simon_fmu.controllers.courses import check_lanes, iso3888_2_lanes
 
-from support.sedan import lever_loads
-
-EVENT = engine.load_event()             # the default car, as the FMUs of conftest carry it
-CAR = EVENT.data["units"][0]
-G = EVENT.data["environment"]["gravity"]
+from support.sedan import G, axle_tire, loaded_radius, static_loads, static_mu_p
 
 
 def _lane_change(car_fmu, driver_fmu, kmh):
@@ -48,29 +43,12 @@ def test_iso3888_2_at_80_kmh_is_lost_at_the_grip_limit(car_fmu, driver_fmu):
     assert lanes.where[2] + 1 == 3, lanes
     x = r["vehicle.car.X"]
     on_course = (x > -5.0) & (x < 70.0)
-    assert np.abs(r["vehicle.car.ay"][on_course]).max() > 0.85 * _static_mu_p() * G
-
-
-def _static_wheel_loads():
-    """Static load per wheel, front and rear, by the lever rule (tests/support/sedan.py)."""
-    return lever_loads(CAR, G)
-
-
-def _static_mu_p():
-    """Peak friction at the static wheel loads, interpolated in the tire's table and
-    weighted by load."""
-    loads = _static_wheel_loads()
-    mu = []
-    for axle, fz in zip(CAR["axles"], loads):
-        tire = CAR["tires"][axle["tire"]]
-        mu.append(float(np.interp(fz, tire["test_loads"], [row[0] for row in tire["peak_friction"]])))
-    return sum(f * m for f, m in zip(loads, mu)) / sum(loads)
+    assert np.abs(r["vehicle.car.ay"][on_course]).max() > 0.85 * static_mu_p() * G
 
 
 def _rolling_radius(k):
     """Loaded radius of axle k's tire at its static load: R0 - Fz / K_T."""
-    tire = CAR["tires"][CAR["axles"][k - 1]["tire"]]
-    return tire["unloaded_radius"] - _static_wheel_loads()[k - 1] / tire["radial_stiffness"]
+    return loaded_radius(static_loads()[k - 1], axle_tire(k - 1))
 
 
 def _brake(car_fmu, driver_fmu, abs_fmu=None, stop_time=4.0, right_mu=1.0):
@@ -101,7 +79,7 @@ def test_abs_straight_line_braking(car_fmu, driver_fmu, abs_fmu):
     with_abs = _brake(car_fmu, driver_fmu, abs_fmu)
     locked = _brake(car_fmu, driver_fmu)
     d_abs, d_locked = _stop_distance(with_abs), _stop_distance(locked)
-    ideal = (100 / 3.6) ** 2 / (2 * _static_mu_p() * G)
+    ideal = (100 / 3.6) ** 2 / (2 * static_mu_p() * G)
     assert d_abs < d_locked
     assert abs(d_abs - ideal) < 0.04 * ideal          # measured +1.4 %
     v = with_abs["vehicle.car.speed"]

@@ -20,24 +20,19 @@ import pytest
 from scipy.optimize import brentq
 
 import engine
+from support.fixtures import BARRIER_X, barrier_fmu  # noqa: F401 - a fixture: the car, a wall 1 m ahead
 from support.fmus import event_fmu
 from support.run import run
+from support.sedan import FRONT_X, M
 
 DATA = json.loads(engine.load_event().to_json())
 CAR = DATA["units"][0]
 G = DATA["environment"]["gravity"]
 WIDTH = CAR["dimensions"]["width"]
-FRONT_X = CAR["axles"][0]["x"] + 0.5 * (CAR["dimensions"]["length"]
-                                        - (CAR["axles"][0]["x"] - CAR["axles"][-1]["x"]))
-WALL_X = FRONT_X + 1.0                   # 1 m ahead of the car's front
+WALL_X = BARRIER_X                       # 1 m ahead of the car's front (FRONT_X)
 V_IN = 10.0
 COLL = ["car.collision." + k for k in ("Fx", "Fy", "Fz", "Mx", "My", "Mz", "deltaV", "maxCrush")]
 WHEELS = [f"car.axle{k}.{s}" for k in (1, 2) for s in ("left", "right")]
-
-
-def _mass():
-    return (CAR["sprung_mass"]["mass"]
-            + sum(2 * a["unsprung_mass_per_wheel"] for a in CAR["axles"]))
 
 
 def separation_factor(zeta):
@@ -57,13 +52,6 @@ def separation_factor(zeta):
     return abs(xd(t))
 
 
-@pytest.fixture(scope="module")
-def barrier_fmu(fmu_dir):
-    data = copy.deepcopy(DATA)
-    data["environment"]["barriers"] = [{"point": [WALL_X, 0.0, 0.0], "normal": [-1.0, 0.0, 0.0]}]
-    return event_fmu(fmu_dir, "collision_barrier", data)
-
-
 def test_separation_factor_of_a_damped_spring():
     assert separation_factor(0.0) == 1.0
     # the undamped limit and a value from the closed form by hand (zeta = 0.1: 0.8626)
@@ -81,7 +69,7 @@ def test_central_impact_into_a_rigid_barrier(instance, barrier_fmu):
     r = run(inst, 0.6, neutral, h=0.001, record=("car.X", "car.u", "car.pitch") + tuple(COLL))
     col = CAR["collision"]
     e, zeta, B = col["restitution"], col["damping_ratio"], col["crush_stiffness"]["front"]
-    m = _mass()
+    m = M
     fx = r["car.collision.Fx"]
     touching = np.flatnonzero(fx != 0.0)
     assert touching.size, "the car never reached the barrier"
@@ -159,9 +147,9 @@ def test_a_rolled_over_car_comes_to_rest_on_its_roof(instance, rollover_fmu):
     assert np.ptp(r["car.Z"][last]) < 1e-3
     assert max(np.max(r[w + ".Fz"][last]) for w in WHEELS) == 0.0
     f = np.array([r["car.collision." + k][-1] for k in ("Fx", "Fy", "Fz")])
-    assert np.linalg.norm(f) == pytest.approx(_mass() * G, rel=0.01)
+    assert np.linalg.norm(f) == pytest.approx(M * G, rel=0.01)
     # upside down the body's z axis points up: the road pushes along +z
-    assert f[2] == pytest.approx(_mass() * G, rel=0.01)
+    assert f[2] == pytest.approx(M * G, rel=0.01)
 
 
 # --- an exterior read from an OBJ file ------------------------------------------------------
@@ -207,7 +195,7 @@ def _front_into_a_wall(inst, width, label):
                        for a, pair in zip(CAR["axles"], (spin0[:2], spin0[2:])) for s in pair)
     crush = r["car.collision.maxCrush"][-1]
     e_load = 0.5 * width * CAR["collision"]["crush_stiffness"]["front"] * crush ** 2
-    e_in = 0.5 * _mass() * v_in ** 2 + e_spin
+    e_in = 0.5 * M * v_in ** 2 + e_spin
     print(f"{label}: crush {crush:.4f} m, loading work {e_load:.0f} J, brought in {e_in:.0f} J")
     return r, e_in, e_load
 

@@ -201,7 +201,7 @@ def test_readme_lists_the_variables_a_combination_adds():
         "update_readme", Path(__file__).parents[1] / "tools" / "update_readme.py")
     update_readme = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(update_readme)
-    from test_docs import readme_section
+    from support.docs import readme_section
     expected = update_readme.sections()["combination-variables"]
     assert readme_section("combination-variables") == expected, "run: python tools/update_readme.py"
     for pattern in ("<unit>.articulation", "<unit>.hitch.failed", "<unit>.axle<k>.roll"):

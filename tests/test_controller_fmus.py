@@ -14,6 +14,7 @@ from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import fmi2Error
 
 from conftest import ROOT, renamed_event
+from support.sedan import axle_tire, cornering_stiffness, lever_loads
 
 H = 0.01
 G = 9.80665
@@ -123,13 +124,9 @@ def test_reading_during_initialisation_with_a_bad_parameter_is_an_error_not_pois
 # ---------------------------------------------------------------- values from the event
 def _static_radii(unit: dict) -> list[float]:
     """Per axle, the tire's loaded radius at rest, by the lever rule (two axles, linear tire)."""
-    (front, rear) = unit["axles"]
-    wheelbase = front["x"] - rear["x"]
-    sprung = unit["sprung_mass"]["mass"] * G
     out = []
-    for axle, lever in ((front, -rear["x"]), (rear, front["x"])):
-        load = sprung * lever / wheelbase / 2.0 + axle["unsprung_mass_per_wheel"] * G
-        tire = unit["tires"][axle["tire"]]
+    for k, load in enumerate(lever_loads(unit, G)):
+        tire = axle_tire(k, unit)
         deflection = load / tire["radial_stiffness"]
         assert deflection < tire["secondary_stiffness_deflection"]   # the linear range
         out.append((tire["unloaded_radius"] - deflection, load, tire))
@@ -154,8 +151,8 @@ def _check_starts(unit: dict, abs_fmu, driver_fmu):
     assert [float(r) for r in driver_starts["gearRatios"].split()] \
         == drivetrain["transmission_ratios"]
     # the bicycle model: K = m_f / C_f - m_r / C_r, axle loads as mass, axle stiffness
-    c_f = 2 * np.interp(load_f, tire_f["test_loads"], [c[0] for c in tire_f["cornering_stiffness"]])
-    c_r = 2 * np.interp(load_r, tire_r["test_loads"], [c[0] for c in tire_r["cornering_stiffness"]])
+    c_f = 2 * cornering_stiffness(load_f, tire_f)
+    c_r = 2 * cornering_stiffness(load_r, tire_r)
     k = 2 * load_f / G / c_f - 2 * load_r / G / c_r
     assert float(driver_starts["understeerGradient"]) == pytest.approx(k, rel=1e-9)
 

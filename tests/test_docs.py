@@ -5,13 +5,7 @@ import engine
 from model_description import build_catalogue, variable_table
 
 from conftest import ROOT
-
-
-def readme_section(name):
-    text = (ROOT / "README.md").read_text()
-    m = re.search(rf"<!-- {name}:begin -->\n(.*?)<!-- {name}:end -->", text, re.S)
-    assert m, f"README.md has no {name} section"
-    return m.group(1)
+from support.docs import readme_section
 
 
 def test_readme_variable_table_is_generated_from_the_catalogue():

@@ -1,23 +1,13 @@
 """The event format: complete validation, with every problem named, nothing half-loaded."""
 import copy
-import json
 
 import pytest
 
 import engine
 
 from conftest import ROOT
-
-
-@pytest.fixture
-def raw():
-    return json.loads((ROOT / "engine" / "data" / "sedan.json").read_text())
-
-
-def problems(data):
-    with pytest.raises(engine.EventError) as exc:
-        engine.load_event(data)
-    return exc.value.problems
+from support.events import problems
+from support.fixtures import raw  # noqa: F401 - the sheet's event as a fixture
 
 
 def test_default_event_is_the_sedan_sheet():

@@ -14,7 +14,9 @@ import engine
 from engine.drivetrain import RPM
 
 from conftest import ROOT, build
-from test_event import problems, raw  # noqa: F401 - the sheet's event as a fixture
+from support.events import problems
+from support.fixtures import raw  # noqa: F401 - the sheet's event as a fixture
+from support.sedan import lever_loads
 
 G = 9.80665
 
@@ -88,9 +90,8 @@ def test_static_equilibrium_is_checked(raw):
 
     # the boundary by hand: lever rule for the front wheel's load, Eq. 93 inverted for the
     # gravity at which it deflects the tire to max_deflection (past delta_2, at K_T bar K_T)
-    a, b = unit["axles"][0]["x"], -unit["axles"][1]["x"]
     tire = unit["tires"]["front"]
-    per_g = unit["sprung_mass"]["mass"] * b / (a + b) / 2 + unit["axles"][0]["unsprung_mass_per_wheel"]
+    per_g = lever_loads(unit, 1.0)[0]
     d2, dmax = tire["secondary_stiffness_deflection"], tire["max_deflection"]
     g_limit = (d2 + (dmax - d2) * tire["secondary_stiffness_multiplier"]) * tire["radial_stiffness"] / per_g
     raw["environment"]["gravity"] = 0.999 * g_limit

@@ -19,7 +19,7 @@ import pytest
 import engine
 from conftest import event_fmu
 from support.roads import grid_crg, grid_mesh_obj
-from test_fmu_physics import run
+from support.run import run
 from simon_fmu.__main__ import main
 
 BARRIER_X = 5.0

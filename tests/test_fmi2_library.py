@@ -16,20 +16,11 @@ from fmpy.fmi2 import (fmi2Discard, fmi2Error, fmi2LastSuccessfulTime, fmi2OK, f
                        fmi2Warning)
 
 from conftest import ROOT
-from simon_fmu.runtime.fmi2_library import RECORD_FILE, replace_library
+from simon_fmu.runtime.fmi2_library import RECORD_FILE
 
-FAULTY = Path(__file__).resolve().parent / "fmi2_library" / "Faulty.py"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from importers.c_host import build_host  # noqa: E402
-
-
-@pytest.fixture(scope="session")
-def faulty_fmu(tmp_path_factory) -> Path:
-    """Faulty.py, built by pythonfmu's builder, on simon-fmu's library."""
-    folder = tmp_path_factory.mktemp("faulty")
-    subprocess.run([sys.executable, "-m", "pythonfmu", "build", "-f", str(FAULTY), "-d",
-                    str(folder)], check=True, capture_output=True)
-    return replace_library(folder / "Faulty.fmu")
+from support.fixtures import faulty_fmu  # noqa: E402,F401 - the Faulty FMU, a fixture
 
 
 def started(instance, fmu, fault=0, name="instance", logging_on=True):

@@ -10,12 +10,11 @@ import math
 import numpy as np
 import pytest
 
-import engine
-
-# the sedan's theory and the stepping helper, shared (tests/support); imported from here too
-from support.run import run  # noqa: F401
-from support.sedan import (A_S, B_S, CDA, EV, G, M, MS, MU, RHO, TIRE, WB, WHEELS,  # noqa: F401
-                           loaded_radius, static_loads)
+# the sedan's theory, the stepping helper and the broadside car (tests/support)
+from support.fixtures import crab_fmu  # noqa: F401 - a fixture: the car that slides broadside
+from support.run import run
+from support.sedan import (CDA, EV, G, M, RHO, TIRE, WB, WHEELS, bicycle_reference,
+                           broadside_force, loaded_radius, static_loads)
 
 
 def test_static_wheel_loads_and_no_settling(instance, car_fmu):
@@ -81,48 +80,6 @@ def test_locked_wheel_deceleration_is_mu_slide_g(instance, car_fmu):
     assert distance == pytest.approx(v0 ** 2 / (2 * mus * G), rel=0.025)   # measured -1.1 %
 
 
-def bicycle_reference() -> dict[str, float]:
-    """The linear bicycle model of the sheet's car: understeer gradients and roll gradient.
-
-    Axle cornering stiffnesses: two tires at the static load (interpolated in the sheet's
-    table); the CG is the whole car's (unsprung masses at the axles). Body roll tilts the
-    wheels (no camber-change table), and camber thrust C_gamma * roll adds understeer:
-    ``k_us`` includes it, with the roll gradient of the springs and anti-sway bars;
-    ``k_plain`` is the bicycle model's M / L (b / C_f - a / C_r) without it.
-    """
-    front, rear = static_loads()
-
-    def interp(load, rows):
-        return float(np.interp(load, EV["tires"]["front"]["test_loads"], [row[0] for row in rows]))
-
-    cf = 2 * interp(front, EV["tires"]["front"]["cornering_stiffness"])
-    cr = 2 * interp(rear, EV["tires"]["rear"]["cornering_stiffness"])
-    gf = 2 * interp(front, EV["tires"]["front"]["camber_stiffness"])
-    gr = 2 * interp(rear, EV["tires"]["rear"]["camber_stiffness"])
-    x_cg = 2 * MU * (A_S - B_S) / M            # whole-car CG ahead of the sprung CG
-    a, b = A_S - x_cg, B_S + x_cg
-    # roll gradient of the body relative to the ground. Per axle, suspension roll stiffness
-    # (springs k t^2/2 plus the anti-sway bar) in series with the tires' (k_T t^2/2); less the
-    # overturning moments of the rolled body: the sprung weight's lateral shift (m_s g h) and
-    # the contact patches moving sideways as the wheels tilt with the body (m g r_loaded).
-    def series(k1, k2):
-        return k1 * k2 / (k1 + k2)
-
-    k_axles = [series(ax["suspension"]["spring_rate"] * ax["track"] ** 2 / 2
-                      + ax["suspension"]["antisway_roll_stiffness"],
-                      EV["tires"][ax["tire"]]["radial_stiffness"] * ax["track"] ** 2 / 2)
-               for ax in EV["axles"]]
-    k_roll = sum(k_axles)
-    h = EV["sprung_mass"]["cg_height"]
-    r_mean = 0.5 * (loaded_radius(front) + loaded_radius(rear))
-    roll_grad = MS * h / (k_roll - MS * G * h - M * G * r_mean)
-    # per unit ay: axle lateral force m b/L (front) plus what camber thrust takes away
-    k_us = (M * b / WB + gf * roll_grad) / cf - (M * a / WB + gr * roll_grad) / cr
-    k_plain = M / WB * (b / cf - a / cr)
-    return {"k_us": k_us, "k_plain": k_plain, "roll_grad": roll_grad, "k_roll_axles": k_axles,
-            "cf": cf, "cr": cr, "gf": gf, "gr": gr, "a": a, "b": b}
-
-
 def test_steady_cornering_matches_bicycle_model(instance, car_fmu):
     """Low-g steady state at 20 m/s vs the linear bicycle model (:func:`bicycle_reference`)."""
     u0 = 20.0
@@ -183,23 +140,6 @@ def test_reverse_gear_drives_backwards(instance, car_fmu):
     assert r["car.u"][-1] < -1.0
 
 
-@pytest.fixture(scope="module")
-def crab_fmu(fmu_dir):
-    """The default car with both axles steered and a steering ratio that turns every road
-    wheel 90 degrees at the steering-wheel limit of 20 rad, and no steering stops: a car that
-    slides broadside."""
-    import json
-    from conftest import build
-    data = json.loads(engine.load_event().to_json())
-    unit = data["units"][0]
-    unit["axles"][1]["steered"] = True
-    unit["steering"]["gear_ratio"] = 20.0 / (math.pi / 2)
-    unit["steering"]["stop_left"] = unit["steering"]["stop_right"] = None
-    event_file = fmu_dir / "crab.json"
-    event_file.write_text(json.dumps(data))
-    return build(event_file, fmu_dir / "SimonCrab.fmu")
-
-
 def test_broadside_sliding_friction_is_mu_s(instance, crab_fmu):
     """Free-rolling wheels sliding at 90 degrees slip angle: Eq. 102 with the resultant
     sliding slip gives mu_s. Per tire |F_y| = mu_s F_z (1 - X_s/L / 2) with
@@ -210,14 +150,8 @@ def test_broadside_sliding_friction_is_mu_s(instance, crab_fmu):
     r = run(inst, 1.5, record=("car.u", "car.ax", "car.axle1.left.steer"))
     assert r["car.axle1.left.steer"][-1] == pytest.approx(math.pi / 2, rel=1e-12)
     band = (r["time"] > 0.5) & (r["car.u"] > 3.0)
-    front, rear = static_loads()
     mus = TIRE["slide_friction"][0][0]
-
-    def ca(load, tire):
-        return float(np.interp(load, tire["test_loads"], [row[0] for row in tire["cornering_stiffness"]]))
-
-    force = sum(2 * mus * fz * (1 - mus * fz / (4 * ca(fz, EV["tires"][t])))
-                for fz, t in ((front, "front"), (rear, "rear")))
+    force = broadside_force()
     u = r["car.u"][band]
     ax_theory = -(force + 0.5 * RHO * CDA * u ** 2) / M
     measured = np.mean(r["car.ax"][band])

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import engine
-from test_fmu_physics import crab_fmu  # noqa: F401  (the broadside car, a fixture)
+from support.fixtures import crab_fmu  # noqa: F401  (the broadside car, a fixture)
+from support.sedan import CDA, M, RHO, axle_tire, broadside_force, cornering_stiffness
 
 EVENT = engine.load_event()
 CAR = EVENT.data["units"][0]
@@ -24,30 +25,20 @@ G = EVENT.data["environment"]["gravity"]
 H = CAR["sprung_mass"]["cg_height"]
 MUS = CAR["tires"]["front"]["slide_friction"][0][0]
 WB = CAR["axles"][0]["x"] - CAR["axles"][1]["x"]
-M = CAR["sprung_mass"]["mass"] + sum(2 * a["unsprung_mass_per_wheel"] for a in CAR["axles"])
 WHEELS = [f"axle{k}.{s}" for k in (1, 2) for s in ("left", "right")]
 #: how far the contact patches may move after the stop: the tire compliance, a few mm
 COMPLIANCE = 0.006
 
 
-def cornering_stiffness(axle, fz):
-    """C_alpha' of the tires of axle 1 or 2 at load fz, interpolated in the sheet's table."""
-    tire = CAR["tires"][CAR["axles"][axle - 1]["tire"]]
-    return float(np.interp(fz, tire["test_loads"], [row[0] for row in tire["cornering_stiffness"]]))
-
-
 def lateral_stiffness(wheel, fz):
     """The lateral carcass spring of a wheel's tire, C_alpha'(F_z) / sigma_y."""
-    axle = int(wheel[4])
-    tire = CAR["tires"][CAR["axles"][axle - 1]["tire"]]
-    return cornering_stiffness(axle, fz) / tire["relaxation_length"]["lateral"]
+    tire = axle_tire(int(wheel[4]) - 1)
+    return cornering_stiffness(fz, tire) / tire["relaxation_length"]["lateral"]
 
 
 def stopping_distance(v0, force):
     """v0^2 / (2 a) under a constant ground force and the drag: m / (2 k) ln(1 + k v0^2 / F)."""
-    env = EVENT.data["environment"]
-    k = 0.5 * env["air_pressure"] / (287.058 * env["air_temperature"]) \
-        * CAR["aerodynamics"][0]["drag_coefficient"] * CAR["aerodynamics"][0]["area"]
+    k = 0.5 * RHO * CDA
     return M / (2 * k) * math.log(1 + k * v0 ** 2 / force)
 
 
@@ -209,12 +200,7 @@ def test_broadside_stop_stays_put(instance, crab_fmu):
     s = _standstill(r["time"], r["car.X"], r["car.u"], r["car.pitch"], r["car.ax"])
     i, j = s["i"], s["j"]
     # the stopping distance of the ground point (the CG is ahead of it by the pitch rock)
-    force = 0.0
-    for axle, other in ((1, 2), (2, 1)):
-        fz = CAR["sprung_mass"]["mass"] * G * abs(CAR["axles"][other - 1]["x"]) / WB / 2 \
-            + CAR["axles"][axle - 1]["unsprung_mass_per_wheel"] * G
-        force += 2 * MUS * fz * (1 - MUS * fz / (4 * cornering_stiffness(axle, fz)))
-    d_theory = stopping_distance(v0, force)
+    d_theory = stopping_distance(v0, broadside_force())
     assert r["car.X"][i] + H * math.sin(r["car.pitch"][i]) == pytest.approx(d_theory, rel=0.0025)
     # the springback: the deflections of the last sample before the stop (the tires still
     # slide), relaxed to the force balance at rest

@@ -14,8 +14,8 @@ from simon_fmu.__main__ import main as cli
 from simon_fmu.studies import manoeuvres
 from simon_fmu.studies import metrics as m
 from simon_fmu.studies.study import run_study
-from support.sedan import A_S, CDA, EV, G, M, MS, MU, RHO, WB, loaded_radius, static_loads
-from test_fmu_physics import bicycle_reference
+from support.sedan import (CDA, EV, G, M, MS, MU, RHO, WB, bicycle_reference, loaded_radius,
+                           static_loads, static_mu_p, yaw_inertia)
 
 REF = bicycle_reference()
 
@@ -82,7 +82,7 @@ def linear_bicycle(s: dict, man, t_end: float) -> dict:
     m (v' + u r) = F_f + F_r, I_z r' = a F_f - b F_r, F = C alpha - C_gamma phi' ay."""
     from scipy.integrate import solve_ivp
     cf, cr, gf, gr, a, b = (REF[k] for k in ("cf", "cr", "gf", "gr", "a", "b"))
-    izz = EV["sprung_mass"]["inertia"][2] + MS * (A_S - a) ** 2 + 2 * MU * (a ** 2 + b ** 2)
+    izz = yaw_inertia()
     u, ratio, roll = s["speed"], EV["steering"]["gear_ratio"], REF["roll_grad"]
 
     def f(t, z):
@@ -199,7 +199,7 @@ def bicycle_frequency_response(u: float, freqs) -> tuple[np.ndarray, np.ndarray]
     frequency in Hz) of :func:`linear_bicycle`'s model: x' = A x + B delta with x = (v, r),
     H(jw) = (jw I - A)^-1 B, ay = v' + u r (the linear model's state matrices by columns)."""
     cf, cr, gf, gr, a, b = (REF[k] for k in ("cf", "cr", "gf", "gr", "a", "b"))
-    izz = EV["sprung_mass"]["inertia"][2] + MS * (A_S - a) ** 2 + 2 * MU * (a ** 2 + b ** 2)
+    izz = yaw_inertia()
     roll = REF["roll_grad"]
 
     def f(v, r, delta):
@@ -389,11 +389,6 @@ def _course_curvature():
     return float(np.max(np.abs(np.gradient(yp, p[:, 0]) / (1 + yp ** 2) ** 1.5)))
 
 
-def _mu_p():
-    from test_closed_loop import _static_mu_p
-    return _static_mu_p()
-
-
 def test_lane_change_sedan_passes_at_55_kmh(car_fmu, tmp_path):
     """55 km/h, accelerator released at the entry: inside every lane, by at most the lane's
     slack on each side, (width - W) / 2; the peak lateral acceleration below the path's
@@ -413,7 +408,7 @@ def test_lane_change_sedan_passes_at_55_kmh(car_fmu, tmp_path):
     # measured 5.63 m/s^2, -15.5 % of v^2 kappa_max = 6.66: the driver smooths the path's
     # curvature peak (the path's curvature averaged over the 4.6 m preview gives 6.38)
     assert got["maxLateralAcceleration"] == pytest.approx(v ** 2 * _course_curvature(), rel=0.2)
-    assert got["maxLateralAcceleration"] < _mu_p() * G
+    assert got["maxLateralAcceleration"] < static_mu_p() * G
     png = (tmp_path / "report.png").read_bytes()
     assert png.startswith(b"\x89PNG")
     header = (tmp_path / "histories.csv").read_text().splitlines()[0].split(",")
@@ -425,14 +420,14 @@ def test_lane_change_is_lost_above_the_grip_limit(car_fmu, tmp_path, capsys):
     grip limit (at least 80 % of mu_p g at the static loads, the lane change transfers load;
     measured 90 %), leaves the course and the study names the lane it hits first."""
     v = 110.0 / 3.6
-    assert v ** 2 * _course_curvature() > 2.0 * _mu_p() * G
+    assert v ** 2 * _course_curvature() > 2.0 * static_mu_p() * G
     assert cli(["study", "lane-change", "--fmu", str(car_fmu), "--set", f"speed={v}",
                 "-o", str(tmp_path)]) == 0
     assert "firstGateHit = 3" in capsys.readouterr().out              # the side lane
     got = json.loads((tmp_path / "metrics.json").read_text())["metrics"]
     assert got["pass"] == 0.0 and got["margin3"] < 0 and got["minMargin"] < 0
     assert got["firstHitTime"] > 0
-    assert 0.8 * _mu_p() * G < got["maxLateralAcceleration"] < _mu_p() * G
+    assert 0.8 * static_mu_p() * G < got["maxLateralAcceleration"] < static_mu_p() * G
 
 
 def test_lane_change_on_a_low_friction_road_fails_at_the_friction_bound(car_fmu, tmp_path):
@@ -442,9 +437,9 @@ def test_lane_change_on_a_low_friction_road_fails_at_the_friction_bound(car_fmu,
     v = 55.0 / 3.6
     got = run_study("lane-change", car_fmu, {"speed": v, "frictionMultiplier": 0.3},
                     tmp_path)["metrics"]
-    assert 0.3 * _mu_p() * G < v ** 2 * _course_curvature()
+    assert 0.3 * static_mu_p() * G < v ** 2 * _course_curvature()
     assert got["pass"] == 0.0 and got["firstGateHit"] == 3.0
-    assert 0.9 * 0.3 * _mu_p() * G < got["maxLateralAcceleration"] < 1.02 * 0.3 * _mu_p() * G
+    assert 0.9 * 0.3 * static_mu_p() * G < got["maxLateralAcceleration"] < 1.02 * 0.3 * static_mu_p() * G
 
 
 def test_lane_change_names_a_bad_setting(car_fmu, tmp_path, capsys):

@@ -11,7 +11,7 @@ from scipy.optimize import fsolve
 
 from simon_fmu.studies import metrics as m
 from simon_fmu.studies.study import run_study
-from test_combination_fmu import SEMI, semitrailer_tire_theory, tire_data, unit
+from support.semitrailer import SEMI, semitrailer_tire_theory, tire_data, unit
 
 
 # --- off-tracking --------------------------------------------------------------------------

@@ -9,7 +9,8 @@ import pytest
 import engine
 from engine.signals import TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_OUTPUTS
 
-from support.sedan import lever_loads
+from support.sedan import (A_S, B_S, H, M, MS, axle_roll_stiffnesses, mean_loaded_radius,
+                           roll_gradient, series, tire_table, whole_car_cg)
 
 BASE = json.loads(engine.load_event().to_json())
 
@@ -57,30 +58,17 @@ G = 9.80665
 UNIT = BASE["units"][0]
 
 
-def _static_loads():
-    """Static load per wheel, front and rear, by the lever rule (tests/support/sedan.py)."""
-    return lever_loads(UNIT, G)
-
-
 def suspension_roll_gradients():
     """Per axle, the suspension's share of the roll gradient (rad of body-to-wheel roll per
     m/s^2 of lateral acceleration), from the sheet.
 
-    Body roll gradient (as in tests/test_fmu_physics.py): m_s h / (K - m_s g h - m g r), K the
+    Body roll gradient (tests/support/sedan.py, roll_gradient): m_s h / (K - m_s g h - m g r), K the
     sum over the axles of the suspension roll stiffness (springs k t^2/2 plus the anti-sway
     bar) in series with the tires' (k_T t^2/2). In series each axle's moment is K_i phi, so
     its suspension rolls by K_i phi / K_s,i = phi K_t,i / (K_s,i + K_t,i)."""
-    ms = UNIT["sprung_mass"]["mass"]
-    m = ms + 4 * UNIT["axles"][0]["unsprung_mass_per_wheel"]
-    h = UNIT["sprung_mass"]["cg_height"]
-    tire = UNIT["tires"]["front"]
-    r_mean = np.mean([tire["unloaded_radius"] - f / tire["radial_stiffness"] for f in _static_loads()])
-    k_s = [ax["suspension"]["spring_rate"] * ax["track"] ** 2 / 2 + ax["suspension"]["antisway_roll_stiffness"]
-           for ax in UNIT["axles"]]
-    k_t = [UNIT["tires"][ax["tire"]]["radial_stiffness"] * ax["track"] ** 2 / 2 for ax in UNIT["axles"]]
-    k_roll = sum(s * t / (s + t) for s, t in zip(k_s, k_t))
-    body = ms * h / (k_roll - ms * G * h - m * G * r_mean)
-    return [body * t / (s + t) for s, t in zip(k_s, k_t)]
+    k = axle_roll_stiffnesses()
+    body = roll_gradient(sum(series(s, t) for s, t in k))
+    return [body * t / (s + t) for s, t in k]
 
 
 def roll_steer_understeer_change(axle, kappa1):
@@ -247,7 +235,7 @@ def test_static_camber_thrust_is_c_gamma_times_inclination():
     assert incl == pytest.approx([-0.02, 0.02, -0.02, 0.02], rel=1e-6)
     for t, tire in enumerate(("front", "front", "rear", "rear")):
         data = UNIT["tires"][tire]
-        c_gamma = np.interp(fz[t], data["test_loads"], [row[0] for row in data["camber_stiffness"]])
+        c_gamma = tire_table(fz[t], "camber_stiffness", data)
         assert fy[t] == pytest.approx(c_gamma * incl[t], rel=0.03)      # measured +0.8 %, +1.0 %
     assert abs(sim.y_unit[0, UNIT_OUTPUTS.index("Y")]) < 1e-12
 
@@ -264,22 +252,14 @@ def roll_gradient_with_roll_centres(contact_slope):
       M_f + M_r = m_s h + (m_s g h + m g r) phi - sum W_i h_i phi_s,i
     F_i = m b/L, m a/L (whole-car CG), W_i the sprung weight on the axle; the last term is
     the sprung weight moving inward over the contact patches as they shift by h_i phi_s,i.
-    At slope 0 it is the roll gradient of tests/test_fmu_physics.py."""
-    ms = UNIT["sprung_mass"]["mass"]
-    mu = UNIT["axles"][0]["unsprung_mass_per_wheel"]
-    m = ms + 4 * mu
-    h = UNIT["sprung_mass"]["cg_height"]
-    a, b = UNIT["axles"][0]["x"], -UNIT["axles"][1]["x"]
-    tire = UNIT["tires"]["front"]
-    r_mean = np.mean([tire["unloaded_radius"] - f / tire["radial_stiffness"] for f in _static_loads()])
-    x_cg = 2 * mu * (a - b) / m
-    lateral = [m * (b + x_cg) / (a + b), m * (a - x_cg) / (a + b)]
+    At slope 0 it is the roll gradient of tests/support/sedan.py."""
+    ms, m, h, a, b = MS, M, H, A_S, B_S
+    a_cg, b_cg = whole_car_cg()
+    lateral = [m * b_cg / (a + b), m * a_cg / (a + b)]
     weight = [ms * G * b / (a + b), ms * G * a / (a + b)]
     A, rhs = np.zeros((3, 3)), np.zeros(3)
-    A[2, 0], rhs[2] = -(ms * G * h + m * G * r_mean), ms * h
-    for i, ax in enumerate(UNIT["axles"]):
-        k_s = ax["suspension"]["spring_rate"] * ax["track"] ** 2 / 2 + ax["suspension"]["antisway_roll_stiffness"]
-        k_t = UNIT["tires"][ax["tire"]]["radial_stiffness"] * ax["track"] ** 2 / 2
+    A[2, 0], rhs[2] = -(ms * G * h + m * G * mean_loaded_radius()), ms * h
+    for i, (ax, (k_s, k_t)) in enumerate(zip(UNIT["axles"], axle_roll_stiffnesses())):
         h_rc = contact_slope * ax["track"] / 2
         A[i, 0], A[i, 1 + i], rhs[i] = 1.0, -(1 / k_t + 1 / k_s), -lateral[i] * h_rc / k_s
         A[2, 1 + i] = 1 + weight[i] * h_rc / k_s
@@ -310,8 +290,7 @@ def test_half_track_and_camber_change_set_the_roll_centre(plain_roll, kind, slop
     the generalised force of Eq. 69-70): the roll centre is slope t/2 above the ground and the
     steady-state roll gradient in a 1.2 m/s^2 circle changes by the closed-form ratio (11 % for
     s = 0.1 m/m; the lateral force used to act on the body only, and roll changed by 1 %)."""
-    tire = UNIT["tires"]["front"]
-    r_mean = np.mean([tire["unloaded_radius"] - f / tire["radial_stiffness"] for f in _static_loads()])
+    r_mean = mean_loaded_radius()
     if kind == "half_track":
         event, contact_slope = _event(half_track_change=[[-0.1, -0.1 * slope], [0.1, 0.1 * slope]]), slope
     else:

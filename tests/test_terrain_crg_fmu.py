@@ -21,7 +21,8 @@ from support.roads import grid_crg
 from conftest import ROOT
 from support.fmus import event_fmu
 from support.run import run
-from test_terrain_fmu import GRADE, _grade_theory, _mesh_event, _rolling_back
+from support.sedan import rolling_back_acceleration
+from support.terrain import GRADE, mesh_event, rolling_back
 from simon_fmu.vehicle.slave import TERRAIN_FILES
 
 
@@ -42,10 +43,10 @@ def test_rolling_back_down_a_crg_grade_as_on_the_same_grade_as_a_mesh(fmu_dir, i
     fmu = event_fmu(fmu_dir, "crg_grade", data)
     with zipfile.ZipFile(fmu) as z:
         assert z.read(f"resources/{TERRAIN_FILES['crg']}") == (fmu_dir / "crg_grade.crg").read_bytes()
-    a_crg, out_crg = _rolling_back(fmu, instance)
-    mesh = _mesh_event(fmu_dir, "grade", lambda x, y: -GRADE * x)
-    a_mesh, out_mesh = _rolling_back(event_fmu(fmu_dir, "grade", mesh), instance)
-    theory = _grade_theory(GRADE)
+    a_crg, out_crg = rolling_back(fmu, instance)
+    mesh = mesh_event(fmu_dir, "grade", lambda x, y: -GRADE * x)
+    a_mesh, out_mesh = rolling_back(event_fmu(fmu_dir, "grade", mesh), instance)
+    theory = rolling_back_acceleration(GRADE)
     print(f"rolling back: CRG {a_crg:.6f}, mesh {a_mesh:.6f}, theory {theory:.6f} m/s^2 "
           f"(CRG {100 * (a_crg / theory - 1):+.3f} %, CRG - mesh {a_crg - a_mesh:+.2e} m/s^2)")
     assert a_crg == pytest.approx(theory, rel=0.002)         # measured -0.057 %, as the mesh
@@ -71,7 +72,7 @@ def test_origin_and_heading_put_the_road_where_they_say(fmu_dir, instance, tmp_p
                       friction_multiplier=0.7, water_depth=0.001)
     fmu = event_fmu(fmu_dir, "crg_placed", data)
     (fmu_dir / "crg_placed.crg").unlink()
-    plane = _mesh_event(fmu_dir, "crg_placed_twin",
+    plane = mesh_event(fmu_dir, "crg_placed_twin",
                         lambda x, y: z0 - GRADE * (ch * (x - origin[0]) + sh * (y - origin[1])),
                         x_range=(-6.0, 6.0), y_range=(-6.0, 6.0), n=(12, 12))
     twin = instance(event_fmu(fmu_dir, "crg_placed_twin", plane), "twin").start({"car.speed0": 0.0})

@@ -3,8 +3,8 @@ rolling back down a grade on a mesh and on the same grade given through the exte
 inputs, climbing onto a plateau, a locked stop on a material of lower friction, standing on a
 crossfall, the NASA hydroplaning speed, and a tire leaving the mesh.
 
-The meshes are written by the tests (tests/support/roads.py, grid_mesh_obj); every expected value
-comes from the sedan sheet (the default event) and the surface's own geometry."""
+The meshes are written by the tests (tests/support/roads.py, tests/support/terrain.py); every
+expected value comes from the sedan sheet (the default event) and the surface's own geometry."""
 from __future__ import annotations
 
 import json
@@ -14,54 +14,22 @@ import numpy as np
 import pytest
 
 import engine
-from support.roads import grid_mesh_obj
 from support.fmus import event_fmu
 from support.run import run
-from support.sedan import G, M, TIRE
+from support.sedan import G, M, TIRE, rolling_back_acceleration
+from support.terrain import GRADE, mesh_event, rolling_back
 
 EV = engine.load_event().data
 UNIT = EV["units"][0]
-SIGMA0 = TIRE["rolling_resistance"]["sigma0"]
-I_SPIN = sum(UNIT["tires"][a["tire"]]["spin_inertia"] * 2 for a in UNIT["axles"])
 AXLE_X = [a["x"] for a in UNIT["axles"]]
 WHEELS = [f"car.axle{k}.{s}" for k in (1, 2) for s in ("left", "right")]
 
 
-def _mesh_event(fmu_dir, name, fn_z, x_range=(-5.0, 60.0), y_range=(-6.0, 6.0), n=(65, 12),
-                materials=None, fn_material=None, **environment):
-    obj = grid_mesh_obj(fmu_dir / f"{name}.obj", fn_z, x_range, y_range, n, fn_material)
-    data = json.loads(engine.load_event().to_json())
-    data["environment"]["terrain"] = {"type": "mesh", "file": str(obj), "materials": materials or {}}
-    data["environment"].update(environment)
-    return data
-
-
-def _rolling_back(data_fmu, instance, control=None):
-    inst = instance(data_fmu).start({"car.speed0": 0.0})
-    out = run(inst, 3.0, control, record=("car.u", "car.pitch", "car.X"))
-    t, u = out["time"], out["car.u"]
-    sel = (t > 1.0) & (t <= 3.0)
-    a = np.polyfit(t[sel], u[sel], 1)[0]
-    return a, out
-
-
-def _grade_theory(grade):
-    """g (sin - sigma0 cos) m / (m + sum I / r^2): the along-slope weight less the rolling
-    resistance, over the mass with the wheels' rotational inertia (rolling backwards: the
-    rolling resistance opposes the motion, down the slope)."""
-    th = math.atan(grade)
-    r = TIRE["unloaded_radius"] - M * G / 4 / TIRE["radial_stiffness"]
-    return -G * (math.sin(th) - SIGMA0 * math.cos(th)) * M / (M + I_SPIN / r ** 2)
-
-
-GRADE = 0.05
-
-
 def test_rolling_back_down_a_mesh_grade(fmu_dir, instance):
     """The road rises with X (Z = -0.05 X, Z down): the car, released at rest, rolls back."""
-    data = _mesh_event(fmu_dir, "grade", lambda x, y: -GRADE * x)
-    a, out = _rolling_back(event_fmu(fmu_dir, "grade", data), instance)
-    theory = _grade_theory(GRADE)
+    data = mesh_event(fmu_dir, "grade", lambda x, y: -GRADE * x)
+    a, out = rolling_back(event_fmu(fmu_dir, "grade", data), instance)
+    theory = rolling_back_acceleration(GRADE)
     assert a == pytest.approx(theory, rel=0.015)          # measured -0.51 %
     assert out["car.pitch"][-1] == pytest.approx(math.atan(GRADE), abs=2e-3)   # nose up
 
@@ -92,13 +60,13 @@ def test_rolling_back_down_the_same_grade_from_the_road_inputs(fmu_dir, instance
     t, u = out["time"], out["car.u"]
     sel = (t > 1.0) & (t <= 3.0)
     a = np.polyfit(t[sel], u[sel], 1)[0]
-    assert a == pytest.approx(_grade_theory(GRADE), rel=0.015)
+    assert a == pytest.approx(rolling_back_acceleration(GRADE), rel=0.015)
     assert out["car.pitch"][-1] == pytest.approx(math.atan(GRADE), abs=2e-3)
 
 
 def test_climbing_onto_a_plateau_raises_the_cg_by_the_step(fmu_dir, instance):
     step = 0.10
-    data = _mesh_event(fmu_dir, "plateau", lambda x, y: -step * np.clip((x - 10.0) / 2.0, 0.0, 1.0),
+    data = mesh_event(fmu_dir, "plateau", lambda x, y: -step * np.clip((x - 10.0) / 2.0, 0.0, 1.0),
                        n=(130, 4))
     inst = instance(event_fmu(fmu_dir, "plateau", data)).start({"car.speed0": 5.0})
     z0 = inst.get("car.Z")
@@ -110,7 +78,7 @@ def test_climbing_onto_a_plateau_raises_the_cg_by_the_step(fmu_dir, instance):
 
 def test_a_locked_stop_on_a_material_decelerates_at_f_mu_s_g(fmu_dir, instance):
     f = 0.5
-    data = _mesh_event(fmu_dir, "low", lambda x, y: 0.0 * x, x_range=(-5.0, 80.0), n=(85, 6),
+    data = mesh_event(fmu_dir, "low", lambda x, y: 0.0 * x, x_range=(-5.0, 80.0), n=(85, 6),
                        materials={"ice": {"friction_multiplier": f, "water_depth": 0.0}},
                        fn_material=lambda x, y: "ice")
     inst = instance(event_fmu(fmu_dir, "low", data)).start({"car.speed0": 15.0})
@@ -127,7 +95,7 @@ def test_a_locked_stop_on_a_material_decelerates_at_f_mu_s_g(fmu_dir, instance):
 
 def test_standing_on_a_crossfall_needs_the_lateral_force_m_g_sin(fmu_dir, instance):
     slope = 0.04                      # Z = 0.04 Y: the road falls to the right
-    data = _mesh_event(fmu_dir, "crossfall", lambda x, y: slope * y, n=(13, 6))
+    data = mesh_event(fmu_dir, "crossfall", lambda x, y: slope * y, n=(13, 6))
     inst = instance(event_fmu(fmu_dir, "crossfall", data)).start({"car.speed0": 0.0})
     names = [f"{w}.Fy" for w in WHEELS]
     run(inst, 2.0)
@@ -139,7 +107,7 @@ def test_standing_on_a_crossfall_needs_the_lateral_force_m_g_sin(fmu_dir, instan
 
 
 def test_leaving_the_mesh_is_an_fmi_error_naming_the_tire(fmu_dir, instance):
-    data = _mesh_event(fmu_dir, "short", lambda x, y: 0.0 * x, x_range=(-5.0, 10.0), n=(15, 6))
+    data = mesh_event(fmu_dir, "short", lambda x, y: 0.0 * x, x_range=(-5.0, 10.0), n=(15, 6))
     inst = instance(event_fmu(fmu_dir, "short", data)).start({"car.speed0": 10.0})
     status = None
     for n in range(200):

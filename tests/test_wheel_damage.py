@@ -25,14 +25,13 @@ from engine import layout as L
 from engine.simulation import Simulation
 from engine.setup.wheel_meshes import wheel_mesh
 from engine.wheel_damage import damage_step, set_step
-from test_collision_fmu import barrier_fmu  # noqa: F401 (a fixture: the default car, a wall 1 m ahead)
+from support.fixtures import barrier_fmu  # noqa: F401 (a fixture: the default car, a wall 1 m ahead)
 from support.run import run
+from support.sedan import FRONT_X
 
 DATA = json.loads(engine.load_event().to_json())
 CAR = DATA["units"][0]
 G = DATA["environment"]["gravity"]
-FRONT_X = CAR["axles"][0]["x"] + 0.5 * (CAR["dimensions"]["length"]
-                                        - (CAR["axles"][0]["x"] - CAR["axles"][-1]["x"]))
 WALL_X = FRONT_X + 0.3
 V_IN = 26.0
 WHEELS = [f"car.axle{k}.{s}" for k in (1, 2) for s in ("left", "right")]
@@ -202,7 +201,7 @@ def test_a_yielding_wheel_is_set_back_by_the_walls_intrusion_past_it(instance, y
 
 def test_a_wheel_below_its_damage_threshold_takes_no_set(instance, barrier_fmu):
     """The default car (default thresholds, 20 kN without damage) at the same speed into a
-    wall 1 m ahead (tests/test_collision_fmu.py): its front crushes past the front wheels'
+    wall 1 m ahead (tests/support/fixtures.py): its front crushes past the front wheels'
     tread, whose elastic meshes carry some kilonewtons, below the threshold: no wheel is set."""
     inst, r = _crash(instance, barrier_fmu, 0.6)
     for w in WHEELS:
