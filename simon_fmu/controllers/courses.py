@@ -102,12 +102,13 @@ def cones(lanes: list[Lane]) -> np.ndarray:
 def body_corners(x, y, yaw, body: Optional[VehicleBody] = None) -> np.ndarray:
     """Corners (n, 4, 2) of the ``body`` rectangle (default: the default car's) for CG
     positions and yaw angles (arrays)."""
-    width, length, front = _body(body)
+    body = _body(body)
+    width, front, rear = body.width, body.front, body.rear
     x, y, yaw = (np.atleast_1d(np.asarray(a, float)) for a in (x, y, yaw))
     c, s = np.cos(yaw), np.sin(yaw)
     out = np.empty((len(x), 4, 2))
     for j, (dx, dy) in enumerate(((front, -0.5 * width), (front, 0.5 * width),
-                                  (front - length, 0.5 * width), (front - length, -0.5 * width))):
+                                  (rear, 0.5 * width), (rear, -0.5 * width))):
         out[:, j, 0] = x + dx * c - dy * s
         out[:, j, 1] = y + dx * s + dy * c
     return out

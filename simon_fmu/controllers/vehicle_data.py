@@ -34,6 +34,12 @@ class VehicleBody(NamedTuple):
     length: float
     front: float
 
+    @property
+    def rear(self) -> float:
+        """The rear end of the body, m along x from the sprung-mass CG (negative behind it):
+        ``length`` behind ``front``, as :func:`engine.setup.derived.body_rear`."""
+        return self.front - self.length
+
 
 def unit_data(event: "engine.Event", unit: Optional[str] = None):
     """The typed model (:class:`engine.setup.model.Unit`) of the unit named ``unit`` (default:

@@ -754,7 +754,7 @@ class LaneChange(Manoeuvre):
     def _ends(self, x, yaw):
         """X of the body's front and rear (on its centre line) for CG X and yaw."""
         c = np.cos(yaw)
-        return x + self.body.front * c, x + (self.body.front - self.body.length) * c
+        return x + self.body.front * c, x + self.body.rear * c
 
     def controller(self, s, unit):
         from ..controllers.driver import Driver, Path
