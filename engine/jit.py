@@ -47,23 +47,40 @@ def source_digest(folder: Path = ENGINE_DIR) -> str:
 SOURCE_DIGEST = source_digest()
 
 
+def user_cache_root():
+    """The project's user-wide cache folder: ``$SIMON_FMU_CACHE``, else
+    ``$XDG_CACHE_HOME/simon-fmu``, else ``~/.cache/simon-fmu`` (the folder the FMUs keep their
+    bundled packages in, ``simon_fmu.runtime.entry.cache_root``); None when
+    ``SIMON_FMU_CACHE`` is ``off``."""
+    chosen = os.environ.get("SIMON_FMU_CACHE")
+    if chosen == "off":
+        return None
+    if chosen:
+        return Path(chosen)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "simon-fmu"
+
+
 class EngineCacheLocator(caching.UserProvidedCacheLocator):
     """Where numba caches the engine's kernels: a folder named by :data:`SOURCE_DIGEST`.
 
     numba checks a cached kernel only against its own file, so after an edit to, say,
     ``tire.py`` a cached ``integrator.advance`` would still run the old tire code, which it
     had compiled in. Here every kernel of the engine is cached under
-    ``<cache dir>/simon-engine-<digest of the kernels' sources>/``, so a kernel compiled from
-    other sources is never found, and no cache file is ever deleted. ``<cache dir>`` is
-    ``NUMBA_CACHE_DIR`` when it is set, else the engine's ``__pycache__`` folder, else (a
-    read-only install) numba's user-wide cache folder. Functions outside the engine's folder
-    are left to numba's own locators.
+    ``<cache dir>/simon-engine-<digest of the kernels' sources>/<package>/``, so a kernel
+    compiled from other sources is never found, and no cache file is ever deleted.
+    ``<package>`` is the engine's folder name (``engine``, or an FMU's bundled copy's). The
+    path does not depend on where the sources are (numba checks a cached kernel against the
+    bytes of its file, not its path or time), so every checkout of the same kernels shares one
+    compile. ``<cache dir>`` is ``NUMBA_CACHE_DIR`` when it is set, else
+    ``<user cache>/kernels`` (:func:`user_cache_root`), else the engine's ``__pycache__``
+    folder, else numba's user-wide cache folder: the first that is writable. Functions outside
+    the engine's folder are left to numba's own locators.
     """
 
     def __init__(self, py_func, py_file, base: str = ""):
         super().__init__(py_func, py_file)
-        self._cache_path = os.path.join(base, f"simon-engine-{SOURCE_DIGEST}",
-                                        self.get_suitable_cache_subpath(py_file))
+        self._cache_path = os.path.join(base, f"simon-engine-{SOURCE_DIGEST}", ENGINE_DIR.name)
 
     @classmethod
     def from_function(cls, py_func, py_file):
@@ -75,8 +92,10 @@ class EngineCacheLocator(caching.UserProvidedCacheLocator):
         if config.CACHE_DIR:
             bases = [config.CACHE_DIR]
         else:
+            user = user_cache_root()
             user_wide = caching.UserWideCacheLocator(py_func, py_file).get_cache_path()
-            bases = [str(ENGINE_DIR / "__pycache__"), os.path.dirname(user_wide)]
+            bases = ([str(user / "kernels")] if user is not None else []) \
+                + [str(ENGINE_DIR / "__pycache__"), os.path.dirname(user_wide)]
         for base in bases:
             locator = cls(py_func, py_file, base)
             try:

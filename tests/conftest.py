@@ -14,6 +14,8 @@ from support import fmus
 from support.fmus import event_fmu  # noqa: F401 - event_fmu(fmu_dir, name, data), imported from here
 
 ROOT = Path(__file__).resolve().parents[1]
+#: the fixtures several test modules share, set up once per session and worker
+pytest_plugins = ["support.fixtures"]
 #: The slow groups: `make test` runs them too, and first (see pytest_collection_modifyitems);
 #: ``-m "not slow"`` leaves them out of a quick run.
 SLOW_FILES = {"test_standalone.py": "standalone", "test_importers.py": "importers",

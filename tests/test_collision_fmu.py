@@ -20,7 +20,7 @@ import pytest
 from scipy.optimize import brentq
 
 import engine
-from support.fixtures import BARRIER_X, barrier_fmu  # noqa: F401 - a fixture: the car, a wall 1 m ahead
+from support.fixtures import BARRIER_X
 from support.fmus import event_fmu
 from support.run import run
 from support.sedan import FRONT_X, M

@@ -46,11 +46,13 @@ def _engine_copy(tmp_path: Path) -> Path:
     return src
 
 
-def _run(src: Path, cache_dir: Path | None) -> tuple[float, int, str]:
+def _run(src: Path, cache_dir: Path | None, user_cache: Path | None = None) -> tuple[float, int, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env["PYTHONPATH"] = str(src)
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = str(cache_dir)
+    if user_cache is not None:
+        env["SIMON_FMU_CACHE"] = str(user_cache)
     out = subprocess.run([sys.executable, "-c", RUN], cwd=src, env=env, check=True,
                          capture_output=True, text=True).stdout.split()
     return float(out[0]), int(out[1]), out[2]
@@ -62,22 +64,38 @@ def _files(folder: Path) -> set[tuple]:
             if p.is_file() and p.suffix in (".nbi", ".nbc")}
 
 
-@pytest.mark.parametrize("numba_cache_dir", [False, True], ids=["in-tree", "NUMBA_CACHE_DIR"])
-def test_a_changed_engine_source_never_loads_a_stale_kernel(tmp_path, numba_cache_dir):
+@pytest.mark.parametrize("where", ["user-cache", "in-tree", "NUMBA_CACHE_DIR"])
+def test_a_changed_engine_source_never_loads_a_stale_kernel(tmp_path, where):
     src = _engine_copy(tmp_path)
-    cache_dir = tmp_path / "numba-cache" if numba_cache_dir else None
-    where = cache_dir if numba_cache_dir else src / "engine" / "__pycache__"
-    value, hits, first = _run(src, cache_dir)
+    cache_dir = tmp_path / "numba-cache" if where == "NUMBA_CACHE_DIR" else None
+    # the user cache (default), or, when SIMON_FMU_CACHE is off, the engine's own folder
+    user_cache = tmp_path / "user-cache" if where == "user-cache" else Path("off")
+    folder = {"user-cache": user_cache / "kernels", "in-tree": src / "engine" / "__pycache__",
+              "NUMBA_CACHE_DIR": cache_dir}[where]
+
+    def run():
+        return _run(src, cache_dir, user_cache)
+    value, hits, first = run()
     assert value == 2.0
-    cached = _files(where)
+    cached = _files(folder)
     assert cached
-    assert _run(src, cache_dir)[:2] == (2.0, 1)     # the second process loads the cache
+    assert run()[:2] == (2.0, 1)     # the second process loads the cache
     # the callee changes; the caller's file does not
     (src / "engine" / "_probe_callee.py").write_text(CALLEE.format(value="2.0"))
-    value, hits, second = _run(src, cache_dir)
+    value, hits, second = run()
     assert (value, hits) == (3.0, 0), "a kernel compiled from the old sources was loaded"
-    assert cached <= _files(where), "cache files were deleted or rewritten"
+    assert cached <= _files(folder), "cache files were deleted or rewritten"
     assert second != first
     # back to the first sources: their cache is still there and current
     (src / "engine" / "_probe_callee.py").write_text(CALLEE.format(value="1.0"))
-    assert _run(src, cache_dir) == (2.0, 1, first)
+    assert run() == (2.0, 1, first)
+
+
+def test_two_checkouts_of_the_same_kernels_share_one_compile(tmp_path):
+    """The user cache's path depends on the kernels' sources, not on where they are: a second
+    checkout loads what the first compiled."""
+    user_cache = tmp_path / "user-cache"
+    first = _engine_copy(tmp_path / "one")
+    second = _engine_copy(tmp_path / "two")
+    assert _run(first, None, user_cache)[:2] == (2.0, 0)
+    assert _run(second, None, user_cache)[:2] == (2.0, 1)

@@ -7,7 +7,6 @@ import engine
 
 from conftest import ROOT
 from support.events import problems
-from support.fixtures import raw  # noqa: F401 - the sheet's event as a fixture
 
 
 def test_default_event_is_the_sedan_sheet():

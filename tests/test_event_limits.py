@@ -15,7 +15,6 @@ from engine.drivetrain import RPM
 
 from conftest import ROOT, build
 from support.events import problems
-from support.fixtures import raw  # noqa: F401 - the sheet's event as a fixture
 from support.sedan import lever_loads
 
 G = 9.80665

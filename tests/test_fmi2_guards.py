@@ -17,7 +17,6 @@ from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import fmi2Error, fmi2LastSuccessfulTime, fmi2OK
 
 from importers.c_host import fmi2_headers
-from support.fixtures import faulty_fmu  # noqa: F401 - the Faulty FMU fixture
 
 MISUSE = Path(__file__).resolve().parent / "c_host" / "misuse.c"
 H = 0.01

@@ -20,7 +20,6 @@ from simon_fmu.runtime.fmi2_library import RECORD_FILE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from importers.c_host import build_host  # noqa: E402
-from support.fixtures import faulty_fmu  # noqa: E402,F401 - the Faulty FMU, a fixture
 
 
 def started(instance, fmu, fault=0, name="instance", logging_on=True):

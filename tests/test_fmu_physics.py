@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 # the sedan's theory, the stepping helper and the broadside car (tests/support)
-from support.fixtures import crab_fmu  # noqa: F401 - a fixture: the car that slides broadside
 from support.run import run
 from support.sedan import (CDA, EV, G, M, RHO, TIRE, WB, WHEELS, bicycle_reference,
                            broadside_force, loaded_radius, static_loads)

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 import engine
-from support.fixtures import crab_fmu  # noqa: F401  (the broadside car, a fixture)
 from support.sedan import CDA, M, RHO, axle_tire, broadside_force, cornering_stiffness
 
 EVENT = engine.load_event()

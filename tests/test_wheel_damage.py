@@ -25,7 +25,6 @@ from engine import layout as L
 from engine.simulation import Simulation
 from engine.setup.wheel_meshes import wheel_mesh
 from engine.wheel_damage import damage_step, set_step
-from support.fixtures import barrier_fmu  # noqa: F401 (a fixture: the default car, a wall 1 m ahead)
 from support.run import run
 from support.sedan import FRONT_X
 

@@ -1,5 +1,5 @@
-"""Fixtures more than one test module uses. A module takes one by importing it by name
-(``from support.fixtures import crab_fmu  # noqa: F401``); its scope then holds per module.
+"""Fixtures more than one test module uses, registered for every module by tests/conftest.py
+(``pytest_plugins``), so each is set up once per session and worker.
 
 - :func:`raw`: the sedan sheet's event as its file holds it (engine/data/sedan.json);
 - :func:`faulty_fmu`: tests/fmi2_library/Faulty.py built by pythonfmu on simon-fmu's library;
