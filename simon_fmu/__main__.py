@@ -69,7 +69,12 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--native", action="store_true",
                        help="write an FMU whose binary is the engine's kernels compiled ahead of "
                             "time with an FMI runtime in C: no Python at run time (Linux x86-64, "
-                            "the event's default parameters; docs/native.md)")
+                            "Windows x86-64, Linux ARM64; the event's default parameters; "
+                            "docs/native.md)")
+    build.add_argument("--platforms", default=None, metavar="LIST",
+                       help="with --native: the binaries to build, comma-separated from "
+                            "linux64, win64, aarch64-linux (default: all three; each needs its "
+                            "C compiler, tools/system-packages.txt)")
     drv = commands.add_parser("build-driver", help="build the closed-loop driver FMU")
     drv.add_argument("event_file", nargs="?", default=None,
                      help="the vehicle's event JSON file (default: the default car)")
@@ -147,7 +152,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.standalone or args.library != "simon":
                 parser.error("--native takes neither --standalone nor --library")
             print(build_native(args.event_file, args.output, args.model_identifier,
-                               log=lambda text: print(text, file=sys.stderr)))
+                               log=lambda text: print(text, file=sys.stderr),
+                               platforms=args.platforms))
+        elif args.command == "build" and args.platforms is not None:
+            parser.error("--platforms goes with --native")
         elif args.command == "build" and args.standalone:
             from .runtime.standalone import build_standalone
             from .vehicle.build import build_fmu

@@ -9,7 +9,9 @@ kernels' object code comes from :mod:`simon_fmu.native.kernels`, run in a proces
 and is kept in a cache folder by the engine's source digest, the numba and llvmlite versions,
 the kernels' argument types and the target triple.
 
-This slice builds for Linux x86-64 only; the triple is a parameter of the object emission.
+The kernels are compiled once, to LLVM IR for the build's host; llvmlite emits that IR as an
+object for each platform's triple (Linux x86-64, Windows x86-64, Linux ARM64), which the
+platform's C compiler (a cross compiler for the two others) links with the runtime.
 """
 from __future__ import annotations
 
@@ -31,12 +33,13 @@ import numpy as np
 import engine
 
 from . import kernels as K
+from . import targets as T
 from .resources import pack, texts
 
 C_DIR = Path(__file__).resolve().parent / "c"
 RESOURCE_FILE = "native.bin"
-#: FMI 2.0 platform folder -> target triple
-PLATFORMS = {"linux64": "x86_64-unknown-linux-gnu"}
+#: FMI platform folder -> its target triple, compiler and package (simon_fmu/native/targets.py)
+PLATFORMS = T.PLATFORMS
 #: the engine's output arrays, in the order of their source codes in the variable table
 OUTPUT_ARRAYS = ("y_unit", "y_wheel", "y_tire", "y_axle", "y_conn", "y_steer")
 INPUT_ARRAYS = ("u_unit", "u_wheel", "u_env")
@@ -62,27 +65,27 @@ def kernel_args(sim: "engine.Simulation") -> tuple:
             sim._err, sim._scratch)
 
 
-def kernel_object(signature, triple: str, log=print) -> tuple[Path, dict]:
-    """The object file of the kernels for ``signature`` and ``triple`` and its ABI, from the
-    cache or compiled now (several minutes: numba compiles the engine from scratch)."""
+def kernel_ir(signature, log=print) -> tuple[Path, dict]:
+    """The folder holding the kernels' LLVM IR (``kernels.ll``, numba's, for the build's host)
+    for ``signature`` and its ABI, from the cache or compiled now (several minutes: numba
+    compiles the engine from scratch)."""
     import llvmlite
     import numba
     from engine.jit import SOURCE_DIGEST
     key = hashlib.sha256("\0".join((
-        SOURCE_DIGEST, numba.__version__, llvmlite.__version__, repr(tuple(signature)), triple,
-        Path(K.__file__).read_text())).encode()).hexdigest()[:24]
+        SOURCE_DIGEST, numba.__version__, llvmlite.__version__, repr(tuple(signature)),
+        T.HOST_TRIPLE, Path(K.__file__).read_text())).encode()).hexdigest()[:24]
     folder = cache_root() / key
-    obj = folder / f"kernels-{triple}.o"
-    if obj.is_file() and (folder / "abi.json").is_file():
-        return obj, json.loads((folder / "abi.json").read_text())
+    if (folder / "kernels.ll").is_file() and (folder / "abi.json").is_file():
+        return folder, json.loads((folder / "abi.json").read_text())
     folder.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="partial-", dir=folder.parent))
     try:
         (work / "request.pickle").write_bytes(pickle.dumps(
-            {"signature": tuple(signature), "triples": [triple]}))
+            {"signature": tuple(signature), "triples": []}))
         env = dict(os.environ, NUMBA_CACHE_DIR=str(work / "numba-cache"), NUMBA_CPU_NAME="generic")
         env.pop("NUMBA_DISABLE_JIT", None)
-        log(f"compiling the engine's kernels for {triple} (numba, a few minutes) ...")
+        log("compiling the engine's kernels (numba, a few minutes) ...")
         root = Path(__file__).resolve().parents[2]
         run = subprocess.run([sys.executable, "-m", "simon_fmu.native.kernels",
                               str(work / "request.pickle"), str(work)], env=env, cwd=root,
@@ -98,7 +101,26 @@ def kernel_object(signature, triple: str, log=print) -> tuple[Path, dict]:
     finally:
         if work.exists() and work != folder:
             shutil.rmtree(work, ignore_errors=True)
-    return obj, json.loads((folder / "abi.json").read_text())
+    return folder, json.loads((folder / "abi.json").read_text())
+
+
+def kernel_object(folder: Path, platform: "T.Platform") -> Path:
+    """The kernels' object for ``platform``, emitted by llvmlite from the IR in ``folder`` (a
+    few seconds) and kept there, keyed by the triple and the emitting code."""
+    emitter = hashlib.sha256(Path(T.__file__).read_bytes()).hexdigest()[:12]
+    obj = folder / f"kernels-{platform.triple}-{emitter}.o"
+    if obj.is_file():
+        return obj
+    try:
+        code, facts = T.emit_object((folder / "kernels.ll").read_text(), platform.triple)
+    except ValueError as exc:
+        raise NativeBuildError(f"{platform.folder}: the kernels' IR cannot be retargeted to "
+                               f"{platform.triple}: {exc}") from None
+    partial = obj.with_name(obj.name + f".{os.getpid()}.partial")
+    partial.write_bytes(code)
+    os.replace(partial, obj)
+    obj.with_suffix(".json").write_text(json.dumps(facts, indent=1))
+    return obj
 
 
 def _named_arrays(args, names) -> dict:
@@ -270,35 +292,63 @@ def kernel_entry_c(abi: dict) -> str:
     return "\n".join(out)
 
 
-def link_library(obj: Path, abi: dict, output: Path, model_identifier: str) -> None:
-    """``gcc -shared -fPIC``: the C runtime, the generated entry points and the kernels."""
+def link_library(obj: Path, abi: dict, output: Path, model_identifier: str,
+                 platform: "T.Platform" = PLATFORMS["linux64"]) -> None:
+    """The platform's C compiler links the C runtime, the generated entry points and the
+    kernels' object into ``output`` (a shared library or DLL)."""
     from simon_fmu.runtime.fmi2_library import fmi2_headers
-    cc = os.environ.get("CC", "gcc")
+    cc = os.environ.get("CC", "gcc") if platform.folder == "linux64" else platform.cc
     if shutil.which(cc) is None:
-        raise NativeBuildError(f"no C compiler `{cc}` on PATH (Debian: gcc)")
+        raise NativeBuildError(T.missing_toolchain(platform) if cc == platform.cc else
+                               f"no C compiler `{cc}` on PATH (Debian: gcc)")
     with tempfile.TemporaryDirectory(prefix="simon_native_") as tmp:
         entry = Path(tmp) / "kernel_entry.c"
         entry.write_text(kernel_entry_c(abi))
-        cmd = [cc, "-shared", "-fPIC", "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
-               "-Wno-format-truncation",
-               "-fvisibility=hidden", f"-I{C_DIR}", f"-I{fmi2_headers()}",
+        # -ffp-contract=off: no fused multiply-add in the runtime's arithmetic on any target
+        # (GCC contracts by default where the CPU has FMA, ARM64), as the kernels' IR has none
+        cmd = [cc, "-shared", "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
+               "-Wno-format-truncation", "-ffp-contract=off", *platform.cflags,
+               f"-I{C_DIR}", f"-I{fmi2_headers()}",
                f"-DSN_MODEL_IDENTIFIER=\"{model_identifier}\"",
                str(C_DIR / "simon_native.c"), str(entry), str(obj),
-               "-Wl,--no-undefined", "-Wl,--exclude-libs,ALL", "-lm", "-o", str(output)]
+               *platform.ldflags, "-o", str(output)]
         run = subprocess.run(cmd, capture_output=True, text=True)
         if run.returncode:
-            raise NativeBuildError("linking the native library failed:\n" + " ".join(cmd)
-                                   + "\n" + run.stdout + run.stderr)
+            raise NativeBuildError(f"linking the native library for {platform.folder} failed:\n"
+                                   + " ".join(cmd) + "\n" + run.stdout + run.stderr)
+
+
+def resolve_platforms(platforms=None) -> list["T.Platform"]:
+    """The platforms of ``platforms`` (a list of folders, a comma-separated text, or None: all),
+    after checking that each one's compiler is installed: a missing one is an error that names
+    its package."""
+    try:
+        names = T.parse_platforms(platforms if platforms is None or isinstance(platforms, str)
+                                  else ",".join(platforms))
+    except ValueError as exc:
+        raise NativeBuildError(str(exc)) from None
+    chosen = [PLATFORMS[n] for n in names]
+    missing = [m for m in map(T.missing_toolchain, chosen) if m]
+    if missing:
+        text = "missing toolchain: " + "; ".join(missing)
+        others = [p.folder for p in chosen if not T.missing_toolchain(p)]
+        if others:
+            text += f" (to build the others only: --platforms {','.join(others)})"
+        raise NativeBuildError(text)
+    return chosen
 
 
 def build_native(event_file=None, output="out/SimonCar-native.fmu",
-                 model_identifier: str = "SimonCar", log=print) -> Path:
-    """Build the native FMU of ``event_file`` (None: the default sedan) at ``output``."""
+                 model_identifier: str = "SimonCar", log=print, platforms=None) -> Path:
+    """Build the native FMU of ``event_file`` (None: the default sedan) at ``output``, with a
+    binary for each of ``platforms`` (folder names, or a comma-separated text; None: every
+    platform of :data:`PLATFORMS`)."""
     from model_description import build_catalogue, generation_time
     from simon_fmu.runtime.packaging import partial_path
     from simon_fmu.vehicle.build import fmu_event_json, fmu_model_description
     from engine import integrator
 
+    chosen = resolve_platforms(platforms)
     event = engine.load_event(event_file)
     output = Path(output)
     sim = engine.Simulation(event)           # the set-up, at the parameters' start values
@@ -312,11 +362,12 @@ def build_native(event_file=None, output="out/SimonCar-native.fmu",
     partial = partial_path(output)
     with tempfile.TemporaryDirectory(prefix="simon_native_") as tmp:
         libraries = {}
-        for platform, triple in PLATFORMS.items():
-            obj, abi = kernel_object(signature, triple, log)
-            lib = Path(tmp) / f"{platform}-{model_identifier}.so"
-            link_library(obj, abi, lib, model_identifier)
-            libraries[f"binaries/{platform}/{model_identifier}.so"] = lib
+        folder, abi = kernel_ir(signature, log)
+        for platform in chosen:
+            obj = kernel_object(folder, platform)
+            lib = Path(tmp) / f"{platform.folder}-{model_identifier}{platform.suffix}"
+            link_library(obj, abi, lib, model_identifier, platform)
+            libraries[f"binaries/{platform.folder}/{model_identifier}{platform.suffix}"] = lib
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("modelDescription.xml", xml)
             for name, lib in libraries.items():

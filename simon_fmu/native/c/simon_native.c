@@ -140,7 +140,8 @@ static uint64_t fnv1a64(const unsigned char *p, size_t n)
 static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-/* file:///a/b/ or file:/a/b -> /a/b/native.bin, with %XX decoded */
+/* file:///a/b/ or file:/a/b -> /a/b/native.bin, with %XX decoded (on Windows
+   file:///C:/a/b/ -> C:/a/b/native.bin) */
 static char *resource_path(const char *location)
 {
     if (location == NULL)
@@ -153,6 +154,12 @@ static char *resource_path(const char *location)
     } else if (strncmp(p, "file:", 5) == 0) {
         p += 5;
     }
+#ifdef _WIN32
+    /* file:///C:/a/b/ -> C:/a/b/ (a drive letter after the URI's root slash) */
+    if (p[0] == '/' && ((p[1] >= 'A' && p[1] <= 'Z') || (p[1] >= 'a' && p[1] <= 'z'))
+            && p[2] == ':')
+        p += 1;
+#endif
     size_t n = strlen(p);
     char *out = malloc(n + strlen(SN_FILE) + 2);
     if (out == NULL)

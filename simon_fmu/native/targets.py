@@ -1,0 +1,152 @@
+"""The native FMU's platforms: for each FMI platform folder, the LLVM target triple the kernels
+are emitted for, the C cross compiler that links them with the runtime, the Debian package that
+provides it, and the object emission itself (docs/native.md).
+
+numba generates the kernels' LLVM IR for the machine it runs on (``x86_64-unknown-linux-gnu``,
+its data layout). The same IR is emitted for another triple after the module's triple and data
+layout are set to the target's; :func:`check_layouts` first proves that every type the module
+uses has the same size, alignment and member offsets under both layouts (the optimised IR holds
+byte offsets computed for the host's layout), so that retargeting changes no address.
+"""
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+
+#: the triple numba's IR is generated for (the host of the build)
+HOST_TRIPLE = "x86_64-unknown-linux-gnu"
+
+
+@dataclass(frozen=True)
+class Platform:
+    folder: str              # binaries/<folder>/
+    triple: str              # LLVM target triple of the kernels' object
+    cc: str                  # C compiler (cross compiler) of that platform
+    package: str             # the Debian package that provides ``cc``
+    suffix: str              # the library's file name suffix
+    cflags: tuple = ()
+    ldflags: tuple = ()
+
+
+#: every platform the native FMU is built for, in the order of the option's default
+PLATFORMS = {
+    "linux64": Platform(
+        "linux64", "x86_64-unknown-linux-gnu", "gcc", "gcc", ".so",
+        cflags=("-fPIC", "-fvisibility=hidden"),
+        ldflags=("-Wl,--no-undefined", "-Wl,--exclude-libs,ALL", "-lm")),
+    "win64": Platform(
+        "win64", "x86_64-w64-windows-gnu", "x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64-posix",
+        ".dll",
+        # mingw-w64's own printf and strtod (C99, as glibc's) for the log messages; the FMI
+        # functions are exported by the headers' dllexport, nothing else is. libgcc
+        # (___chkstk_ms) is linked statically; sincos, atan2, pow and rint, which the kernels
+        # call, come from mingw-w64's static libmingwex, asin from msvcrt.dll
+        cflags=("-D__USE_MINGW_ANSI_STDIO=1",),
+        ldflags=("-static-libgcc", "-s", "-Wl,--no-undefined", "-Wl,--exclude-libs,ALL",
+                 "-lm")),
+    "aarch64-linux": Platform(
+        "aarch64-linux", "aarch64-unknown-linux-gnu", "aarch64-linux-gnu-gcc",
+        "gcc-aarch64-linux-gnu", ".so",
+        cflags=("-fPIC", "-fvisibility=hidden"),
+        ldflags=("-Wl,--no-undefined", "-Wl,--exclude-libs,ALL", "-lm")),
+}
+
+
+def parse_platforms(text) -> list[str]:
+    """The platform folders of ``--platforms`` (comma-separated; None or "all": every one)."""
+    if text is None or text == "all":
+        return list(PLATFORMS)
+    names = [p.strip() for p in str(text).split(",") if p.strip()]
+    unknown = [p for p in names if p not in PLATFORMS]
+    if unknown or not names:
+        raise ValueError(f"unknown platform {', '.join(unknown) or repr(text)}: it accepts "
+                         f"{', '.join(PLATFORMS)} (comma-separated) or all")
+    return list(dict.fromkeys(names))
+
+
+def missing_toolchain(platform: Platform) -> str | None:
+    """None when the platform's compiler is on PATH, else what to install."""
+    if shutil.which(platform.cc) is None:
+        return (f"{platform.folder}: no `{platform.cc}` on PATH (Debian package "
+                f"{platform.package}; `make setup` installs tools/system-packages.txt)")
+    return None
+
+
+def _types_of(module):
+    """Every type the module's globals, function signatures and instructions use, by text."""
+    seen = {}
+
+    def add(t):
+        key = str(t)
+        if key in seen or key in ("void", "label", "metadata", "token"):
+            return
+        seen[key] = t
+        if t.is_struct or t.is_array or t.is_vector:
+            for e in t.elements:
+                add(e)
+
+    for g in module.global_variables:
+        add(g.global_value_type)
+    for s in module.struct_types:
+        add(s)
+    for fn in module.functions:
+        for a in fn.arguments:
+            add(a.type)
+        for block in fn.blocks:
+            for ins in block.instructions:
+                add(ins.type)
+                for op in ins.operands:
+                    add(op.type)
+    return seen
+
+
+def check_layouts(module, target_data) -> int:
+    """Raise if a type of ``module`` is laid out differently by its own data layout (numba's,
+    the host's) and by ``target_data``; returns how many types were compared."""
+    import llvmlite.binding as llvm
+    host = llvm.create_target_data(module.data_layout)
+    types = _types_of(module)
+    compared = 0
+    for key, t in types.items():
+        if t.is_function or key.startswith(("void", "label", "metadata", "token")) or key == "{}":
+            continue
+        try:
+            a = (host.get_abi_size(t), host.get_abi_alignment(t))
+        except Exception:            # opaque or unsized
+            continue
+        b = (target_data.get_abi_size(t), target_data.get_abi_alignment(t))
+        if a != b:
+            raise ValueError(f"type {key}: size/alignment {a} on the host, {b} on the target")
+        if t.is_struct:
+            n = len(list(t.elements))
+            for i in range(n):
+                if host.get_element_offset(t, i) != target_data.get_element_offset(t, i):
+                    raise ValueError(f"type {key}: member {i} at a different offset on the target")
+        compared += 1
+    return compared
+
+
+def emit_object(ir: str, triple: str, cpu: str = "") -> tuple[bytes, dict]:
+    """The object file of the kernels' IR text ``ir`` for ``triple`` (position-independent, the
+    generic CPU of that triple unless ``cpu`` names one), and facts about it: the data layouts
+    before and after and how many types were checked to lay out alike."""
+    import llvmlite.binding as llvm
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    module = llvm.parse_assembly(ir)
+    source_layout = module.data_layout
+    target = llvm.Target.from_triple(triple)
+    machine = target.create_target_machine(cpu=cpu, features="", reloc="pic", codemodel="default",
+                                           opt=2)
+    compared = check_layouts(module, machine.target_data)
+    module.triple = triple
+    module.data_layout = str(machine.target_data)
+    builder = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(speed_level=0))
+    passes = llvm.create_new_module_pass_manager()
+    passes.add_global_dead_code_eliminate_pass()
+    passes.add_strip_dead_prototype_pass()
+    passes.run(module, builder)
+    module.verify()
+    return machine.emit_object(module), {"triple": module.triple, "from": source_layout,
+                                         "data_layout": module.data_layout,
+                                         "types_checked": compared}

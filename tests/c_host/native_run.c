@@ -1,0 +1,170 @@
+/*
+ * A portable C host for the native FMU on every platform it is built for (Linux x86-64,
+ * Windows x86-64 under wine, Linux ARM64 under qemu-user; tests/test_native_platforms.py):
+ * loads the FMU's binary, instantiates it, initialises it and follows a plan, writing the
+ * outputs at every communication point to a file. Values cross as bit patterns, never as
+ * decimal text, so no C library's number formatting is involved.
+ *
+ * Usage: native_run LIBRARY RESOURCE_URI GUID PLAN OUT
+ *
+ * PLAN, one command a line (a value is the 16 hex digits of a double's bit pattern):
+ *   real N vr1 .. vrN      the Real outputs to record
+ *   bool N vr1 .. vrN      the Boolean outputs to record (as 0.0 or 1.0)
+ *   seti VR INT            fmi2SetInteger after initialisation
+ *   setr VR VALUE          fmi2SetReal after initialisation
+ *   record                 write a row of the outputs
+ *   step VR VALUE H        fmi2SetReal(VR, VALUE), then fmi2DoStep(t, H); t += H; a row
+ * OUT: the rows (t, the Real outputs, the Boolean outputs) as little-endian doubles.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <dlfcn.h>
+#endif
+
+#include "fmi2Functions.h"
+
+#define MAX_VARS 4096
+
+static void logger(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
+                   fmi2String category, fmi2String message, ...)
+{
+    (void)env; (void)name;
+    va_list ap;
+    va_start(ap, message);
+    fprintf(stderr, "[%d %s] ", (int)status, category);
+    vfprintf(stderr, message, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void *library(const char *path)
+{
+#ifdef _WIN32
+    return (void *)LoadLibraryA(path);
+#else
+    return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+#endif
+}
+
+static void *symbol(void *lib, const char *name)
+{
+#ifdef _WIN32
+    return (void *)GetProcAddress((HMODULE)lib, name);
+#else
+    return dlsym(lib, name);
+#endif
+}
+
+static double bits(const char *hex)
+{
+    uint64_t u = strtoull(hex, NULL, 16);
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+#define SYM(name) name##TYPE *name = (name##TYPE *)symbol(lib, #name); \
+    if (!name) { fprintf(stderr, "no symbol %s\n", #name); return 2; }
+
+int main(int argc, char **argv)
+{
+    if (argc != 6) {
+        fprintf(stderr, "usage: native_run LIBRARY RESOURCE_URI GUID PLAN OUT\n");
+        return 1;
+    }
+    void *lib = library(argv[1]);
+    if (lib == NULL) {
+        fprintf(stderr, "cannot load %s\n", argv[1]);
+        return 2;
+    }
+    SYM(fmi2Instantiate); SYM(fmi2SetupExperiment); SYM(fmi2EnterInitializationMode);
+    SYM(fmi2ExitInitializationMode); SYM(fmi2DoStep); SYM(fmi2SetReal); SYM(fmi2SetInteger);
+    SYM(fmi2GetReal); SYM(fmi2GetBoolean); SYM(fmi2Terminate); SYM(fmi2FreeInstance);
+    FILE *plan = fopen(argv[4], "r"), *out = fopen(argv[5], "wb");
+    if (plan == NULL || out == NULL) {
+        fprintf(stderr, "cannot open the plan or the output file\n");
+        return 1;
+    }
+    fmi2CallbackFunctions cb = {logger, calloc, free, NULL, NULL};
+    fmi2Component c = fmi2Instantiate("run", fmi2CoSimulation, argv[3], argv[2], &cb, fmi2False,
+                                      fmi2False);
+    if (c == NULL)
+        return 3;
+    if (fmi2SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0) != fmi2OK
+            || fmi2EnterInitializationMode(c) != fmi2OK || fmi2ExitInitializationMode(c) != fmi2OK)
+        return 3;
+    static fmi2ValueReference vr_real[MAX_VARS], vr_bool[MAX_VARS];
+    static fmi2Real reals[MAX_VARS], row[2 * MAX_VARS + 1];
+    static fmi2Boolean bools[MAX_VARS];
+    size_t n_real = 0, n_bool = 0, steps = 0;
+    double t = 0.0;
+    char word[32], a[32], b[32], h[32];
+    while (fscanf(plan, "%31s", word) == 1) {
+        fmi2Status s = fmi2OK;
+        int record = 0;
+        if (strcmp(word, "real") == 0 || strcmp(word, "bool") == 0) {
+            size_t n;
+            if (fscanf(plan, "%zu", &n) != 1 || n > MAX_VARS)
+                return 1;
+            fmi2ValueReference *vr = word[0] == 'r' ? vr_real : vr_bool;
+            for (size_t i = 0; i < n; i++) {
+                unsigned long v;
+                if (fscanf(plan, "%lu", &v) != 1)
+                    return 1;
+                vr[i] = (fmi2ValueReference)v;
+            }
+            *(word[0] == 'r' ? &n_real : &n_bool) = n;
+        } else if (strcmp(word, "seti") == 0 && fscanf(plan, "%31s %31s", a, b) == 2) {
+            fmi2ValueReference vr = (fmi2ValueReference)strtoul(a, NULL, 10);
+            fmi2Integer v = (fmi2Integer)strtol(b, NULL, 10);
+            s = fmi2SetInteger(c, &vr, 1, &v);
+        } else if (strcmp(word, "setr") == 0 && fscanf(plan, "%31s %31s", a, b) == 2) {
+            fmi2ValueReference vr = (fmi2ValueReference)strtoul(a, NULL, 10);
+            fmi2Real v = bits(b);
+            s = fmi2SetReal(c, &vr, 1, &v);
+        } else if (strcmp(word, "record") == 0) {
+            record = 1;
+        } else if (strcmp(word, "step") == 0 && fscanf(plan, "%31s %31s %31s", a, b, h) == 3) {
+            fmi2ValueReference vr = (fmi2ValueReference)strtoul(a, NULL, 10);
+            fmi2Real v = bits(b), dt = bits(h);
+            s = fmi2SetReal(c, &vr, 1, &v);
+            if (s == fmi2OK)
+                s = fmi2DoStep(c, t, dt, fmi2True);
+            t += dt;
+            steps++;
+            record = 1;
+        } else {
+            fprintf(stderr, "bad plan command %s\n", word);
+            return 1;
+        }
+        if (s != fmi2OK) {
+            fprintf(stderr, "%s failed with status %d at t=%g\n", word, (int)s, t);
+            return 3;
+        }
+        if (record) {
+            if (fmi2GetReal(c, vr_real, n_real, reals) != fmi2OK
+                    || fmi2GetBoolean(c, vr_bool, n_bool, bools) != fmi2OK) {
+                fprintf(stderr, "reading the outputs failed\n");
+                return 3;
+            }
+            row[0] = t;
+            for (size_t i = 0; i < n_real; i++)
+                row[1 + i] = reals[i];
+            for (size_t i = 0; i < n_bool; i++)
+                row[1 + n_real + i] = bools[i] != fmi2False ? 1.0 : 0.0;
+            fwrite(row, sizeof(double), 1 + n_real + n_bool, out);
+        }
+    }
+    fclose(out);
+    fclose(plan);
+    fmi2Terminate(c);
+    fmi2FreeInstance(c);
+    printf("steps=%zu reals=%zu booleans=%zu t=%.17g\n", steps, n_real, n_bool, t);
+    return 0;
+}

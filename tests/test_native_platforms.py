@@ -1,0 +1,241 @@
+"""The native FMU on its three platforms (docs/native.md): the Windows x86-64 DLL run under wine
+and the Linux ARM64 library run under qemu-user, each by a small C host cross-built for its
+platform (tests/c_host/native_run.c), give the Linux x86-64 library's outputs over the sedan's
+lane change; every binary needs only the C and math libraries; a missing toolchain is named.
+
+These tests need the toolchains of tools/system-packages.txt (`make setup`): a missing one
+fails the test with the package to install, it is never skipped."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEED = 20.0
+#: qemu-user's root for the ARM64 dynamic loader and C library (libc6-arm64-cross)
+ARM64_ROOT = Path("/usr/aarch64-linux-gnu")
+#: Windows DLLs a native FMU's DLL may import: the kernel and the C runtime
+WINDOWS_SYSTEM = re.compile(r"^(KERNEL32\.dll|msvcrt\.dll|ucrtbase\.dll|api-ms-win-crt-[\w-]+\.dll)$",
+                            re.IGNORECASE)
+
+
+def _need(program: str, package: str, *fallbacks: str) -> str:
+    """The path of ``program`` (or of a fallback path), or fail naming the package."""
+    found = shutil.which(program) or next((f for f in fallbacks if os.access(f, os.X_OK)), None)
+    if found is None:
+        pytest.fail(f"`{program}` is missing: install the Debian package {package} "
+                    "(tools/system-packages.txt; `make setup`)", pytrace=False)
+    return found
+
+
+def _bits(v: float) -> str:
+    return f"{struct.unpack('<Q', struct.pack('<d', float(v)))[0]:016x}"
+
+
+def _steps():
+    """Communication steps: 10 ms, then some that leave a remainder of the 1 ms grid (those of
+    tests/test_native_fmu.py)."""
+    return [0.01] * 100 + [0.0037] * 30 + [0.01] * 189
+
+
+def _steer(t: float) -> float:
+    return 1.2 * math.sin(math.pi * (t - 1.0)) if 1.0 <= t <= 3.0 else 0.0
+
+
+@pytest.fixture(scope="module")
+def native_fmu(tmp_path_factory) -> Path:
+    import engine
+    from simon_fmu.native.build import build_native
+    data = json.loads(engine.load_event().to_json())
+    data["units"][0]["initial"]["speed"] = SPEED
+    folder = tmp_path_factory.mktemp("native-platforms")
+    (folder / "sedan.json").write_text(json.dumps(data))
+    return build_native(folder / "sedan.json", folder / "SimonCar.fmu", log=lambda text: None)
+
+
+@pytest.fixture(scope="module")
+def fmu_dir(native_fmu, tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("native-extracted")
+    with zipfile.ZipFile(native_fmu) as z:
+        z.extractall(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def plan(fmu_dir) -> tuple[Path, int]:
+    """The lane change of tests/test_native_fmu.py as a plan for native_run; and the row width."""
+    from fmpy import read_model_description
+    md = read_model_description(str(fmu_dir))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    reals = [v.valueReference for v in md.modelVariables
+             if v.causality == "output" and v.type == "Real"]
+    bools = [v.valueReference for v in md.modelVariables
+             if v.causality == "output" and v.type == "Boolean"]
+    lines = [f"real {len(reals)} " + " ".join(map(str, reals)),
+             f"bool {len(bools)} " + " ".join(map(str, bools)),
+             f"seti {vr['car.gear']} 4", f"setr {vr['car.throttle']} {_bits(0.2)}", "record"]
+    t = 0.0
+    for h in _steps():
+        lines.append(f"step {vr['car.steeringWheelAngle']} {_bits(_steer(t))} {_bits(h)}")
+        t += h
+    path = fmu_dir.parent / "lane-change.plan"
+    path.write_text("\n".join(lines) + "\n")
+    return path, 1 + len(reals) + len(bools)
+
+
+def _host(tmp_path_factory, cc: str, output: str, *extra: str) -> Path:
+    from simon_fmu.runtime.fmi2_library import fmi2_headers
+    exe = tmp_path_factory.mktemp("native-host") / output
+    subprocess.run([cc, "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-ffp-contract=off",
+                    f"-I{fmi2_headers()}", str(ROOT / "tests" / "c_host" / "native_run.c"),
+                    *extra, "-o", str(exe)], check=True)
+    return exe
+
+
+def _read_rows(path: Path, width: int) -> np.ndarray:
+    rows = np.fromfile(path, "<f8")
+    assert rows.size % width == 0 and rows.size, rows.size
+    return rows.reshape(-1, width)
+
+
+def _run(command, out: Path, width: int, env=None, timeout=300) -> np.ndarray:
+    run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
+    assert run.returncode == 0, f"{command[0]} exited {run.returncode}:\n{run.stdout}{run.stderr}"
+    assert "steps=319 " in run.stdout, run.stdout
+    return _read_rows(out, width)
+
+
+@pytest.fixture(scope="module")
+def linux64_rows(fmu_dir, plan, tmp_path_factory) -> np.ndarray:
+    host = _host(tmp_path_factory, _need("gcc", "gcc"), "native_run", "-ldl")
+    out = fmu_dir.parent / "linux64.rows"
+    md_guid = _guid(fmu_dir)
+    return _run([str(host), str(fmu_dir / "binaries" / "linux64" / "SimonCar.so"),
+                 (fmu_dir / "resources").as_uri() + "/", md_guid, str(plan[0]), str(out)],
+                out, plan[1])
+
+
+def _guid(fmu_dir: Path) -> str:
+    return re.search(r'guid="([^"]+)"', (fmu_dir / "modelDescription.xml").read_text()).group(1)
+
+
+def _compare(name: str, rows: np.ndarray, reference: np.ndarray) -> float:
+    assert rows.shape == reference.shape, (rows.shape, reference.shape)
+    assert np.array_equal(np.isfinite(rows), np.isfinite(reference))
+    worst = float(np.max(np.abs(rows - reference) / np.maximum(1.0, np.abs(reference))))
+    identical = int(np.sum(rows.view(np.uint64) == reference.view(np.uint64)))
+    print(f"{name} vs linux64: {rows.shape[0]} communication points x {rows.shape[1] - 1} "
+          f"outputs, largest relative difference {worst:.3g}, {identical} of {rows.size} values "
+          f"bit-identical")
+    assert np.max(np.abs(reference[:, 2])) > 0.5       # car.Y: the vehicle changed lanes
+    return worst
+
+
+def _windows_path(path: Path) -> str:
+    """The path as wine's programs see it (drive Z: is the Unix root)."""
+    return "Z:" + str(path).replace("/", "\\")
+
+
+@pytest.fixture(scope="module")
+def wine(tmp_path_factory) -> tuple[str, dict]:
+    """wine and its environment: a prefix of this session (created by the first start, which
+    takes a while), no debug output, no Mono or Gecko installers."""
+    program = _need("wine64", "wine64", "/usr/lib/wine/wine64")
+    prefix = tmp_path_factory.mktemp("wine-prefix")
+    env = dict(os.environ, WINEPREFIX=str(prefix), WINEDEBUG="-all",
+               WINEDLLOVERRIDES="mscoree,mshtml=", WINEARCH="win64")
+    env.pop("DISPLAY", None)
+    boot = subprocess.run([program, "wineboot", "--init"], capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert boot.returncode == 0, boot.stderr[-2000:]
+    yield program, env
+    server = shutil.which("wineserver") or "/usr/lib/wine/wineserver64"
+    if os.access(server, os.X_OK):
+        subprocess.run([server, "-k"], env=env, capture_output=True, timeout=60)
+
+
+def test_windows_binary_matches_linux_under_wine(fmu_dir, plan, linux64_rows, wine,
+                                                 tmp_path_factory):
+    host = _host(tmp_path_factory, _need("x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64-posix"),
+                 "native_run.exe", "-D__USE_MINGW_ANSI_STDIO=1", "-static")
+    program, env = wine
+    out = fmu_dir.parent / "win64.rows"
+    rows = _run([program, str(host), _windows_path(fmu_dir / "binaries" / "win64" / "SimonCar.dll"),
+                 "file:///" + _windows_path(fmu_dir / "resources").replace("\\", "/") + "/",
+                 _guid(fmu_dir), _windows_path(plan[0]), _windows_path(out)],
+                out, plan[1], env=env)
+    worst = _compare("win64 (wine)", rows, linux64_rows)
+    assert worst <= 1e-9, f"largest relative difference {worst:.3g}"
+
+
+def test_arm64_binary_matches_linux_under_qemu(fmu_dir, plan, linux64_rows, tmp_path_factory):
+    host = _host(tmp_path_factory, _need("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"),
+                 "native_run.arm64", "-ldl")
+    qemu = _need("qemu-aarch64", "qemu-user")
+    if not (ARM64_ROOT / "lib" / "ld-linux-aarch64.so.1").is_file():
+        pytest.fail(f"{ARM64_ROOT}/lib/ld-linux-aarch64.so.1 is missing: install the Debian "
+                    "package libc6-dev-arm64-cross (tools/system-packages.txt)", pytrace=False)
+    out = fmu_dir.parent / "aarch64.rows"
+    rows = _run([qemu, "-L", str(ARM64_ROOT), str(host),
+                 str(fmu_dir / "binaries" / "aarch64-linux" / "SimonCar.so"),
+                 (fmu_dir / "resources").as_uri() + "/", _guid(fmu_dir), str(plan[0]), str(out)],
+                out, plan[1])
+    worst = _compare("aarch64-linux (qemu)", rows, linux64_rows)
+    assert worst <= 1e-9, f"largest relative difference {worst:.3g}"
+
+
+def test_every_binary_needs_only_the_c_and_math_libraries(fmu_dir):
+    names = sorted(str(p.relative_to(fmu_dir)) for p in (fmu_dir / "binaries").rglob("*.*"))
+    assert names == ["binaries/aarch64-linux/SimonCar.so", "binaries/linux64/SimonCar.so",
+                     "binaries/win64/SimonCar.dll"], names
+    objdump = _need("x86_64-w64-mingw32-objdump", "binutils-mingw-w64-x86-64")
+    dll = subprocess.run([objdump, "-p", str(fmu_dir / "binaries/win64/SimonCar.dll")],
+                         capture_output=True, text=True, check=True).stdout
+    imports = re.findall(r"DLL Name: (\S+)", dll)
+    assert imports and all(WINDOWS_SYSTEM.match(d) for d in imports), imports
+    exports = re.findall(r"^\s+\[\s*\d+\] (\w+)$", dll.split("[Ordinal/Name Pointer] Table", 1)[1],
+                         re.MULTILINE)
+    assert "fmi2DoStep" in exports and all(e.startswith("fmi2") for e in exports), exports
+    for folder, allowed in (("linux64", {"libc.so.6", "libm.so.6"}),
+                            ("aarch64-linux", {"libc.so.6", "libm.so.6"})):
+        lib = fmu_dir / "binaries" / folder / "SimonCar.so"
+        dynamic = subprocess.run(["readelf", "-d", "-h", str(lib)], capture_output=True,
+                                 text=True, check=True).stdout
+        needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dynamic))
+        assert needed and needed <= allowed, (folder, needed)
+        machine = re.search(r"Machine:\s+(.+)", dynamic).group(1)
+        assert ("AArch64" in machine) == (folder == "aarch64-linux"), machine
+        symbols = subprocess.run(["readelf", "--dyn-syms", "-W", str(lib)], capture_output=True,
+                                 text=True, check=True).stdout
+        assert not re.search(r"\b(Py\w+|numba_\w+|NRT_\w+)", symbols), folder
+    print("dependencies: win64 " + ", ".join(imports) + "; linux64 and aarch64-linux "
+          "libc.so.6, libm.so.6")
+
+
+def test_a_missing_toolchain_is_named_and_the_others_build(monkeypatch):
+    from simon_fmu.native import build as B
+    from simon_fmu.native import targets as T
+    real = shutil.which
+    monkeypatch.setattr(T.shutil, "which",
+                        lambda cmd, *a, **k: None if cmd == "x86_64-w64-mingw32-gcc"
+                        else real(cmd, *a, **k))
+    with pytest.raises(B.NativeBuildError) as error:
+        B.resolve_platforms(None)
+    text = str(error.value)
+    assert "x86_64-w64-mingw32-gcc" in text and "gcc-mingw-w64-x86-64-posix" in text, text
+    assert "--platforms linux64,aarch64-linux" in text, text
+    assert [p.folder for p in B.resolve_platforms("linux64,aarch64-linux")] == \
+        ["linux64", "aarch64-linux"]
+    with pytest.raises(B.NativeBuildError, match="unknown platform win32"):
+        B.resolve_platforms("linux64,win32")
