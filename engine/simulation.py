@@ -119,9 +119,9 @@ class Simulation:
             for k, v in (initial.get(unit.name) or {}).items():
                 if k not in INITIAL_FIELDS:
                     problems.append(f"{unit.name}.{k}: one of {', '.join(INITIAL_FIELDS)}")
-                elif not _finite(v) or not (INITIAL_LIMITS[INITIAL_FIELDS[k]][0] <= v
-                                            <= INITIAL_LIMITS[INITIAL_FIELDS[k]][1]):
-                    lo, hi = INITIAL_LIMITS[INITIAL_FIELDS[k]]
+                    continue
+                lo, hi = INITIAL_LIMITS[INITIAL_FIELDS[k]]
+                if not _finite(v) or not lo <= v <= hi:
                     problems.append(f"{unit.name}.{k}: a finite number in [{lo:.10g}, {hi:.10g}] "
                                     f"(got {v!r})")
                 else:
@@ -268,11 +268,10 @@ class Simulation:
         face = ("front", "rear", "right side", "left side", "underbody", "roof")[limit.face]
         ratio = (limit.h_max / self.step_size) ** 2     # the mode's frequency goes as sqrt(k)
         if limit.wheels:
-            axle = next(k for k, a in enumerate(unit.axles) if a.wheel_damage.mesh)
-            k = unit.axles[axle].wheel_damage.stiffness
-            field = f"units[{limit.unit}].axles[{axle}].wheel_damage.stiffness"
+            k = unit.axles[limit.axle].wheel_damage.stiffness
+            field = f"units[{limit.unit}].axles[{limit.axle}].wheel_damage.stiffness"
             got = "the tire's radial stiffness" if k is None else f"{k:g} N/m"
-            accepts = f"at most about {ratio * (k or 1.0):.3g} N/m" if k else \
+            accepts = f"at most about {ratio * k:.3g} N/m" if k else \
                 f"at most about {ratio:.3g} times the tire's radial stiffness"
             what = "wheel meshes"
         else:

@@ -92,6 +92,16 @@ def test_a_soft_restitution_that_makes_the_unloading_too_stiff_is_refused(tmp_pa
     assert "crush_stiffness.front" in err and "unloading branch" in err, err
 
 
+def test_a_wheel_mesh_too_stiff_for_the_step_is_refused_naming_its_own_axle(tmp_path, capsys):
+    """Both axles carry wheel meshes; the rear's is made too stiff for the step: the refusal
+    names the rear axle's field (it named the first axle with a mesh, whatever set the mode)."""
+    data = _event()
+    data["units"][0]["axles"][1]["wheel_damage"]["stiffness"] = 1e12
+    err = _build_refusal(tmp_path, capsys, data)
+    assert "units[0].axles[1].wheel_damage.stiffness: at most about" in err, err
+    assert "axles[0]" not in err, err
+
+
 def test_a_barrier_of_huge_normal_and_a_stiff_front_the_step_takes_stop_the_car(
         fmu_dir, instance):
     """A barrier whose normal is (-1e308, 0, 0) is the plane X = 5 m facing -X: built without

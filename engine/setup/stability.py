@@ -138,13 +138,15 @@ def stable_step(sim) -> StableStep:
 class ContactStep(NamedTuple):
     """The largest step for the stiffest contact of a unit (inf: no mesh), and what sets it:
     the unit's index, the face pressed (``layout.FACE_*``), the branch ("loading" or
-    "unloading"), the mode's eigenvalue (1/s) and whether the wheel meshes set it."""
+    "unloading"), the mode's eigenvalue (1/s), whether the wheel meshes set it and, when they
+    do, the axle (of the unit, from the front) whose wheel mesh is the stiffest on that face."""
     h_max: float
     unit: int
     face: int
     branch: str
     eigenvalue: complex
     wheels: bool
+    axle: int = -1
 
 
 #: the push on each face of a unit's box (vehicle frame, the surface's normal towards the
@@ -200,12 +202,15 @@ def contact_step(model) -> ContactStep:
             k_ext = CK[v0:v0 + nv, f]
             K_body = _face_stiffness(CV[v0:v0 + nv], k_ext, push)
             K_wheel, K_wheel_u = np.zeros((6, 6)), np.zeros((6, 6))
+            stiffest, k_most = -1, -math.inf
             for w in wheels:
                 a, n = int(PWC[w, L.WC_V0]), int(PWC[w, L.WC_NV])
                 centre = PW[w, [L.W_X, L.W_Y0, L.W_Z0]]
                 Kw = _face_stiffness(CV[a:a + n] + centre, CK[a:a + n, f], push)
                 K_wheel += Kw
                 K_wheel_u += Kw / PWC[w, L.WC_E] ** 2
+                if np.trace(Kw) > k_most:
+                    stiffest, k_most = int(PW[w, L.W_AXLE]), np.trace(Kw)
             for branch, K, damped in (("loading", K_body + K_wheel, False),
                                       ("unloading", K_body / (e * e) + K_wheel_u, True)):
                 omega2 = np.linalg.eigvals(np.linalg.solve(M, K)).real
@@ -217,5 +222,6 @@ def contact_step(model) -> ContactStep:
                     if h < best.h_max:
                         with_wheels = not np.any(K_body) or (
                             np.trace(K_wheel) > np.trace(K_body))
-                        best = ContactStep(h, u, f, branch, complex(lam), bool(with_wheels))
+                        best = ContactStep(h, u, f, branch, complex(lam), bool(with_wheels),
+                                           stiffest if with_wheels else -1)
     return best

@@ -24,10 +24,11 @@ from .params import _rotation
 from ..terrain_mesh import mesh_surface
 
 
-def _vertices(model, y, u):
+def _vertices(model, layout, y, u):
     """Earth positions of unit u's exterior vertices and its wheel meshes' (static poses), the
-    unit's CG and its rotation (vehicle to earth)."""
-    o = L.StateLayout.of_model(model).at("body", u)
+    unit's CG and its rotation (vehicle to earth); ``layout``: the state's
+    (:class:`engine.layout.StateLayout`)."""
+    o = layout.at("body", u)
     X, Y, Z = y[o + L.SX], y[o + L.SY], y[o + L.SZ]
     R = _rotation(y[o + L.SPHI], y[o + L.STHETA], y[o + L.SPSI])
     cg = np.array([X, Y, Z])
@@ -83,10 +84,11 @@ def start_overlap_problems(model, y, u_wheel, event) -> list[str]:
     problems = []
     units = event.model.units
     terrain = event.model.environment.terrain
+    layout = L.StateLayout.of_model(model)
     for u, unit in enumerate(units):
         if model.P_COLL[u, L.CO_NV] <= 0:
             continue
-        body, wheel, cg, R = _vertices(model, y, u)
+        body, wheel, cg, R = _vertices(model, layout, y, u)
         name = unit.name
         road = _road_depth(model, u_wheel, u, body, R, cg)
         k = int(np.argmax(road))
