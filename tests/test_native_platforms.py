@@ -239,3 +239,44 @@ def test_a_missing_toolchain_is_named_and_the_others_build(monkeypatch):
         ["linux64", "aarch64-linux"]
     with pytest.raises(B.NativeBuildError, match="unknown platform win32"):
         B.resolve_platforms("linux64,win32")
+
+
+def _rewritten(fmu: Path, out: Path, name: str, change) -> Path:
+    """A copy of ``fmu`` whose member ``name`` is ``change(its bytes)``."""
+    with zipfile.ZipFile(fmu) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            dst.writestr(info, change(data) if info.filename == name else data)
+    return out
+
+
+def test_doctor_knows_native_fmus(native_fmu, tmp_path, capsys):
+    from simon_fmu.tools.doctor import doctor
+    assert doctor(str(native_fmu)) == 0
+    text = capsys.readouterr().out
+    print(text)
+    assert "native: the engine's kernels compiled ahead of time" in text
+    for line in ("[ok] binaries/linux64/SimonCar.so: ELF x86-64, needs libm.so.6, libc.so.6",
+                 "[ok] binaries/aarch64-linux/SimonCar.so: ELF ARM64, needs libm.so.6, libc.so.6",
+                 "[ok] binaries/win64/SimonCar.dll: PE x86-64, needs KERNEL32.dll, msvcrt.dll",
+                 "[ok] platforms: aarch64-linux, linux64, win64",
+                 "digest ok, GUID matches the model description",
+                 "[ok] this machine is Linux x86_64: binaries/linux64", "[ok] trial step:"):
+        assert line in text, line
+
+    def flip(data: bytes) -> bytes:            # one byte of the arrays, past the header
+        return data[:100] + bytes([data[100] ^ 1]) + data[101:]
+    damaged = _rewritten(native_fmu, tmp_path / "damaged.fmu", "resources/native.bin", flip)
+    assert doctor(str(damaged)) == 1
+    text = capsys.readouterr().out
+    assert "[!!] resources/native.bin (magic b'SIMONNAT', version 1, " in text, text
+    assert "the resources file is corrupt (digest)" in text, text
+
+    def other_guid(data: bytes) -> bytes:
+        return re.sub(rb'guid="[^"]+"', b'guid="{00000000-0000-0000-0000-000000000000}"', data,
+                      count=1)
+    stranger = _rewritten(native_fmu, tmp_path / "stranger.fmu", "modelDescription.xml",
+                          other_guid)
+    assert doctor(str(stranger)) == 1
+    text = capsys.readouterr().out
+    assert "is not the model description's {00000000-0000-0000-0000-000000000000}" in text, text
