@@ -20,17 +20,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .tools.report import print_event_error
+
 #: What an existing file at ``-o`` must be for a command to replace it (besides empty).
 FMU_MEMBER = "modelDescription.xml"
 SSP_MEMBER = "SystemStructure.ssd"
-
-
-def print_event_error(source, exc) -> int:
-    """Report an invalid event (engine.EventError) as every command does; exit status 2."""
-    print(f"{source}: not a valid event:", file=sys.stderr)
-    for problem in exc.problems:
-        print(f"  {problem}", file=sys.stderr)
-    return 2
 
 
 def _check_output(args, engine) -> None:

@@ -95,7 +95,7 @@ def _write(path: Path, data: bytes) -> None:
 def main(args) -> int:
     import engine
 
-    from ..__main__ import print_event_error
+    from ..tools.report import print_event_error
     from ..runtime.packaging import check_output
     from .sweep import output_inputs, vehicle_fmu
     event_file = Path(args.event_file) if args.event_file else None

@@ -236,7 +236,7 @@ def main(args) -> int:
     """The ``sweep`` command (arguments from :mod:`simon_fmu.__main__`)."""
     import engine
 
-    from ..__main__ import print_event_error
+    from ..tools.report import print_event_error
     from ..runtime.packaging import check_output
     from . import spec as spec_module
     spec = None
