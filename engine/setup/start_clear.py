@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import layout as L
 from ..collision import EDGE
-from .params import _rotation
+from .settle import _rotation
 from ..terrain_mesh import mesh_surface
 
 

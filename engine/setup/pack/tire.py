@@ -1,0 +1,57 @@
+"""The tires, ``P_TIRE`` and their property tables ``TT`` (``engine.tire``, Eq. 93-113), and
+each wheel's tires and spin inertia in ``P_WHEEL``."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import layout as L
+
+
+def pack_tires(P_WHEEL, rows, units, statics):
+    """``P_TIRE``, ``TT``; and per tire its static load and deflection (the state starts on the
+    tire's loading curve there: the turning point of Eq. 93)."""
+    nt = len(rows.tires)
+    P_TIRE = np.zeros((nt, L.N_TIRE_P))
+    TT = np.zeros((nt, L.N_TIRE_PROPS, L.MAX_TIRE_TESTS, L.MAX_TIRE_TESTS))
+    loads, deflections = np.zeros(nt), np.zeros(nt)
+    for r in rows.wheels:
+        tire = units[r.unit].tires[r.ax.tire]
+        W = P_WHEEL[r.index]
+        W[L.W_ISPIN] = r.ntires * tire.spin_inertia
+        W[L.W_TIRE0], W[L.W_NTIRES] = r.tire0, r.ntires
+    for r in rows.tires:
+        w = r.wheel
+        st = statics[w.unit]
+        _pack_tire(P_TIRE, TT, r.index, w.index, r.offset, units[w.unit].tires[w.ax.tire])
+        loads[r.index] = st.tire_loads[w.j][r.k]
+        deflections[r.index] = st.tire_deflections[w.j][r.k]
+    return P_TIRE, TT, loads, deflections
+
+
+def _pack_tire(P_TIRE, TT, t, w, dy, tire):
+    """Pack one tire; ``dy`` is its offset along the axle (vehicle y at zero steer)."""
+    T = P_TIRE[t]
+    T[L.T_WHEEL], T[L.T_DY] = w, dy
+    T[L.T_RU] = tire.unloaded_radius
+    T[L.T_KT] = tire.radial_stiffness
+    T[L.T_KBAR] = tire.secondary_stiffness_multiplier
+    T[L.T_D2] = tire.secondary_stiffness_deflection
+    T[L.T_LAMBDA] = tire.rebound_multiplier
+    T[L.T_DMAX] = tire.max_deflection
+    T[L.T_SIG0] = tire.rolling_resistance.sigma0
+    T[L.T_SIGV] = tire.rolling_resistance.sigma_v
+    T[L.T_RLX] = tire.relaxation_length.longitudinal
+    T[L.T_RLY] = tire.relaxation_length.lateral
+    T[L.T_FZMIN] = tire.skid_flag.min_load
+    T[L.T_PRESSURE] = tire.inflation_pressure or 0.0
+    T[L.T_TREAD] = tire.tread_depth or 0.0
+    T[L.T_WIDTH] = tire.width or 0.0
+    T[L.T_TAU] = tire.skid_flag.adhesion_fraction
+    loads, speeds = tire.test_loads, tire.test_speeds
+    T[L.T_NLOAD], T[L.T_NSPEED] = len(loads), len(speeds)
+    T[L.T_LOAD0:L.T_LOAD0 + len(loads)] = loads
+    T[L.T_SPEED0:L.T_SPEED0 + len(speeds)] = speeds
+    for k, grid in ((L.TP_MUP, tire.peak_friction), (L.TP_MUS, tire.slide_friction), (L.TP_SP, tire.slip_at_peak),
+                    (L.TP_CA, tire.cornering_stiffness), (L.TP_CG, tire.camber_stiffness)):
+        grid = np.asarray(grid)
+        TT[t, k, :grid.shape[0], :grid.shape[1]] = grid

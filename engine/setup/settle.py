@@ -1,0 +1,231 @@
+"""The start on a mesh or an external road: every unit settled on the terrain under its wheels
+and, on a crossfall, in lateral equilibrium (docs/equations.md, "Static equilibrium on a grade or
+a crossfall"). :func:`engine.setup.params.pack` calls it once the arrays are packed."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import layout as L
+from .errors import EventError
+from ..kinematics import euler_trig, rotation_vehicle_to_earth
+from ..signals import INPUT_LIMITS
+from ..terrain import surface
+from ..tire import TAU_DAMP, V_LOW, V_N, properties, slip_stiffness
+
+
+def default_wheel_inputs(n_wheels):
+    """The wheel inputs' start values (engine.signals.INPUT_LIMITS), [wheel, WHEEL_INPUTS]."""
+    u = np.zeros((n_wheels, len(L.WHEEL_INPUTS)))
+    for j, f in enumerate(L.WHEEL_INPUTS):
+        u[:, j] = INPUT_LIMITS[f][2]
+    return u
+
+
+def _terrain_plane(model, u_wheel, wheels, points, wheel_names):
+    """The least-squares plane z = a + b X + c Y through the terrain under the earth XY
+    ``points`` of ``wheels``: its downward unit normal n and d with n.P = d."""
+    rows, zs = [], []
+    for w, (X, Y) in zip(wheels, points):
+        found, z, *_ = surface(model, u_wheel, w, X, Y, X, Y)
+        if not found:
+            raise EventError([f"{wheel_names[w]}: off the terrain at X = {X:.6g} m, Y = {Y:.6g} m at "
+                              "the start (no road polygon under the wheel): place the vehicle on "
+                              "the road of the mesh or OpenCRG file (its initial X0, Y0, yaw0)"])
+        rows.append((1.0, X, Y))
+        zs.append(z)
+    (a, b, c), *_ = np.linalg.lstsq(np.array(rows), np.array(zs), rcond=None)
+    n = np.array([-b, -c, 1.0]) / math.sqrt(1.0 + b * b + c * c)
+    return n, a * n[2]
+
+
+def settle_on_terrain(model, y0, wheel_names, u_wheel):
+    """Put every unit on the terrain under its wheels: each unit's body turned into the plane
+    fitted through the terrain under its wheels (roll and pitch from its normal at the unit's
+    yaw), its CG at its static height above that plane along the normal, so that it stands
+    in its static equilibrium (the normal component of its weight; the along-slope part is
+    what the simulation then feels); a towed unit moved onto its tow unit's hitch point."""
+    P_UNIT, P_WHEEL = model.P_UNIT, model.P_WHEEL
+    nu = P_UNIT.shape[0]
+    lay = L.StateLayout.of_model(model)
+    for u in range(nu):
+        o = lay.at("body", u)
+        X, Y, yaw = y0[o + L.SX], y0[o + L.SY], y0[o + L.SPSI]
+        h = P_UNIT[u, L.U_CGH]
+        w0, n = int(P_UNIT[u, L.U_WHEEL0]), int(P_UNIT[u, L.U_NWHEELS])
+        wheels = list(range(w0, w0 + n))
+        phi = theta = 0.0
+        for _ in range(3):
+            R = _rotation(phi, theta, yaw)
+            feet = [R @ np.array([P_WHEEL[w, L.W_X], P_WHEEL[w, L.W_Y0], h]) for w in wheels]
+            nrm, d = _terrain_plane(model, u_wheel, wheels, [(X + f[0], Y + f[1]) for f in feet],
+                                    wheel_names)
+            cp, sp = math.cos(yaw), math.sin(yaw)
+            n1 = cp * nrm[0] + sp * nrm[1]               # the normal in the yawed frame
+            n2 = -sp * nrm[0] + cp * nrm[1]
+            phi = -math.asin(max(-1.0, min(1.0, n2)))
+            theta = math.atan2(n1, nrm[2])
+        Z = (d - h - nrm[0] * X - nrm[1] * Y) / nrm[2]
+        y0[o + L.SZ], y0[o + L.SPHI], y0[o + L.STHETA] = Z, phi, theta
+    for c in range(model.P_CONN.shape[0]):                # towed units in unit order
+        C = model.P_CONN[c]
+        a, b = int(C[L.C_TOW]), int(C[L.C_TOWED])
+        oa, ob = lay.at("body", a), lay.at("body", b)
+        Ra = _rotation(*y0[oa + L.SPHI:oa + L.SPSI + 1])
+        Rb = _rotation(*y0[ob + L.SPHI:ob + L.SPSI + 1])
+        hitch = y0[oa + L.SX:oa + L.SZ + 1] + Ra @ C[L.C_AX:L.C_AZ + 1]
+        y0[ob + L.SX:ob + L.SZ + 1] = hitch - Rb @ C[L.C_BX:L.C_BZ + 1]
+
+
+def preload_lateral(model, y0, tire_loads, u_wheel):
+    """Start every unit of a settled combination (:func:`settle_on_terrain`) in equilibrium
+    across its crossfall: each tire's lateral force carries the share of the weight component
+    along the road's lateral direction that its normal load carries of the weight, and the
+    roll moment of those forces about the CG is carried by the suspension and the tires
+    (docs/equations.md, "Static equilibrium on a grade or a crossfall").
+
+    Per unit, s = R[2, 1] / R[2, 2] of its settled frame (the earth z components of its y
+    axis, in the road plane, and of its z axis, the road normal) is the tangent of its
+    crossfall, the weight's lateral component over its normal one; tire t must give
+    F_y' = -F_R s (the normal loads sum to m g cos), so its carcass
+    state ky is preloaded to the deflection whose force (:func:`engine.tire.carcass`, the
+    secant at the static load) is that. A rolling combination also gets the lateral velocity
+    v of the slip angle that the sum of those forces needs, sin(alpha) = sum F / sum
+    C_alpha' (without it the deflections would relax within a relaxation length); at rest the
+    carcass holds the force itself. A towed unit whose joint carries vertical load P gets the
+    joint's share P sin of its lateral weight: it stands P sin / K_C aside of the hitch along its
+    y axis, so that the joint's spring (Eq. 117) carries it. Then every unit's heave and roll,
+    a towed unit's lateral position, its independent wheels' displacements and its solid
+    axles' heave and roll are solved
+    (Newton, on the engine's own derivative) so that those accelerations vanish, the
+    turning points of Eq. 93 following the deflections and the preload the normal loads. No
+    longitudinal preload: on a grade free-rolling wheels are not in equilibrium."""
+    P_UNIT, P_WHEEL, P_TIRE = model.P_UNIT, model.P_WHEEL, model.P_TIRE
+    nu, nw, nt = P_UNIT.shape[0], P_WHEEL.shape[0], P_TIRE.shape[0]
+    na = model.P_AXLE.shape[0]
+    lay = L.StateLayout.of_model(model)
+    rot = [_rotation(*y0[lay.at("body", u) + L.SPHI:lay.at("body", u) + L.SPSI + 1]) for u in range(nu)]
+    unit_of = [int(P_WHEEL[int(P_TIRE[t, L.T_WHEEL]), L.W_UNIT]) for t in range(nt)]
+    share = np.array([rot[u][2, 1] / rot[u][2, 2] for u in range(nu)])   # tan of the crossfall
+    speed = [y0[lay.at("body", u) + L.SU] for u in range(nu)]
+
+    def stiffness(loads):
+        out = np.zeros(nt)
+        for t in range(nt):
+            mup, mus, sp, ca, _ = properties(P_TIRE, model.TT, t, loads[t], speed[unit_of[t]])
+            out[t] = ca if ca > 0.0 else slip_stiffness(loads[t], mup, mus, sp)[2]
+        return out
+
+    # a rolling combination: one lateral velocity for all its units (no joint damper force)
+    sin_a = np.zeros(nu)
+    stiff = stiffness(tire_loads)
+    for lead in set(int(k) for k in P_UNIT[:, L.U_LEAD]):
+        members = [u for u in range(nu) if int(P_UNIT[u, L.U_LEAD]) == lead]
+        tires = [t for t in range(nt) if unit_of[t] in members]
+        s = float(np.sum(tire_loads[tires] * share[unit_of[tires[0]]]) / np.sum(stiff[tires]))
+        if speed[lead] != 0.0 and abs(s) < 1.0:
+            for u in members:
+                y0[lay.at("body", u) + L.SV] = abs(speed[lead]) * s / math.sqrt(1.0 - s * s)
+                sin_a[u] = s
+    for c in range(model.P_CONN.shape[0]):                # the joints' lateral share, in unit order
+        C = model.P_CONN[c]
+        a, b = int(C[L.C_TOW]), int(C[L.C_TOWED])
+        oa, ob = lay.at("body", a), lay.at("body", b)
+        hitch = y0[oa + L.SX:oa + L.SZ + 1] + rot[a] @ C[L.C_AX:L.C_AZ + 1]
+        aside = C[L.C_P0] * rot[b][2, 1] / C[L.C_K] if C[L.C_VERTICAL] > 0.5 else 0.0
+        y0[ob + L.SX:ob + L.SZ + 1] = hitch - rot[b] @ C[L.C_BX:L.C_BZ + 1] + aside * rot[b][:, 1]
+
+    def preload(loads):
+        stiff = stiffness(loads)
+        for t in range(nt):
+            u = unit_of[t]
+            o = lay.at("body", u)
+            V = math.hypot(y0[o + L.SU], y0[o + L.SV])
+            # the carcass force C k + C TAU_DAMP w dk/dt at the start (engine.tire.carcass,
+            # its secant G = C in the linear range), solved for the k that gives F
+            d = TAU_DAMP * max(0.0, 1.0 - V / V_LOW) * max(V, V_N)
+            rl = P_TIRE[t, L.T_RLY]
+            f = loads[t] * share[u]
+            y0[lay.at("tire", t) + L.TKY] = (f * (d + rl) - d * stiff[t] * sin_a[u]) / (stiff[t] * rl)
+
+    wb, ab = lay.base["wheel"], lay.base["axle"]
+    unknowns = [lay.at("body", u) + k for u in range(nu) for k in (L.SZ, L.SPHI)]
+    residuals = [lay.at("body", u) + k for u in range(nu) for k in (L.SW, L.SP)]
+    for w in range(nw):
+        if P_WHEEL[w, L.W_SOLID] < 0:
+            unknowns.append(wb + L.N_WHEEL_STATE * w + L.WZ)
+            residuals.append(wb + L.N_WHEEL_STATE * w + L.WZD)
+    for c in range(model.P_CONN.shape[0]):          # a towed unit: aside of the hitch
+        unknowns.append(lay.at("body", int(model.P_CONN[c, L.C_TOWED])) + L.SY)
+        residuals.append(lay.at("body", int(model.P_CONN[c, L.C_TOWED])) + L.SV)
+    for a in range(na):
+        unknowns += [ab + L.N_AXLE_STATE * a + L.AZ, ab + L.N_AXLE_STATE * a + L.APHI]
+        residuals += [ab + L.N_AXLE_STATE * a + L.AZD, ab + L.N_AXLE_STATE * a + L.APHID]
+    # the unknowns and residuals of each vehicle (its lead unit's): its Newton step is solved on
+    # its own, so that a vehicle starts as in an event of its own (the Jacobian is block diagonal)
+    lead = [int(P_UNIT[u, L.U_LEAD]) for u in range(nu)]
+    owner = [lead[u] for u in range(nu) for _ in (L.SZ, L.SPHI)]
+    owner += [lead[int(P_WHEEL[w, L.W_UNIT])] for w in range(nw) if P_WHEEL[w, L.W_SOLID] < 0]
+    owner += [lead[int(model.P_CONN[c, L.C_TOWED])] for c in range(model.P_CONN.shape[0])]
+    owner += [lead[int(model.P_AXLE[a, L.AX_UNIT])] for a in range(na) for _ in (L.AZ, L.APHI)]
+    owner = np.array(owner)
+    blocks = [np.flatnonzero(owner == lead) for lead in sorted(set(owner.tolist()))]
+    evaluate = _derivative(model, u_wheel, y0.size)
+    turns = [lay.at("tire", t) + L.TTURN for t in range(nt)]
+
+    def residual(y):
+        dy, y_tire = evaluate(y)
+        return dy[residuals], y_tire
+
+    loads = tire_loads
+    for _ in range(EQUILIBRIUM_ITERATIONS):
+        preload(loads)
+        r, y_tire = residual(y0)
+        J = np.zeros((len(residuals), len(unknowns)))
+        for j, i in enumerate(unknowns):
+            y1 = y0.copy()
+            y1[i] += EQUILIBRIUM_STEP
+            J[:, j] = (residual(y1)[0] - r) / EQUILIBRIUM_STEP
+        step = np.zeros(len(unknowns))
+        for b in blocks:       # residuals and unknowns in the same owner order
+            step[b] = np.linalg.lstsq(J[np.ix_(b, b)], r[b], rcond=None)[0]
+        y0[unknowns] -= step
+        y_tire = evaluate(y0)[1]
+        y0[turns] = y_tire[:, L.YT_DEFL]               # on the loading curve (Eq. 93)
+        loads = y_tire[:, L.YT_FZ].copy()
+    preload(loads)
+
+
+#: Newton iterations of the start on a crossfall, and the finite-difference step (m, rad)
+EQUILIBRIUM_ITERATIONS = 4
+EQUILIBRIUM_STEP = 1e-6
+
+
+def _derivative(model, u_wheel, n):
+    """A function y -> (dy, tire outputs) of the engine's derivative at the inputs' start
+    values (``u_wheel``: the wheel inputs)."""
+    from ..integrator import record
+    U = L.Inputs(np.array([[INPUT_LIMITS[f][2] for f in L.UNIT_INPUTS]] * model.P_UNIT.shape[0]),
+                 np.array(u_wheel, dtype=np.float64), np.array([INPUT_LIMITS[f][2] for f in L.ENV_INPUTS]))
+    Y = L.Outputs(np.zeros((model.P_UNIT.shape[0], len(L.UNIT_OUTPUTS))),
+                  np.zeros((model.P_WHEEL.shape[0], len(L.WHEEL_OUTPUTS))),
+                  np.zeros((model.P_TIRE.shape[0], len(L.TIRE_OUTPUTS))),
+                  np.zeros((model.P_AXLE.shape[0], len(L.AXLE_OUTPUTS))),
+                  np.zeros((model.P_CONN.shape[0], len(L.HITCH_OUTPUTS))),
+                  np.zeros((int(np.sum(model.P_UNIT[:, L.U_STEER_SLOT] >= 0)), len(L.STEERING_OUTPUTS))))
+    W = L.new_work(model)
+    err = np.zeros(2, dtype=np.int64)
+
+    def evaluate(y):
+        dy = np.zeros(n)
+        err[:] = 0
+        record(y, dy, U, model, Y, err, W)
+        return dy, Y.y_tire.copy()
+    return evaluate
+
+
+def _rotation(phi, theta, psi):
+    R = np.zeros((3, 3))
+    rotation_vehicle_to_earth(*euler_trig(phi, theta, psi), R)
+    return R
