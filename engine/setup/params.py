@@ -6,7 +6,7 @@ and columns (``engine.setup.pack``: :mod:`.pack.unit`, :mod:`.pack.axle`, :mod:`
 :mod:`.pack.brakes`, :mod:`.pack.drivetrain`, :mod:`.pack.steering`, :mod:`.pack.aero`,
 :mod:`.pack.connection`, :mod:`.pack.environment`; collisions :mod:`.collision`, the wheels'
 meshes :mod:`.wheel_meshes`); :func:`pack` assembles them in order with the initial state.
-The static
+Every array's rows and columns: :mod:`.parameter_layout` (docs/parameter-layout.md). The static
 equilibrium the simulation starts from is ``engine.setup.equilibrium``'s; the start on a mesh or
 an external road, :mod:`.settle`'s.
 """

@@ -19,5 +19,6 @@ its columns of the shared ones:
 
 Collisions are packed by :mod:`engine.setup.collision` (``P_COLL``, ``CV``, ``CK``, ``P_BAR``,
 ``P_PAIR``) and the wheels' meshes by :mod:`engine.setup.wheel_meshes` (``P_WCOLL``).
-:func:`engine.setup.params.pack` assembles them in order.
+:func:`engine.setup.params.pack` assembles them in order; :mod:`engine.setup.parameter_layout`
+describes every array's rows and columns (docs/parameter-layout.md).
 """
