@@ -16,9 +16,11 @@ from support.fmus import event_fmu  # noqa: F401 - event_fmu(fmu_dir, name, data
 ROOT = Path(__file__).resolve().parents[1]
 #: the fixtures several test modules share, set up once per session and worker
 pytest_plugins = ["support.fixtures"]
-#: The slow groups: `make test` runs them too, and first (see pytest_collection_modifyitems);
+#: The slow groups (a cold run compiles the engine for each of standalone and native): `make
+#: test` runs them too, and first, in this order (see pytest_collection_modifyitems);
 #: ``-m "not slow"`` leaves them out of a quick run.
 SLOW_FILES = {"test_standalone.py": "standalone", "test_importers.py": "importers",
+              "test_native_fmu.py": "native", "test_native_platforms.py": "native",
               "test_sweep.py": "Dask", "test_ssp.py": "SSP"}
 _loaded_fmu_library = False   # set once pythonfmu's shared library is loaded in this process
 
@@ -42,7 +44,9 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.name in SLOW_FILES:
             item.add_marker(pytest.mark.slow)
-    items.sort(key=lambda item: item.path.name not in SLOW_FILES)   # stable
+    order = list(SLOW_FILES)
+    items.sort(key=lambda item: order.index(item.path.name) if item.path.name in SLOW_FILES
+               else len(order))   # stable
 
 
 def pytest_sessionfinish(session, exitstatus):

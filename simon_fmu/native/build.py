@@ -15,6 +15,7 @@ platform's C compiler (a cross compiler for the two others) links with the runti
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import math
@@ -26,7 +27,6 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Optional
 
 import numpy as np
 
@@ -54,9 +54,11 @@ class NativeBuildError(RuntimeError):
 
 
 def cache_root() -> Path:
-    base = os.environ.get("SIMON_NATIVE_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "simon-fmu", "native")
-    return Path(base)
+    """Where the kernels' IR and objects are kept: ``$SIMON_NATIVE_CACHE``, else ``native/`` in
+    the project's user cache (``simon_fmu.runtime.entry.cache_root``)."""
+    from ..runtime.entry import cache_root as user_cache
+    chosen = os.environ.get("SIMON_NATIVE_CACHE")
+    return Path(chosen) if chosen else user_cache() / "native"
 
 
 def kernel_args(sim: "engine.Simulation") -> tuple:
@@ -79,6 +81,15 @@ def kernel_ir(signature, log=print) -> tuple[Path, dict]:
     if (folder / "kernels.ll").is_file() and (folder / "abi.json").is_file():
         return folder, json.loads((folder / "abi.json").read_text())
     folder.parent.mkdir(parents=True, exist_ok=True)
+    # one compile at a time for a key: a second build waits for the first and takes its result
+    with open(folder.parent / f"{key}.lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (folder / "kernels.ll").is_file() and (folder / "abi.json").is_file():
+            return folder, json.loads((folder / "abi.json").read_text())
+        return _compile_ir(signature, key, folder, log)
+
+
+def _compile_ir(signature, key: str, folder: Path, log) -> tuple[Path, dict]:
     work = Path(tempfile.mkdtemp(prefix="partial-", dir=folder.parent))
     try:
         (work / "request.pickle").write_bytes(pickle.dumps(
