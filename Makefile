@@ -58,7 +58,7 @@ test: setup $(STAMP)
 	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 # the development FMU with the engine and the peer, then the standalone FMU's own figures,
-# then the tractor-semitrailer's (engine, FMU and the peer set up as its tractor)
+# then the tractor-semitrailer's (engine, FMU and the peer set up as its tractor), the native FMU's
 bench: $(FMU) $(STANDALONE_FMU) $(TRUCK_FMU)
 	$(PY) -m pip install -q -e '.[test,bench]'
 	$(PY) benchmarks/speed.py --fmu $(FMU)
@@ -66,6 +66,7 @@ bench: $(FMU) $(STANDALONE_FMU) $(TRUCK_FMU)
 		--only fmu-10ms fmu-1ms fmu-1ms-buffers fmu-simulate cold-start
 	$(PY) benchmarks/speed.py --event engine/data/tractor-semitrailer.json --fmu $(TRUCK_FMU) \
 		--json out/benchmark-tractor-semitrailer.json
+	$(PY) benchmarks/native.py
 
 # an FMI cross-check folder for the default car, checked by fmpy's validator
 crosscheck: $(FMU)
