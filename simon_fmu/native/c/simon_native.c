@@ -683,9 +683,9 @@ static fmi2Status set(sn_instance *c, const fmi2ValueReference vr[], size_t nvr,
         double v = type == T_REAL ? ((const fmi2Real *)values)[i]
                  : type == T_INTEGER ? (double)((const fmi2Integer *)values)[i]
                  : (double)(((const fmi2Boolean *)values)[i] != fmi2False);
-        char text[40];
-        py_repr(text, sizeof text, v);
+        char text[40];     /* the value as the development FMU prints it: for messages only */
         if (t == NULL || t[1] != type) {
+            py_repr(text, sizeof text, v);
             LOG_ERROR(c, "%s: value reference %u is no %s variable; %s ignored", function,
                       (unsigned)vr[i], TYPE_NAMES[type], text);
             status = fmi2Error;
@@ -696,11 +696,13 @@ static fmi2Status set(sn_instance *c, const fmi2ValueReference vr[], size_t nvr,
             ((double *)c->shadow[t[3]]->data)[t[4]] = v;
         } else if (t[2] == C_PARAMETER) {
             if (c->phase == PHASE_STEP || c->phase == PHASE_TERMINATED) {
+                py_repr(text, sizeof text, v);
                 LOG_WARNING(c, "parameter %s is fixed after initialisation; %s ignored", name, text);
                 if (status < fmi2Warning)
                     status = fmi2Warning;
             } else if (v != c->var_value[t[0]] && !(isnan(v) && isnan(c->var_value[t[0]]))) {
                 char built[40];
+                py_repr(text, sizeof text, v);
                 py_repr(built, sizeof built, c->var_value[t[0]]);
                 LOG_ERROR(c, "%s: %s = %s: not tunable in the native FMU yet (its set-up ran at "
                           "build time for %s; build the FMU from an event with that value)",
