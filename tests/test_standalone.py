@@ -419,6 +419,40 @@ def test_the_size_the_readme_and_the_design_page_state_is_the_fmus(standalone_ca
         assert float(stated[2]) == pytest.approx(extracted, rel=0.03), page.name
 
 
+# ------------------------------------------------------------------ kernels kept between builds
+
+
+def test_a_second_build_of_the_same_sources_takes_the_kernels_the_first_compiled(
+        standalone_car, car_fmu, tmp_path, monkeypatch):
+    """``build --standalone`` keeps the kernels it compiled in the user cache
+    (runtime.standalone.kernel_store), by bundled package (named by its sources' digest): the
+    next standalone FMU of the same sources ships them without compiling, and runs. The store
+    is a fresh folder holding what the session's standalone car compiled."""
+    from simon_fmu.runtime.standalone import kernel_store, make_standalone
+    monkeypatch.setenv("SIMON_FMU_CACHE", str(tmp_path / "user-cache"))
+    store = kernel_store()
+    with zipfile.ZipFile(standalone_car) as archive:
+        shipped = "resources/standalone/numba-cache/"
+        for name in archive.namelist():
+            if name.startswith(shipped) and name.endswith((".nbi", ".nbc")):
+                target = store / name[len(shipped):]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(archive.read(name))
+    for package in store.iterdir():
+        (package / ".complete").write_text(package.name + "\n")
+    out = make_standalone(car_fmu, tmp_path / "again.fmu")
+    with zipfile.ZipFile(out) as archive:
+        manifest = json.loads(archive.read("resources/standalone/manifest.json"))
+        engine_package = next(n.split("/")[1] for n in archive.namelist()
+                              if n.startswith("resources/simon_engine_"))
+    assert engine_package in manifest["kernels_from_an_earlier_build"]
+    assert manifest["compiled_kernels"] and manifest["compiled_by_this_build"] == []
+    from fmpy import simulate_fmu
+    result = simulate_fmu(str(out), stop_time=0.05, output_interval=0.01,
+                          start_values={"car.speed0": 10.0}, output=["car.u"])
+    assert result["car.u"][-1] == pytest.approx(10.0, rel=0.01)
+
+
 # ------------------------------------------------------------------ doctor
 
 

@@ -226,6 +226,60 @@ def _warm(folder: Path) -> str:
     return done.stderr
 
 
+def kernel_store():
+    """Where the standalone builds keep the kernels they compiled, by package:
+    ``<user cache>/standalone-kernels/<package folder>/`` (``simon_fmu.runtime.entry.cache_root``;
+    None when ``SIMON_FMU_CACHE`` is ``off``). A bundled package's folder name carries the
+    digest of its sources (``simon_engine_<digest>``), and numba checks a cached kernel against
+    the bytes of its source file, its version and the CPU (generic), so a kernel found here is
+    the one the build would compile."""
+    from .entry import cache_root
+    if os.environ.get("SIMON_FMU_CACHE", "").lower() == "off":
+        return None
+    return cache_root() / "standalone-kernels"
+
+
+def _seed_kernels(resources: Path, shipped: Path) -> list[str]:
+    """Copy the kernels :func:`kernel_store` holds for the FMU's packages into its shipped
+    cache; return the packages found."""
+    store = kernel_store()
+    found = []
+    if store is None or not store.is_dir():
+        return found
+    for package in sorted(p.name for p in resources.iterdir() if p.is_dir()):
+        kept = store / package
+        if (kept / ".complete").is_file():
+            shutil.copytree(kept, shipped / package, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns(".complete"))
+            found.append(package)
+    return found
+
+
+def _keep_kernels(shipped: Path) -> None:
+    """Keep the shipped cache's kernels in :func:`kernel_store`, package by package: a new
+    package whole, a kept one updated with what this build added (numba's index of a kernel
+    lists every signature compiled for it, the kept ones included); a store that cannot be
+    written is skipped."""
+    store = kernel_store()
+    if store is None:
+        return
+    for folder in sorted(p for p in shipped.iterdir() if p.is_dir()):
+        if not any(folder.rglob("*.nbi")):
+            continue
+        kept = store / folder.name
+        staging = store / f".{folder.name}.{os.getpid()}.partial"
+        try:
+            if (kept / ".complete").is_file():
+                shutil.copytree(folder, kept, dirs_exist_ok=True)
+                continue
+            shutil.rmtree(staging, ignore_errors=True)
+            shutil.copytree(folder, staging)
+            (staging / ".complete").write_text(folder.name + "\n")
+            os.replace(staging, kept)
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
 def glibc_needed(folder: Path) -> str:
     """The newest glibc symbol version any binary under ``folder`` needs (objdump), else the
     building machine's glibc."""
@@ -286,12 +340,19 @@ def make_standalone(development_fmu: PathLike, output: PathLike, warm: bool = Tr
         for so in [root / "lib" / lib_name, *root.rglob("libllvmlite.so")]:
             _strip(so)
         _compile_resources(resources)
+        # the kernels an earlier build compiled from the same sources, when it kept them
+        seeded = _seed_kernels(resources, root / "numba-cache") if warm else []
+        before = {p.name for p in (root / "numba-cache").rglob("*.nbc")}
         report = _warm(tree) if warm else ""
         compiled = sorted(p.name for p in (root / "numba-cache").rglob("*.nbi"))
+        new = sorted({p.name for p in (root / "numba-cache").rglob("*.nbc")} - before)
+        if warm and compiled:
+            _keep_kernels(root / "numba-cache")
         manifest = {
             "format": 1, "platform": "linux64 (x86-64, glibc)", "model_identifier": identifier,
             "python": sys.version.split()[0], "packages": versions,
             "numba_cpu": "generic", "compiled_kernels": compiled,
+            "kernels_from_an_earlier_build": seeded, "compiled_by_this_build": new,
             "worker": f"{STANDALONE}/bin/{WORKER_NAME}",
             "runtime_bytes": runtime_size(root), "glibc": glibc_needed(tree),
         }
