@@ -1,0 +1,325 @@
+"""The native FMU of the events beyond the sedan (docs/native.md, issue 29 items 4 and 5): the
+tractor-semitrailer's lane change, two cars colliding, the sedan on a mesh road and on an
+OpenCRG road, into a barrier with its wheels' meshes taking a set, on an external road driven
+by the wheel inputs, with its steering driven by a torque, and a mesh road's failure. Each is
+run through fmpy in the native and the development FMU of the same event, and every output is
+compared at every communication point.
+
+The kernels' argument types do not depend on the event, so every FMU here links the one compile
+of the kernels (tests/test_native_fmu.py's); only the Linux x86-64 binary is built (the other
+platforms link the same IR: tests/test_native_platforms.py). A native FMU's set-up runs at
+build time, so the start values (speeds, positions) come from the event file."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import engine
+from support import fmus
+from support.roads import grid_crg, grid_mesh_obj
+
+DATA = Path(engine.__file__).resolve().parent / "data"
+WHEELS = ("axle1.left", "axle1.right", "axle2.left", "axle2.right")
+#: the comparison's bound (issue 29 item 5); bit-identical is what is measured
+BOUND = 1e-9
+
+
+def _sedan(speed: float) -> dict:
+    data = json.loads(engine.load_event().to_json())
+    data["units"][0]["initial"]["speed"] = speed
+    return data
+
+
+def _steer(t: float, amplitude: float, start: float = 1.0) -> float:
+    """One sine of the steering wheel (rad) over 2 s from ``start``: a lane change."""
+    return amplitude * math.sin(math.pi * (t - start)) if start <= t <= start + 2.0 else 0.0
+
+
+def _lane_change(unit: str, gear: int, amplitude: float, start: float = 1.0):
+    def control(t, inst):
+        if t == 0.0:
+            inst.set(f"{unit}.gear", gear)
+            inst.set(f"{unit}.throttle", 0.2)
+        inst.set(f"{unit}.steeringWheelAngle", _steer(t, amplitude, start))
+    return control
+
+
+#: communication steps: 10 ms, then some that leave a remainder of the 1 ms grid
+LANE_STEPS = [0.01] * 100 + [0.0037] * 30 + [0.01] * 189
+SHORT_STEPS = [0.005] * 60 + [0.0037] * 30 + [0.01] * 110
+
+
+# --- the scenarios: (event data, communication steps, control, a check that it happened) --
+
+def truck(folder):
+    data = json.loads((DATA / "tractor-semitrailer.json").read_text())
+    data["units"][0]["initial"]["speed"] = 20.0
+    return (data, LANE_STEPS, _lane_change("tractor", 10, 2.0),
+            lambda r: max(r["tractor.Y"]) > 2.0 and max(np.abs(r["trailer.yaw"])) > 0.05)
+
+
+def two_cars(folder):
+    """engine/data/two-cars.json's cars, head-on with a lateral offset 2 m apart (their paths
+    in the event itself do not meet), in neutral; the first one brakes after the impact."""
+    data = json.loads((DATA / "two-cars.json").read_text())
+    car, car2 = data["units"]
+    car["initial"] = {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": 12.0}
+    car2["initial"] = {"X": car["dimensions"]["length"] + 2.0, "Y": 0.6, "yaw": math.pi,
+                       "speed": 8.0}
+
+    def control(t, inst):
+        if t == 0.0:
+            inst.set("car.gear", 0)
+            inst.set("car2.gear", 0)
+        inst.set("car.brakePedalForce", 200.0 if t > 0.5 else 0.0)
+    return (data, SHORT_STEPS, control,
+            lambda r: max(np.abs(r["car.collision.Fx"])) > 1e4
+            and r["car.collision.deltaV"][-1] > 1.0 and r["car2.collision.deltaV"][-1] > 1.0)
+
+
+def _bumps(x, y):
+    """Z (down) of a road rising 1 % along X with 3 cm waves across it."""
+    return -0.03 * np.sin(0.8 * x) * np.cos(0.5 * y) - 0.01 * x
+
+
+def mesh_road(folder):
+    obj = grid_mesh_obj(folder / "bumps.obj", _bumps, (-5.0, 70.0), (-8.0, 8.0), (150, 16))
+    data = _sedan(15.0)
+    data["environment"]["terrain"] = {"type": "mesh", "file": str(obj), "materials": {}}
+    return (data, LANE_STEPS, _lane_change("car", 3, 1.2),
+            lambda r: np.ptp(r["car.Z"]) > 0.3 and max(r["car.Y"]) > 2.0)
+
+
+def crg_road(folder):
+    crg = grid_crg(folder / "bumps.crg", lambda u, v: -_bumps(u - 5.0, v), (0.0, 75.0),
+                   (-8.0, 8.0), (150, 16))
+    data = _sedan(15.0)
+    data["environment"]["terrain"] = {"type": "crg", "file": str(crg), "origin": [-5.0, 0.0, 0.0]}
+    return (data, SHORT_STEPS, _lane_change("car", 3, 1.2, start=0.2),
+            lambda r: np.ptp(r["car.Z"]) > 0.1 and max(r["car.Y"]) > 2.0)
+
+
+def barrier(folder):
+    """The sedan at 26 m/s in neutral into a wall 0.3 m ahead of its front, its wheels' mounts
+    giving way at once (tests/test_wheel_damage.py): the wall reaches the front wheels."""
+    from engine.setup.derived import body_front
+    data = _sedan(26.0)
+    wall = body_front(data["units"][0]) + 0.3
+    data["environment"]["barriers"] = [{"point": [wall, 0.0, 0.0], "normal": [-1.0, 0.0, 0.0]}]
+    for axle in data["units"][0]["axles"]:
+        axle["wheel_damage"] = {"max_no_damage_force": 0.0, "deformation_rate": 1.0,
+                                "max_force": 1e9, "max_no_damage_moment": 1e9, "max_moment": 2e9}
+    return (data, [0.005] * 60 + [0.0037] * 20, lambda t, inst: inst.set("car.gear", 0),
+            lambda r: max(np.abs(r["car.collision.Fx"])) > 1e5
+            and r["car.axle1.left.damageDisplacement"][-1] > 0.01)
+
+
+def external_road(folder):
+    """A 2 % grade given through the wheel inputs (after initialisation: the vehicle is placed
+    with their start values at build time): the car climbs 0.6 m in the lane change."""
+    data = _sedan(20.0)
+    data["environment"]["terrain"] = {"type": "external"}
+
+    def control(t, inst):
+        _lane_change("car", 4, 1.2, start=0.2)(t, inst)
+        X = inst.get("car.X")
+        for w in WHEELS:
+            inst.set(f"car.{w}.roadZ", -0.02 * X)
+            inst.set(f"car.{w}.roadGradeX", -0.02)
+    return (data, SHORT_STEPS, control, lambda r: np.ptp(r["car.Z"]) > 0.4 and max(r["car.Y"]) > 2.0)
+
+
+def steering_torque(folder):
+    """The steering mode 'torque': the steering-wheel torque drives the steer degree of freedom."""
+    data = _sedan(20.0)
+    data["units"][0]["steering"]["mode"] = "torque"
+
+    def control(t, inst):
+        if t == 0.0:
+            inst.set("car.gear", 4)
+        inst.set("car.steeringWheelTorque", 3.0 * math.sin(math.pi * t))
+    return (data, SHORT_STEPS, control, lambda r: max(np.abs(r["car.Y"])) > 0.05)
+
+
+def steering_autostart(folder):
+    """The steering mode 'autostart', freed at 0.5 s (simulation.steer_dof_start_time)."""
+    data = _sedan(20.0)
+    data["units"][0]["steering"]["mode"] = "autostart"
+    data["simulation"]["steer_dof_start_time"] = 0.5
+    return (data, SHORT_STEPS, _lane_change("car", 4, 1.2, start=0.2),
+            lambda r: max(r["car.Y"]) > 1.0)
+
+
+def double(folder):
+    """engine/data/double.json: tractor, semitrailer, converter dolly and second semitrailer."""
+    data = json.loads((DATA / "double.json").read_text())
+    data["units"][0]["initial"]["speed"] = 15.0
+    return (data, SHORT_STEPS, _lane_change("tractor", 8, 2.0, start=0.2),
+            lambda r: max(np.abs(r["trailer2.yaw"])) > 0.01)
+
+
+def wet_mesh(folder):
+    """A mesh of two wet materials, the Gallaway hydroplaning model, a disc brake (its
+    lining's friction falling with its temperature) on every wheel: braking in a slalom."""
+    obj = grid_mesh_obj(folder / "wet.obj", lambda x, y: 0.0 * x, (-5.0, 60.0), (-6.0, 6.0),
+                        (65, 12), lambda x, y: "film" if y < 0.0 else "deep")
+    data = _sedan(25.0)
+    data["environment"]["terrain"] = {"type": "mesh", "file": str(obj), "materials": {
+        "film": {"friction_multiplier": 0.9, "water_depth": 0.001, "texture_depth": 0.0008},
+        "deep": {"friction_multiplier": 0.8, "water_depth": 0.008, "texture_depth": 0.0008}}}
+    data["simulation"]["hydroplaning"] = "gallaway"
+    car = data["units"][0]
+    for tire in car["tires"].values():
+        tire.update(inflation_pressure=220000.0, tread_depth=0.006, width=0.2)
+    air = data["environment"]["air_temperature"]
+    for axle in car["axles"]:
+        del axle["brake_torque_ratio"]
+        axle["brake_design"] = {
+            "type": "disc", "actuator_area": 2.5e-3, "effective_radius": 0.12,
+            "brake_factor": [[0.0, 0.0], [1.0, 2.0]],
+            "lining_friction": [[air, 0.40], [air + 400.0, 0.20]],
+            "heat_capacity": 1500.0, "cooling": 0.0}
+
+    def control(t, inst):
+        if t == 0.0:
+            inst.set("car.gear", 4)
+        inst.set("car.steeringWheelAngle", 0.8 * math.sin(2.0 * t))
+        inst.set("car.brakePedalForce", 150.0 if t > 0.3 else 0.0)
+    return (data, SHORT_STEPS, control,
+            lambda r: r["car.axle1.left.brakeTemperature"][-1] > air + 10.0
+            and r["car.u"][-1] < 23.0)
+
+
+def friction_tables(folder):
+    """The brake and throttle table options 'friction': the wheel inputs brakeFriction and
+    driveFriction in place of the pedal and the engine."""
+    data = _sedan(20.0)
+    data["units"][0]["brakes"]["method"] = "friction"
+    data["units"][0]["drivetrain"]["method"] = "friction"
+
+    def control(t, inst):
+        _lane_change("car", 4, 1.2, start=0.2)(t, inst)
+        for w in WHEELS:
+            inst.set(f"car.{w}.brakeFriction", 0.3 if t > 1.0 else 0.0)
+            if w.startswith("axle2"):      # the driven axle
+                inst.set(f"car.{w}.driveFriction", 0.05 if t <= 1.0 else 0.0)
+    return (data, SHORT_STEPS, control, lambda r: r["car.u"][-1] < 19.0)
+
+
+SCENARIOS = {f.__name__.replace("_", "-"): f for f in
+             (truck, two_cars, mesh_road, crg_road, barrier, external_road, steering_torque,
+              steering_autostart, double, wet_mesh, friction_tables)}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("native-events")
+
+
+def _native(folder: Path, name: str, data: dict) -> Path:
+    from simon_fmu.native.build import build_native
+    event = folder / f"{name}.json"
+    event.write_text(json.dumps(data))
+    return build_native(event, folder / f"{name}-native.fmu", log=lambda text: None,
+                        platforms="linux64")
+
+
+def _pair(folder: Path, name: str, data: dict) -> tuple[Path, Path]:
+    """The native and the development FMU of ``data``."""
+    native = _native(folder, name, data)
+    return native, fmus.vehicle(folder / f"{name}.json", folder / f"{name}-development.fmu")
+
+
+def _outputs(inst) -> list[tuple[str, str]]:
+    return [(v.name, inst.types[v.name]) for v in inst.md.modelVariables
+            if v.causality == "output"]
+
+
+def _run(inst, steps, control) -> tuple[list[str], np.ndarray, str]:
+    """Every output at every communication point (Integer and Boolean as floats), until the
+    end or the first doStep that fails; and that failure's message."""
+    outputs = _outputs(inst)
+    names = [n for n, _ in outputs]
+    by_type = {}
+    for n, kind in outputs:
+        by_type.setdefault(kind, []).append(inst.vr[n])
+    getters = {"Real": inst.fmu.getReal, "Integer": inst.fmu.getInteger,
+               "Boolean": inst.fmu.getBoolean}
+
+    def row():
+        values = {}
+        for kind, vrs in by_type.items():
+            values.update(zip(vrs, getters[kind](vrs)))
+        return [float(values[inst.vr[n]]) for n in names]
+    inst.start()
+    rows, t, failure = [row()], 0.0, ""
+    for h in steps:
+        control(t, inst)
+        try:
+            inst.fmu.doStep(currentCommunicationPoint=t, communicationStepSize=h)
+        except Exception:   # noqa: BLE001 - fmpy raises on fmi2Error; its message is logged
+            failure = inst.messages(min_status=3)[-1]
+            break
+        t += h
+        rows.append(row())
+    return names, np.array(rows), failure
+
+
+def _largest_difference(a: np.ndarray, b: np.ndarray) -> float:
+    assert a.shape == b.shape
+    assert np.array_equal(np.isfinite(a), np.isfinite(b))
+    a, b = np.where(np.isfinite(a), a, 0.0), np.where(np.isfinite(b), b, 0.0)
+    return float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(b))))
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_native_fmu_matches_the_development_fmu(scenario, folder, instance):
+    data, steps, control, happened = SCENARIOS[scenario](folder)
+    native, development = _pair(folder, scenario, data)
+    names, a, failed_a = _run(instance(native, name="native"), steps, control)
+    _, b, failed_b = _run(instance(development, name="development"), steps, control)
+    assert failed_a == failed_b == ""
+    worst = _largest_difference(a, b)
+    print(f"{scenario}: {a.shape[0]} communication points x {a.shape[1]} outputs, largest "
+          f"relative difference {worst:.3g}, identical: {np.array_equal(a, b)}")
+    assert worst <= BOUND, f"largest relative difference {worst:.3g}"
+    assert happened({n: a[:, k] for k, n in enumerate(names)}), "the scenario did not happen"
+
+
+def test_a_tire_off_a_mesh_road_fails_both_alike(folder, instance):
+    """A 1.5 m wall across a mesh road (its faces steeper than 45 degrees are walls, taken out
+    of the road): the car's body meets it, then a front tire finds no road polygon under it,
+    and the native FMU stops at the same step as the development FMU, with the same message."""
+    obj = grid_mesh_obj(folder / "wall.obj", lambda x, y: np.where(x > 8.2, -1.5, 0.0),
+                        (-5.0, 30.0), (-6.0, 6.0), (70, 12))
+    data = _sedan(12.0)
+    data["environment"]["terrain"] = {"type": "mesh", "file": str(obj), "materials": {}}
+    native, development = _pair(folder, "mesh-wall", data)
+    steps, control = [0.01] * 80, lambda t, inst: inst.set("car.gear", 0)
+    names, a, failed_a = _run(instance(native, name="native"), steps, control)
+    _, b, failed_b = _run(instance(development, name="development"), steps, control)
+    assert "car.axle1.left: off the terrain at X = " in failed_a
+    assert failed_a == failed_b
+    assert _largest_difference(a, b) <= BOUND
+    assert max(np.abs(a[:, names.index("car.collision.Fx")])) > 1e4      # the wall was met
+
+
+def test_wheel_inputs_at_initialisation_are_refused_on_an_external_road(folder, instance):
+    """The set-up placed the vehicle on the external road with the wheel inputs' start values
+    at build time: other values before the end of initialisation are an fmi2Error that says so
+    (the development FMU places the vehicle with them)."""
+    data = _sedan(20.0)
+    data["environment"]["terrain"] = {"type": "external"}
+    native = _native(folder, "external-road-start", data)
+    inst = instance(native, name="native")
+    inst.fmu.setupExperiment(startTime=0.0)
+    inst.fmu.enterInitializationMode()
+    inst.set("car.axle1.left.roadZ", -0.1)
+    with pytest.raises(Exception):
+        inst.fmu.exitInitializationMode()
+    assert any("the wheel inputs at initialisation are not tunable in the native FMU yet" in m
+               for m in inst.messages())
