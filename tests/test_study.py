@@ -18,6 +18,34 @@ from support.sedan import (CDA, EV, G, M, MS, MU, RHO, WB, bicycle_reference, lo
                            static_loads, static_mu_p, yaw_inertia)
 
 REF = bicycle_reference()
+DEG = 180.0 / math.pi
+G0 = 9.80665                 # the FMU's display unit g is standard gravity
+
+
+def panel(result: dict, title: str):
+    """The report figure's panel of ``title`` (the data drawn, display units)."""
+    for p in result["figure"]:
+        if p.title == title:
+            return p
+    raise KeyError(f"{title!r} not among {[p.title for p in result['figure']]}")
+
+
+def check_figure(result: dict) -> None:
+    """What every report figure keeps to: every panel draws lines of finite, equal-length
+    arrays; every axis label names its unit; a plan view has Y down (earth Y right of X);
+    the legend names say what a line is, not a history key; no SI angle or speed unit."""
+    for p in result["figure"]:
+        assert p.lines, p.title
+        for line in p.lines:
+            assert len(line.x) == len(line.y) > 0, (p.title, line.label)
+            assert np.isfinite(line.y).any() and not np.isinf(line.y).any(), (p.title, line.label)
+            assert line.label and not (line.label in result["history"] and re.search(
+                r"\.|[a-z][A-Z]", line.label)), (p.title, line.label)
+        for label in (p.xlabel, p.ylabel):
+            assert re.search(r"\((deg|deg/s|km/h|g|m|s|kN|rpm)\)|\(m\)", label), (p.title, label)
+            assert "rad" not in label and "m/s" not in label, label
+        if p.xlabel == "X (m)":
+            assert p.plan and "down the page" in p.ylabel
 
 
 def test_bicycle_reference_is_the_benchmarks_figure():
@@ -36,6 +64,18 @@ def test_steady_circle_gradients_vs_bicycle_model(car_fmu, tmp_path):
     peak = max(max(row) for tire in EV["tires"].values() for row in tire["peak_friction"])
     assert 0.5 * peak * G < result["metrics"]["maxLateralAcceleration"] < peak * G
     assert result["metrics"]["meanSpeed"] == pytest.approx(20.0, abs=0.05)
+    # the figure: road-wheel steer (deg) against lateral acceleration (g), as recorded
+    h = result["history"]
+    check_figure(result)
+    steer = panel(result, "road-wheel steer vs lateral acceleration").lines[0]
+    assert steer.x == pytest.approx(h["ay"] / G0) and steer.y == pytest.approx(h["frontSteer"] * DEG)
+    # its slope over the fit band is K + L / u^2 in deg/g
+    band = (np.abs(h["ay"]) >= 0.2) & (np.abs(h["ay"]) <= 2.0) & (h["time"] > 2.0)
+    slope = np.polyfit(steer.x[band], steer.y[band], 1)[0]
+    assert slope == pytest.approx((k + WB / 20.0 ** 2) * DEG * G0, rel=0.02)
+    roll = panel(result, "roll vs lateral acceleration").lines[0]
+    assert np.polyfit(roll.x[band], roll.y[band], 1)[0] == pytest.approx(
+        result["metrics"]["rollGradient"] * DEG * G0, rel=1e-6)
 
 
 def test_step_steer_gain_and_response(car_fmu, tmp_path):
@@ -49,6 +89,12 @@ def test_step_steer_gain_and_response(car_fmu, tmp_path):
     assert 0 < r["yawRateResponseTime"] < r["yawRatePeakResponseTime"] < 1.0
     assert 0 < r["lateralAccelerationResponseTime"] < 1.0
     assert 0 <= r["yawRateOvershoot"] < 0.5
+    check_figure(result)
+    h = result["history"]
+    assert panel(result, "yaw rate").lines[0].y == pytest.approx(h["r"] * DEG)
+    assert panel(result, "steering-wheel angle").lines[0].y[-1] == pytest.approx(0.2 * DEG, rel=1e-6)
+    speed = panel(result, "speed").lines[0]
+    assert speed.y[0] == pytest.approx(result["settings"]["speed"] * 3.6)
 
 
 def test_static_rollover_lift_off_vs_quasi_static_load_transfer(car_fmu, tmp_path):
@@ -59,7 +105,8 @@ def test_static_rollover_lift_off_vs_quasi_static_load_transfer(car_fmu, tmp_pat
     stiffnesses (suspension in series with the tires); each axle's unsprung masses add
     2 m_u r_loaded ay of their own. An axle's inner wheel lifts when its load transfer over
     the track equals its static load."""
-    result = run_study("static-rollover", car_fmu, {}, tmp_path)["metrics"]
+    study = run_study("static-rollover", car_fmu, {}, tmp_path)
+    result = study["metrics"]
     h = EV["sprung_mass"]["cg_height"]
     k = REF["k_roll_axles"]
     lift = []
@@ -73,6 +120,14 @@ def test_static_rollover_lift_off_vs_quasi_static_load_transfer(car_fmu, tmp_pat
     assert result["liftOffLateralAcceleration"] == pytest.approx(lift[first], rel=0.06)
     track = EV["axles"][first]["track"]
     assert result["liftOffLateralAcceleration"] < G * track / (2 * h)     # the rigid vehicle's
+    # the figure: each axle's least tire load in kN; the lifting axle's reaches the lift-off
+    # load at the run's end, the other's does not
+    check_figure(study)
+    loads = panel(study, "least tire load of each axle")
+    lifting = loads.line(f"car axle {first + 1}")
+    assert lifting.y[-1] <= study["settings"]["liftLoad"] / 1000 + 1e-12
+    assert loads.line(f"car axle {2 - first}").y[-1] > 0.1
+    assert loads.line("lift-off load").y == pytest.approx([study["settings"]["liftLoad"] / 1000] * 2)
 
 
 def linear_bicycle(s: dict, man, t_end: float) -> dict:
@@ -113,6 +168,14 @@ def test_sine_with_dwell_vs_linear_bicycle_model(car_fmu, tmp_path):
     assert got["lateralDisplacement"] == pytest.approx(expected["lateralDisplacement"], rel=0.06)
     # linear range: the yaw rate has died away 1 s after the steer (FMVSS 126: <= 0.35, 0.20)
     assert abs(got["yawRateRatio1s"]) < 0.01 and abs(got["yawRateRatio175s"]) < 0.01
+    # the figure: the steering-wheel angle (deg), the CG path in the earth frame
+    check_figure(result)
+    h = result["history"]
+    steering = panel(result, "steering-wheel angle").lines[0]
+    assert steering.y == pytest.approx(h["steering.angle"] * DEG)
+    assert np.max(np.abs(steering.y)) == pytest.approx(0.2 * DEG, rel=1e-3)
+    path = panel(result, "path of the CG")
+    assert path.plan and (path.lines[0].x, path.lines[0].y) == (pytest.approx(h["X"]), pytest.approx(h["Y"]))
 
 
 def test_sine_with_dwell_steering_profile():
@@ -143,6 +206,67 @@ def test_study_command_writes_metrics_histories_and_report(car_fmu, tmp_path, ca
     assert png.startswith(b"\x89PNG") and "stoppingDistance" in page
     assert (out / "report.png").read_bytes() == png
     assert "stoppingDistance" in capsys.readouterr().out
+    # what was run: the vehicle, the FMU and its GUID, the date; metrics.json keeps SI and
+    # names each unit, the report shows display units (km/h, g) beside SI
+    from fmpy import read_model_description
+    guid = read_model_description(str(car_fmu)).guid
+    assert data["run"]["guid"] == guid and data["units"]["meanDeceleration"] == "m/s^2"
+    assert data["settingUnits"]["speed0"] == "m/s" and data["run"]["date"]
+    for text in (page, (out / "report.md").read_text()):
+        assert guid in text and EV["name"] in text and str(car_fmu) in text
+        assert "``" not in text and ":func:" not in text and ":class:" not in text
+    cells = {name: (value, unit) for name, value, unit in
+             re.findall(r"<tr><td>(\w+)</td><td class='n'>([^<]*)</td><td>([^<]*)</td>", page)}
+    assert cells["speed0"] == ("90", "km/h") and cells["brakeSpeed"] == ("90", "km/h")
+    assert cells["meanDeceleration"][1] == "g"
+    assert float(cells["meanDeceleration"][0]) == pytest.approx(
+        data["metrics"]["meanDeceleration"] / G0, rel=1e-3)
+    assert "<code>brakeTime</code>" in page
+
+
+def test_straight_brake_figure_data(car_fmu, tmp_path):
+    """The plotted arrays: the speed in km/h, the deceleration (-ax) in g, the distance from
+    the start to the stop, the wheel spins in rpm (locked within a few tenths of a second)."""
+    result = run_study("straight-brake", car_fmu, {}, tmp_path)
+    h, got = result["history"], result["metrics"]
+    check_figure(result)
+    assert panel(result, "speed").lines[0].y == pytest.approx(h["u"] * 3.6)
+    decel = panel(result, "deceleration").lines[0].y
+    assert decel == pytest.approx(-h["ax"] / G0)
+    steady = (h["time"] > 0.5) & (h["u"] > 0.3 * h["u"][0])
+    assert np.mean(decel[steady]) == pytest.approx(got["meanDeceleration"] / G0, rel=0.03)
+    distance = panel(result, "distance").lines[0].y
+    assert distance[0] == 0.0 and distance[-1] == pytest.approx(got["stoppingDistance"], abs=0.01)
+    spin = panel(result, "wheel spin")
+    assert [l.label for l in spin.lines] == ["axle 1 left spin", "axle 2 left spin"]
+    assert spin.lines[0].y == pytest.approx(h["axle1.left.spin"] * 60 / (2 * math.pi))
+    assert spin.ylabel.endswith("(rpm)")
+
+
+def test_display_units_follow_the_fmu_declarations(car_fmu):
+    from fmpy import read_model_description
+    from simon_fmu.studies.units import DisplayUnits
+    for shown in (DisplayUnits.of_model_description(read_model_description(str(car_fmu))),
+                  DisplayUnits.default()):
+        assert shown.unit("m/s")[1:] == ("km/h", pytest.approx(3.6))
+        assert shown.unit("m/s^2")[1:] == ("g", pytest.approx(1 / G0))
+        assert shown.unit("rad")[1:] == ("deg", pytest.approx(DEG))
+        assert shown.unit("rad/(m/s^2)")[1:] == ("deg/g", pytest.approx(DEG * G0))
+        assert shown.unit("m/s^2/rad")[1:] == ("g/deg", pytest.approx(1 / G0 / DEG))
+        assert shown.unit("1/s")[1:] == ("1/s", 1.0) and shown.unit("")[1:] == ("", 1.0)
+        assert shown.unit("m")[1:] == ("m", 1.0) and shown.unit("g")[1:] == ("g", 1.0)
+    shown = DisplayUnits.of_model_description(read_model_description(str(car_fmu)))
+    assert shown.variable("car.axle1.left.spin")[1] == "rpm"
+    assert shown.variable("car.axle1.left.Fz")[1:] == ("kN", pytest.approx(1e-3))
+
+
+def test_report_text_has_no_docstring_markup():
+    from simon_fmu.studies import report
+    text = "from ``speed0`` (:func:`simon_fmu.studies.metrics.step_response`, :class:`~a.B`)"
+    assert report.html_text(text) == ("from <code>speed0</code> (<code>step_response</code>, "
+                                      "<code>B</code>)")
+    assert report.markdown_text(text) == "from `speed0` (`step_response`, `B`)"
+    assert report.plain(text) == "from speed0 (step_response, B)"
 
 
 def test_study_command_names_a_bad_setting(car_fmu, tmp_path, capsys):
@@ -238,6 +362,14 @@ def test_frequency_response_vs_linear_bicycle_model(car_fmu, tmp_path):
     # the lowest frequency's gain tends to the steady yaw-rate gain u / (L + K u^2): -1.4 %
     u = got["meanSpeed"]
     assert got["yawRateGain1"] == pytest.approx(u / (WB + REF["k_us"] * u ** 2), rel=0.03)
+    check_figure(result)
+    h = result["history"]
+    man = manoeuvres.get("frequency-response")
+    steering = panel(result, "steering-wheel angle").lines[0].y
+    assert steering == pytest.approx(h["steering.angle"] * DEG)
+    # the commanded sum of sines, one communication step later
+    assert steering[1:] == pytest.approx(man.steer(h["time"][:-1], s) * DEG, abs=1e-6)
+    assert panel(result, "lateral acceleration").lines[0].y == pytest.approx(h["ay"] / G0)
 
 def test_harmonics_of_a_sum_of_sines():
     t = np.arange(0.0, 10.0, 0.01)
@@ -266,6 +398,31 @@ def test_split_mu_locked_wheel_stop_vs_friction_bounds(car_fmu, tmp_path):
     # measured +14 % over the mean-friction stop: the car spins, its tires slide in different directions
     assert got["stoppingDistance"] == pytest.approx(mean, rel=0.2)
     assert got["finalYaw"] < -0.5          # low side right: yaw to the left (SAE: negative)
+    # the figure shows the spin: the speed (magnitude, never negative, while u turns
+    # negative with the car backwards), the yaw from the start in deg, and the body's
+    # outline along the path on equal scales, the last one turned by the final yaw
+    check_figure(result)
+    h = result["history"]
+    speed = panel(result, "speed").lines[0].y
+    assert speed == pytest.approx(h["speed"] * 3.6) and speed.min() >= 0.0
+    assert h["u"].min() < -0.1
+    assert panel(result, "yaw angle from the start").lines[0].y[-1] == pytest.approx(got["finalYaw"] * DEG)
+    path = panel(result, "path of the CG and the body")
+    assert path.plan and path.equal
+    assert path.line("CG path").x == pytest.approx(h["X"])
+    fronts = [l for l in path.lines if l.label in ("body front", "_front")]
+    outlines = [l for l in path.lines if l.label in ("body every 0.5 s", "_outline")]
+    assert len(fronts) == len(outlines) and len(outlines) - int(h["time"][-1] / 0.5) in (1, 2)
+    width, length = EV["dimensions"]["width"], EV["dimensions"]["length"]
+    for front, box in zip(fronts, outlines):
+        assert math.hypot(np.diff(front.x)[0], np.diff(front.y)[0]) == pytest.approx(width)
+        assert math.hypot(box.x[2] - box.x[1], box.y[2] - box.y[1]) == pytest.approx(length)
+    # heading of the last outline: from the middle of its rear edge to its front edge's
+    last = outlines[-1]
+    heading = math.atan2(0.5 * (last.y[0] + last.y[1] - last.y[2] - last.y[3]),
+                         0.5 * (last.x[0] + last.x[1] - last.x[2] - last.x[3]))
+    turned = heading - h["yaw"][0] - got["finalYaw"]
+    assert math.remainder(turned, 2 * math.pi) == pytest.approx(0.0, abs=1e-9)
 
 
 def test_abs_straight_stop_uses_the_peak_friction(car_fmu, tmp_path):
@@ -411,6 +568,20 @@ def test_lane_change_sedan_passes_at_55_kmh(car_fmu, tmp_path):
     assert got["maxLateralAcceleration"] < static_mu_p() * G
     png = (tmp_path / "report.png").read_bytes()
     assert png.startswith(b"\x89PNG")
+    # the figure: the lanes' cone lines where the course puts them, the path in the earth
+    # frame, the body's outline over the course
+    from simon_fmu.controllers.courses import cones
+    check_figure(result)
+    h = result["history"]
+    path = panel(result, "path with the cones")
+    assert path.plan and path.line("CG path").y == pytest.approx(h["Y"])
+    c = cones(iso3888_2_lanes(width))
+    assert (path.line("cones").x, path.line("cones").y) == (pytest.approx(c[:, 0]), pytest.approx(c[:, 1]))
+    edges = sorted({float(l.y[0]) for l in path.lines if "cone line" in l.label})
+    assert edges == pytest.approx(sorted({y for lane in iso3888_2_lanes(width)
+                                          for y in (lane.left, lane.right)}))
+    assert path.line("body every 0.25 s") and np.nanmin(panel(result, "cone margin").lines[0].y) \
+        == pytest.approx(got["minMargin"])
     header = (tmp_path / "histories.csv").read_text().splitlines()[0].split(",")
     assert "coneMargin" in header and "steering.angle" in header
 

@@ -118,6 +118,30 @@ def test_off_tracking_on_a_15_m_circle_vs_the_low_speed_closed_form(semitrailer_
     assert got["offTracking"] == pytest.approx(expected, rel=0.005)
     # the plain formula with the axle groups' centres is 4.5 % short
     assert got["offTracking"] > 1.03 * (s["radius"] - th["centresLastAxleRadius"])
+    # the figure: each axle's own path in the earth frame (from its unit's CG and yaw) on
+    # equal scales, Y down the page; over the window the trailer's last axle runs on the
+    # closed-form circle, concentric with the front axle's circle of the set radius
+    h = result["history"]
+    (paths,) = [p for p in result["figure"] if p.title == "axle paths"]
+    assert paths.plan and paths.equal and "down the page" in paths.ylabel
+    front, last = paths.line("tractor front axle"), paths.line("trailer last axle")
+    tr, sm = unit(SEMI, "tractor"), unit(SEMI, "trailer")
+    lx, ly = m.point_on_unit(h["trailer.X"], h["trailer.Y"], h["trailer.yaw"], sm["axles"][-1]["x"])
+    fx, fy = m.point_on_unit(h["X"], h["Y"], h["yaw"], tr["axles"][0]["x"])
+    assert last.x == pytest.approx(lx) and last.y == pytest.approx(ly)
+    assert front.x == pytest.approx(fx) and front.y == pytest.approx(fy)
+    win = h["time"] >= h["time"][-1] - s["window"]
+    cx, cy, _ = m.fit_circle(front.x[win], front.y[win])
+    assert np.hypot(front.x[win] - cx, front.y[win] - cy) == pytest.approx(s["radius"], abs=2e-4)
+    assert np.hypot(last.x[win] - cx, last.y[win] - cy) == pytest.approx(th["lastAxleRadius"],
+                                                                          rel=0.0005)
+    # the old figure's error: the trailer axle's Y against the tractor CG's X is no circle
+    _, _, r_wrong = m.fit_circle(h["X"][win], last.y[win])
+    assert abs(r_wrong - th["lastAxleRadius"]) > 0.1
+    # the fitted circles drawn dashed, of the metrics' radii
+    circles = [l for l in paths.lines if l.label.startswith("fitted circle")]
+    assert [m.fit_circle(l.x, l.y)[2] for l in circles] == pytest.approx(
+        [got["frontAxleRadius"], got["lastAxleRadius"]], rel=1e-9)
 
 
 def test_off_tracking_falls_with_speed(semitrailer_fmu, tmp_path):
@@ -145,8 +169,25 @@ def test_rearward_amplification_of_the_reference_combination(semitrailer_fmu, tm
     """SAE J2179 at 88 km/h, 0.4 Hz, 0.15 g: the semitrailer's peak lateral acceleration
     exceeds the tractor's. As the frequency falls the manoeuvre becomes quasi-steady: both
     units run the same path at the same speed and yaw rate, so RA -> 1 (closed-form limit)."""
-    runs = {f: run_study("rearward-amplification", semitrailer_fmu, {"frequency": f},
-                         tmp_path / str(f))["metrics"] for f in (0.4, 0.1, 0.05)}
+    studies = {f: run_study("rearward-amplification", semitrailer_fmu, {"frequency": f},
+                            tmp_path / str(f)) for f in (0.4, 0.1, 0.05)}
+    runs = {f: r["metrics"] for f, r in studies.items()}
+    # the figure: each unit's lateral acceleration (g), yaw rate (deg/s) and CG path, named
+    # by the unit; the peaks drawn are the metrics' peaks
+    study = studies[0.4]
+    h, got = study["history"], study["metrics"]
+    figure = {p.title: p for p in study["figure"]}
+    ay = figure["lateral acceleration of each unit's CG"]
+    assert [l.label for l in ay.lines] == ["tractor", "trailer"]
+    assert ay.ylabel.endswith("(g)") and ay.line("trailer").y == pytest.approx(h["trailer.ay"] / 9.80665)
+    after = h["time"] >= study["settings"]["startTime"]
+    assert np.max(np.abs(ay.line("tractor").y[after])) == pytest.approx(got["leadPeakAy"] / 9.80665)
+    assert np.max(np.abs(ay.line("trailer").y[after])) == pytest.approx(got["lastUnitPeakAy"] / 9.80665)
+    yaw = figure["yaw rate of each unit"]
+    assert yaw.line("trailer").y == pytest.approx(h["trailer.r"] * 180 / math.pi)
+    path = figure["path of each unit's CG"]
+    assert path.plan and (path.line("trailer").x, path.line("trailer").y) == (
+        pytest.approx(h["trailer.X"]), pytest.approx(h["trailer.Y"]))
     g = SEMI["environment"]["gravity"]
     for r in runs.values():
         # the calibration puts the tractor's peak on 0.15 g: measured within 0.04 %
@@ -185,9 +226,23 @@ def test_tilt_table_rollover_threshold_of_the_combination(semitrailer_fmu, tmp_p
     heights; 0.74 for the tractor's drive axles, 0.78 for the trailer); the compliant
     combination lifts a wheel well before (measured 0.548 g, the tractor's first drive axle,
     26 % below the lowest rigid figure)."""
-    got = run_study("static-rollover", semitrailer_fmu, {"method": "tilt"}, tmp_path)["metrics"]
+    study = run_study("static-rollover", semitrailer_fmu, {"method": "tilt"}, tmp_path)
+    got = study["metrics"]
     rigid = min(a["track"] / 2 / u["sprung_mass"]["cg_height"]
                 for u in SEMI["units"] for a in u["axles"])
     assert 0.5 * rigid < got["rolloverThreshold"] < 0.85 * rigid
     assert got["rolloverThreshold"] == pytest.approx(math.tan(got["liftOffTilt"]))
     assert got["liftOffUnit"] in (1, 2)
+    # the figure: the tilt in deg, and the least tire load of every axle of both units; the
+    # lifting axle's reaches the lift-off load at the end
+    figure = {p.title: p for p in study["figure"]}
+    tilt = figure["tilt"].lines[0].y
+    roll = figure["roll vs tilt"]
+    assert roll.xlabel == "tilt-table angle (deg)" and roll.ylabel == "roll angle (deg)"
+    assert roll.lines[0].x == pytest.approx(tilt)
+    assert math.tan(math.radians(tilt[-1])) == pytest.approx(got["rolloverThreshold"])
+    loads = figure["least tire load of each axle"]
+    names = [f"{u['name']} axle {k}" for u in SEMI["units"] for k in range(1, len(u["axles"]) + 1)]
+    assert sorted(l.label for l in loads.lines) == sorted(names + ["lift-off load"])
+    lifting = SEMI["units"][int(got["liftOffUnit"]) - 1]["name"] + f" axle {int(got['liftOffAxle'])}"
+    assert loads.line(lifting).y[-1] <= study["settings"]["liftLoad"] / 1000 + 1e-12

@@ -30,6 +30,7 @@ import numpy as np
 from ..controllers.abs_controller import AbsController, AbsParams
 from ..controllers.driver import DriverParams
 from . import metrics as m
+from .report import PLAN_Y
 
 WHEEL_SIDES = ("left", "right")
 
@@ -116,11 +117,100 @@ class Manoeuvre:
     def finished(self, t: float, y: dict, s: dict, unit: str) -> bool:
         return False
 
-    def decorate(self, title: str, ax, h: dict) -> None:
-        """Draw what else the report panel ``title`` shows on its matplotlib ``ax``."""
+    # --- the report's figure ----------------------------------------------------------------
+    def panels(self, h: dict, s: dict, shown) -> list:
+        """The report figure's panels (:class:`.report.Panel`, the plotted arrays in display
+        units, ``shown`` a :class:`.units.DisplayUnits` keyed by history names) from
+        ``plots``: (title, x name, [y names], SI unit of the y names). A y name may be a
+        (legend name, x name, y name) triple; an x name ``X`` makes a plan view. Call after
+        :meth:`metrics` (which adds the derived histories some panels plot)."""
+        return [panel(spec, h, shown) for spec in self.plots]
 
     def metrics(self, h: dict, s: dict) -> dict[str, float]:
         raise NotImplementedError
+
+
+#: what an output (history name) is, for axis labels and legends
+QUANTITIES = {
+    "time": "t", "X": "X", "Y": "Y", "u": "forward speed u", "speed": "speed",
+    "ax": "longitudinal acceleration", "ay": "lateral acceleration", "r": "yaw rate",
+    "roll": "roll angle", "yaw": "yaw angle", "steering.angle": "steering-wheel angle",
+    "frontSteer": "front road-wheel steer (mean)", "tilt": "tilt-table angle",
+    "coneMargin": "least cone margin", "radiusError": "front axle radius error",
+    "deceleration": "deceleration", "distance": "distance travelled",
+    "yawChange": "yaw angle from the start",
+}
+
+
+#: SI units of the histories a manoeuvre derives (not FMU outputs)
+DERIVED_UNITS = {"tilt": "rad", "frontSteer": "rad", "coneMargin": "m", "radiusError": "m",
+                 "deceleration": "m/s^2", "distance": "m", "yawChange": "rad",
+                 "lastUnitAy": "m/s^2", "frontAxleX": "m", "frontAxleY": "m",
+                 "lastAxleX": "m", "lastAxleY": "m"}
+
+
+def quantity(name: str) -> str:
+    """What the history ``name`` is: its entry in QUANTITIES, a wheel's output as
+    "axle 1 left spin", another unit's as "<unit> <what>"."""
+    if name in QUANTITIES:
+        return QUANTITIES[name]
+    parts = name.split(".")
+    if parts[0].startswith("axle") and parts[0][4:].isdigit():
+        return " ".join([f"axle {parts[0][4:]}"] + parts[1:])
+    if len(parts) > 1:
+        return f"{parts[0]} {quantity('.'.join(parts[1:]))}"
+    return name
+
+
+def shown_of(name: str, shown, si: str = ""):
+    """The display unit of the history ``name`` (time in s)."""
+    from .units import Shown
+    if name == "time":
+        return Shown("s", "s", 1.0)
+    return shown.variable(name, DERIVED_UNITS.get(name, si))
+
+
+def axis_label(name: str, shown, si: str = "") -> str:
+    unit = shown_of(name, shown, si).unit
+    return f"{quantity(name)} ({unit})" if unit else quantity(name)
+
+
+def panel(spec, h: dict, shown):
+    """A :class:`.report.Panel` from a ``plots`` entry (see :meth:`Manoeuvre.panels`)."""
+    from .report import PLAN_Y, Line, Panel
+    title, x, ys, si = spec
+    lines = []
+    for y in ys:
+        label, xn, yn = y if isinstance(y, tuple) else \
+            ("CG path" if (x, y) == ("X", "Y") else quantity(y), x, y)
+        if yn in h and xn in h:
+            lines.append(Line(label, shown_of(xn, shown)(h[xn]), shown_of(yn, shown, si)(h[yn])))
+    if x == "X":
+        return Panel(title, "X (m)", PLAN_Y + " (Y stretched)", lines, plan=True)
+    if len(ys) == 1:
+        ylabel = axis_label(ys[0] if not isinstance(ys[0], tuple) else ys[0][2], shown, si)
+    else:
+        first = ys[0][2] if ys and isinstance(ys[0], tuple) else (ys[0] if ys else "")
+        ylabel = f"{title} ({shown_of(first, shown, si).unit if first else shown.unit(si).unit})"
+    return Panel(title, axis_label(x, shown), ylabel, lines)
+
+
+def outline_lines(x, y, yaw, body, every: int, label: str) -> list:
+    """The body's outline (plan-view rectangle) at every ``every``-th sample of the CG path
+    (x, y, yaw), its front edge drawn heavier: report lines, the first two named."""
+    from ..controllers.courses import body_corners
+    from .report import Line
+    lines = []
+    idx = np.arange(0, len(x), max(1, every))
+    if idx[-1] != len(x) - 1:
+        idx = np.append(idx, len(x) - 1)
+    for k, box in enumerate(body_corners(x[idx], y[idx], yaw[idx], body)):
+        closed = np.vstack([box, box[:1]])
+        lines.append(Line(label if k == 0 else "_outline", closed[:, 0], closed[:, 1],
+                          {"color": "0.45", "lw": 0.7}))
+        lines.append(Line("body front" if k == 0 else "_front", box[:2, 0], box[:2, 1],
+                          {"color": "tab:red", "lw": 1.6}))
+    return lines
 
 
 def speed_governor(unit: str, target: float, feedforward: float, kp: float, ki: float, dt: float):
@@ -194,8 +284,9 @@ class StraightBrake(Manoeuvre):
                 "absCycle": Setting(0.005, "s", 0.001, 0.02, "the anti-lock controller's cycle, "
                                     "the communication step with abs 1"),
             },
-            plots=(("speed", "time", ["u"], "m/s"), ("deceleration", "time", ["ax"], "m/s^2"),
-                   ("distance", "time", ["X"], "m"),
+            plots=(("speed", "time", ["u"], "m/s"),
+                   ("deceleration", "time", ["deceleration"], "m/s^2"),
+                   ("distance", "time", ["distance"], "m"),
                    ("wheel spin", "time", ["axle1.left.spin", "axle2.left.spin"], "rad/s")),
             metric_units={"stoppingDistance": "m", "stoppingTime": "s",
                           "meanDeceleration": "m/s^2", "brakeSpeed": "m/s"})
@@ -224,6 +315,8 @@ class StraightBrake(Manoeuvre):
 
     def metrics(self, h, s):
         t, x, u = h["time"], h["X"], h["u"]
+        h["deceleration"] = -h["ax"]
+        h["distance"] = x - x[0]
         distance, duration = m.stopping(t, x, u, s["brakeTime"], s["stopSpeed"])
         v_brake = m.at(t, u, s["brakeTime"])
         after = t >= s["brakeTime"]
@@ -258,7 +351,7 @@ class SteadyCircle(Manoeuvre):
                 "duration": Setting(40.0, "s", 0.1, 600.0, "longest run"),
             },
             plots=(("lateral acceleration", "time", ["ay"], "m/s^2"),
-                   ("steer vs lateral acceleration", "ay", ["frontSteer"], "rad"),
+                   ("road-wheel steer vs lateral acceleration", "ay", ["frontSteer"], "rad"),
                    ("roll vs lateral acceleration", "ay", ["roll"], "rad"),
                    ("speed", "time", ["u"], "m/s")),
             metric_units={"understeerGradient": "rad/(m/s^2)", "maxLateralAcceleration": "m/s^2",
@@ -324,13 +417,11 @@ class StaticRollover(SteadyCircle):
                                                     "brake pedal force held on the tilt table"),
                          "duration": Setting(200.0, "s", 0.1, 3600.0, "longest run")}
         self.plots = (("lateral acceleration", "time", ["ay"], "m/s^2"),
-                      ("tire loads", "time", ["axle1.left.Fz", "axle1.right.Fz", "axle2.left.Fz",
-                                              "axle2.right.Fz"], "N"),
+                      ("least tire load of each axle", "time", [], "N"),
                       ("roll vs lateral acceleration", "ay", ["roll"], "rad"),
                       ("speed", "time", ["u"], "m/s"))
         self.tilt_plots = (("tilt", "time", ["tilt"], "rad"),
-                           ("tire loads", "time", ["axle1.left.Fz", "axle1.right.Fz",
-                                                   "axle2.left.Fz", "axle2.right.Fz"], "N"),
+                           ("least tire load of each axle", "time", [], "N"),
                            ("roll vs tilt", "tilt", ["roll"], "rad"))
         self.metric_units = {"rolloverThreshold": "g", "liftOffLateralAcceleration": "m/s^2",
                              "liftOffTilt": "rad", "liftOffRoll": "rad", "liftOffTime": "s",
@@ -385,6 +476,30 @@ class StaticRollover(SteadyCircle):
         else:
             done = SteadyCircle.finished(self, t, y, s, unit)
         return done or (t > s["rampStart"] and min(self._loads(y)) <= s["liftLoad"])
+
+    def axle_loads(self, h) -> dict[str, np.ndarray]:
+        """The least tire load of each axle (over its wheels, the dual tires each), by
+        "<unit> axle <k>": the wheel that lifts first is on the axle whose line reaches the
+        lift-off load first."""
+        out: dict[str, list] = {}
+        for k in h:
+            if (k.startswith("axle") or ".axle" in k) and k.endswith(".Fz"):
+                unit = k.split(".")[0] if ".axle" in k else (self._units or [""])[0]
+                axle = k.split(".axle")[-1].split(".")[0] if ".axle" in k else \
+                    k.split(".")[0][len("axle"):]
+                out.setdefault(f"{unit} axle {axle}".strip(), []).append(h[k])
+        return {name: np.min(np.vstack(v), axis=0) for name, v in out.items()}
+
+    def panels(self, h, s, shown):
+        from .report import Line
+        out = super().panels(h, s, shown)
+        load = out[1]
+        kn = shown.variable(next((k for k in h if k.endswith(".Fz")), ""), "N")
+        load.lines = [Line(name, h["time"], kn(v)) for name, v in self.axle_loads(h).items()]
+        load.lines.append(Line("lift-off load", h["time"][[0, -1]],
+                               kn(np.full(2, s["liftLoad"])), {"color": "k", "ls": ":"}))
+        load.ylabel = f"tire load ({kn.unit})"
+        return out
 
     def metrics(self, h, s):
         t, ay = h["time"], h["ay"]
@@ -498,7 +613,7 @@ class SineWithDwell(Manoeuvre):
                 "startTime": Setting(1.0, "s", 0.0, 30.0, "beginning of steer"),
                 "duration": Setting(6.0, "s", 0.1, 120.0, "run"),
             },
-            plots=TRANSIENT_PANELS + (("path", "X", ["Y"], "Y (m, right +)"),),
+            plots=TRANSIENT_PANELS + (("path of the CG", "X", ["Y"], "m"),),
             metric_units={"yawRateRatio1s": "", "yawRateRatio175s": "", "peakYawRate": "rad/s",
                           "lateralDisplacement": "m", "peakLateralAcceleration": "m/s^2"})
 
@@ -616,14 +731,31 @@ class SplitMu(StraightBrake):
                          "driverGain": Setting(0.3, "rad/m", 0.0, 10.0, "driver gain on the preview error"),
                          "preview": Setting(0.8, "s", 0.0, 5.0, "driver preview time"),
                          "maxSteer": Setting(6.0, "rad", 0.0, 20.0, "driver's largest steering-wheel angle")}
-        self.plots = (("path", "X", ["Y"], "Y (m, right +)"), ("yaw", "time", ["yaw"], "rad"),
-                      ("speed", "time", ["u"], "m/s"),
+        self.plots = (("path of the CG and the body", "X", [("CG path", "X", "Y")], "m"),
+                      ("yaw angle from the start", "time", ["yawChange"], "rad"),
+                      ("speed", "time", ["speed"], "m/s"),
                       ("steering-wheel angle", "time", ["steering.angle"], "rad"))
         self.metric_units = {**self.metric_units, "maxYaw": "rad", "finalYaw": "rad",
                              "maxLateralDeviation": "m"}
         self._wheels: list[str] = []
+        self.body = None
+
+    def panels(self, h, s, shown):
+        """The path in a plan view of equal scales with the body's outline every 0.5 s (a
+        spin shows), the yaw angle from the start, the speed (the magnitude of the CG
+        velocity: the forward speed u turns negative once the car runs backwards)."""
+        out = super().panels(h, s, shown)
+        path = out[0]
+        path.equal, path.ylabel = True, PLAN_Y
+        if self.body is not None:
+            every = max(1, int(round(0.5 / (h["time"][1] - h["time"][0])))) if h["time"].size > 1 else 1
+            path.lines += outline_lines(h["X"], h["Y"], h["yaw"], self.body, every,
+                                        "body every 0.5 s")
+        return out
 
     def outputs(self, runner):
+        from ..controllers.vehicle_data import vehicle_body
+        self.body = vehicle_body(runner.event(), runner.lead_unit)
         self._wheels = [name for name in runner.variables if name.startswith(runner.lead_unit + ".axle")
                         and name.endswith(".frictionMultiplier") and name.count(".") == 3]
         return super().outputs(runner)
@@ -655,7 +787,8 @@ class SplitMu(StraightBrake):
                                                * np.diff(h["time"]))))
         out = super().metrics({**h, "X": path, "u": h["speed"]}, s)
         after = h["time"] >= s["brakeTime"]
-        yaw = h["yaw"][after] - h["yaw"][0]
+        h["yawChange"] = h["yaw"] - h["yaw"][0]
+        yaw = h["yawChange"][after]
         return {**out, "maxYaw": float(np.max(np.abs(yaw))), "finalYaw": float(yaw[-1]),
                 "maxLateralDeviation": float(np.max(np.abs(h["Y"][after] - h["Y"][0])))}
 
@@ -714,7 +847,7 @@ class LaneChange(Manoeuvre):
                 "lagTime": Setting(d["lagTime"], "s", 0.0, 1.0, "driver steering lag"),
                 "duration": Setting(30.0, "s", 0.1, 600.0, "longest run"),
             },
-            plots=(("path with the cones", "X", ["Y"], "Y (m, right +)"),
+            plots=(("path with the cones", "X", [("CG path", "X", "Y")], "m"),
                    ("steering-wheel angle", "time", ["steering.angle"], "rad"),
                    ("lateral acceleration", "time", ["ay"], "m/s^2"),
                    ("yaw rate", "time", ["r"], "rad/s"),
@@ -805,25 +938,30 @@ class LaneChange(Manoeuvre):
                 "maxYawRate": float(np.max(np.abs(h["r"][on]))),
                 "maxSteeringWheelAngle": float(np.max(np.abs(h["steering.angle"][on])))}
 
-    def decorate(self, title, ax, h):
-        """The path panel: the lanes' cone lines and cones, the body every 0.25 s, Y down
-        the page inverted so that the plan view has left (negative Y) up."""
-        if not title.startswith("path") or self.body is None:
-            return
-        from ..controllers.courses import body_corners, cones
-        for lane in self.lanes:
-            for y in (lane.left, lane.right):
-                ax.plot([lane.x_start, lane.x_end], [y, y], color="tab:orange", lw=1)
+    def panels(self, h, s, shown):
+        """The path panel also shows the lanes' cone lines and cones and the body's outline
+        every 0.25 s over the course (Y stretched)."""
+        from ..controllers.courses import cones
+        from .report import Line
+        out = super().panels(h, s, shown)
+        path = out[0]
+        if self.body is None:
+            return out
+        for k, lane in enumerate(self.lanes):
+            for j, y in enumerate((lane.left, lane.right)):
+                path.lines.append(Line("cone lines" if k == j == 0 else "_cone line",
+                                       np.array([lane.x_start, lane.x_end]), np.array([y, y]),
+                                       {"color": "tab:orange", "lw": 1}))
         c = cones(self.lanes)
-        ax.plot(c[:, 0], c[:, 1], "^", color="tab:orange", ms=5, label="cones")
-        every = max(1, int(round(0.25 / self.step)))
-        on = np.flatnonzero((h["X"] > self.lanes[0].x_start - self.body.length)
-                            & (h["X"] < self.lanes[-1].x_end + self.body.length))[::every]
-        for box in body_corners(h["X"][on], h["Y"][on], h["yaw"][on], self.body):
-            ax.plot(*np.vstack([box, box[:1]]).T, color="0.6", lw=0.6)
-        ax.set_xlim(self.lanes[0].x_start - 10.0, self.lanes[-1].x_end + 10.0)
-        if not ax.yaxis_inverted():
-            ax.invert_yaxis()
+        path.lines.append(Line("cones", c[:, 0], c[:, 1],
+                               {"color": "tab:orange", "ls": "none", "marker": "^", "ms": 5}))
+        on = (h["X"] > self.lanes[0].x_start - self.body.length) \
+            & (h["X"] < self.lanes[-1].x_end + self.body.length)
+        if on.any():
+            path.lines += outline_lines(h["X"][on], h["Y"][on], h["yaw"][on], self.body,
+                                        int(round(0.25 / self.step)), "body every 0.25 s")
+        path.xlim = (self.lanes[0].x_start - 10.0, self.lanes[-1].x_end + 10.0)
+        return out
 
 
 def wrap(angle: float) -> float:
@@ -856,26 +994,47 @@ class OffTracking(Manoeuvre):
                 "window": Setting(60.0, "s", 1.0, 600.0, "fit window at the end of the run"),
                 "duration": Setting(300.0, "s", 1.0, 3600.0, "run"),
             },
-            plots=(("paths", "X", ["frontAxleY", "lastAxleY"], "Y (m, right +)"),
+            plots=(("axle paths", "X", [], "m"),
                    ("steering-wheel angle", "time", ["steering.angle"], "rad"),
                    ("front axle radius error", "time", ["radiusError"], "m"),
                    ("speed", "time", ["u"], "m/s")),
             metric_units={"frontAxleRadius": "m", "lastAxleRadius": "m", "offTracking": "m",
                           "centreDistance": "m", "maxRadiusError": "m", "meanSpeed": "m/s"})
         self._geometry: dict = {}
+        self._fits: dict = {}
 
     def outputs(self, runner):
         lead, last = runner.event_data["units"][0], runner.event_data["units"][-1]
         if not lead.get("steering"):
             raise ValueError(f"off-tracking: the lead unit {lead['name']!r} has no steering")
         self._geometry = {"front": lead["axles"][0]["x"], "ratio": lead["steering"]["gear_ratio"],
-                          "last": last["name"], "rear": last["axles"][-1]["x"]}
+                          "last": last["name"], "rear": last["axles"][-1]["x"],
+                          "lead": lead["name"]}
         rear = [] if last["name"] == runner.lead_unit else \
             [f"{last['name']}.{q}" for q in ("X", "Y", "yaw")]
         return super().outputs(runner) + rear
 
     def fmu_parameters(self, s, unit):
         return {f"{unit}.speed0": s["speed"]}
+
+    def panels(self, h, s, shown):
+        """The paths of the lead unit's front axle centre and of the last unit's last axle
+        centre in the earth frame (each from its own unit's CG position and yaw), equal
+        scales, and the circles fitted over the window dashed."""
+        from .report import Line
+        out = super().panels(h, s, shown)
+        paths = out[0]
+        paths.equal, paths.ylabel = True, PLAN_Y
+        lead = self._geometry.get("lead", "lead unit")
+        paths.lines = [Line(f"{lead} front axle", h["frontAxleX"], h["frontAxleY"],
+                            {"color": "tab:blue"}),
+                       Line(f"{self._geometry['last']} last axle", h["lastAxleX"], h["lastAxleY"],
+                            {"color": "tab:orange"})]
+        a = np.linspace(0.0, 2 * math.pi, 181)
+        for name, (cx, cy, r) in self._fits.items():
+            paths.lines.append(Line(f"fitted circle, {name} ({r:.2f} m)", cx + r * np.cos(a),
+                                    cy + r * np.sin(a), {"color": "k", "lw": 0.7, "ls": "--"}))
+        return out
 
     def _circle(self, s, x, y, yaw):
         """The front axle's circle: centre ``radius`` to the side of the turn of the front
@@ -917,6 +1076,7 @@ class OffTracking(Manoeuvre):
         win = t >= t[-1] - s["window"]
         fx, fy, rf = m.fit_circle(h["frontAxleX"][win], h["frontAxleY"][win])
         lx, ly, rl = m.fit_circle(h["lastAxleX"][win], h["lastAxleY"][win])
+        self._fits = {"front axle": (fx, fy, rf), "last axle": (lx, ly, rl)}
         return {"frontAxleRadius": rf, "lastAxleRadius": rl, "offTracking": rf - rl,
                 "centreDistance": math.hypot(fx - lx, fy - ly),
                 "maxRadiusError": float(np.max(np.abs(h["radiusError"][win]))),
@@ -951,9 +1111,9 @@ class RearwardAmplification(Manoeuvre):
                 "settle": Setting(4.0, "s", 0.0, 60.0, "run on after the sine"),
             },
             plots=(("steering-wheel angle", "time", ["steering.angle"], "rad"),
-                   ("lateral acceleration", "time", ["ay", "lastUnitAy"], "m/s^2"),
-                   ("yaw rate", "time", ["r"], "rad/s"),
-                   ("path", "X", ["Y"], "Y (m, right +)")),
+                   ("lateral acceleration of each unit's CG", "time", ["ay"], "m/s^2"),
+                   ("yaw rate of each unit", "time", ["r"], "rad/s"),
+                   ("path of each unit's CG", "X", ["Y"], "m")),
             metric_units={"rearwardAmplification": "", "leadPeakAy": "m/s^2",
                           "lastUnitPeakAy": "m/s^2", "steeringAmplitude": "rad",
                           "meanSpeed": "m/s"})
@@ -966,6 +1126,20 @@ class RearwardAmplification(Manoeuvre):
 
     def fmu_parameters(self, s, unit):
         return {f"{unit}.speed0": s["speed"]}
+
+    def panels(self, h, s, shown):
+        """Each unit's lateral acceleration, yaw rate and CG path, by the unit's name."""
+        from .report import Line
+        out = super().panels(h, s, shown)
+        for p, q in zip(out[1:], ("ay", "r", "Y")):
+            p.lines = []
+            for k, u in enumerate(self._units or ["lead unit"]):
+                name = q if k == 0 else f"{u}.{q}"
+                xname = "time" if q != "Y" else ("X" if k == 0 else f"{u}.X")
+                if name in h:
+                    p.lines.append(Line(u, shown_of(xname, shown)(h[xname]),
+                                        shown_of(name, shown, "m/s^2" if q == "ay" else "")(h[name])))
+        return out
 
     def end(self, s) -> float:
         return s["startTime"] + 1.0 / s["frequency"] + s["settle"]

@@ -6,10 +6,14 @@ event given beside it must be the one it was built from, :func:`.sweep.check_fmu
 and writes into OUT_DIR (checked first, :func:`~simon_fmu.runtime.packaging.check_output`;
 each file replaced atomically):
 
-- ``metrics.json``: the manoeuvre, its settings, the FMU parameters set, the metrics (SI);
-- ``histories.csv``: time and every recorded output (names relative to the lead unit);
-- ``report.html``: the same figures and the plots, one self-contained page;
-- ``report.png``: the plots alone, for a document.
+- ``metrics.json``: the manoeuvre, its settings, the FMU parameters set, the metrics, each
+  in SI with its unit named (``units``), and what was run (``run``: vehicle, event file, FMU,
+  GUID, date);
+- ``histories.csv``: time and every recorded output (names relative to the lead unit, SI);
+- ``report.html``: what was run, the metrics and settings in display units (deg, km/h, g:
+  the FMU's declared display units) beside SI, and the figure, one self-contained page;
+- ``report.md``: the same as Markdown, the figure beside it;
+- ``report.png``: the figure alone, titled, for a document.
 """
 from __future__ import annotations
 
@@ -22,11 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
-from . import manoeuvres, report
+from . import manoeuvres, report, units
 from .runner import CaseError, FmuRunner
 
 #: The files a study writes into its folder.
-REPORT_FILES = ("metrics.json", "histories.csv", "report.html", "report.png")
+REPORT_FILES = ("metrics.json", "histories.csv", "report.html", "report.png", "report.md")
 
 
 def parse_sets(items: list[str]) -> dict[str, float | str]:
@@ -44,10 +48,15 @@ def parse_sets(items: list[str]) -> dict[str, float | str]:
     return out
 
 
-def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path) -> dict:
-    """Run the study and write its files; the metrics JSON content."""
+def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
+              event_file: Path | None = None) -> dict:
+    """Run the study and write its files; the metrics JSON content. ``event_file``: the
+    event the FMU was built from, as the report names it (None: the FMU's own)."""
     man = manoeuvres.get(manoeuvre_name)
     runner = FmuRunner(fmu)
+    shown = units.DisplayUnits.of_model_description(runner.md)
+    shown.variables = {_history_name(runner, n): v for n, v in shown.variables.items()}
+    run = run_info(runner, fmu, event_file)
     try:
         parameters_known = {n for n, v in runner.variables.items() if v.causality == "parameter"}
         settings_in, parameters = {}, {}
@@ -68,20 +77,83 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path) -> di
     metrics = {k: float(v) for k, v in man.metrics(history, settings).items()}
     out_dir.mkdir(parents=True, exist_ok=True)
     result = {"manoeuvre": man.name, "fmu": str(fmu), "settings": settings,
-              "parameters": parameters, "metrics": metrics, "units": man.metric_units}
+              "parameters": parameters, "metrics": metrics, "units": man.metric_units,
+              "settingUnits": {k: v.unit for k, v in man.settings.items()}, "run": run}
     as_json = {**result, "metrics": {k: None if math.isnan(v) else v for k, v in metrics.items()}}
     names = list(history)
     table = io.StringIO()
     np.savetxt(table, np.column_stack([history[n] for n in names]),
                delimiter=",", header=",".join(names), comments="")
-    png = report.figure_png(history, man.plots, man.decorate)
-    page = report.html_report(f"{man.name} study", man.description, settings,
-                              {k: s.unit for k, s in man.settings.items()}, parameters, metrics,
-                              man.metric_units, png)
+    title = f"{man.name}: {run['vehicle']}"
+    panels = man.panels(history, settings, shown)
+    png = report.figure_png(panels, f"{title} ({run['date'][:10]})")
+    tables = report_tables(man, settings, parameters, metrics, run, shown)
+    page = report.html_report(title, man.description, tables, png)
+    md = report.markdown_report(title, man.description, tables)
     for name, data in zip(REPORT_FILES, (json.dumps(as_json, indent=2) + "\n",
-                                         table.getvalue(), page, png)):
+                                         table.getvalue(), page, png, md)):
         _write(out_dir / name, data.encode() if isinstance(data, str) else data)
-    return result
+    # for a caller that checks what is drawn: the histories and the figure's data
+    return {**result, "history": history, "figure": panels}
+
+
+def _history_name(runner, name: str) -> str:
+    return runner.short_name(name) if "." in name else name
+
+
+def run_info(runner, fmu: Path, event_file: Path | None) -> dict:
+    """What was run: the vehicle (the event's name and units), the event file, the FMU, its
+    GUID and generation date, and the date of the run (UTC)."""
+    import datetime
+    event = runner.event_data
+    units_text = ", ".join(runner.units)
+    name = event.get("name") or runner.md.modelName
+    return {"vehicle": f"{name} ({units_text})" if len(runner.units) > 1 or
+            units_text != name else name,
+            "eventFile": str(event_file) if event_file else f"the FMU's own ({name})",
+            "fmu": str(fmu), "guid": runner.md.guid, "modelName": runner.md.modelName,
+            "fmuGenerated": runner.md.generationDateAndTime or "",
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+
+
+def report_tables(man, settings: dict, parameters: dict, metrics: dict, run: dict,
+                  shown) -> list:
+    """The report's tables: what was run, the metrics, the settings, the FMU parameters."""
+    from .report import Table, value_text
+    what = Table("What was run", ["", ""], [
+        ["manoeuvre", man.name], ["vehicle", run["vehicle"]], ["event file", run["eventFile"]],
+        ["FMU", f"{run['fmu']} ({run['modelName']})"], ["FMU GUID", run["guid"]],
+        ["FMU generated", run["fmuGenerated"]], ["date of the run", run["date"]],
+        ["communication step", f"{value_text(man.communication_step(settings))} s"]])
+    rows = []
+    for name, value in metrics.items():
+        si = man.metric_units.get(name, "")
+        unit = shown.unit(si)
+        rows.append([name, value_text(unit(value)), unit.unit, value_text(value), si])
+    out = [what, Table("Metrics", ["metric", "value", "unit", "SI value", "SI unit"], rows)]
+    rows = []
+    for name, value in settings.items():
+        setting = man.settings.get(name)
+        if setting is None:
+            rows.append([name, value_text(value), "", "", ""])
+        elif setting.choices:
+            rows.append([name, setting.choices[int(value)], "", value_text(value),
+                         setting.description])
+        else:
+            unit = shown.unit(setting.unit)
+            rows.append([name, value_text(unit(value)), unit.unit, value_text(value),
+                         f"{setting.unit}: {setting.description}" if setting.unit
+                         else setting.description])
+    out.append(Table("Settings", ["setting", "value", "unit", "SI value", "meaning"], rows))
+    if parameters:
+        rows = []
+        for name, value in parameters.items():
+            unit = shown.variable(name if name in shown.variables else
+                                  name.split(".", 1)[-1])
+            rows.append([name, value_text(unit(value)), unit.unit, value_text(value), unit.si])
+        out.append(Table("FMU parameters set", ["parameter", "value", "unit", "SI value",
+                                                "SI unit"], rows))
+    return out
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -104,7 +176,7 @@ def main(args) -> int:
         manoeuvres.get(args.manoeuvre)
         check_output(args.output, output_inputs(event_file, args.fmu), contents=REPORT_FILES)
         fmu = vehicle_fmu(event_file, Path(args.fmu) if args.fmu else None)
-        result = run_study(args.manoeuvre, fmu, values, Path(args.output))
+        result = run_study(args.manoeuvre, fmu, values, Path(args.output), event_file)
     except engine.EventError as exc:
         return print_event_error(args.event_file, exc)
     except (ValueError, CaseError) as exc:     # also a refused -o (OutputError)
@@ -112,5 +184,5 @@ def main(args) -> int:
         return 2
     for name, value in result["metrics"].items():
         print(f"{name} = {value:.6g} {result['units'].get(name, '')}".rstrip())
-    print(f"wrote {args.output}/metrics.json, histories.csv, report.html and report.png")
+    print(f"wrote {args.output}/metrics.json, histories.csv, report.html, report.md and report.png")
     return 0
