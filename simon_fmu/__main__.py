@@ -113,9 +113,9 @@ def main(argv: list[str] | None = None) -> int:
                        help="run the cases that failed before again")
     sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
     study = commands.add_parser("study", help="run one standard manoeuvre and write its report")
-    study.add_argument("manoeuvre", help="straight-brake, steady-circle, step-steer, "
-                                         "frequency-response, static-rollover, sine-with-dwell, "
-                                         "split-mu or lane-change")
+    from .studies.manoeuvres import MANOEUVRES
+    names = list(MANOEUVRES)
+    study.add_argument("manoeuvre", help=", ".join(names[:-1]) + " or " + names[-1])
     study.add_argument("event_file", nargs="?", default=None,
                        help="event JSON file (default: the default car)")
     study.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
