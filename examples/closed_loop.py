@@ -1,6 +1,8 @@
 """Closed-loop runs through the FMUs: the driver and ABS FMUs with the vehicle, in the master.
 
-Three runs, each written as a plot under out/ (the FMUs are built into out/ first):
+Three runs, each written as a plot into the output folder (``--out``, default out/; the FMUs
+are built there first, but for those given with ``--vehicle``, ``--driver``, ``--abs``), and
+each run's metrics printed as a table in display units (km/h, g, m, s, deg):
 
 - ``iso3888-2``: the driver takes the ISO 3888-2 obstacle avoidance at 60 km/h; path vs
   course with the cones, speed, steering-wheel angle, path-tracking error.
@@ -9,7 +11,7 @@ Three runs, each written as a plot under out/ (the FMUs are built into out/ firs
 - ``split-mu``: the driver's emergency stop from 100 km/h, friction 1 on the left wheels and
   0.25 on the right, with the ABS; path, speeds, steering, pressure factors.
 
-    python examples/closed_loop.py [iso3888-2|abs|split-mu ...]
+    python examples/closed_loop.py [iso3888-2|abs|split-mu ...] [--out FOLDER]
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from simon_fmu.controllers.vehicle_data import rolling_radius  # noqa: E402
 import engine  # noqa: E402
 
 OUT = ROOT / "out"
+G = 9.80665                               # m/s^2 per g, for display
 WHEELS = [f"axle{k}.{side}" for k in (1, 2) for side in ("left", "right")]
 R = rolling_radius(engine.load_event())   # the default car's rolling radius at rest, m
 
@@ -41,12 +44,50 @@ def _figure(rows: int):
     return plt, fig, axes
 
 
-def iso3888_2(fmus) -> Path:
+def _stop(r) -> int:
+    """The index of the first sample below 0.1 m/s (the last one if the car never stops)."""
+    slow = r["vehicle.car.speed"] < 0.1
+    return int(np.argmax(slow)) if slow.any() else len(slow) - 1
+
+
+def _braking_metrics(r, prefix: str = "") -> list:
+    """Stopping distance (along X), time and mean deceleration from the first sample."""
+    stop = _stop(r)
+    v = r["vehicle.car.speed"]
+    t = r.time[stop] - r.time[0]
+    return [(f"{prefix}stopping distance", r["vehicle.car.X"][stop] - r["vehicle.car.X"][0], "m"),
+            (f"{prefix}stopping time", t, "s"),
+            (f"{prefix}mean deceleration", (v[0] - v[stop]) / t / G if t > 0 else float("nan"),
+             "g")]
+
+
+def metrics_table(title: str, metrics: list) -> str:
+    """``metrics`` (name, value, display unit) as a small fixed-width table under ``title``."""
+    width = max(len(name) for name, _, _ in metrics)
+    lines = [title]
+    for name, value, unit in metrics:
+        shown = value if isinstance(value, str) else f"{value:10.3f}"
+        lines.append(f"  {name:<{width}}  {shown:>10}  {unit}".rstrip())
+    return "\n".join(lines)
+
+
+def iso3888_2(fmus, out: Path = OUT):
+    """The lane change: (plot path, metrics)."""
     system = ssp.SYSTEMS["lane-change"]
     r = ssp.master(system, fmus).run(120 / (60 / 3.6), start_values=system.start_values,
-                                     record=system.record)
+                                     record=system.record + ("vehicle.car.ay",))
     x, y, yaw = r["vehicle.car.X"], r["vehicle.car.Y"], r["vehicle.car.yaw"]
     lanes = check_lanes(iso3888_2_lanes(), x, y, yaw)
+    on_course = (x > -5.0) & (x < 70.0)
+    speed = r["vehicle.car.speed"][on_course] * 3.6
+    metrics = [("body inside the lanes", "yes" if lanes.inside else "no", ""),
+               ("least cone margin", lanes.margin, "m"),
+               ("entry speed", speed[0], "km/h"),
+               ("exit speed", speed[-1], "km/h"),
+               ("peak lateral acceleration", np.abs(r["vehicle.car.ay"][on_course]).max() / G, "g"),
+               ("peak steering-wheel angle",
+                np.degrees(np.abs(r["driver.steeringWheelAngle"][on_course]).max()), "deg"),
+               ("peak tracking error", np.abs(r["driver.lateralError"][on_course]).max(), "m")]
     course = np.loadtxt(COURSE_DIR / "iso3888-2.csv", delimiter=",",
                         skiprows=1)
     plt, fig, ax = _figure(4)
@@ -64,10 +105,11 @@ def iso3888_2(fmus) -> Path:
     ax[2].set(ylabel="steering wheel, deg")
     ax[3].plot(r.time, r["driver.lateralError"])
     ax[3].set(xlabel="time, s", ylabel="tracking error, m")
-    return _save(plt, fig, "iso3888_2.png")
+    return _save(plt, fig, out / "iso3888_2.png"), metrics
 
 
-def abs_braking(fmus) -> Path:
+def abs_braking(fmus, out: Path = OUT):
+    """Braking with the ABS and with locked wheels: (plot path, metrics)."""
     system = ssp.SYSTEMS["abs-braking"]
     with_abs = ssp.master(system, fmus).run(system.stop_time, start_values=system.start_values,
                                             record=system.record)
@@ -76,10 +118,11 @@ def abs_braking(fmus) -> Path:
                                system.step_size, system.stop_time)
     locked = ssp.master(locked_system, fmus).run(
         system.stop_time, start_values=system.start_values, record=locked_system.record)
+    metrics = _braking_metrics(with_abs, "ABS: ") + _braking_metrics(locked, "locked: ")
     plt, fig, ax = _figure(3)
     for r, label in ((with_abs, "ABS"), (locked, "locked")):
         v = r["vehicle.car.speed"]
-        stop = int(np.argmax(v < 0.1))
+        stop = _stop(r)
         ax[0].plot(r.time, v * 3.6, label=f"{label}: stops in "
                    f"{r['vehicle.car.X'][stop] - r['vehicle.car.X'][0]:.1f} m")
     ax[0].set(ylabel="speed, km/h", title="Full-pedal braking from 100 km/h")
@@ -91,15 +134,21 @@ def abs_braking(fmus) -> Path:
     ax[1].set(ylabel="wheel speed (ABS), km/h")
     ax[1].legend(ncol=5, fontsize=7)
     ax[2].set(xlabel="time, s", ylabel="pressure factor")
-    return _save(plt, fig, "abs_braking.png")
+    return _save(plt, fig, out / "abs_braking.png"), metrics
 
 
-def split_mu(fmus) -> Path:
+def split_mu(fmus, out: Path = OUT):
+    """Split-mu braking with the driver and the ABS: (plot path, metrics)."""
     system = ssp.SYSTEMS["split-mu"]
     r = ssp.master(system, fmus).run(system.stop_time, start_values=system.start_values,
                                      record=system.record)
     v = r["vehicle.car.speed"]
-    stop = int(np.argmax(v < 0.1))
+    stop = _stop(r)
+    metrics = _braking_metrics(r) + [
+        ("peak lateral deviation", np.abs(r["vehicle.car.Y"][:stop + 1]).max(), "m"),
+        ("peak yaw", np.degrees(np.abs(r["vehicle.car.yaw"][:stop + 1]).max()), "deg"),
+        ("peak steering-wheel angle",
+         np.degrees(np.abs(r["driver.steeringWheelAngle"][:stop + 1]).max()), "deg")]
     plt, fig, ax = _figure(4)
     ax[0].plot(r["vehicle.car.X"][:stop + 1], -r["vehicle.car.Y"][:stop + 1])
     ax[0].axhline(0.0, color="k", lw=0.5)
@@ -117,11 +166,10 @@ def split_mu(fmus) -> Path:
         ax[3].plot(r.time, r[f"abs.{w}.brakePressureFactor"], lw=0.8, label=w)
     ax[3].set(xlabel="time, s", ylabel="pressure factor")
     ax[3].legend(ncol=4, fontsize=7)
-    return _save(plt, fig, "split_mu.png")
+    return _save(plt, fig, out / "split_mu.png"), metrics
 
 
-def _save(plt, fig, name: str) -> Path:
-    path = OUT / name
+def _save(plt, fig, path: Path) -> Path:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -133,14 +181,20 @@ RUNS = {"iso3888-2": iso3888_2, "abs": abs_braking, "split-mu": split_mu}
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*", help=f"any of {', '.join(RUNS)} (default: all)")
+    parser.add_argument("--out", type=Path, default=OUT,
+                        help="folder for the plots and the FMUs built (default: out/)")
+    for name in ssp.FMU_KINDS:
+        parser.add_argument(f"--{name}", default=None, metavar="FMU",
+                            help=f"the {name} FMU to use (default: built into --out)")
     args = parser.parse_args(argv)
     unknown = [r for r in args.runs if r not in RUNS]
     if unknown:
         parser.error(f"unknown runs: {', '.join(unknown)}")
-    OUT.mkdir(exist_ok=True)
-    fmus = ssp.build_fmus(OUT)
+    args.out.mkdir(exist_ok=True)
+    fmus = ssp.build_fmus(args.out, given={name: getattr(args, name) for name in ssp.FMU_KINDS})
     for name in args.runs or RUNS:
-        print(RUNS[name](fmus))
+        path, metrics = RUNS[name](fmus, args.out)
+        print(metrics_table(f"{name} ({path}):", metrics))
     return 0
 
 

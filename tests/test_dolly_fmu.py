@@ -23,7 +23,6 @@ from engine.setup.event import DOUBLE_EVENT, TRACTOR_SEMITRAILER_EVENT
 from support.run import run
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "out"
 
 
 def event_data(path) -> dict:
@@ -387,7 +386,7 @@ def lane_change(inst, amplitude, speed0, frequency, t_start=1.0, t_end=8.0):
                record=("tractor.u", "tractor.ay", "trailer1.ay", "trailer2.ay"))
 
 
-def test_double_rearward_amplification_in_a_single_lane_change(instance, double_fmu):
+def test_double_rearward_amplification_in_a_single_lane_change(instance, double_fmu, tmp_path):
     """Rearward amplification RA = peak |ay| of the last trailer / peak |ay| of the tractor (CG
     lateral accelerations) in the SAE J2179 single lane change: a single sine-wave steer at
     0.4 Hz at 88 km/h, scaled to a 0.15 g peak of the tractor (one rescaling: the response is
@@ -395,7 +394,7 @@ def test_double_rearward_amplification_in_a_single_lane_change(instance, double_
     about 1.8 to 2.5: the FHWA truck size and weight study's control double (28 ft trailers),
     0.15 g at the tractor and about 0.3 g at its rear trailer in a 12 ft lane change; long
     trailers like the sheet's 13.6 m ones amplify less. The measured values go to
-    out/rearward-amplification.json."""
+    rearward-amplification.json in the test's temporary folder."""
     speed0, frequency, target = 24.4, 0.4, 0.15 * G
     amplitude = 0.4                                      # rad at the steering wheel, first try
     r = lane_change(instance(double_fmu, name="try"), amplitude, speed0, frequency)
@@ -411,8 +410,7 @@ def test_double_rearward_amplification_in_a_single_lane_change(instance, double_
               "peak_ay_m_s2": peaks, "peak_ay_g": {u: v / G for u, v in peaks.items()},
               "rearward_amplification": ra,
               "rearward_amplification_trailer1": peaks["trailer1"] / peaks["tractor"]}
-    OUT.mkdir(exist_ok=True)
-    (OUT / "rearward-amplification.json").write_text(json.dumps(report, indent=2) + "\n")
+    (tmp_path / "rearward-amplification.json").write_text(json.dumps(report, indent=2) + "\n")
     # measured: tractor 0.1499 g (-0.07 % after one rescaling), trailer1 0.159 g, trailer2
     # 0.287 g, RA 1.92; the speed drops 3 %
     assert peaks["tractor"] == pytest.approx(target, rel=0.005)

@@ -69,3 +69,33 @@ def test_tractor_semitrailer_lane_change_runs_through_the_fmu(truck, semitrailer
     assert data.shape == (251, len(header))
     assert np.isfinite(data[:, :header.index("offtracking.station")]).all()
     assert (tmp_path / "tractor-semitrailer-lane-change.png").stat().st_size > 10000
+
+
+def test_closed_loop_prints_its_metrics_and_writes_into_its_output_folder(
+        car_fmu, driver_fmu, abs_fmu, tmp_path, capsys):
+    """examples/closed_loop.py's lane change with the given FMUs: the plot goes into --out (no
+    FMU is built there), and the run's metrics are printed as a table in display units."""
+    closed_loop = _example("closed_loop")
+    assert closed_loop.main(["iso3888-2", "--out", str(tmp_path), "--vehicle", str(car_fmu),
+                             "--driver", str(driver_fmu), "--abs", str(abs_fmu)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["iso3888_2.png"]
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"iso3888-2 ({tmp_path / 'iso3888_2.png'}):"
+    rows = {line[:28].strip(): line[28:].split() for line in lines[1:]}
+    assert rows["body inside the lanes"] == ["yes"]
+    assert rows["entry speed"][1] == "km/h" and 55 < float(rows["entry speed"][0]) <= 60.5
+    assert rows["peak lateral acceleration"][1] == "g"
+    assert 0.3 < float(rows["peak lateral acceleration"][0]) < 1.2
+    assert rows["least cone margin"][1] == "m" and float(rows["least cone margin"][0]) > 0
+    assert rows["peak tracking error"][1] == "m"
+
+
+def test_closed_loop_metrics_table():
+    closed_loop = _example("closed_loop")
+    table = closed_loop.metrics_table("abs:", [("stopping distance", 38.04, "m"),
+                                                ("mean deceleration", 0.97, "g"),
+                                                ("inside", "yes", "")])
+    assert table.splitlines() == ["abs:",
+                                  "  stopping distance      38.040  m",
+                                  "  mean deceleration       0.970  g",
+                                  "  inside                    yes"]
