@@ -89,3 +89,28 @@ def test_event_format_doc_is_current():
     spec.loader.exec_module(event_format)
     assert (ROOT / "docs" / "event-format.md").read_text() == event_format.format_reference() + "\n", \
         "run: python tools/event_format.py"
+
+
+def test_a_sprung_mass_in_tonnes_is_refused_naming_the_field(raw):
+    """The sedan's sprung mass as 1.5 (tonnes, not kg) is below 5 kg per tire: refused as that,
+    not as the step-size limit its stiffnesses would trip over; 20 kg on 4 tires passes the
+    check (it fails none of it), a semitrailer of 20 t given as 20 on its 6 tires is refused."""
+    from engine.setup.event import DOUBLE_EVENT, MIN_SPRUNG_MASS_PER_TIRE
+    assert MIN_SPRUNG_MASS_PER_TIRE == 5.0
+    light = copy.deepcopy(raw)
+    light["units"][0]["sprung_mass"]["mass"] = 1.5
+    got = problems(light)
+    assert len(got) == 1
+    assert got[0].startswith("units[0].sprung_mass.mass: at least 5 kg per tire, 20 kg on this "
+                             "unit's 4 tires (got 1.5 kg, 0.375 kg per tire: a mass in kg, not tonnes?")
+    assert "step" not in got[0]
+    light["units"][0]["sprung_mass"]["mass"] = 20.0
+    try:
+        engine.load_event(light)
+    except engine.EventError as exc:                    # the stiffnesses may still refuse it
+        assert not any("sprung_mass.mass" in p for p in exc.problems)
+    import json
+    double = json.loads(engine.load_event(DOUBLE_EVENT).to_json())
+    double["units"][1]["sprung_mass"]["mass"] = 20.0              # trailer1: 3 axles, 6 tires
+    assert "units[1].sprung_mass.mass: at least 5 kg per tire, 30 kg on this unit's 6 tires " \
+           "(got 20 kg, 3.33 kg per tire" in "\n".join(problems(double))

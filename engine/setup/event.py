@@ -21,7 +21,7 @@ from .errors import EventError  # noqa: F401  (engine.setup.event.EventError, as
 from .fields import (  # noqa: F401  (engine.setup.event.<name>, as before)
     MAX_AXLES, MAX_AXLES_FULL_TRAILER, MAX_UNITS, MAX_UNIT_NAME, UNIT_NAME, MAX_DEPTH,
     MIN_STEP_SIZE, MAX_STEP_SIZE, LENGTH_RANGE, MAX_ELEVATION, INITIAL_LIMITS, MIN_AIR_TEMPERATURE,
-    MAX_AIR_TEMPERATURE, MAX_AIR_PRESSURE, MAX_FRICTION, MAX_DRAG_COEFFICIENT, MAX_ENGINE_RPM,
+    MIN_SPRUNG_MASS_PER_TIRE, MAX_AIR_TEMPERATURE, MAX_AIR_PRESSURE, MAX_FRICTION, MAX_DRAG_COEFFICIENT, MAX_ENGINE_RPM,
     MAX_LIFT_COEFFICIENT, MATING_HEIGHT_TOLERANCE, MAX_ROLL_STEER, MAX_CAMBER_SET,
     MAX_JOINT_DEFLECTION, MIN_JOINT_DEFLECTION, MAX_DEFORMATION_RATE, MAX_WATER_DEPTH,
     MAX_INFLATION_PRESSURE, MAX_TREAD_DEPTH, TERRAIN_TYPES, TERRAIN_FIELDS, TERRAIN_DEFAULTS,
@@ -172,6 +172,25 @@ def _check_tires(tires, path, problems):
         if c.get("max_deflection") and c.get("unloaded_radius") and c["max_deflection"] >= c["unloaded_radius"]:
             problems.append(f"{p}.max_deflection: a deflection below unloaded_radius (got {c['max_deflection']})")
     return out
+
+
+def _sprung_mass_problems(unit, p, problems):
+    """A unit's sprung mass is at least MIN_SPRUNG_MASS_PER_TIRE (5 kg) per tire of its axles
+    (two per axle, four on a dual axle): a plausibility bound, below any road vehicle's, that
+    names a mass given in tonnes rather than kg before the checks that would trip over it (a
+    1.5 kg sedan's tire and crush stiffnesses give modes too fast for the step). A mass too
+    large is refused by the static equilibrium (a tire beyond its max_deflection)."""
+    mass = (unit.get("sprung_mass") or {}).get("mass")
+    axles = [a for a in unit.get("axles") or [] if a]
+    if mass is None or not axles:
+        return
+    tires = sum(4 if a.get("dual") else 2 for a in axles)
+    if mass < MIN_SPRUNG_MASS_PER_TIRE * tires:
+        problems.append(f"{p}.sprung_mass.mass: at least {MIN_SPRUNG_MASS_PER_TIRE:g} kg per tire, "
+                        f"{MIN_SPRUNG_MASS_PER_TIRE * tires:g} kg on this unit's {tires} tires "
+                        f"(got {mass:g} kg, {mass / tires:.3g} kg per tire: a mass in kg, not "
+                        f"tonnes? the sprung masses of road vehicles are tens of kg per tire "
+                        f"and more)")
 
 
 def _given(raw, key):
@@ -636,6 +655,7 @@ def validate_event(raw, base=None) -> Event:
                     problems.append(f"{p}.axles[{j}].dual_spacing: a spacing > 0 for dual tires (got 0)")
                 _brake_problems(a, f"{p}.axles[{j}]", problems)
                 _wheel_damage_problems(a, f"{p}.axles[{j}]", problems)
+            _sprung_mass_problems(u, p, problems)
             raw_u = raw["units"][i]
             _role_problems(u, raw_u, p, problems)
             _suspension_problems(u, raw_u, p, problems)

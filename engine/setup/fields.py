@@ -40,6 +40,13 @@ MAX_ELEVATION = MAX_COORDINATE
 #: step's displacement keeps its precision), a yaw angle within one turn either way
 INITIAL_LIMITS = {"X": (-MAX_ELEVATION, MAX_ELEVATION), "Y": (-MAX_ELEVATION, MAX_ELEVATION),
                   "yaw": (-2.0 * math.pi, 2.0 * math.pi), "speed": (-100.0, 100.0)}
+#: the least sprung mass a unit carries per tire, kg: a plausibility bound that catches a mass
+#: given in tonnes (the sedan's 965.71 kg as 0.966: 0.24 kg per tire; a 20 t semitrailer as
+#: 20 on its 6 tires: 3.3 kg). The lightest road vehicles carry tens of kg of sprung mass per
+#: tire (a 100 kg quad or kart frame on 4 tires: 25 kg), a dolly hundreds (the sheet's:
+#: 300 kg). A mass too large for the tires is refused by the static equilibrium instead (a
+#: tire pressed beyond its max_deflection), so no upper bound is set here.
+MIN_SPRUNG_MASS_PER_TIRE = 5.0
 MIN_AIR_TEMPERATURE, MAX_AIR_TEMPERATURE = 100.0, 1000.0
 MAX_AIR_PRESSURE = 1.0e7
 MAX_FRICTION = 10.0        # a tire friction coefficient
@@ -417,7 +424,8 @@ UNIT = {
     "name": F("str", doc=f"unit name, used as the FMU variable prefix: 1..{MAX_UNIT_NAME} ASCII letters, "
                          "digits and '_', starting with a letter"),
     "sprung_mass": F("object", fields={
-        "mass": _pos("kg"),
+        "mass": _pos(f"kg; at least {MIN_SPRUNG_MASS_PER_TIRE:g} kg per tire of the unit (a plausibility "
+                     "check: a mass in tonnes is refused)"),
         "inertia": F("list", item=_pos(), min_items=3, max_items=3, doc="Ix, Iy, Iz about the CG, kg m^2"),
         "Ixz": _num(doc="kg m^2"),
         "cg_height": _num(0.0, LENGTH_RANGE, lo_open=True, doc="CG height above ground at static equilibrium, m"),
