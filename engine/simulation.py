@@ -11,6 +11,7 @@ import hashlib
 import io
 import math
 import sys
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,8 @@ from .setup.event import (INITIAL_LIMITS, MAX_STEP_SIZE, MIN_STEP_SIZE, Event, E
                     steering_mode_problems)
 from .integrator import advance as _advance
 from .setup.derived import wheelbase
+from .setup.errors import PlausibilityWarning
+from .setup.fields import LIGHT_VEHICLE_MASS, PLAUSIBLE_SPEED_HEAVY, PLAUSIBLE_SPEED_LIGHT
 from .setup.footprint import start_overlap_problems
 from .jit import compiled_entry
 from .setup.params import engage_clutches, pack
@@ -82,6 +85,11 @@ class Simulation:
         Per lead unit name, any of ``speed0`` (m/s), ``X0``, ``Y0`` (m) and ``yaw0`` (rad),
         overriding the event's initial conditions. A lead unit places the units it tows. The
         vehicles of an event with several must start apart (:mod:`engine.setup.footprint`).
+        A speed beyond a plausible one for the vehicle is accepted with a
+        :class:`~engine.setup.errors.PlausibilityWarning` (``warnings.warn``; also listed in
+        ``warnings``): above ``PLAUSIBLE_SPEED_LIGHT`` (70 m/s) for a vehicle of one unit of
+        at most ``LIGHT_VEHICLE_MASS`` (3500 kg), ``PLAUSIBLE_SPEED_HEAVY`` (40 m/s) for a
+        heavier one or a combination (:mod:`engine.setup.fields`): a speed in km/h?
     wheel_inputs : array, optional
         The wheel inputs [wheel, WHEEL_INPUTS] to start with (default: their start values);
         with an external road, its roadZ and grades place the vehicle on it.
@@ -93,7 +101,7 @@ class Simulation:
     """
 
     def __init__(self, event: Event, step_size=None, friction_multiplier=1.0, initial=None,
-                 wheel_inputs=None, steering_modes=None):
+                 wheel_inputs=None, steering_modes=None, warn=True):
         if not isinstance(event, Event):
             raise EventError("event: an engine.Event from engine.load_event")
         problems = []
@@ -149,6 +157,12 @@ class Simulation:
         self.connection_names = event.connection_names()
         self.steering_names = event.steering_unit_names()
         self.lead_units = event.lead_unit_names()
+        #: the warnings of the set-up (messages naming the parameter or field), also given to
+        #: warnings.warn unless ``warn`` is False (an FMU logs them instead)
+        self.warnings = self._speed_warnings(initial)
+        if warn:
+            for message in self.warnings:
+                warnings.warn(message, PlausibilityWarning, stacklevel=2)
         nu, nw, nt = len(self.unit_names), len(self.wheel_names), len(self.tire_names)
         na, nc = len(self.axle_names), len(self.connection_names)
         self.layout = L.StateLayout.of_model(self.model)
@@ -301,6 +315,31 @@ class Simulation:
                        doc="Steering outputs [steering system (``steering_names``), STEERING_OUTPUTS].")
 
     # --- information ------------------------------------------------------------------
+    def _speed_warnings(self, given: dict) -> list:
+        """A message per lead unit whose initial speed is beyond a plausible one for its
+        vehicle (engine.setup.fields.PLAUSIBLE_SPEED_LIGHT, PLAUSIBLE_SPEED_HEAVY)."""
+        out = []
+        for names in self.event.vehicles():
+            lead = names[0]
+            speed = self.initial[lead]["speed0"]
+            mass = sum(float(self.model.P_UNIT[self.unit_names.index(n), L.U_MTOTAL])
+                       for n in names)
+            light = len(names) == 1 and mass <= LIGHT_VEHICLE_MASS
+            limit = PLAUSIBLE_SPEED_LIGHT if light else PLAUSIBLE_SPEED_HEAVY
+            if abs(speed) <= limit:
+                continue
+            if "speed0" in (given.get(lead) or {}):
+                name = f"{lead}.speed0"
+            else:
+                name = f"units[{self.unit_names.index(lead)}].initial.speed"
+            kind = (f"a vehicle of one unit of {mass:.0f} kg" if light else
+                    f"a vehicle of {mass:.0f} kg" if len(names) == 1 else
+                    f"a combination of {len(names)} units")
+            out.append(f"{name} = {speed:g} m/s ({speed * 3.6:g} km/h) is above the plausible "
+                       f"{limit:g} m/s ({limit * 3.6:g} km/h) for {kind}: a speed in km/h? "
+                       f"{name} is in m/s")
+        return out
+
     def unit_index(self, name):
         try:
             return self.unit_names.index(name)

@@ -13,3 +13,8 @@ class EventError(ValueError):
             problems = [problems]
         self.problems = list(problems)
         super().__init__("invalid event:\n  " + "\n  ".join(self.problems))
+
+
+class PlausibilityWarning(UserWarning):
+    """A value the engine accepts but that is implausible for the vehicle (e.g. an initial
+    speed beyond any it reaches: a speed in km/h given as m/s?)."""

@@ -47,6 +47,15 @@ INITIAL_LIMITS = {"X": (-MAX_ELEVATION, MAX_ELEVATION), "Y": (-MAX_ELEVATION, MA
 #: 300 kg). A mass too large for the tires is refused by the static equilibrium instead (a
 #: tire pressed beyond its max_deflection), so no upper bound is set here.
 MIN_SPRUNG_MASS_PER_TIRE = 5.0
+#: the initial speeds (FMU parameter <unit>.speed0, event units[i].initial.speed) above which
+#: engine.Simulation warns (PlausibilityWarning; the FMU logs an fmi2Warning): the speed is
+#: accepted (INITIAL_LIMITS), but likely given in km/h. PLAUSIBLE_SPEED_LIGHT 70 m/s (252 km/h,
+#: above the top speed of all but sports cars) for a vehicle of one unit of at most
+#: LIGHT_VEHICLE_MASS 3500 kg (the EU limit of a car or light van, category M1/N1);
+#: PLAUSIBLE_SPEED_HEAVY 40 m/s (144 km/h, well above the 80..120 km/h speed limits and
+#: limiters of trucks, buses and vehicles towing a trailer) for a heavier one or a combination.
+#: 100 km/h given as 100 draws the warning for every vehicle, 60 km/h as 60 for a heavy one.
+PLAUSIBLE_SPEED_LIGHT, PLAUSIBLE_SPEED_HEAVY, LIGHT_VEHICLE_MASS = 70.0, 40.0, 3500.0
 MIN_AIR_TEMPERATURE, MAX_AIR_TEMPERATURE = 100.0, 1000.0
 MAX_AIR_PRESSURE = 1.0e7
 MAX_FRICTION = 10.0        # a tire friction coefficient
@@ -497,7 +506,12 @@ UNIT = {
         "X": _num(*INITIAL_LIMITS["X"], default=0.0, doc="earth X of the CG, m"),
         "Y": _num(*INITIAL_LIMITS["Y"], default=0.0, doc="earth Y of the CG, m"),
         "yaw": _num(*INITIAL_LIMITS["yaw"], default=0.0, doc="yaw angle, rad"),
-        "speed": _num(*INITIAL_LIMITS["speed"], default=0.0, doc="initial forward speed, m/s"),
+        "speed": _num(*INITIAL_LIMITS["speed"], default=0.0,
+                      doc=f"initial forward speed, m/s; a warning above {PLAUSIBLE_SPEED_LIGHT:g} m/s "
+                          f"({PLAUSIBLE_SPEED_LIGHT * 3.6:g} km/h) for a vehicle of one unit of up to "
+                          f"{LIGHT_VEHICLE_MASS:g} kg, {PLAUSIBLE_SPEED_HEAVY:g} m/s "
+                          f"({PLAUSIBLE_SPEED_HEAVY * 3.6:g} km/h) for a heavier one or a "
+                          f"combination (a speed in km/h?)"),
     }),
     "payloads": F("list", default=list, item=F("object", fields=PAYLOAD), doc="masses carried (Eq. 40-46)"),
     "occupants": F("list", default=list, item=F("object", fields=PAYLOAD), doc="as payloads"),

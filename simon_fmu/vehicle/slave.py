@@ -416,7 +416,8 @@ class SimonSlave(Fmi2Slave):
                         self._params[("parameter", ("frictionMultiplier",))]),
                     initial=initial, steering_modes=steering,
                     # an external road's inputs at initialisation place the vehicle on it
-                    wheel_inputs=wheels if np.isfinite(wheels).all() else None)
+                    wheel_inputs=wheels if np.isfinite(wheels).all() else None,
+                    warn=False)     # its warnings are logged at exitInitializationMode
             except engine.EventError as exc:
                 problem = "the parameters are not accepted: " + "; ".join(exc.problems)
             except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
@@ -439,7 +440,9 @@ class SimonSlave(Fmi2Slave):
         self._log(f"simulation built: units {[u.name for u in self._event.units]}, "
                   f"internal step {self._params[('parameter', ('stepSize',))]} s",
                   Fmi2Status.ok, "logAll")
-        return OK
+        for message in sim.warnings:     # accepted, but implausible (a speed in km/h?)
+            self._log_warning(message)
+        return self._protocol.answer(WARNING) if sim.warnings else OK
 
     def do_step(self, current_time: float, step_size: float):
         try:
