@@ -30,12 +30,12 @@ def test_iso3888_2_at_60_kmh(car_fmu, driver_fmu):
 
 
 def test_iso3888_2_at_80_kmh_is_lost_at_the_grip_limit(car_fmu, driver_fmu):
-    """A known limitation (README): at 80 km/h the driver loses the course in the third lane.
-    The car is then at its grip limit, not short of steering: the peak lateral acceleration
-    on the course reaches at least 85 % of mu_p g at the static loads (the tire's lateral
-    peak lies below mu_p, Eq. 102 with the resultant sliding slip, and the lane change
+    """A known limitation (docs/limitations.md): at 80 km/h the driver loses the course in the
+    third lane. The car is then at its grip limit, not short of steering: the peak lateral
+    acceleration on the course reaches at least 85 % of mu_p g at the static loads (the tire's
+    lateral peak lies below mu_p, Eq. 102 with the resultant sliding slip, and the lane change
     transfers load; 88 % is measured). Should the driver come to pass the course, this test
-    fails and the README's limitation goes."""
+    fails and the limitation in docs/limitations.md goes."""
     r = _lane_change(car_fmu, driver_fmu, 80.0)
     lanes = check_lanes(iso3888_2_lanes(), r["vehicle.car.X"], r["vehicle.car.Y"],
                         r["vehicle.car.yaw"])

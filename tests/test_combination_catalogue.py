@@ -195,15 +195,17 @@ def test_the_slave_reads_the_arrays_its_outputs_bind(combination, catalogue):
     assert list(inputs["u_unit"][1]) == [engine.INPUT_LIMITS[k][2] for k in engine.UNIT_INPUTS]
 
 
-def test_readme_lists_the_variables_a_combination_adds():
+def test_variables_page_lists_the_variables_a_combination_adds():
     import importlib.util
     spec = importlib.util.spec_from_file_location(
-        "update_readme", Path(__file__).parents[1] / "tools" / "update_readme.py")
-    update_readme = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(update_readme)
-    from support.docs import readme_section
-    expected = update_readme.sections()["combination-variables"]
-    assert readme_section("combination-variables") == expected, "run: python tools/update_readme.py"
+        "update_variable_tables",
+        Path(__file__).parents[1] / "tools" / "update_variable_tables.py")
+    update_variable_tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(update_variable_tables)
+    from support.docs import variables_section
+    expected = update_variable_tables.sections()["combination-variables"]
+    assert variables_section("combination-variables") == expected, \
+        "run: .venv/bin/python tools/update_variable_tables.py"
     for pattern in ("<unit>.articulation", "<unit>.hitch.failed", "<unit>.axle<k>.roll"):
         assert f"| `{pattern}` |" in expected
     assert "| `<unit>.speed0` |" not in expected

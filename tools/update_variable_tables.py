@@ -1,4 +1,5 @@
-"""Regenerate the README's variable tables from the catalogue (the single source of truth).
+"""Regenerate the variable tables of docs/variables.md from the catalogue (the single source of
+truth).
 
 Two sections: ``variables``, every variable of the default car, and ``combination-variables``,
 the kinds of variable a combination adds, those of a towed unit's front connection and of a
@@ -14,12 +15,12 @@ sys.path.insert(0, str(ROOT))
 import engine  # noqa: E402
 from model_description import build_catalogue, variable_table  # noqa: E402
 
-#: The combination whose extra variables the README lists.
+#: The combination whose extra variables docs/variables.md lists.
 COMBINATION_EVENT = ROOT / "engine" / "data" / "tractor-semitrailer.json"
 
 
 def sections() -> dict[str, str]:
-    """The README's generated sections: name -> text between its begin and end markers."""
+    """The page's generated sections: name -> text between its begin and end markers."""
     combination = build_catalogue(engine.load_event(COMBINATION_EVENT))
     return {"variables": variable_table(build_catalogue(engine.load_event())),
             "combination-variables": variable_table(
@@ -27,14 +28,14 @@ def sections() -> dict[str, str]:
 
 
 def main():
-    readme = ROOT / "README.md"
-    text = readme.read_text()
+    page = ROOT / "docs" / "variables.md"
+    text = page.read_text()
     for name, table in sections().items():
         text, n = re.subn(rf"(<!-- {name}:begin -->\n).*?(<!-- {name}:end -->)",
                           lambda m: m.group(1) + table + m.group(2), text, flags=re.S)
         if n != 1:
-            raise SystemExit(f"README.md: no <!-- {name}:begin --> ... <!-- {name}:end --> section")
-    readme.write_text(text)
+            raise SystemExit(f"docs/variables.md: no <!-- {name}:begin --> ... <!-- {name}:end --> section")
+    page.write_text(text)
 
 
 if __name__ == "__main__":
