@@ -51,14 +51,18 @@ def _stop(r) -> int:
 
 
 def _braking_metrics(r, prefix: str = "") -> list:
-    """Stopping distance (along X), time and mean deceleration from the first sample."""
+    """Stopping distance (along X), time and mean deceleration from the first sample (to the
+    end of the run, and the speed there, if the car does not stop)."""
     stop = _stop(r)
     v = r["vehicle.car.speed"]
     t = r.time[stop] - r.time[0]
-    return [(f"{prefix}stopping distance", r["vehicle.car.X"][stop] - r["vehicle.car.X"][0], "m"),
-            (f"{prefix}stopping time", t, "s"),
-            (f"{prefix}mean deceleration", (v[0] - v[stop]) / t / G if t > 0 else float("nan"),
-             "g")]
+    out = [(f"{prefix}stopping distance", r["vehicle.car.X"][stop] - r["vehicle.car.X"][0], "m"),
+           (f"{prefix}stopping time", t, "s"),
+           (f"{prefix}mean deceleration", (v[0] - v[stop]) / t / G if t > 0 else float("nan"),
+            "g")]
+    if v[stop] >= 0.1:
+        out.append((f"{prefix}not stopped: speed at the end", v[stop] * 3.6, "km/h"))
+    return out
 
 
 def metrics_table(title: str, metrics: list) -> str:
