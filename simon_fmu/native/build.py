@@ -93,7 +93,7 @@ def _compile_ir(signature, key: str, folder: Path, log) -> tuple[Path, dict]:
     work = Path(tempfile.mkdtemp(prefix="partial-", dir=folder.parent))
     try:
         (work / "request.pickle").write_bytes(pickle.dumps(
-            {"signature": tuple(signature), "triples": []}))
+            {"signature": tuple(signature)}))
         env = dict(os.environ, NUMBA_CACHE_DIR=str(work / "numba-cache"), NUMBA_CPU_NAME="generic")
         env.pop("NUMBA_DISABLE_JIT", None)
         log("compiling the engine's kernels (numba, a few minutes) ...")

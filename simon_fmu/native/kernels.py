@@ -1,4 +1,4 @@
-"""The engine's integrator kernels as an object file, from the LLVM IR numba compiles for them.
+"""The engine's integrator kernels as one LLVM module, from the IR numba compiles for them.
 
 Run as a program (``python -m simon_fmu.native.kernels REQUEST.pickle OUT_DIR``) in a process of
 its own: numba keeps a kernel's LLVM IR only when it compiles it, not when it loads it from its
@@ -9,8 +9,8 @@ links in every kernel it calls, ``record`` included.
 
 It writes to OUT_DIR:
 
-* ``kernels.ll``: the module's IR (target attributes removed, for the generic CPU),
-* ``kernels-<triple>.o``: the object llvmlite emits from it (position-independent),
+* ``kernels.ll``: the module's IR (target attributes removed, for the generic CPU), which
+  :mod:`simon_fmu.native.targets` emits as an object for each platform's triple,
 * ``abi.json``: per kernel, its symbol, its IR signature and the flattened arguments
   (:func:`flatten`), which :mod:`simon_fmu.native.build` turns into the C entry points.
 
@@ -99,27 +99,7 @@ def link_kernels(irs: list, keep: list):
     return module
 
 
-def emit_object(module, triple: str, cpu: str = "") -> bytes:
-    """An object file of the llvmlite ``module`` for ``triple`` (position-independent code,
-    the generic CPU of that triple unless ``cpu`` names one), after removing what the kept
-    functions do not reach."""
-    import llvmlite.binding as llvm
-    module = llvm.parse_assembly(str(module))
-    module.triple = triple
-    target = llvm.Target.from_triple(triple)
-    machine = target.create_target_machine(cpu=cpu, features="", reloc="pic", codemodel="default",
-                                           opt=2)
-    module.data_layout = str(machine.target_data)
-    builder = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(speed_level=0))
-    passes = llvm.create_new_module_pass_manager()
-    passes.add_global_dead_code_eliminate_pass()
-    passes.add_strip_dead_prototype_pass()
-    passes.run(module, builder)
-    module.verify()
-    return machine.emit_object(module)
-
-
-def compile_kernels(signature, out_dir: Path, triples=("x86_64-unknown-linux-gnu",)) -> dict:
+def compile_kernels(signature, out_dir: Path) -> dict:
     """Compile ``advance`` for ``signature`` (its numba argument types) and write the files of
     the module docstring; returns the ABI description."""
     from numba.core import types
@@ -155,12 +135,10 @@ def compile_kernels(signature, out_dir: Path, triples=("x86_64-unknown-linux-gnu
                             f"arguments {want}")
         k["params"] = params
     (out_dir / "kernels.ll").write_text(str(module))
-    for triple in triples:
-        (out_dir / f"kernels-{triple}.o").write_bytes(emit_object(module, triple))
     (out_dir / "abi.json").write_text(json.dumps(abi, indent=1))
     return abi
 
 
 if __name__ == "__main__":
     request = pickle.loads(Path(sys.argv[1]).read_bytes())
-    compile_kernels(request["signature"], Path(sys.argv[2]), request["triples"])
+    compile_kernels(request["signature"], Path(sys.argv[2]))
