@@ -221,8 +221,11 @@ _WARM = textwrap.dedent("""
 def _warm(folder: Path) -> str:
     """Run the staged FMU once through its own library, so that the worker compiles the
     kernels into the shipped cache (for a generic CPU); answers the worker's report."""
-    done = _run([sys.executable, "-c", _WARM, str(folder)],
-                env={**os.environ, "SIMON_FMU_CACHE": "off"}, timeout=900)
+    from ..tools.report import says_when_slow
+    with says_when_slow("simon-fmu: compiling the kernels for a generic x86-64 CPU (a few "
+                        "minutes; kept for the next standalone build of these sources)"):
+        done = _run([sys.executable, "-c", _WARM, str(folder)],
+                    env={**os.environ, "SIMON_FMU_CACHE": "off"}, timeout=900)
     return done.stderr
 
 

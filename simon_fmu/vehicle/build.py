@@ -35,6 +35,7 @@ from model_description import build_catalogue, generation_time, model_descriptio
 
 from ..runtime import bundle, entry as runtime_entry
 from ..runtime.packaging import PathLike, builder_imports, check_library, repack
+from ..tools.report import says_when_slow
 from .slave import EVENT_FILE, TERRAIN_FILES
 
 MODEL_IDENTIFIER = "SimonCar"
@@ -158,7 +159,9 @@ def _warm(bundled_engine, event_file: Path) -> bool:
     except bundled_engine.EventError as exc:
         raise engine.EventError(exc.problems) from None
     try:
-        sim.advance(1.5 * sim.step_size)   # a whole step and a partial one
+        with says_when_slow("simon-fmu: compiling the engine's kernels for this FMU's code (a few "
+                            "minutes the first time; cached for later builds and runs)"):
+            sim.advance(1.5 * sim.step_size)   # a whole step and a partial one
     except Exception as exc:  # noqa: BLE001 - the FMU is still usable; it compiles when run
         warnings.warn(f"the bundled engine could not be compiled at build time: {exc}")
     return True

@@ -197,7 +197,10 @@ def warm_up() -> None:
     runs = [subprocess.Popen([sys.executable, "-c", code, tests], cwd=ROOT,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             for code in (_COMPILE_IN_TREE, _BUILD_CAR)]
-    for run in runs:
-        out, _ = run.communicate()
+    from simon_fmu.tools.report import says_when_slow
+    with says_when_slow("compiling the engine before the test workers start (several minutes "
+                        "the first time on 2 cores; cached for later runs) ..."):
+        outputs = [run.communicate()[0] for run in runs]
+    for run, out in zip(runs, outputs):
         if run.returncode != 0:   # the tests that need it will say why
             sys.stderr.write(f"warm-up failed: {out.decode(errors='replace')[-2000:]}\n")
