@@ -26,6 +26,7 @@ from .setup.fields import LIGHT_VEHICLE_MASS, PLAUSIBLE_SPEED_HEAVY, PLAUSIBLE_S
 from .setup.footprint import start_overlap_problems
 from .jit import compiled_entry
 from .setup.params import engage_clutches, pack
+from .setup.progress import COMPILING, says_when_slow
 from .setup.stability import contact_step, stable_step
 from .setup.start_clear import start_overlap_problems as mesh_overlap_problems
 from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, INPUT_LIMITS, STEERING_OUTPUTS,
@@ -260,7 +261,8 @@ class Simulation:
         modes at the initial state, and the stiffest contact its meshes can meet."""
         self._check_contact_step()
         try:
-            limit = stable_step(self)
+            with says_when_slow(COMPILING):      # the first evaluation compiles the model
+                limit = stable_step(self)
         except (ValueError, np.linalg.LinAlgError) as exc:
             raise EventError([f"the event cannot be integrated: {exc}"]) from None
         if not self.step_size <= limit.h_max:
@@ -450,7 +452,8 @@ class Simulation:
         args = (self.y, self.time, h, n, self._work, self._inputs, self.model, self._outputs,
                 self._err, self._scratch)
         if self._kernel is None:
-            self._kernel = compiled_entry(_advance, args)
+            with says_when_slow(COMPILING):
+                self._kernel = compiled_entry(_advance, args)
         done = self._kernel(*args)
         code = self._err.item(0)
         if code:

@@ -20,7 +20,7 @@ def test_study_help_lists_every_manoeuvre(monkeypatch, capsys):
 
 def test_a_long_step_says_what_it_is_doing_and_a_quick_one_stays_silent():
     """A compile that takes long (a cold cache) prints what it is doing once; a quick one
-    (a warm cache) prints nothing (simon_fmu.tools.report.says_when_slow, used by the build,
+    (a warm cache) prints nothing (engine.setup.progress.says_when_slow, used by the engine, the build,
     the standalone build and the test session's warm-up)."""
     import io
     import time

@@ -3,8 +3,8 @@ sweep commands, which it dispatches to), and what they are doing while a step ta
 from __future__ import annotations
 
 import sys
-import threading
-from contextlib import contextmanager
+
+from engine.setup.progress import says_when_slow  # noqa: F401 - for the commands
 
 
 def print_event_error(source, exc) -> int:
@@ -14,17 +14,3 @@ def print_event_error(source, exc) -> int:
         print(f"  {problem}", file=sys.stderr)
     return 2
 
-
-@contextmanager
-def says_when_slow(message: str, after: float = 3.0, stream=None):
-    """Print ``message`` (to ``stream``, default stderr) once if the block is still running
-    after ``after`` seconds: what a long compile or build says it is doing, while a quick one
-    (a warm cache) stays silent."""
-    out = sys.stderr if stream is None else stream
-    timer = threading.Timer(after, lambda: print(message, file=out, flush=True))
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
