@@ -59,9 +59,11 @@ def main(argv=None):
     table = input_table(fmpy.read_model_description(str(fmu)))
     result = fmpy.simulate_fmu(str(fmu), stop_time=8.0, output_interval=0.01,
                                start_values={"car.speed0": speed}, input=table, output=OUTPUTS)
-    names = result.dtype.names
-    np.savetxt(out / "lane_change.csv", np.column_stack([result[n] for n in names]), delimiter=",",
-               header=",".join(names), comments="")
+    from simon_fmu.studies import tables
+    names = result.dtype.names            # time and the FMU names; a units row (SI), %.9g
+    units = tables.variable_units(fmpy.read_model_description(str(fmu)))
+    tables.write_csv(out / "lane_change.csv", names, [units[n] for n in names],
+                     [result[n] for n in names])
 
     import matplotlib
     matplotlib.use("Agg")

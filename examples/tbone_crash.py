@@ -149,8 +149,11 @@ def main(argv=None) -> int:
                        check=True, cwd=ROOT)
     h = simulate(fmu, data)
     names = ["time"] + [f"{u}.{f}" for u in UNITS for f in FIELDS]
-    np.savetxt(out / f"{NAME}.csv", np.column_stack([h[n] for n in names]), delimiter=",",
-               header=",".join(names), comments="")
+    import fmpy
+
+    from simon_fmu.studies import tables
+    units = tables.variable_units(fmpy.read_model_description(str(fmu)))   # SI, a units row
+    tables.write_csv(out / f"{NAME}.csv", names, [units[n] for n in names], [h[n] for n in names])
     plot(h, data, out / f"{NAME}.png")
     m1, m2 = masses(data)
     (vx1, vy1), (vx2, vy2) = earth_velocity(h, "car"), earth_velocity(h, "car2")

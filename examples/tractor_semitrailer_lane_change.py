@@ -236,9 +236,13 @@ def lane_change(fmu: Path, out: Path, stop_time: float = STOP_TIME, start: float
     out.mkdir(parents=True, exist_ok=True)
     names = result.dtype.names
     extra = ["front.X", "front.Y", "tridem.X", "tridem.Y", "offtracking.station", "offtracking"]
-    np.savetxt(out / "tractor-semitrailer-lane-change.csv",
-               np.column_stack([result[n] for n in names] + [front, tridem, station, offtrack]),
-               delimiter=",", header=",".join(list(names) + extra), comments="")
+    import fmpy
+
+    from simon_fmu.studies import tables
+    units = tables.variable_units(fmpy.read_model_description(str(fmu)))   # SI, a units row
+    tables.write_csv(out / "tractor-semitrailer-lane-change.csv", list(names) + extra,
+                     [units[n] for n in names] + ["m"] * len(extra),
+                     [result[n] for n in names] + [*front.T, *tridem.T, station, offtrack])
     found = peaks(result, offtrack)
     found.update(gear=gear, amplitude=amplitude, period=period)
     plot(result, front, tridem, station, offtrack, out / "tractor-semitrailer-lane-change.png",

@@ -65,7 +65,10 @@ def test_tractor_semitrailer_lane_change_runs_through_the_fmu(truck, semitrailer
     header = csv.read_text().splitlines()[0].split(",")
     for name in ("time", "trailer.articulation", "trailer.r", "front.X", "tridem.Y", "offtracking"):
         assert name in header
-    data = np.loadtxt(csv, delimiter=",", skiprows=1)
+    units = csv.read_text().splitlines()[1].split(",")       # the units row, SI
+    assert units[header.index("time")] == "s" and units[header.index("trailer.r")] == "rad/s"
+    assert units[header.index("offtracking")] == "m"
+    data = np.loadtxt(csv, delimiter=",", skiprows=2)
     assert data.shape == (251, len(header))
     assert np.isfinite(data[:, :header.index("offtracking.station")]).all()
     assert (tmp_path / "tractor-semitrailer-lane-change.png").stat().st_size > 10000

@@ -14,6 +14,7 @@ from simon_fmu.__main__ import main as cli
 from simon_fmu.studies import manoeuvres
 from simon_fmu.studies import metrics as m
 from simon_fmu.studies.study import run_study
+from simon_fmu.studies.tables import read_csv
 from support.sedan import (CDA, EV, G, M, MS, MU, RHO, WB, bicycle_reference, loaded_radius,
                            static_loads, static_mu_p, yaw_inertia)
 
@@ -198,9 +199,10 @@ def test_study_command_writes_metrics_histories_and_report(car_fmu, tmp_path, ca
     assert data["metrics"]["stoppingDistance"] == pytest.approx(
         math.log(1 + k * 25.0 ** 2 / a) / (2 * k), rel=0.006)
     header = (out / "histories.csv").read_text().splitlines()[0].split(",")
-    assert header[0] == "time" and "u" in header and "axle1.left.spin" in header
-    table = np.loadtxt(out / "histories.csv", delimiter=",", skiprows=1)
-    assert table[0, header.index("u")] == pytest.approx(25.0) and abs(table[-1, header.index("u")]) < 0.05
+    assert header[0] == "time" and "car.u" in header and "car.axle1.left.spin" in header
+    table = np.loadtxt(out / "histories.csv", delimiter=",", skiprows=2)
+    assert table[0, header.index("car.u")] == pytest.approx(25.0) \
+        and abs(table[-1, header.index("car.u")]) < 0.05
     page = (out / "report.html").read_text()
     png = base64.b64decode(re.search(r"base64,([A-Za-z0-9+/=]+)", page).group(1))
     assert png.startswith(b"\x89PNG") and "stoppingDistance" in page
@@ -440,12 +442,12 @@ def test_abs_straight_stop_uses_the_peak_friction(car_fmu, tmp_path):
     got = anti["metrics"]["meanDeceleration"]
     assert 0.94 * mu_p * G < got < mu_p * G + drag
     assert anti["metrics"]["stoppingDistance"] < 0.9 * locked["metrics"]["stoppingDistance"]
-    h = np.genfromtxt(tmp_path / "abs" / "histories.csv", delimiter=",", names=True)
-    spins = [n for n in h.dtype.names if n.endswith("spin")]
-    radius = h["speed"][0] / np.mean([h[n][0] for n in spins])
-    rolling = (h["time"] > 0.5) & (h["speed"] > 2.0)
+    _, _, h = read_csv(tmp_path / "abs" / "histories.csv")
+    spins = [n for n in h if n.endswith("spin")]
+    radius = h["car.speed"][0] / np.mean([h[n][0] for n in spins])
+    rolling = (h["time"] > 0.5) & (h["car.speed"] > 2.0)
     for n in spins:           # measured 0.24 front, 0.19 rear
-        assert np.mean(1 - h[n][rolling] * radius / h["speed"][rolling]) < 0.3, n
+        assert np.mean(1 - h[n][rolling] * radius / h["car.speed"][rolling]) < 0.3, n
 
 
 def test_split_mu_with_abs_the_driver_halves_yaw_and_deviation(car_fmu, tmp_path):
@@ -583,7 +585,7 @@ def test_lane_change_sedan_passes_at_55_kmh(car_fmu, tmp_path):
     assert path.line("body every 0.25 s") and np.nanmin(panel(result, "cone margin").lines[0].y) \
         == pytest.approx(got["minMargin"])
     header = (tmp_path / "histories.csv").read_text().splitlines()[0].split(",")
-    assert "coneMargin" in header and "steering.angle" in header
+    assert "coneMargin" in header and "car.steering.angle" in header
 
 
 def test_lane_change_is_lost_above_the_grip_limit(car_fmu, tmp_path, capsys):
@@ -722,3 +724,57 @@ def test_a_choice_setting_takes_its_name_or_index():
     for bad in ("tipsy", 0.5, 2):
         with pytest.raises(ValueError, match="method: .* circle or tilt"):
             man.resolve({"method": bad})
+
+
+def test_histories_csv_and_mat_tables_round_trip(tmp_path):
+    """The CSV: names, then units, then %.9g numbers; the .mat: one column per name with
+    dots made underscores, and the names and units as cell arrays."""
+    import scipy.io
+
+    from simon_fmu.studies import tables
+    t = np.linspace(0.0, 1.0, 11)
+    u = 25.0 + np.pi * t
+    names, units = ["time", "car.u", "car.axle1.left.Fz", "coneMargin"], ["s", "m/s", "N", "m"]
+    tables.write_csv(tmp_path / "h.csv", names, units, [t, u, 1e4 / 3 + t, -t / 7])
+    lines = (tmp_path / "h.csv").read_text().splitlines()
+    assert lines[0] == "time,car.u,car.axle1.left.Fz,coneMargin" and lines[1] == "s,m/s,N,m"
+    assert lines[3] == "0.1,25.3141593,3333.43333,-0.0142857143"       # %.9g, not %.18e
+    got_names, got_units, cols = tables.read_csv(tmp_path / "h.csv")
+    assert (got_names, got_units) == (names, units)
+    assert cols["car.u"] == pytest.approx(u, rel=1e-8)
+    tables.write_mat(tmp_path / "h.mat", names, units, [t, u, 1e4 / 3 + t, -t / 7])
+    mat = scipy.io.loadmat(tmp_path / "h.mat")
+    assert [str(x[0]) for x in mat["names"].ravel()] == names
+    assert [str(x[0]) for x in mat["units"].ravel()] == units
+    assert mat["car_u"].shape == (11, 1) and np.array_equal(mat["car_u"].ravel(), u)
+    assert np.array_equal(mat["car_axle1_left_Fz"].ravel(), 1e4 / 3 + t)
+    assert tables.mat_name("1st.x-y") == "x1st_x_y" and len(tables.mat_name("a" * 80)) == 63
+    with pytest.raises(ValueError, match="taken"):
+        tables.mat_bytes(["car.u", "car_u"], ["", ""], [t, t])
+
+
+def test_study_histories_csv_has_units_row_and_mat_matches_it(car_fmu, tmp_path):
+    """A study's histories.csv: FMU names with the unit prefix, the FMU's SI units in the
+    second row, %.9g numbers; histories.mat holds the same values under MATLAB names."""
+    import scipy.io
+    from fmpy import read_model_description
+
+    run_study("straight-brake", car_fmu, {"speed0": 10.0}, tmp_path)
+    names, units, cols = read_csv(tmp_path / "histories.csv")
+    declared = {v.name: v.unit or (v.declaredType.unit if v.declaredType else None) or ""
+                for v in read_model_description(str(car_fmu)).modelVariables}
+    assert names[0] == "time" and units[0] == "s"
+    by_name = dict(zip(names, units))
+    assert by_name["car.u"] == "m/s" and by_name["car.X"] == "m" and by_name["car.ax"] == "m/s2"
+    for name, unit in zip(names[1:], units[1:]):
+        assert name.startswith("car.") or name in manoeuvres.DERIVED_UNITS, name
+        assert unit == declared.get(name, manoeuvres.DERIVED_UNITS.get(name, "").replace("^", ""))
+    row = (tmp_path / "histories.csv").read_text().splitlines()[3].split(",")
+    assert all(len(x) <= 16 and "e+00" not in x for x in row)          # %.9g
+    assert any(x == "%.9g" % float(x) and "." in x for x in row)
+    mat = scipy.io.loadmat(tmp_path / "histories.mat")
+    assert [str(x[0]) for x in mat["names"].ravel()] == names
+    assert [str(x[0]) for x in mat["units"].ravel()] == units
+    for name in names:        # the CSV's values, to its nine digits
+        key = name.replace(".", "_")
+        assert mat[key].ravel() == pytest.approx(cols[name], rel=1e-8, abs=1e-300), name

@@ -9,7 +9,11 @@ each file replaced atomically):
 - ``metrics.json``: the manoeuvre, its settings, the FMU parameters set, the metrics, each
   in SI with its unit named (``units``), and what was run (``run``: vehicle, event file, FMU,
   GUID, date);
-- ``histories.csv``: time and every recorded output (names relative to the lead unit, SI);
+- ``histories.csv``: time and every recorded output, by its FMU name (``car.u``; a history
+  the manoeuvre derives by its own name), a units row (SI, the FMU's unit strings) under
+  the names, numbers ``%.9g`` (:mod:`.tables`);
+- ``histories.mat``: the same columns for MATLAB (``car.u`` as ``car_u``, the cell arrays
+  ``names`` and ``units`` give the CSV's names and units);
 - ``report.html``: what was run, the metrics and settings in display units (deg, km/h, g:
   the FMU's declared display units) beside SI, and the figure, one self-contained page;
 - ``report.md``: the same as Markdown, the figure beside it;
@@ -17,20 +21,20 @@ each file replaced atomically):
 """
 from __future__ import annotations
 
-import io
 import json
 import math
 import os
 import sys
 from pathlib import Path
 
-import numpy as np
 
 from . import manoeuvres, report, units
+from . import tables as history_tables
 from .runner import CaseError, FmuRunner
 
 #: The files a study writes into its folder.
-REPORT_FILES = ("metrics.json", "histories.csv", "report.html", "report.png", "report.md")
+REPORT_FILES = ("metrics.json", "histories.csv", "histories.mat", "report.html", "report.png",
+                "report.md")
 
 
 def parse_sets(items: list[str]) -> dict[str, float | str]:
@@ -55,6 +59,7 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
     man = manoeuvres.get(manoeuvre_name)
     runner = FmuRunner(fmu)
     shown = units.DisplayUnits.of_model_description(runner.md)
+    fmu_units = history_tables.variable_units(runner.md)
     shown.variables = {_history_name(runner, n): v for n, v in shown.variables.items()}
     run = run_info(runner, fmu, event_file)
     try:
@@ -80,10 +85,9 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
               "parameters": parameters, "metrics": metrics, "units": man.metric_units,
               "settingUnits": {k: v.unit for k, v in man.settings.items()}, "run": run}
     as_json = {**result, "metrics": {k: None if math.isnan(v) else v for k, v in metrics.items()}}
-    names = list(history)
-    table = io.StringIO()
-    np.savetxt(table, np.column_stack([history[n] for n in names]),
-               delimiter=",", header=",".join(names), comments="")
+    columns = history_tables.history_table(
+        history, runner.full_name, fmu_units,
+        {k: v.replace("^", "") for k, v in manoeuvres.DERIVED_UNITS.items()})
     title = f"{man.name}: {run['vehicle']}"
     panels = man.panels(history, settings, shown)
     png = report.figure_png(panels, f"{title} ({run['date'][:10]})")
@@ -91,7 +95,8 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
     page = report.html_report(title, man.description, tables, png)
     md = report.markdown_report(title, man.description, tables)
     for name, data in zip(REPORT_FILES, (json.dumps(as_json, indent=2) + "\n",
-                                         table.getvalue(), page, png, md)):
+                                         history_tables.csv_text(*columns),
+                                         history_tables.mat_bytes(*columns), page, png, md)):
         _write(out_dir / name, data.encode() if isinstance(data, str) else data)
     # for a caller that checks what is drawn: the histories and the figure's data
     return {**result, "history": history, "figure": panels}
@@ -184,5 +189,6 @@ def main(args) -> int:
         return 2
     for name, value in result["metrics"].items():
         print(f"{name} = {value:.6g} {result['units'].get(name, '')}".rstrip())
-    print(f"wrote {args.output}/metrics.json, histories.csv, report.html, report.md and report.png")
+    print(f"wrote {args.output}/metrics.json, histories.csv, histories.mat, report.html, "
+          "report.md and report.png")
     return 0
