@@ -16,7 +16,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 #include <unistd.h>
 
 #include "fmi2Functions.h"
+#include "host_logger.h"
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -37,18 +37,6 @@ void *malloc(size_t n) { if (counting) allocations++; return __libc_malloc(n); }
 void *calloc(size_t n, size_t m) { if (counting) allocations++; return __libc_calloc(n, m); }
 void *realloc(void *p, size_t n) { if (counting) allocations++; return __libc_realloc(p, n); }
 void free(void *p) { if (counting && p) allocations++; __libc_free(p); }
-
-static void logger(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
-                   fmi2String category, fmi2String message, ...)
-{
-    (void)env; (void)name;
-    va_list ap;
-    va_start(ap, message);
-    fprintf(stderr, "[%d %s] ", (int)status, category);
-    vfprintf(stderr, message, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
 
 static int by_value(const void *a, const void *b)
 {

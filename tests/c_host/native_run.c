@@ -17,7 +17,6 @@
  * OUT: the rows (t, the Real outputs, the Boolean outputs) as little-endian doubles.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,20 +27,9 @@
 #endif
 
 #include "fmi2Functions.h"
+#include "host_logger.h"
 
 #define MAX_VARS 4096
-
-static void logger(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
-                   fmi2String category, fmi2String message, ...)
-{
-    (void)env; (void)name;
-    va_list ap;
-    va_start(ap, message);
-    fprintf(stderr, "[%d %s] ", (int)status, category);
-    vfprintf(stderr, message, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
 
 static void *library(const char *path)
 {
