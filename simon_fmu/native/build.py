@@ -254,13 +254,14 @@ def resource_arrays(event, sim, catalogue, guid: str) -> dict:
     return arrays
 
 
+#: the C type of each LLVM parameter type a flattened kernel argument has
+_C_TYPES = {"double": "double", "i64": "int64_t", "ptr": "void *"}
+
+
 def _c_params(kind: str) -> list[str]:
-    if kind == "f64":
-        return ["double"]
-    if kind == "i64":
-        return ["int64_t"]
-    nd = int(kind.split(":")[1])
-    return ["void *", "void *", "int64_t", "int64_t", "void *"] + ["int64_t"] * (2 * nd)
+    """The C parameter types of a flattened argument of ``kind``: those of its LLVM parameters
+    (``kernels._llvm_params``, which the build checks against the IR), one for one."""
+    return [_C_TYPES[t] for t in K._llvm_params(kind)]
 
 
 def kernel_entry_c(abi: dict) -> str:
