@@ -27,8 +27,6 @@ In every mode the road-wheel angle stays within the stops: a rigid steering's in
 clamped there, and a free one presses into them with K_Stop while each wheel's kinematic
 angle is held at its stop. See docs/equations.md (Steering system).
 """
-import math
-
 from .jit import njit
 from .layout import (CS_CONTACT, E_COLL_BASE, E_STEER_T0, IU_STEER, N_COLL_UNIT_STATE, SSA,
                      U_STEER_MODE, U_STEER_RATIO, U_STOP_LEFT, U_STOP_RIGHT)
@@ -36,21 +34,6 @@ from .layout import (CS_CONTACT, E_COLL_BASE, E_STEER_T0, IU_STEER, N_COLL_UNIT_
 #: the modes, in the order of their codes 1, 2, ... (event ``steering.mode``)
 MODES = ("off", "normal", "append", "autostart", "torque")
 STEER_OFF, STEER_NORMAL, STEER_APPEND, STEER_AUTOSTART, STEER_TORQUE = range(1, len(MODES) + 1)
-
-
-def mode_code(name):
-    """The code (1..5) of a mode's name."""
-    return MODES.index(name) + 1
-
-
-def system_inertia(n_wheels, wheel_inertia, column_inertia, ratio):
-    """Eq. 39 at the road wheel: I_Steering = sum I_Steer + I_Column eta^2.
-
-    The column turns eta times as fast as the road wheels, so its kinetic energy
-    I_Column (eta delta')^2 / 2 refers it to the steer axis with eta^2 (the printed
-    I_Column x eta is dimensionally an inertia only for eta = 1; docs/equations.md).
-    """
-    return n_wheels * wheel_inertia + column_inertia * ratio * ratio
 
 
 @njit
@@ -65,12 +48,6 @@ def null_band(rate, band):
     return s
 
 
-def stop_damping(k_stop, inertia, n_wheels):
-    """The damping of each wheel's stop, N m s/rad: critical, 2 sqrt(K_Stop I_Steering / n),
-    for its share of the system's inertia (Eq. 35 as implemented, docs/equations.md)."""
-    return 2.0 * math.sqrt(k_stop * inertia / n_wheels) if n_wheels > 0 else 0.0
-
-
 @njit
 def stop_moment(delta, rate, stop_left, stop_right, k_stop, c_stop):
     """Eq. 35: the moment of a wheel's steering stops about its steer axis (right +) at its
@@ -79,7 +56,8 @@ def stop_moment(delta, rate, stop_left, stop_right, k_stop, c_stop):
 
     The printed form acts only while the wheel moves into the stop, so that the stop takes
     the impact's energy (no rebound); as printed it cannot hold a steady moment (none at zero
-    rate). Here a critically damped stop (:func:`stop_damping`) does both.
+    rate). Here a critically damped stop (``engine.setup.pack.steering.stop_damping``)
+    does both.
     """
     if delta > stop_right:
         m = -k_stop * (delta - stop_right) - c_stop * rate
@@ -134,9 +112,3 @@ def is_free(mode, time, start_time, contact):
     if mode == STEER_AUTOSTART:
         return contact or time >= start_time
     return True
-
-
-def stop_limits(steering):
-    """The stops (left, right) of an event's ``steering`` object, rad; inf where none."""
-    return tuple(math.inf if steering.get(k) is None else steering[k]
-                 for k in ("stop_left", "stop_right"))

@@ -8,6 +8,7 @@ and the FMU's outputs.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -16,8 +17,8 @@ import pytest
 
 import engine
 from support.fmus import event_fmu
-from engine.steering import (friction_moment, mode_code, null_band, stop_damping, stop_moment,
-                             system_inertia)
+from engine.setup.pack.steering import mode_code, stop_damping, stop_limits, system_inertia
+from engine.steering import friction_moment, null_band, stop_moment
 from engine.tire import contact_length, pneumatic_trail
 from support.run import run
 
@@ -83,6 +84,13 @@ def test_stops_friction_and_inertia():
     i_s = system_inertia(N_STEERED, ST["steer_inertia"], ST["column_inertia"], ETA)
     energy = 0.5 * N_STEERED * ST["steer_inertia"] + 0.5 * ST["column_inertia"] * ETA ** 2
     assert 0.5 * i_s == pytest.approx(energy, rel=1e-15)
+
+
+def test_stop_limits_of_the_typed_steering_record():
+    steering = engine.load_event().model.units[0].steering
+    assert stop_limits(steering) == (ST["stop_left"], ST["stop_right"])
+    free = dataclasses.replace(steering, stop_left=None)
+    assert stop_limits(free) == (math.inf, ST["stop_right"])
 
 
 def test_a_free_mode_needs_the_steering_data():

@@ -1,11 +1,40 @@
 """The steering system's columns of ``P_UNIT`` (Eq. 33-39, ``engine.steering``) and the steered
-wheels of ``P_WHEEL``."""
+wheels of ``P_WHEEL``, with the set-up quantities they are made of (the mode's code, the
+stops, the system inertia and the stops' damping; the kernels in ``engine.steering`` read them
+from ``P_UNIT``)."""
 from __future__ import annotations
 
 import math
 
 from ... import layout as L
-from ...steering import mode_code, stop_damping, stop_limits, system_inertia
+from ...steering import MODES
+
+
+def mode_code(name):
+    """The code (1..5) of a mode's name (``engine.steering.MODES``)."""
+    return MODES.index(name) + 1
+
+
+def system_inertia(n_wheels, wheel_inertia, column_inertia, ratio):
+    """Eq. 39 at the road wheel: I_Steering = sum I_Steer + I_Column eta^2.
+
+    The column turns eta times as fast as the road wheels, so its kinetic energy
+    I_Column (eta delta')^2 / 2 refers it to the steer axis with eta^2 (the printed
+    I_Column x eta is dimensionally an inertia only for eta = 1; docs/equations.md).
+    """
+    return n_wheels * wheel_inertia + column_inertia * ratio * ratio
+
+
+def stop_damping(k_stop, inertia, n_wheels):
+    """The damping of each wheel's stop, N m s/rad: critical, 2 sqrt(K_Stop I_Steering / n),
+    for its share of the system's inertia (Eq. 35 as implemented, docs/equations.md)."""
+    return 2.0 * math.sqrt(k_stop * inertia / n_wheels) if n_wheels > 0 else 0.0
+
+
+def stop_limits(steering) -> tuple:
+    """The stops (left, right) of a :class:`engine.setup.model.Steering` record, rad; inf
+    where it has none."""
+    return tuple(math.inf if stop is None else stop for stop in (steering.stop_left, steering.stop_right))
 
 
 def pack_units(P_UNIT, units, steering_units, steering_modes):
@@ -35,8 +64,7 @@ def _pack_steering(P, unit, steering_units, steering_modes):
     st = unit.steering
     P[L.U_STEER_SLOT] = steering_units.index(name)
     P[L.U_STEER_MODE] = mode_code(steering_modes.get(name, st.mode))
-    # engine.steering.stop_limits reads the event's steering object
-    P[L.U_STOP_LEFT], P[L.U_STOP_RIGHT] = stop_limits({"stop_left": st.stop_left, "stop_right": st.stop_right})
+    P[L.U_STOP_LEFT], P[L.U_STOP_RIGHT] = stop_limits(st)
     n_steered = 2 * sum(1 for a in unit.axles if a.steered)
     P[L.U_K_STOP] = st.stop_stiffness or 0.0
     P[L.U_I_STEER] = system_inertia(n_steered, st.steer_inertia or 0.0,
