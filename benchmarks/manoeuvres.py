@@ -98,39 +98,40 @@ def last_axle_group(axles):
     """The unit's last axle group: the axles sharing the last axle's group name (a tandem, a
     tridem: load-equalising, one static load each), or the last axle alone when it has none."""
     last = axles[-1]
-    if last.get("group") is None:
+    if last.group is None:
         return [last]
-    return [a for a in axles if a.get("group") == last["group"]]
+    return [a for a in axles if a.group == last.group]
 
 
 def _tires_per_axle(axle):
-    return 4 if axle["dual"] else 2
+    return 4 if axle.dual else 2
 
 
-def _joint_loads_on(event_data, lead, gravity):
+def _joint_loads_on(model, lead, gravity):
     """The static vertical loads (N, downward) the units towed by `lead` put on its rear
     connection: each towed unit whose front connection carries vertical force (a kingpin,
     or the drawbar of a converter dolly) rests its sprung weight on that connection and on
     the centre of its last axle group by the lever rule. Loads that reach the towed unit
     from units further back are left out (a dolly's on a trailer's pintle)."""
     loads = []
-    for unit in event_data["units"]:
-        front = (unit.get("connections") or {}).get("front")
-        if not front or front["tow"] != lead["name"]:
+    for unit in model.units:
+        front = unit.connections.front
+        if front is None or front.tow != lead.name:
             continue
-        if front["type"] != "kingpin" and unit.get("dolly") != "converter":
+        if front.type != "kingpin" and unit.dolly != "converter":
             continue                               # a hinged drawbar: horizontal force only
-        x_front = front["point"][0]
-        group = last_axle_group(unit["axles"])
-        x_axles = sum(a["x"] for a in group) / len(group)
-        loads.append(unit["sprung_mass"]["mass"] * gravity * -x_axles / (x_front - x_axles))
+        x_front = front.point[0]
+        group = last_axle_group(unit.axles)
+        x_axles = sum(a.x for a in group) / len(group)
+        loads.append(unit.sprung_mass.mass * gravity * -x_axles / (x_front - x_axles))
     return sum(loads)
 
 
-def vehicle(event_data):
+def vehicle(event):
     """The lead unit's values the manoeuvre and the peer are set up with, SI units, and what
     the units it tows add to it.
 
+    ``event``: an engine.Event, its typed model (engine.setup.model.EventModel) or its data.
     The front axle is the lead unit's first steered axle, the rear axle its last axle group
     (for a tandem the mean of its axles' x); the sprung-mass CG to axle distances are the
     axles' x positions (positive forward). Tire tables are taken at their first test speed
@@ -140,81 +141,81 @@ def vehicle(event_data):
     (:mod:`engine.setup.derived`).
     """
     from engine.setup.derived import air_density, unit_mass    # the parent process's engine
-    units = event_data["units"]
+    from engine.setup.model import typed_event
+    model = typed_event(event)
+    units = model.units
     unit = units[0]
-    environment = event_data["environment"]
-    gravity = environment["gravity"]
-    axles = unit["axles"]
-    front = next((a for a in axles if a["steered"]), axles[0])
+    gravity = model.environment.gravity
+    axles = unit.axles
+    front = next((a for a in axles if a.steered), axles[0])
     rear_group = last_axle_group(axles)
     rear = rear_group[-1]
     if front in rear_group:
-        raise ValueError(f"unit {unit['name']!r}: the sine-steer manoeuvre needs a steered "
+        raise ValueError(f"unit {unit.name!r}: the sine-steer manoeuvre needs a steered "
                          "front axle and a rear axle")
-    tires = unit["tires"]
-    tire_f, tire_r = tires[front["tire"]], tires[rear["tire"]]
-    drive = unit["drivetrain"]
-    rho = air_density(event_data)
-    rear_connection = (unit.get("connections") or {}).get("rear")
+    tire_f, tire_r = unit.tires[front.tire], unit.tires[rear.tire]
+    drive = unit.drivetrain
+    rho = air_density(model)
+    rear_connection = unit.connections.rear
     rolling_weight = sum(
         unit_mass(u) * gravity
-        * sum(u["tires"][a["tire"]]["rolling_resistance"]["sigma0"] for a in u["axles"])
-        / len(u["axles"]) for u in units)
+        * sum(u.tires[a.tire].rolling_resistance.sigma0 for a in u.axles)
+        / len(u.axles) for u in units)
+    front_susp, rear_susp = front.suspension, rear.suspension
     return {
-        "unit": unit["name"],
+        "unit": unit.name,
         "units": len(units),
         "gravity": gravity,
         "air_density": rho,
-        "sprung_mass": unit["sprung_mass"]["mass"],
+        "sprung_mass": unit.sprung_mass.mass,
         "total_mass": unit_mass(unit),
         "combination_mass": sum(unit_mass(u) for u in units),
-        "inertia": list(unit["sprung_mass"]["inertia"]),
-        "Ixz": unit["sprung_mass"]["Ixz"],
-        "cg_height": unit["sprung_mass"]["cg_height"],
-        "length": unit["dimensions"]["length"],
-        "width": unit["dimensions"]["width"],
-        "cg_to_front": front["x"],
-        "cg_to_rear": -sum(a["x"] for a in rear_group) / len(rear_group),
+        "inertia": list(unit.sprung_mass.inertia),
+        "Ixz": unit.sprung_mass.Ixz,
+        "cg_height": unit.sprung_mass.cg_height,
+        "length": unit.dimensions.length,
+        "width": unit.dimensions.width,
+        "cg_to_front": front.x,
+        "cg_to_rear": -sum(a.x for a in rear_group) / len(rear_group),
         "rear_axles": len(rear_group),
         "tires_front": _tires_per_axle(front),
         "tires_rear": sum(_tires_per_axle(a) for a in rear_group),
-        "track_front": front["track"],
-        "track_rear": rear["track"],
-        "unsprung_mass_front": front["unsprung_mass_per_wheel"],
-        "unsprung_mass_rear": sum(a["unsprung_mass_per_wheel"] for a in rear_group),
-        "unsprung_mass_per_tire_front": 2 * front["unsprung_mass_per_wheel"]
+        "track_front": front.track,
+        "track_rear": rear.track,
+        "unsprung_mass_front": front.unsprung_mass_per_wheel,
+        "unsprung_mass_rear": sum(a.unsprung_mass_per_wheel for a in rear_group),
+        "unsprung_mass_per_tire_front": 2 * front.unsprung_mass_per_wheel
                                         / _tires_per_axle(front),
-        "unsprung_mass_per_tire_rear": 2 * rear["unsprung_mass_per_wheel"] / _tires_per_axle(rear),
-        "spring_rate_front": front["suspension"]["spring_rate"],
-        "spring_rate_rear": sum(a["suspension"]["spring_rate"] for a in rear_group),
-        "damping_front": front["suspension"]["damping"],
-        "damping_rear": sum(a["suspension"]["damping"] for a in rear_group),
-        "roll_center_height_front": front["suspension"].get("roll_center_height"),
-        "roll_center_height_rear": (sum(a["suspension"]["roll_center_height"]
-                                        for a in rear_group) / len(rear_group)
-                                    if rear["suspension"].get("roll_center_height") else None),
-        "axle_roll_inertia_front": front["suspension"].get("axle_roll_inertia"),
-        "axle_roll_inertia_rear": (sum(a["suspension"]["axle_roll_inertia"] for a in rear_group)
-                                   if rear["suspension"].get("axle_roll_inertia") else None),
-        "joint_load_N": _joint_loads_on(event_data, unit, gravity),
-        "joint_x": rear_connection["point"][0] if rear_connection else 0.0,
-        "tire_radius": tire_r["unloaded_radius"],
-        "tire_radial_stiffness": tire_r["radial_stiffness"],
-        "tire_spin_inertia": tire_r["spin_inertia"],
+        "unsprung_mass_per_tire_rear": 2 * rear.unsprung_mass_per_wheel / _tires_per_axle(rear),
+        "spring_rate_front": front_susp.spring_rate,
+        "spring_rate_rear": sum(a.suspension.spring_rate for a in rear_group),
+        "damping_front": front_susp.damping,
+        "damping_rear": sum(a.suspension.damping for a in rear_group),
+        "roll_center_height_front": front_susp.roll_center_height,
+        "roll_center_height_rear": (sum(a.suspension.roll_center_height for a in rear_group)
+                                    / len(rear_group) if rear_susp.roll_center_height else None),
+        "axle_roll_inertia_front": front_susp.axle_roll_inertia,
+        "axle_roll_inertia_rear": (sum(a.suspension.axle_roll_inertia for a in rear_group)
+                                   if rear_susp.axle_roll_inertia else None),
+        "joint_load_N": _joint_loads_on(model, unit, gravity),
+        "joint_x": rear_connection.point[0] if rear_connection else 0.0,
+        "tire_radius": tire_r.unloaded_radius,
+        "tire_radial_stiffness": tire_r.radial_stiffness,
+        "tire_spin_inertia": tire_r.spin_inertia,
         "rolling_resistance_weight_N": rolling_weight,
-        "tire_loads": list(tire_f["test_loads"]),
-        "cornering_stiffness_front": [row[0] for row in tire_f["cornering_stiffness"]],
-        "tire_loads_rear": list(tire_r["test_loads"]),
-        "cornering_stiffness_rear": [row[0] for row in tire_r["cornering_stiffness"]],
-        "steering_ratio": unit["steering"]["gear_ratio"],
-        "transmission_ratios": list(drive["transmission_ratios"]),
-        "differential_ratio": drive["differential_ratio"],
-        "engine_wot_torque": [list(p) for p in drive["engine_wot_torque"]],
-        "engine_closed_throttle_torque": [list(p) for p in drive["engine_closed_throttle_torque"]],
+        "tire_loads": list(tire_f.test_loads),
+        "cornering_stiffness_front": [row[0] for row in tire_f.cornering_stiffness],
+        "tire_loads_rear": list(tire_r.test_loads),
+        "cornering_stiffness_rear": [row[0] for row in tire_r.cornering_stiffness],
+        "steering_ratio": unit.steering.gear_ratio,
+        "transmission_ratios": list(drive.transmission_ratios),
+        "differential_ratio": drive.differential_ratio,
+        "engine_wot_torque": [list(p) for p in drive.engine_wot_torque],
+        "engine_closed_throttle_torque": [list(p) for p in drive.engine_closed_throttle_torque],
         # the C_d A a car driving straight ahead in still air meets: its front surface and its
         # devices (the other surfaces are not struck, docs/equations.md "Aerodynamics")
-        "drag_area": sum(s["drag_coefficient"] * s["area"] for s in unit["aerodynamics"]
-                         if s["name"] in ("front", "device1", "device2")),
+        "drag_area": sum(s.drag_coefficient * s.area for s in unit.aerodynamics
+                         if s.name in ("front", "device1", "device2")),
     }
 
 
@@ -363,12 +364,14 @@ def peer_setup(p, overrides):
     return p
 
 
-def sine_steer(event_data, duration=DURATION, speed=SPEED, frequency=SINE_FREQUENCY,
+def sine_steer(event, duration=DURATION, speed=SPEED, frequency=SINE_FREQUENCY,
                target_ay=None, gear=None, event_file=None):
-    """The manoeuvre for an event (its ``data``), as a JSON-ready dict. The target lateral
-    acceleration defaults to TARGET_PEAK_AY for a single vehicle and COMBINATION_PEAK_AY for
-    a combination, the gear to select_gear()'s."""
-    car = vehicle(event_data)
+    """The manoeuvre for an event (an engine.Event, its typed model or its data), as a
+    JSON-ready dict. The target lateral acceleration defaults to TARGET_PEAK_AY for a single
+    vehicle and COMBINATION_PEAK_AY for a combination, the gear to select_gear()'s."""
+    from engine.setup.model import typed_event
+    model = typed_event(event)
+    car = vehicle(model)
     if target_ay is None:
         target_ay = TARGET_PEAK_AY if car["units"] == 1 else COMBINATION_PEAK_AY
     if gear is None:
@@ -377,7 +380,7 @@ def sine_steer(event_data, duration=DURATION, speed=SPEED, frequency=SINE_FREQUE
     trim = throttle_feedforward(car, speed, gear)
     return {
         "name": "sine steer at constant speed",
-        "event": event_data.get("name"),
+        "event": model.name,
         "event_file": event_file,
         "unit": car["unit"],
         "units": car["units"],
@@ -400,7 +403,7 @@ def load(duration=DURATION, event_file=None):
     FMU is built from by default)."""
     import engine
 
-    return sine_steer(engine.load_event(event_file).data, duration,
+    return sine_steer(engine.load_event(event_file), duration,
                       event_file=None if event_file is None else str(event_file))
 
 

@@ -38,10 +38,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import engine  # noqa: E402
 from engine.setup.derived import body_front, body_rear, unit_mass  # noqa: E402
-from engine.setup.event import COLLISION, TWO_CARS_EVENT  # noqa: E402
-
-DEFAULT_RESTITUTION = COLLISION["restitution"].default
+from engine.setup.event import TWO_CARS_EVENT  # noqa: E402
 
 NAME = "tbone"
 V1, V2 = 50.0 / 3.6, 40.0 / 3.6     # m/s: the struck car, the striking car
@@ -53,14 +52,16 @@ FIELDS = ("X", "Y", "yaw", "u", "v", "collision.deltaV", "collision.maxCrush",
           "collision.Fx", "collision.Fy")
 
 
-def write_event(out: Path, v1: float = V1, v2: float = V2) -> tuple[Path, dict]:
+def write_event(out: Path, v1: float = V1, v2: float = V2) -> tuple[Path, object]:
     """The event: the two cars placed so that car2's front meets car's right side at its CG
     at IMPACT s (car2's front, dimensions.front_x ahead of its CG, and car's right side, half
-    its width from its centre line)."""
+    its width from its centre line). Returns its file and its typed model (with the defaults
+    the engine fills in)."""
+    shipped = engine.load_event(TWO_CARS_EVENT).model.units
+    half_width = shipped[0].dimensions.width / 2.0
+    front2 = body_front(shipped[1])
     data = json.loads(Path(TWO_CARS_EVENT).read_text())
     car, car2 = data["units"]
-    half_width = car["dimensions"]["width"] / 2.0
-    front2 = body_front(car2)
     car["initial"] = {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": v1}
     car2["initial"] = {"X": v1 * IMPACT, "Y": half_width + front2 + v2 * IMPACT,
                        "yaw": -math.pi / 2.0, "speed": v2}
@@ -69,25 +70,25 @@ def write_event(out: Path, v1: float = V1, v2: float = V2) -> tuple[Path, dict]:
                            f"its right at {v2 * 3.6:g} km/h into its right side")
     path = out / f"{NAME}.json"
     path.write_text(json.dumps(data, indent=1))
-    return path, data
+    return path, engine.load_event(path).model
 
 
-def simulate(fmu: Path, data: dict) -> dict:
+def simulate(fmu: Path, model) -> dict:
     from fmpy import simulate_fmu
     start = {}
-    for unit in data["units"]:
-        n, ini = unit["name"], unit["initial"]
-        start.update({f"{n}.X0": ini["X"], f"{n}.Y0": ini["Y"], f"{n}.yaw0": ini["yaw"],
-                      f"{n}.speed0": ini["speed"], f"{n}.gear": 0})
+    for unit in model.units:
+        n, ini = unit.name, unit.initial
+        start.update({f"{n}.X0": ini.X, f"{n}.Y0": ini.Y, f"{n}.yaw0": ini.yaw,
+                      f"{n}.speed0": ini.speed, f"{n}.gear": 0})
     outputs = [f"{u}.{f}" for u in UNITS for f in FIELDS]
     r = simulate_fmu(str(fmu), stop_time=DURATION, output_interval=STEP, start_values=start,
                      output=outputs)
     return {name: np.asarray(r[name], float) for name in r.dtype.names}
 
 
-def masses(data: dict) -> list[float]:
+def masses(model) -> list[float]:
     """Each unit's total mass, kg, as the engine counts it (engine.setup.derived.unit_mass)."""
-    return [unit_mass(u) for u in data["units"]]
+    return [unit_mass(u) for u in model.units]
 
 
 def earth_velocity(h: dict, unit: str) -> tuple[np.ndarray, np.ndarray]:
@@ -95,16 +96,17 @@ def earth_velocity(h: dict, unit: str) -> tuple[np.ndarray, np.ndarray]:
     return u * np.cos(yaw) - v * np.sin(yaw), u * np.sin(yaw) + v * np.cos(yaw)
 
 
-def body(unit: dict, X: float, Y: float, yaw: float) -> np.ndarray:
-    """Plan-view corners of the unit's body box at (X, Y, yaw), closed."""
+def body(unit, X: float, Y: float, yaw: float) -> np.ndarray:
+    """Plan-view corners of the unit's body box (its engine.setup.model.Unit) at (X, Y, yaw),
+    closed."""
     front, rear = body_front(unit), body_rear(unit)
     xs = np.array([front, front, rear, rear, front])
-    ys = np.array([-1, 1, 1, -1, -1]) * unit["dimensions"]["width"] / 2.0
+    ys = np.array([-1, 1, 1, -1, -1]) * unit.dimensions.width / 2.0
     c, s = math.cos(yaw), math.sin(yaw)
     return np.column_stack([X + c * xs - s * ys, Y + s * xs + c * ys])
 
 
-def plot(h: dict, data: dict, path: Path) -> None:
+def plot(h: dict, model, path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -112,8 +114,8 @@ def plot(h: dict, data: dict, path: Path) -> None:
     contact = np.flatnonzero(np.abs(h["car.collision.Fx"]) + np.abs(h["car.collision.Fy"]) > 0)
     k0 = int(contact[0]) if contact.size else 0
     fig, (ax0, ax1, ax2) = plt.subplots(1, 3, figsize=(15, 4.8))
-    for unit, colour in zip(data["units"], ("tab:blue", "tab:red")):
-        n = unit["name"]
+    for unit, colour in zip(model.units, ("tab:blue", "tab:red")):
+        n = unit.name
         ax0.plot(h[f"{n}.X"], h[f"{n}.Y"], color=colour, label=f"{n} CG path")
         for k, style in ((k0, "--"), (-1, "-")):
             b = body(unit, h[f"{n}.X"][k], h[f"{n}.Y"][k], h[f"{n}.yaw"][k])
@@ -142,20 +144,20 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     out = ROOT / "out"
     out.mkdir(exist_ok=True)
-    event, data = write_event(out, args.speeds[0] / 3.6, args.speeds[1] / 3.6)
+    event, model = write_event(out, args.speeds[0] / 3.6, args.speeds[1] / 3.6)
     fmu = Path(args.fmu)
     if args.rebuild or not fmu.exists():
         subprocess.run([sys.executable, "-m", "simon_fmu", "build", str(event), "-o", str(fmu)],
                        check=True, cwd=ROOT)
-    h = simulate(fmu, data)
+    h = simulate(fmu, model)
     names = ["time"] + [f"{u}.{f}" for u in UNITS for f in FIELDS]
     import fmpy
 
     from simon_fmu.studies import tables
     units = tables.variable_units(fmpy.read_model_description(str(fmu)))   # SI, a units row
     tables.write_csv(out / f"{NAME}.csv", names, [units[n] for n in names], [h[n] for n in names])
-    plot(h, data, out / f"{NAME}.png")
-    m1, m2 = masses(data)
+    plot(h, model, out / f"{NAME}.png")
+    m1, m2 = masses(model)
     (vx1, vy1), (vx2, vy2) = earth_velocity(h, "car"), earth_velocity(h, "car2")
     p0 = np.array([m1 * vx1[0] + m2 * vx2[0], m1 * vy1[0] + m2 * vy2[0]])
     touching = np.flatnonzero(np.abs(h["car.collision.Fx"]) + np.abs(h["car.collision.Fy"]) > 0)
@@ -164,7 +166,7 @@ def main(argv=None) -> int:
         dv1, dv2 = h["car.collision.deltaV"][k], h["car2.collision.deltaV"][k]
         print(f"deltaV {label} (t = {h['time'][k]:.3f} s): car {dv1 * 3.6:.1f} km/h, car2 "
               f"{dv2 * 3.6:.1f} km/h")
-    e = data["units"][1].get("collision", {}).get("restitution", DEFAULT_RESTITUTION)
+    e = model.units[1].collision.restitution
     vn = math.hypot(vx2[0], vy2[0])
     print(f"closed forms: along the normal with e = {e:g}: car {(1 + e) * m2 / (m1 + m2) * vn * 3.6:.1f}"
           f" km/h, car2 {(1 + e) * m1 / (m1 + m2) * vn * 3.6:.1f} km/h; plastic: car "

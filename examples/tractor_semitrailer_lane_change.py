@@ -223,7 +223,7 @@ def lane_change(fmu: Path, out: Path, stop_time: float = STOP_TIME, start: float
     csv and png under ``out`` and returns the peaks (:func:`peaks`) of the last run."""
     event = engine.load_event(TRACTOR_SEMITRAILER_EVENT)
     gear = cruise_gear(event, speed)
-    period = period_for(AY_TARGET, event.data["environment"]["gravity"])
+    period = period_for(AY_TARGET, event.model.environment.gravity)
     amplitude = first_amplitude(event, speed, period)
     for k in range(max(iterations, 1)):
         result = simulate(fmu, amplitude, period, gear, stop_time, start, speed)

@@ -214,12 +214,14 @@ TABLE_INPUTS = {("brakes", "force"): "brakeForce", ("brakes", "friction"): "brak
                 ("drivetrain", "force"): "driveForce", ("drivetrain", "friction"): "driveFriction"}
 
 
-def _table_inputs(unit_data, axle_data):
-    """The table inputs (TABLE_INPUTS) a wheel on ``axle_data`` of ``unit_data`` has."""
+def _table_inputs(unit, axle):
+    """The table inputs (TABLE_INPUTS) a wheel on ``axle`` of ``unit`` has (records of the
+    typed model, :mod:`engine.setup.model`)."""
     keys = set()
     for part in ("brakes", "drivetrain"):
-        method = (unit_data.get(part) or {}).get("method")
-        if (part, method) in TABLE_INPUTS and (part == "brakes" or axle_data.get("driven")):
+        record = getattr(unit, part)
+        method = record.method if record is not None else None
+        if (part, method) in TABLE_INPUTS and (part == "brakes" or axle.driven):
             keys.add(TABLE_INPUTS[(part, method)])
     return keys
 
@@ -308,8 +310,8 @@ STEERING_PARAMETERS: dict[str, Parameter] = {
                               1, 1, len(STEERING_MODES)),
 }
 
-#: Where the event file keeps each parameter's value: key -> path in Event.data
-#: (for unit parameters, relative to the unit).
+#: Where the event file keeps each parameter's value: key -> path of fields in the typed model
+#: (``Event.model``; for unit parameters, relative to the unit's record).
 EVENT_PATHS: dict[str, tuple[str, ...]] = {
     "stepSize": ("simulation", "step_size"),
     "frictionMultiplier": ("environment", "friction_multiplier"),
@@ -451,10 +453,11 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
             the variables, and its terrain whether the wheels have the road inputs
             (:data:`ROAD_INPUTS`, only for ``environment.terrain`` of type ``external``).
     """
+    model = event.model
     b = _Builder()
     for key, par in PARAMETERS.items():
         b.add(key, key, par.field, "parameter", Binding("parameter", (key,)),
-              _event_value(event.data, key, par.start), par.min, par.max)
+              _event_value(model, key, par.start), par.min, par.max)
     for j, key in enumerate(engine.ENV_INPUTS):
         b.add_input(key, key, key, Binding("u_env", (j,)))
 
@@ -464,16 +467,16 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
     connection_index = {name: i for i, name in enumerate(event.connection_names())}
     lead = set(event.lead_unit_names())
     steering_index = {name: i for i, name in enumerate(event.steering_unit_names())}
-    external = event.data["environment"]["terrain"]["type"] == "external"
-    for i, unit in enumerate(event.units):
+    external = model.environment.terrain.type == "external"
+    for i, unit in enumerate(model.units):
         u = unit.name
         if u in lead:
             for key, par in UNIT_PARAMETERS.items():
                 b.add(f"{u}.{key}", f"<unit>.{key}", par.field, "parameter",
                       Binding("initial", (u, key)),
-                      _event_value(event.data["units"][i], key, par.start), par.min, par.max)
+                      _event_value(unit, key, par.start), par.min, par.max)
         if u in steering_index:
-            mode = event.data["units"][i]["steering"]["mode"]
+            mode = unit.steering.mode
             for key, par in STEERING_PARAMETERS.items():
                 b.add(f"{u}.{key}", f"<unit>.{key}", par.field, "parameter",
                       Binding("steering", (u, key)), STEERING_MODES.index(mode) + 1, par.min, par.max)
@@ -481,15 +484,14 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
             b.add(f"{u}.{key}", f"<unit>.{key}", fld, "calculatedParameter",
                   Binding("calculated", (u, key)))
         if u in lead:
-            drivetrain = event.data["units"][i].get("drivetrain") or {}
-            gears = len(drivetrain.get("transmission_ratios") or ())
+            gears = len(unit.drivetrain.transmission_ratios) if unit.drivetrain is not None else 0
             for j, key in enumerate(engine.UNIT_INPUTS):
                 b.add_input(f"{u}.{key}", f"<unit>.{key}", key, Binding("u_unit", (i, j)),
                             hi=gears if key == "gear" else None)
-        for axle in unit.axles:
-            tables = _table_inputs(event.data["units"][i], event.data["units"][i]["axles"][axle.number - 1])
+        for number, axle in enumerate(unit.axles, 1):
+            tables = _table_inputs(unit, axle)
             for side in SIDES:
-                wheel = f"{u}.axle{axle.number}.{side}"
+                wheel = f"{u}.axle{number}.{side}"
                 for j, key in enumerate(engine.WHEEL_INPUTS):
                     if (key in ROAD_INPUTS and not external) or \
                             (key in TABLE_INPUTS.values() and key not in tables):
@@ -509,8 +511,8 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
                 pattern = HITCH_NAMES[key]
                 b.add(pattern.replace("<unit>", u), pattern, HITCH_FIELDS[key], "output",
                       Binding("y_conn", (connection_index[u], j)))
-        for axle in unit.axles:
-            name = f"{u}.axle{axle.number}"
+        for number, axle in enumerate(unit.axles, 1):
+            name = f"{u}.axle{number}"
             if name in axle_index:
                 for j, key in enumerate(AXLE_OUTPUTS):
                     b.add(f"{name}.{key}", f"<unit>.axle<k>.{key}", AXLE_FIELDS[key], "output",
@@ -530,10 +532,12 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
     return Catalogue(b.variables)
 
 
-def _event_value(data: dict, key: str, default: float) -> float:
-    """The value the event data gives parameter ``key``, or ``default``."""
+def _event_value(record, key: str, default: float) -> float:
+    """The value the typed model's ``record`` (the event's, or a unit's) gives parameter
+    ``key``, or ``default`` where a record on its path is null (a lead unit without
+    ``initial``)."""
     for part in EVENT_PATHS[key]:
-        if not isinstance(data, dict) or part not in data:
+        if record is None:
             return default
-        data = data[part]
-    return data
+        record = getattr(record, part)
+    return default if record is None else record

@@ -237,7 +237,7 @@ def resource_arrays(event, sim, catalogue, guid: str) -> dict:
                 rows.append((u, g, int(k), float(probe.y[k])))
     arrays["clutch"] = np.array(rows, dtype=np.float64).reshape(-1, 4)
 
-    terrain = event.data["environment"]["terrain"]["type"]
+    terrain = event.model.environment.terrain.type
     arrays["meta"] = np.array([
         sim.step_size,                       # 0 the internal step
         0.0 if terrain == "flat" else 1.0,   # 1 the set-up reads the wheel inputs

@@ -438,7 +438,7 @@ class StaticRollover(SteadyCircle):
         return s
 
     def outputs(self, runner):
-        self._gravity = runner.event_data["environment"]["gravity"]
+        self._gravity = runner.model.environment.gravity
         if self._tilt_method and "gravityTilt" not in runner.variables:
             raise ValueError("method: tilt needs the FMU input gravityTilt (an FMU built by "
                              "this version)")
@@ -1004,14 +1004,13 @@ class OffTracking(Manoeuvre):
         self._fits: dict = {}
 
     def outputs(self, runner):
-        lead, last = runner.event_data["units"][0], runner.event_data["units"][-1]
-        if not lead.get("steering"):
-            raise ValueError(f"off-tracking: the lead unit {lead['name']!r} has no steering")
-        self._geometry = {"front": lead["axles"][0]["x"], "ratio": lead["steering"]["gear_ratio"],
-                          "last": last["name"], "rear": last["axles"][-1]["x"],
-                          "lead": lead["name"]}
-        rear = [] if last["name"] == runner.lead_unit else \
-            [f"{last['name']}.{q}" for q in ("X", "Y", "yaw")]
+        lead, last = runner.model.units[0], runner.model.units[-1]
+        if lead.steering is None:
+            raise ValueError(f"off-tracking: the lead unit {lead.name!r} has no steering")
+        self._geometry = {"front": lead.axles[0].x, "ratio": lead.steering.gear_ratio,
+                          "last": last.name, "rear": last.axles[-1].x, "lead": lead.name}
+        rear = [] if last.name == runner.lead_unit else \
+            [f"{last.name}.{q}" for q in ("X", "Y", "yaw")]
         return super().outputs(runner) + rear
 
     def fmu_parameters(self, s, unit):

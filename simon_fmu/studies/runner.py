@@ -26,6 +26,8 @@ class FmuRunner:
 
     def __init__(self, fmu: str | Path):
         from fmpy import extract, read_model_description
+
+        from engine.setup.model import event_model
         self.fmu_path = Path(fmu)
         self._folder = Path(tempfile.mkdtemp(prefix="simon-study-"))
         extract(str(self.fmu_path), str(self._folder))
@@ -36,9 +38,10 @@ class FmuRunner:
                       for v in self.md.modelVariables}
         self.lead_unit = next(v.name.split(".")[0] for v in self.md.modelVariables
                               if v.name.endswith(".speed0"))
-        #: the event the FMU was built from (its resources/event.json) as data: the vehicle values
-        self.event_data = json.loads((self._folder / "resources" / "event.json").read_text())
-        self.units = [u["name"] for u in self.event_data["units"]]
+        #: the event the FMU was built from (its resources/event.json, validated when it was
+        #: built) as the typed vehicle model (engine.setup.model): the vehicle values
+        self.model = event_model(json.loads((self._folder / "resources" / "event.json").read_text()))
+        self.units = [u.name for u in self.model.units]
         self.log: list[str] = []
         self.instantiations = 0
         self._fresh = False

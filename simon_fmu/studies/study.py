@@ -110,9 +110,8 @@ def run_info(runner, fmu: Path, event_file: Path | None) -> dict:
     """What was run: the vehicle (the event's name and units), the event file, the FMU, its
     GUID and generation date, and the date of the run (UTC)."""
     import datetime
-    event = runner.event_data
     units_text = ", ".join(runner.units)
-    name = event.get("name") or runner.md.modelName
+    name = runner.model.name or runner.md.modelName
     return {"vehicle": f"{name} ({units_text})" if len(runner.units) > 1 or
             units_text != name else name,
             "eventFile": str(event_file) if event_file else f"the FMU's own ({name})",

@@ -101,8 +101,13 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
 
 def _terrain_file(event: "engine.Event") -> Optional[str]:
     """The absolute path of the event's mesh or crg terrain file, None for the other terrains."""
-    terrain = event.data["environment"]["terrain"]
-    return terrain["file"] if terrain["type"] in TERRAIN_FILES else None
+    terrain = event.model.environment.terrain
+    return terrain.file if terrain.type in TERRAIN_FILES else None
+
+
+def _exterior_name(unit) -> str:
+    """The name in resources/ of a unit's exterior mesh (its ``collision.mesh_file``)."""
+    return f"exterior-{unit.name}.obj"
 
 
 def resource_files(event: "engine.Event") -> dict:
@@ -111,10 +116,10 @@ def resource_files(event: "engine.Event") -> dict:
     files = {}
     road = _terrain_file(event)
     if road is not None:
-        files[TERRAIN_FILES[event.data["environment"]["terrain"]["type"]]] = road
-    for unit in event.data["units"]:
-        if unit["collision"].get("mesh_file"):
-            files[f"exterior-{unit['name']}.obj"] = unit["collision"]["mesh_file"]
+        files[TERRAIN_FILES[event.model.environment.terrain.type]] = road
+    for unit in event.model.units:
+        if unit.collision.mesh_file:
+            files[_exterior_name(unit)] = unit.collision.mesh_file
     return files
 
 
@@ -132,17 +137,17 @@ def event_inputs(event_file: Optional[PathLike], event: "engine.Event") -> list[
 
 
 def fmu_event_json(event: "engine.Event") -> str:
-    """The event as the FMU's resources hold it: its data, with the files it names
-    (:func:`resource_files`) relative to the event file's folder (``resources/``)."""
+    """The event as the FMU's resources hold it: its data (the JSON it embeds), with the files
+    it names (:func:`resource_files`) relative to the event file's folder (``resources/``)."""
     if not resource_files(event):
         return event.to_json()
+    model = event.model
     data = copy.deepcopy(event.data)
-    terrain = data["environment"]["terrain"]
     if _terrain_file(event) is not None:
-        terrain["file"] = TERRAIN_FILES[terrain["type"]]
-    for unit in data["units"]:
-        if unit["collision"].get("mesh_file"):
-            unit["collision"]["mesh_file"] = f"exterior-{unit['name']}.obj"
+        data["environment"]["terrain"]["file"] = TERRAIN_FILES[model.environment.terrain.type]
+    for unit, written in zip(model.units, data["units"]):
+        if unit.collision.mesh_file:
+            written["collision"]["mesh_file"] = _exterior_name(unit)
     return json.dumps(data, indent=2, sort_keys=True)
 
 
