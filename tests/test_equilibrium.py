@@ -11,6 +11,7 @@ import pytest
 
 import engine
 from engine.setup import equilibrium as eq
+from engine.setup.model import typed_event, typed_unit
 
 from conftest import ROOT
 
@@ -103,7 +104,7 @@ def axle_loads(unit_static, unit):
     """Per axle: the sum of its spring loads (both sides) and of its tire loads."""
     out = []
     for ai in range(len(unit["axles"])):
-        idx = [j for j, (a, _, _) in enumerate(eq.wheels(unit)) if a == ai]
+        idx = [j for j, (a, _, _) in enumerate(eq.wheels(typed_unit(unit))) if a == ai]
         out.append((sum(unit_static.fs0[j] for j in idx), sum(sum(unit_static.tire_loads[j]) for j in idx)))
     return out
 
@@ -115,19 +116,19 @@ def unsprung(unit):
 def test_sedan_by_the_lever_rule():
     """The car: two axles, statically determinate: Fs0 = W b/(a+b)/2 per front wheel, and the
     tire deflection load/K_T (below delta_2)."""
-    data = engine.load_event().data
-    unit = data["units"][0]
-    (us,), conns = eq.static_state(data)
-    a, b = unit["axles"][0]["x"], -unit["axles"][1]["x"]
-    W = unit["sprung_mass"]["mass"] * G
+    model = engine.load_event().model
+    unit = model.units[0]
+    (us,), conns = eq.static_state(model)
+    a, b = unit.axles[0].x, -unit.axles[1].x
+    W = unit.sprung_mass.mass * G
     expected = [W * b / (a + b) / 2] * 2 + [W * a / (a + b) / 2] * 2
     assert conns == []
     for j, (ai, ax, _) in enumerate(eq.wheels(unit)):
         assert us.fs0[j] == pytest.approx(expected[j], rel=REL)
-        load = expected[j] + ax["unsprung_mass_per_wheel"] * G
+        load = expected[j] + ax.unsprung_mass_per_wheel * G
         assert us.tire_loads[j] == [pytest.approx(load, rel=REL)]
-        assert us.tire_deflections[j] == [pytest.approx(load / unit["tires"][ax["tire"]]["radial_stiffness"], rel=REL)]
-    assert eq.static_equilibrium_problems(data) == []
+        assert us.tire_deflections[j] == [pytest.approx(load / unit.tires[ax.tire].radial_stiffness, rel=REL)]
+    assert eq.static_equilibrium_problems(model) == []
 
 
 def _kingpin(W, x_group, x_king, x_cg=0.0):
@@ -142,7 +143,7 @@ def _tractor_loads(W, P, x_front, x_drive, x_fifth):
 
 def test_tractor_semitrailer_by_the_lever_rule():
     data = semi()
-    units, (conn,) = eq.static_state(data)
+    units, (conn,) = eq.static_state(typed_event(data))
     tr, st = data["units"]
     x_group = sum(a["x"] for a in st["axles"]) / 3
     W_t = st["sprung_mass"]["mass"] * G
@@ -168,7 +169,7 @@ def test_tractor_semitrailer_by_the_lever_rule():
     for j, loads in enumerate(units[0].tire_loads):
         assert len(loads) == (1 if j < 2 else 2) and loads[0] == loads[-1]
         assert loads[0] == pytest.approx(units[0].tire_loads[j ^ 1][0], rel=REL)
-    assert eq.static_equilibrium_problems(data) == []
+    assert eq.static_equilibrium_problems(typed_event(data)) == []
 
 
 def test_double_with_a_converter_dolly():
@@ -176,7 +177,7 @@ def test_double_with_a_converter_dolly():
     the lever rule about its axle (its fifth wheel sits over the axle); trailer1 carries the
     drawbar load at its pintle."""
     data = double("converter")
-    units, conns = eq.static_state(data)
+    units, conns = eq.static_state(typed_event(data))
     tr, t1, dl, t2 = data["units"]
     x_group = sum(a["x"] for a in t1["axles"]) / 3
     W_t, W_d = t1["sprung_mass"]["mass"] * G, dl["sprung_mass"]["mass"] * G
@@ -203,7 +204,7 @@ def test_double_with_a_fixed_dolly():
     the tridem (the lever rule of the pair, the dolly's CG at x_kingpin - x_fifth in trailer2's
     frame)."""
     data = double("fixed")
-    units, conns = eq.static_state(data)
+    units, conns = eq.static_state(typed_event(data))
     tr, t1, dl, t2 = data["units"]
     x_group = sum(a["x"] for a in t2["axles"]) / 3
     W_t, W_d = t2["sprung_mass"]["mass"] * G, dl["sprung_mass"]["mass"] * G
@@ -221,7 +222,7 @@ def test_double_with_a_fixed_dolly():
     # wheel and -M (trailer2 holds the dolly's nose up: M < 0 on trailer2)
     M = dl["axles"][0]["x"] * F_axle - x_fifth * conns[2].P
     assert M < 0.0 and conns[2].M == pytest.approx(M, rel=REL)
-    assert eq.static_equilibrium_problems(data) == []
+    assert eq.static_equilibrium_problems(typed_event(data)) == []
 
 
 def test_a_payload_moves_the_axle_loads_by_the_lever_rule():
@@ -230,7 +231,7 @@ def test_a_payload_moves_the_axle_loads_by_the_lever_rule():
     data = semi()
     st = data["units"][1]
     st["payloads"] = [{"name": "load", "mass": 5000.0, "inertia": [1000.0, 2000.0, 2000.0], "position": [2.0, 0.0, -0.5]}]
-    units, (conn,) = eq.static_state(data)
+    units, (conn,) = eq.static_state(typed_event(data))
     x_group = sum(a["x"] for a in st["axles"]) / 3
     x_king = st["connections"]["front"]["point"][0]
     W_t, W_p = st["sprung_mass"]["mass"] * G, 5000.0 * G
@@ -244,7 +245,7 @@ def test_a_payload_moves_the_axle_loads_by_the_lever_rule():
     front, drive = _tractor_loads(tr["sprung_mass"]["mass"] * G, P, tr["axles"][0]["x"],
                                   (tr["axles"][1]["x"] + tr["axles"][2]["x"]) / 2, tr["connections"]["rear"]["point"][0])
     assert axle_loads(units[0], tr)[0][0] == pytest.approx(front, rel=REL)
-    assert eq.static_equilibrium_problems(data) == []
+    assert eq.static_equilibrium_problems(typed_event(data)) == []
 
 
 def test_a_lateral_payload_loads_its_side_by_the_lever_rule():
@@ -256,7 +257,7 @@ def test_a_lateral_payload_loads_its_side_by_the_lever_rule():
     unit["axles"].append(copy.deepcopy(unit["axles"][0]))
     unit["axles"][0]["x"], unit["axles"][1]["x"] = 1.0, -1.0
     unit["payloads"] = [{"name": "p", "mass": 300.0, "inertia": [0.0, 0.0, 0.0], "position": [0.0, 0.2, 0.0]}]
-    (us,), _ = eq.static_state(data)
+    (us,), _ = eq.static_state(typed_event(data))
     W = 1500.0 * G
     s, t = unit["axles"][0]["suspension"]["spring_spacing"], unit["axles"][0]["track"]
     y_cg = 300.0 * 0.2 / 1500.0
@@ -270,17 +271,17 @@ def test_a_lateral_payload_loads_its_side_by_the_lever_rule():
 
 def test_connection_rates():
     data = semi()
-    units, _ = eq.static_state(data)
-    (k, c), = eq.connection_rates(data, units)
+    units, _ = eq.static_state(typed_event(data))
+    (k, c), = eq.connection_rates(typed_event(data), units)
     assert k == pytest.approx(20000.0 * G / 0.001, rel=1e-15)
     assert c == pytest.approx(0.5 * math.sqrt(k * 20000.0), rel=1e-15)
     data["units"][1]["connections"]["front"]["model"] = "both"
-    (k, c), = eq.connection_rates(data, units)
+    (k, c), = eq.connection_rates(typed_event(data), units)
     m = 0.75 * 10000.0 + 0.25 * 20000.0
     assert (k, c) == pytest.approx((m * G / 0.001, 0.5 * math.sqrt(m * G / 0.001 * m)), rel=1e-15)
     data["units"][1]["connections"]["front"]["model"] = "tow"
     data["units"][0]["connections"]["rear"].update(stiffness=3e7, damping=2e4)
-    assert eq.connection_rates(data, units) == [(3e7, 2e4)]
+    assert eq.connection_rates(typed_event(data), units) == [(3e7, 2e4)]
 
 
 def test_place_units_in_line():
@@ -288,8 +289,8 @@ def test_place_units_in_line():
     its static height; the dolly and trailer2 of the double likewise, down the line."""
     data = double("converter")
     data["units"][1]["payloads"] = [{"name": "p", "mass": 2000.0, "inertia": [0, 0, 0], "position": [1.0, 0.3, -0.4]}]
-    units, _ = eq.static_state(data)
-    placed = eq.place_units(data, units, {"tractor": {"X0": 10.0, "Y0": -4.0, "yaw0": 0.7, "speed0": 5.0}})
+    units, _ = eq.static_state(typed_event(data))
+    placed = eq.place_units(typed_event(data), units, {"tractor": {"X0": 10.0, "Y0": -4.0, "yaw0": 0.7, "speed0": 5.0}})
     assert placed[0] == (10.0, -4.0, -1.13, 0.7)
 
     def earth(ui, end):
@@ -310,15 +311,15 @@ def test_free_one_axle_units_are_refused():
     trailer on one axle behind a hinged drawbar (it would pitch over)."""
     free_trailer = event([trailer(tow=None)])
     free_trailer["units"][0]["connections"] = {"front": None, "rear": None}
-    got = eq.static_equilibrium_problems(free_trailer)
+    got = eq.static_equilibrium_problems(typed_event(free_trailer))
     assert got == [got[0]] and got[0].startswith("units[0].axles: no static equilibrium: unit 'trailer' cannot stand")
     assert "no support in pitch" in got[0]
     with pytest.raises(ValueError, match="cannot stand"):
-        eq.static_state(free_trailer)
+        eq.static_state(typed_event(free_trailer))
 
     free_dolly = event([dolly()])
     free_dolly["units"][0]["connections"] = {"front": None, "rear": None}
-    got = eq.static_equilibrium_problems(free_dolly)
+    got = eq.static_equilibrium_problems(typed_event(free_dolly))
     assert len(got) == 1 and got[0].startswith("units[0].axles: no static equilibrium: unit 'dolly'")
 
     # a one-axle unit behind a hinged drawbar (a dolly field other than "converter")
@@ -326,22 +327,22 @@ def test_free_one_axle_units_are_refused():
     full = dolly(None)
     full["connections"] = {"front": _front("drawbar", [2.4, 0.0, 0.3], "trailer"), "rear": None}
     data["units"].append(full)
-    got = eq.static_equilibrium_problems(data)
+    got = eq.static_equilibrium_problems(typed_event(data))
     assert len(got) == 1 and got[0].startswith("units[2].axles: no static equilibrium: unit 'dolly' cannot stand")
     assert "connections.front" in got[0]
     full["dolly"] = "converter"                     # its drawbar rigid: it stands on the pintle
-    assert eq.static_equilibrium_problems(data) == []
+    assert eq.static_equilibrium_problems(typed_event(data)) == []
 
 
 def test_height_mismatch_names_both_points():
     data = double("converter")
     data["units"][2]["connections"]["rear"]["point"][2] = 0.9 - 1.20     # the sheet's 1.20 m fifth wheel
-    got = eq.static_equilibrium_problems(data)
+    got = eq.static_equilibrium_problems(typed_event(data))
     assert len(got) == 1
     assert got[0].startswith("units[3].connections.front.point: no static equilibrium")
     assert "units[2].connections.rear.point (1.2 m)" in got[0] and "height above ground (1.35 m," in got[0] and "by 0.15 m" in got[0]
     data["units"][2]["connections"]["rear"]["point"][2] = 0.9 - 1.35 + 0.9e-3      # within 1 mm
-    assert eq.static_equilibrium_problems(data) == []
+    assert eq.static_equilibrium_problems(typed_event(data)) == []
 
 
 def test_lift_off_and_overload_are_named():
@@ -357,12 +358,12 @@ def test_lift_off_and_overload_are_named():
     _, drive = _tractor_loads(tr["sprung_mass"]["mass"] * G, P, tr["axles"][0]["x"],
                               (tr["axles"][1]["x"] + tr["axles"][2]["x"]) / 2, tr["connections"]["rear"]["point"][0])
     assert drive / 4 + tr["axles"][1]["unsprung_mass_per_wheel"] * G < 0.0
-    got = eq.static_equilibrium_problems(data)
+    got = eq.static_equilibrium_problems(typed_event(data))
     assert {p.split(":")[0] for p in got} == {f"units[0].axles[{k}] ({s})" for k in (1, 2) for s in ("left", "right")}
     assert all("the tire load would be -" in p and "connection loads must lie between" in p for p in got)
     heavy = semi()
     heavy["units"][1]["sprung_mass"]["mass"] = 2.0e5
-    got = eq.static_equilibrium_problems(heavy)
+    got = eq.static_equilibrium_problems(typed_event(heavy))
     assert got and all("beyond its max_deflection 0.12 m" in p for p in got)
     assert {p.split(":")[0] for p in got} >= {f"units[1].axles[{k}] (left)" for k in range(3)}
 
@@ -370,7 +371,7 @@ def test_lift_off_and_overload_are_named():
 def test_loads_beyond_a_float_are_named_not_raised():
     data = semi()
     data["environment"]["gravity"] = 1e300
-    got = eq.static_equilibrium_problems(data)
+    got = eq.static_equilibrium_problems(typed_event(data))
     assert [p.split(":")[0] for p in got] == ["units[0]", "units[1]"]
     assert all("the wheel loads are not finite numbers" in p and "environment.gravity 1e+300" in p for p in got)
 
@@ -386,8 +387,8 @@ def test_default_events_by_the_sheet(name):
     tractor's CG 2.00 m, drive-group centre 4.78 m and fifth wheel 4.64 m behind its front
     axle; the trailer's pintle 12.00 m behind the kingpin; the dolly's CG 0.50 m and drawbar
     eye 2.90 m ahead of its axle, its fifth wheel over the axle."""
-    data = engine.load_event(str(ROOT / "engine" / "data" / f"{name}.json")).data
-    units, conns = eq.static_state(data)
+    model = engine.load_event(str(ROOT / "engine" / "data" / f"{name}.json")).model
+    units, conns = eq.static_state(model)
     if name == "tractor-semitrailer":
         P0 = KINGPIN
     elif name == "double":
@@ -405,4 +406,4 @@ def test_default_events_by_the_sheet(name):
     assert conns[0].P == pytest.approx(P0, rel=REL)
     front = (W_TRACTOR * (4.78 - 2.00) + P0 * (4.78 - 4.64)) / 4.78
     assert sum(units[0].fs0[:2]) == pytest.approx(front, rel=REL)
-    assert eq.static_equilibrium_problems(data) == []
+    assert eq.static_equilibrium_problems(model) == []

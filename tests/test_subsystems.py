@@ -124,12 +124,13 @@ def test_static_preloads_two_axles():
     import copy
 
     from engine.setup.equilibrium import static_state
+    from engine.setup.model import typed_event
     data = copy.deepcopy(engine.load_event().data)
     unit = data["units"][0]
     a, b = unit["axles"][0]["x"], -unit["axles"][1]["x"]
     W = unit["sprung_mass"]["mass"] * data["environment"]["gravity"]
     for rate in (1.0, 3.0):
         unit["axles"][0]["suspension"]["spring_rate"] *= rate
-        f = static_state(data)[0][0].fs0
+        f = static_state(typed_event(data))[0][0].fs0
         assert f[0] == pytest.approx(W * b / (a + b) / 2, rel=1e-12)
         assert f[2] == pytest.approx(W * a / (a + b) / 2, rel=1e-12)

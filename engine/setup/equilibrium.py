@@ -14,6 +14,11 @@ moment balances about its adjusted CG. Of the solutions, the one of least comple
 energy sum F^2/k (k: a spring in series with its tires, a group's sum of 1/k over its axles,
 K_C of a connection, the pitch stiffness of a pitch-rigid one): the elastic solution, which
 gives the lever rule exactly wherever the loads are statically determinate.
+
+Every function takes the typed vehicle model (:mod:`engine.setup.model`): an
+:class:`~engine.setup.model.EventModel` (``Event.model``) and its
+:class:`~engine.setup.model.Unit` records, never the JSON tree (a caller that holds one makes
+it a model with :func:`engine.setup.model.typed_event`).
 """
 from __future__ import annotations
 
@@ -22,7 +27,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .model import typed_event
 from .payload import SprungProperties, adjusted, sprung_properties
 from ..tire import static_deflection
 
@@ -42,7 +46,7 @@ class UnitStatic(NamedTuple):
 
 
 class ConnStatic(NamedTuple):
-    """A connection in static equilibrium (indices into data["units"]): P, the vertical force
+    """A connection in static equilibrium (indices into ``model.units``): P, the vertical force
     the tow unit exerts on the towed unit (up positive: the kingpin load), and M, the pitch
     moment it exerts on the towed unit about the towed unit's y axis."""
     tow: int
@@ -60,21 +64,20 @@ class Link(NamedTuple):
 
 
 def wheels(unit) -> list:
-    """The unit's wheels in packing order: (axle index, axle, side), left (-1) first (the
-    axles of a :class:`engine.setup.model.Unit`, or of a unit's JSON object)."""
-    axles = unit["axles"] if isinstance(unit, dict) else unit.axles
-    return [(ai, ax, side) for ai, ax in enumerate(axles) for side in SIDES]
+    """The wheels of a :class:`engine.setup.model.Unit` in packing order: (axle index, its
+    :class:`~engine.setup.model.Axle`, side), left (-1) first."""
+    return [(ai, ax, side) for ai, ax in enumerate(unit.axles) for side in SIDES]
 
 
 def _solid(ax) -> bool:
     return ax.suspension.type == "solid"
 
 
-def links(data) -> list:
-    """The connections in towed-unit order (design section 3: vertical force through a
-    kingpin or a converter dolly's rigid drawbar; a pitch moment through a fixed dolly's
-    fifth wheel)."""
-    units = typed_event(data).units
+def links(model) -> list:
+    """The connections of an :class:`~engine.setup.model.EventModel` in towed-unit order
+    (design section 3: vertical force through a kingpin or a converter dolly's rigid drawbar;
+    a pitch moment through a fixed dolly's fifth wheel)."""
+    units = model.units
     names = [u.name for u in units]
     out = []
     for j, unit in enumerate(units):
@@ -103,12 +106,12 @@ def _rate(model, link, props) -> tuple:
     return k, 0.5 * math.sqrt(k * m_gov)
 
 
-def connection_rates(data, units_static) -> list:
-    """Per connection (towed-unit order) the constraint rates (K_C N/m, C_C N s/m) of Eq. 117:
-    K_C = W_gov / deflection, W_gov = g max(m_tow, m_towed) ("heavier"), g (0.75 m_min +
-    0.25 m_max) ("both"), sprung masses with their payloads; C_C = 0.5 sqrt(K_C m_gov); the
-    tow unit's rear-connection stiffness and damping for "tow"."""
-    model = typed_event(data)
+def connection_rates(model, units_static) -> list:
+    """Per connection of an :class:`~engine.setup.model.EventModel` (towed-unit order) the
+    constraint rates (K_C N/m, C_C N s/m) of Eq. 117: K_C = W_gov / deflection, W_gov =
+    g max(m_tow, m_towed) ("heavier"), g (0.75 m_min + 0.25 m_max) ("both"), sprung masses
+    with their payloads; C_C = 0.5 sqrt(K_C m_gov); the tow unit's rear-connection stiffness
+    and damping for "tow"."""
     props = [s.props for s in units_static]
     return [_rate(model, link, props) for link in links(model)]
 
@@ -278,11 +281,10 @@ def _wheel_loads(unit, props, u, cols, g):
     return out
 
 
-def static_state(data):
-    """(list[UnitStatic] in unit order, list[ConnStatic] in towed-unit order) of validated
-    event data (an :class:`engine.setup.model.EventModel`, or the JSON tree); ValueError naming
-    the problem when the combination cannot stand."""
-    model = typed_event(data)
+def static_state(model):
+    """(list[UnitStatic] in unit order, list[ConnStatic] in towed-unit order) of a validated
+    event's :class:`engine.setup.model.EventModel`; ValueError naming the problem when the
+    combination cannot stand."""
     s = _system(model)
     if _mechanisms(s):
         raise ValueError("; ".join(static_equilibrium_problems(model)))
@@ -339,9 +341,10 @@ def _mechanism_problems(model, s, mechanisms) -> list:
     return out
 
 
-def static_equilibrium_problems(data) -> list:
-    """Why the event of validated data ``data`` has no static equilibrium the engine can start
-    from, one message per problem naming the fields ([] when it has one).
+def static_equilibrium_problems(model) -> list:
+    """Why the event of the :class:`engine.setup.model.EventModel` ``model`` (of fields each
+    valid) has no static equilibrium the engine can start from, one message per problem naming
+    the fields ([] when it has one).
 
     The combination must stand on its wheels: every unit held in heave, pitch and roll by its
     springs and its connections (a one-axle unit only when towed by a connection that carries
@@ -349,7 +352,6 @@ def static_equilibrium_problems(data) -> list:
     > 0) and within its max_deflection (Eq. 93): the engine starts every simulation in this
     state and stops when a tire deflects beyond its maximum.
     """
-    model = typed_event(data)
     g = model.environment.gravity
     units = model.units
     problems = _height_problems(model)
@@ -400,13 +402,13 @@ def static_equilibrium_problems(data) -> list:
     return problems
 
 
-def place_units(data, units_static, initial) -> list:
-    """Per unit (X, Y, Z, yaw) of its adjusted CG, earth axes. ``initial``: {lead unit name:
+def place_units(model, units_static, initial) -> list:
+    """Per unit of the :class:`engine.setup.model.EventModel` ``model`` (X, Y, Z, yaw) of its
+    adjusted CG, earth axes. ``initial``: {lead unit name:
     {"X0", "Y0", "yaw0", "speed0"}}. A lead unit at its X0, Y0, yaw0; a towed unit in line
     with its tow unit (the same yaw), its front point on the tow unit's rear point in X and Y;
     every unit at Z = ground_elevation - its adjusted CG height (level, at rest on its
     wheels; the mating points' heights agree, ``static_equilibrium_problems``)."""
-    model = typed_event(data)
     units = model.units
     ground = model.environment.ground_elevation
     names = [u.name for u in units]

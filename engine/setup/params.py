@@ -92,14 +92,14 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     return model, y0
 
 
-def initial_state(model, lay, rows, data, statics, initial, tire_deflections):
+def initial_state(model, lay, rows, typed_model, statics, initial, tire_deflections):
     """The state at rest in static equilibrium on flat ground: every unit in line behind its
     lead unit at its speed (``engine.setup.equilibrium.place_units``), its wheels rolling, each
     tire on its loading curve at its static deflection (the turning point of Eq. 93), the
     brakes at the air temperature, unpressurised."""
     y0 = np.zeros(lay.size)
-    placement = place_units(data, statics, initial)
-    names = [u.name for u in data.units]
+    placement = place_units(typed_model, statics, initial)
+    names = [u.name for u in typed_model.units]
     P_UNIT, P_WHEEL = model.P_UNIT, model.P_WHEEL
     for t, defl in enumerate(tire_deflections):
         y0[lay.at("tire", t) + L.TTURN] = defl
@@ -114,5 +114,5 @@ def initial_state(model, lay, rows, data, statics, initial, tire_deflections):
         for wi in range(r.wheel0, r.wheel0 + r.nwheels):
             y0[lay.at("wheel", wi) + L.WOMEGA] = speed / (cg_height - P_WHEEL[wi, L.W_Z0])
     for wi in range(P_WHEEL.shape[0]):
-        y0[lay.at("wheel", wi) + L.WTEMP] = data.environment.air_temperature
+        y0[lay.at("wheel", wi) + L.WTEMP] = typed_model.environment.air_temperature
     return y0

@@ -8,12 +8,13 @@ from ..equilibrium import links
 from ..payload import adjusted
 
 
-def pack_connections(data, statics, conn_statics, rates):
-    """``P_CONN``, a row per connection in towed-unit order (``engine.setup.equilibrium.links``),
-    with the rates ``engine.setup.equilibrium.connection_rates`` gives."""
+def pack_connections(model, statics, conn_statics, rates):
+    """``P_CONN``, a row per connection of the :class:`engine.setup.model.EventModel` in
+    towed-unit order (``engine.setup.equilibrium.links``), with the rates
+    ``engine.setup.equilibrium.connection_rates`` gives."""
     P_CONN = np.zeros((len(conn_statics), L.N_CONN_P))
-    for c, (cs, link, (k_c, c_c)) in enumerate(zip(conn_statics, links(data), rates)):
-        _pack_connection(P_CONN[c], data.units, statics, cs, link, k_c, c_c)
+    for c, (cs, link, (k_c, c_c)) in enumerate(zip(conn_statics, links(model), rates)):
+        _pack_connection(P_CONN[c], model.units, statics, cs, link, k_c, c_c)
     return P_CONN
 
 
