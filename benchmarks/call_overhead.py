@@ -15,16 +15,26 @@ Usage (from the repository root):
 
   python -m simon_fmu build -o out/SimonCar.fmu
   python -m simon_fmu build --library pythonfmu -o out/SimonCarPythonfmu.fmu
-  python benchmarks/call_overhead.py [--rounds N] out/SimonCar.fmu out/SimonCarPythonfmu.fmu
+  python benchmarks/call_overhead.py [--rounds N] [--json PATH] \
+      out/SimonCar.fmu out/SimonCarPythonfmu.fmu
+
+The report (each FMU's best figures by its library, the machine and the revision) goes to
+benchmarks/results/call-overhead.json, the committed file the docs' figures are rendered from
+(tools/update_doc_numbers.py).
 """
 from __future__ import annotations
 
+import argparse
 import ctypes
 import json
 import os
 import subprocess
 import sys
 import time
+import zipfile
+from pathlib import Path
+
+from runner import provenance, result_path, shown, write_report
 
 
 def measure(fmu: str) -> dict:
@@ -36,7 +46,9 @@ def measure(fmu: str) -> dict:
             if v.causality == "output" and v.type == "Real"]
     ins = [v.valueReference for v in md.modelVariables
            if v.causality == "input" and v.type == "Real"]
-    result = {"fmu": fmu, "outputs": len(outs), "inputs": len(ins)}
+    with zipfile.ZipFile(fmu) as z:      # the project's library records its Python there
+        library = "simon" if "resources/fmi2_python.txt" in z.namelist() else "pythonfmu"
+    result = {"fmu": shown(fmu), "library": library, "outputs": len(outs), "inputs": len(ins)}
     best = float("inf")
     for _ in range(3):
         t = time.perf_counter()
@@ -83,12 +95,16 @@ def main(argv: list[str]) -> int:
         print(json.dumps(measure(argv[1])))
         sys.stdout.flush()
         os._exit(0)    # pythonfmu's library may corrupt the heap at exit (docs/importers.md)
-    rounds = 3
-    if argv[:1] == ["--rounds"]:
-        rounds, argv = int(argv[1]), argv[2:]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("fmus", nargs="+", metavar="FMU")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", type=Path, default=result_path("call-overhead.json"),
+                        help="JSON report path (default benchmarks/results/call-overhead.json)")
+    args = parser.parse_args(argv)
+    report = {"rounds": args.rounds, **provenance()}
     best: dict[str, dict] = {}
-    for _ in range(rounds):      # interleaved, so that a busy moment hits every FMU alike
-        for fmu in argv:
+    for _ in range(args.rounds):      # interleaved, so that a busy moment hits every FMU alike
+        for fmu in args.fmus:
             done = subprocess.run([sys.executable, __file__, "--child", fmu],
                                   capture_output=True, text=True, check=True)
             r = json.loads(done.stdout.strip().splitlines()[-1])
@@ -102,6 +118,9 @@ def main(argv: list[str]) -> int:
         print(f"{fmu:40s} {r['simulate_s']:>18.2f} s {r['get1_us']:>6.1f}us "
               f"{r['get-all_us']:>7.1f}us {r['set-all_us']:>7.1f}us {r['step_us']:>6.1f}us"
               f"   ({r['outputs']} outputs, {r['inputs']} inputs)")
+    report["machine"]["load_average_at_end"] = os.getloadavg()
+    report["libraries"] = {r["library"]: r for r in best.values()}
+    print(f"wrote {write_report(report, args.json)}")
     return 0
 
 

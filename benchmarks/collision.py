@@ -1,6 +1,7 @@
 """Collision cost: two cars in sustained contact through the FMU at a 10 ms step.
 
     python benchmarks/collision.py [--out out] [--duration 5] [--step 0.01] [--vertices 300]
+                                   [--json PATH]
 
 The shipped two-car event (engine/data/two-cars.json) with both cars on one line: the first
 car, in first gear at part throttle, drives at ``--speed`` into the second, which stands
@@ -9,14 +10,15 @@ braked ``--gap`` metres ahead, and keeps pushing it, so that the two exterior me
 from that event (``out/SimonCollisionBench.fmu``), then stepped with fmpy's FMU2Slave at
 ``--step`` for ``--duration`` s, three rounds in this process; the fastest round is reported.
 The steps in which ``car.collision.contact`` is true are timed apart from the others: their
-real-time factor is the collision's figure. A benchmark, not a test: nothing asserts a time.
+real-time factor is the collision's figure. The report goes to
+benchmarks/results/collision.json, the committed file the docs' figures are rendered from
+(tools/update_doc_numbers.py). A benchmark, not a test: nothing asserts a time.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -24,6 +26,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from runner import provenance, result_path, write_report
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -103,6 +107,8 @@ def main(argv=None) -> int:
     parser.add_argument("--gap", type=float, default=0.5, help="bumper gap at the start, m")
     parser.add_argument("--vertices", type=int, default=300)
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--json", type=Path, default=result_path("collision.json"),
+                        help="JSON report path (default benchmarks/results/collision.json)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -112,18 +118,19 @@ def main(argv=None) -> int:
         subprocess.run([sys.executable, "-m", "simon_fmu", "build", str(event), "-o", str(fmu)],
                        check=True, cwd=ROOT)
     names = ["car.X", "car2.X", "car.collision.maxCrush", "car.collision.Fx"]
-    load0 = os.getloadavg()[0]
+    report = provenance()
+    load0 = report["machine"]["load_average_at_start"][0]
     r = run(fmu, args.duration, args.step, names)
-    r.update({"load_average": [load0, os.getloadavg()[0]], "machine": platform.node(),
-              "cpus": os.cpu_count(), "step": args.step, "duration": args.duration,
-              "vertices": args.vertices})
+    report["machine"]["load_average_at_end"] = os.getloadavg()
+    r = {**report, **r, "step": args.step, "duration": args.duration,
+         "vertices": args.vertices}
     print(f"two cars, {args.vertices} vertices each, {args.step * 1e3:g} ms step, "
           f"{args.duration:g} s: {r['x_real_time']:.1f} x real time overall; "
           f"{r['contact_steps']} of {r['steps']} steps in contact at "
           f"{r['contact_x_real_time']:.1f} x real time, the others at "
           f"{r['free_x_real_time']:.1f} x; max crush {r['max_crush']:.3f} m; "
           f"load average {load0:.2f} to {os.getloadavg()[0]:.2f}")
-    (out / "benchmark-collision.json").write_text(json.dumps(r, indent=1))
+    write_report(r, args.json)
     return 0
 
 

@@ -10,7 +10,10 @@ writes the JSON report. It is a benchmark, not a test: nothing here asserts a ti
 
 Usage (from the repository root):
 
-  python benchmarks/native.py [--quick] [--repeat 3] [--long 600] [--json out/benchmark-native.json]
+  python benchmarks/native.py [--quick] [--repeat 3] [--long 600] [--json PATH]
+
+The report goes to benchmarks/results/native.json (a --quick run's to out/native.json), the
+committed file the docs' figures are rendered from (tools/update_doc_numbers.py).
 
 The manoeuvre is speed.py's (manoeuvres.py): the sedan at 20 m/s, a 0.5 Hz steering-wheel
 sine, the throttle governed. The native FMU's parameters are not tunable yet, so the sedan's
@@ -24,7 +27,6 @@ The fmpy variants, the peer and fmpy's cold start are speed.py's own (runner.spa
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import shutil
@@ -37,14 +39,13 @@ import zipfile
 from pathlib import Path
 
 from manoeuvres import DURATION, QUICK_DURATION, THROTTLE_KI, THROTTLE_KP
-from runner import (REPO, best_of, ensure_fmu, fmu_staleness, git_revision, load_manoeuvre,
-                    machine_info, spawn)
+from runner import (REPO, best_of, ensure_fmu, fmu_staleness, load_manoeuvre, provenance,
+                    result_path, shown, spawn, write_report)
 
 DEV_FMU = REPO / "out" / "SimonCar.fmu"
 NATIVE_FMU = REPO / "out" / "SimonCar-native-bench.fmu"
 NATIVE_EVENT = REPO / "out" / "bench-native-sedan.json"
 DEFAULT_EVENT = REPO / "engine" / "data" / "sedan.json"
-DEFAULT_JSON = REPO / "out" / "benchmark-native.json"
 HOST_SOURCE = Path(__file__).resolve().parent / "native_host.c"
 
 # issue 29, "Measure": the native FMU's targets
@@ -137,8 +138,7 @@ def fmpy_cold_start(r):
         return r
     b = r["breakdown"]
     return {"ok": True,
-            "load_instantiate_initialise_first_step_s": b["load_and_instantiate_s"]
-            + b["initialize_s"] + b["first_doStep_s"],
+            "load_instantiate_initialise_first_step_s": b["load_to_first_doStep_s"],
             "new_process_to_first_doStep_s": r.get("time_to_first_doStep_s"),
             "breakdown": b}
 
@@ -253,17 +253,17 @@ def main(argv=None):
     parser.add_argument("--long", type=float, default=600.0,
                         help="seconds simulated at 1 ms through the C host for the worst "
                              "doStep (default %(default)g)")
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON,
-                        help="JSON report path (default out/benchmark-native.json)")
+    parser.add_argument("--json", type=Path,
+                        help="JSON report path (default benchmarks/results/native.json; "
+                             "with --quick out/native.json)")
     args = parser.parse_args(argv)
     duration = QUICK_DURATION if args.quick else DURATION
     long_run = 20.0 if args.quick else args.long
+    json_path = args.json or result_path("native.json", partial=args.quick)
 
     report = {
         "rounds": args.repeat,
-        "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "git_revision": git_revision(),
-        "machine": machine_info(),
+        **provenance(),
         "note": "shared 2-core VM with other jobs running; figures from one run, to be "
                 "quoted as ratios",
     }
@@ -277,8 +277,8 @@ def main(argv=None):
     if stale:
         print(f"warning: {DEV_FMU} is older than {len(stale)} source file(s), e.g. {stale[0]}",
               flush=True)
-    report["fmus"] = {"native": str(NATIVE_FMU), "native_event": str(NATIVE_EVENT),
-                      "development": str(DEV_FMU), "development_sources_newer": stale}
+    report["fmus"] = {"native": shown(NATIVE_FMU), "native_event": shown(NATIVE_EVENT),
+                      "development": shown(DEV_FMU), "development_sources_newer": stale}
 
     work = Path(tempfile.mkdtemp(prefix="simon-native-bench-"))
     try:
@@ -328,9 +328,7 @@ def main(argv=None):
     report["machine"]["load_average_at_end"] = os.getloadavg()
     report["targets"] = evaluate_targets(report)
     print_table(report)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {args.json}")
+    print(f"\nwrote {write_report(report, json_path)}")
     return 0
 
 

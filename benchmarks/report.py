@@ -161,12 +161,15 @@ def print_table(report):
 
 
 
-def markdown_summary(report):
-    """The figures as Markdown, in the form benchmarks/README.md quotes them."""
-    m, results = report["machine"], report["results"]
-    peer_rtf = results.get("peer", {}).get("real_time_factor")
-    rev = report["git_revision"]
-    lines = [
+#: The per-call rows of the Markdown summary: (variant, figure).
+PER_CALL_ROWS = (("engine-1ms", "per_call"), ("fmu-10ms", "doStep"), ("fmu-1ms", "doStep"),
+                 ("fmu-1ms", "setReal"), ("fmu-1ms", "getReal"), ("fmu-1ms", "loop_iteration"))
+
+
+def measured_line(report):
+    """When, where and at which revision the report was measured, in one sentence."""
+    m, rev = report["machine"], report["git_revision"]
+    return (
         f"Measured {report['date_utc'][:10]} on `{m['hostname']}`: {m['cpu_model']}, "
         f"{m['physical_cores']} cores / {m['logical_cores']} threads, Python {m['python']}, "
         f"numba {m['versions'].get('numba')}, fmpy {m['versions'].get('fmpy')}; revision "
@@ -174,13 +177,15 @@ def markdown_summary(report):
                             else "") +
         f"; load average {m['load_average_at_start'][0]:.2f} at the start, "
         f"{m['load_average_at_end'][0]:.2f} at the end; best of {report['rounds']} rounds, "
-        f"{report['manoeuvre']['duration_s']:g} s manoeuvre.",
-        "",
-        f"Manoeuvre: {describe(report['manoeuvre'])}.",
-        "",
-        "| variant | wall s | x real time | x peer | peak RSS MB | peak ay m/s^2 |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
-    ]
+        f"{report['manoeuvre']['duration_s']:g} s manoeuvre.")
+
+
+def variants_table(report, rss="peak RSS MB"):
+    """The variants' figures as a Markdown table (lines); `rss` heads the memory column."""
+    results = report["results"]
+    peer_rtf = results.get("peer", {}).get("real_time_factor")
+    lines = [f"| variant | wall s | x real time | x peer | {rss} | peak ay m/s^2 |",
+             "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for name in list(VARIANTS) + ["python"]:
         r = results.get(name)
         if r is None:
@@ -194,26 +199,48 @@ def markdown_summary(report):
         lines.append(f"| {LABELS[name]} | {_fmt(r.get('wall_s'), '.3f')} | {_fmt(rtf, '.1f')} | "
                      f"{_fmt(ratio, '.1f')} | {_fmt(r.get('max_rss_mb'), '.0f')} | "
                      f"{_fmt(ay, '.2f')} |")
-    lines += ["", "\\* inputs held (steering at the sine's amplitude, trim throttle), not the "
-              "sine. simulate_fmu's wall time includes extracting, loading and initialising.",
-              "", "| per call, us | median | p99 | max |", "| --- | ---: | ---: | ---: |"]
-    for name, key in (("engine-1ms", "per_call"), ("fmu-10ms", "doStep"), ("fmu-1ms", "doStep"),
-                      ("fmu-1ms", "setReal"), ("fmu-1ms", "getReal"),
-                      ("fmu-1ms", "loop_iteration")):
-        stats = results.get(name, {}).get(key)
+    return lines
+
+
+def per_call_table(report, rows=PER_CALL_ROWS, title="per call, us"):
+    """Median, 99th percentile and maximum of the per-call times of `rows` (those measured)
+    as a Markdown table (lines)."""
+    lines = [f"| {title} | median | p99 | max |", "| --- | ---: | ---: | ---: |"]
+    for name, key in rows:
+        stats = report["results"].get(name, {}).get(key)
         if stats:
             lines.append(f"| {name} {key} | {stats['median_us']:.1f} | {stats['p99_us']:.1f} | "
                          f"{stats['max_us']:.1f} |")
+    return lines
+
+
+def cold_start_line(report):
+    """The cold starts after the priming run, in one sentence (None without any)."""
     cold = [r for r in report.get("cold_start", [])[1:] if r.get("ok")]
+    if not cold:
+        return None
+    return ("Cold start (new process to first doStep done, after a priming run): " +
+            ", ".join(f"{r['time_to_first_doStep_s']:.2f} s" for r in cold) +
+            f"; peak RSS {max(r['max_rss_mb'] for r in cold):.0f} MB.")
+
+
+def markdown_summary(report, manoeuvre=True, targets=True):
+    """The figures as Markdown, in the form benchmarks/README.md quotes them (docs/benchmarks.md
+    without the manoeuvre and the targets: tools/update_doc_numbers.py)."""
+    lines = [measured_line(report), ""]
+    if manoeuvre:
+        lines += [f"Manoeuvre: {describe(report['manoeuvre'])}.", ""]
+    lines += [*variants_table(report), "",
+             "\\* inputs held (steering at the sine's amplitude, trim throttle), not the "
+             "sine. simulate_fmu's wall time includes extracting, loading and initialising.",
+             "", *per_call_table(report)]
+    cold = cold_start_line(report)
     if cold:
-        lines += ["", "Cold start (new process to first doStep done, after a priming run): " +
-                  ", ".join(f"{r['time_to_first_doStep_s']:.2f} s" for r in cold) +
-                  f"; peak RSS {max(r['max_rss_mb'] for r in cold):.0f} MB."]
-    targets = report.get("targets", [])
-    if targets:
+        lines += ["", cold]
+    rows = report.get("targets", []) if targets else []
+    if rows:
         lines += ["", "Real-time targets (reported, not asserted): " + "; ".join(
             f"{t['target']}: {_fmt(t['measured'], '.1f')} {t['unit']}, "
             + {True: "met", False: "not met", None: "not measured"}[t["met"]]
-            for t in targets) + "."]
+            for t in rows) + "."]
     return "\n".join(lines) + "\n"
-

@@ -8,6 +8,7 @@ several moments; the fastest round is kept (:func:`best_of`) and every round is 
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import platform
@@ -21,6 +22,22 @@ from variants import VARIANTS, peak_rss_mb, run_variant, uses_engine, uses_fmu
 
 REPO = Path(__file__).resolve().parents[1]
 SPEED_SCRIPT = Path(__file__).resolve().parent / "speed.py"
+#: The committed result files: a full run writes its JSON report here, and
+#: tools/update_doc_numbers.py renders the docs' figures from them.
+RESULTS = REPO / "benchmarks" / "results"
+
+
+def shown(path):
+    """`path` as a report records it: relative to the repository when inside it, so that a
+    committed report names no folder of the machine it was measured on."""
+    path = Path(path).resolve()
+    return str(path.relative_to(REPO) if REPO in path.parents else path)
+
+
+def result_path(name, partial=False):
+    """Where a report named `name` goes by default: benchmarks/results/ for a full run, out/
+    for a partial one (--quick, --only), so that a smoke run never replaces the docs' figures."""
+    return (REPO / "out" if partial else RESULTS) / name
 
 
 def child_main(name, manoeuvre, duration, fmu_path, throttle, event_file=None):
@@ -149,6 +166,34 @@ def machine_info():
         "python": platform.python_version(),
         "versions": versions,
     }
+
+
+def write_report(report, path):
+    """Write `report` as JSON at `path` (its folder made when missing); returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    return path
+
+
+def kernel_digest():
+    """engine.jit's digest of the kernels' sources in this working tree (read in a process of
+    its own: the parent never imports the engine). tools/update_doc_numbers.py compares it
+    with today's digest to tell which results were measured on other kernels."""
+    code = "import engine.jit; print(engine.jit.SOURCE_DIGEST)"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=_child_env(),
+                          capture_output=True, text=True)
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def provenance():
+    """What every benchmark's JSON report starts with: the command, when, at which commit
+    (and kernel sources) and on which machine it was measured."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return {"command": " ".join(["python", shown(sys.argv[0]), *sys.argv[1:]]),
+            "date_utc": now.isoformat(timespec="seconds"),
+            "git_revision": git_revision(), "kernel_digest": kernel_digest(),
+            "machine": machine_info()}
 
 
 def git_revision():

@@ -11,20 +11,22 @@ and a Markdown summary.
 
 Usage (from the repository root):
 
-  python benchmarks/speed.py [--fmu out/SimonCar.fmu] [--quick] [--json out/benchmark.json]
+  python benchmarks/speed.py [--fmu out/SimonCar.fmu] [--quick] [--json PATH]
   python benchmarks/speed.py --event engine/data/tractor-semitrailer.json
 
 The FMU is built with ``python -m simon_fmu build [EVENT] -o <fmu>`` when it does not exist.
 With ``--event`` the manoeuvre is sized from that event's lead unit (and what it tows), the
 engine runs that event and the FMU is that event's, by default ``out/Simon<Event>.fmu`` with
-the report in ``out/benchmark-<event>.json`` (<event> the file's name without ``.json``).
-It is a benchmark, not a test: nothing here asserts a time.
+the report in ``benchmarks/results/speed-<event>.json`` (<event> the file's name without
+``.json``; without ``--event``, ``benchmarks/results/speed.json``), the committed file the
+docs' figures are rendered from (tools/update_doc_numbers.py); a partial run (``--quick``,
+``--only``) writes to ``out/`` instead. It is a benchmark, not a test: nothing here asserts a
+time.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import sys
@@ -33,19 +35,21 @@ from pathlib import Path
 from manoeuvres import DURATION, QUICK_DURATION
 from report import evaluate_targets, markdown_summary, print_table
 from runner import (REPO, child_main, engine_cache_dir, ensure_fmu, fmu_staleness,
-                    git_revision, load_manoeuvre, machine_info, profile_variants, run_rounds)
+                    load_manoeuvre, profile_variants, provenance, result_path, run_rounds,
+                    shown, write_report)
 from variants import VARIANTS, uses_engine, uses_fmu
 
 DEFAULT_FMU = REPO / "out" / "SimonCar.fmu"
-DEFAULT_JSON = REPO / "out" / "benchmark.json"
+DEFAULT_JSON = "speed.json"
 
 
 def event_defaults(event_file):
-    """The FMU and the JSON report of an event file's benchmark: tractor-semitrailer.json ->
-    out/SimonTractorSemitrailer.fmu and out/benchmark-tractor-semitrailer.json."""
+    """The FMU and the JSON report's name of an event file's benchmark:
+    tractor-semitrailer.json -> out/SimonTractorSemitrailer.fmu and
+    speed-tractor-semitrailer.json."""
     stem = Path(event_file).stem
     camel = "".join(part[:1].upper() + part[1:] for part in stem.replace("_", "-").split("-"))
-    return REPO / "out" / f"Simon{camel}.fmu", REPO / "out" / f"benchmark-{stem}.json"
+    return REPO / "out" / f"Simon{camel}.fmu", f"speed-{stem}.json"
 
 
 def main(argv=None):
@@ -62,7 +66,9 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true",
                         help=f"{QUICK_DURATION:g} s manoeuvre, for smoke runs")
     parser.add_argument("--json", type=Path, help="JSON report path (default "
-                        "out/benchmark.json; with --event out/benchmark-<event>.json)")
+                        "benchmarks/results/speed.json; with --event "
+                        "benchmarks/results/speed-<event>.json; in out/ with --quick or "
+                        "--only)")
     parser.add_argument("--only", nargs="+", choices=VARIANTS + ("cold-start",),
                         help="run only these variants")
     parser.add_argument("--repeat", type=int, default=3,
@@ -82,7 +88,7 @@ def main(argv=None):
     default_fmu, default_json = (event_defaults(event_file) if event_file
                                  else (DEFAULT_FMU, DEFAULT_JSON))
     fmu_path = (args.fmu or default_fmu).resolve()
-    json_path = args.json or default_json
+    json_path = args.json or result_path(default_json, partial=bool(args.quick or args.only))
 
     if args.child:
         child_main(args.child, args.manoeuvre, args.duration, fmu_path, args.throttle,
@@ -103,11 +109,9 @@ def main(argv=None):
     manoeuvre = load_manoeuvre(duration, event_file)
     report = {
         "rounds": args.repeat,
-        "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "git_revision": git_revision(),
-        "machine": machine_info(),
+        **provenance(),
         "manoeuvre": manoeuvre,
-        "fmu": str(fmu_path),
+        "fmu": shown(fmu_path),
         "results": {},
         "cold_start": [],
     }
@@ -123,7 +127,7 @@ def main(argv=None):
             print(f"warning: {fmu_path} is older than {len(stale)} source file(s), e.g. "
                   f"{stale[0]}; --rebuild builds it afresh", flush=True)
     if any(uses_engine(v) for v in selected):
-        report["engine_numba_cache"] = str(engine_cache_dir())
+        report["engine_numba_cache"] = shown(engine_cache_dir())
 
     report["results"], report["cold_start"], compile_s = run_rounds(
         selected, manoeuvre, fmu_path, args.repeat, build_error)
@@ -133,9 +137,9 @@ def main(argv=None):
     report["machine"]["load_average_at_end"] = os.getloadavg()
     report["targets"] = evaluate_targets(report)
     print_table(report)
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
-    markdown = json_path.with_suffix(".md")
+    write_report(report, json_path)
+    markdown = REPO / "out" / json_path.with_suffix(".md").name
+    markdown.parent.mkdir(parents=True, exist_ok=True)
     markdown.write_text(markdown_summary(report))
     print(f"\nwrote {json_path} and {markdown}")
     return 0

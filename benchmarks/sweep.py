@@ -1,6 +1,9 @@
 """Sweep throughput: cases per second with 1 and 2 Dask workers, and the per-case overhead.
 
-    python benchmarks/sweep.py [--fmu out/SimonCar.fmu] [--cases 40] [--json out/benchmark-sweep.json]
+    python benchmarks/sweep.py [--fmu out/SimonCar.fmu] [--cases 200] [--json PATH]
+
+The report goes to benchmarks/results/sweep.json, the committed file the docs' figures are
+rendered from (tools/update_doc_numbers.py).
 
 1. In this process, one :class:`simon_fmu.studies.runner.FmuRunner` runs the step-steer
    manoeuvre for 1, 2, 4 and 8 s simulated, several times each; a straight line through
@@ -17,7 +20,6 @@ A benchmark, not a test: nothing asserts a time; other work on the machine moves
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -26,6 +28,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from runner import provenance, result_path, shown, write_report
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -114,17 +118,19 @@ def main(argv=None) -> int:
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--memory-cases", type=int, default=2000)
-    parser.add_argument("--json", default=str(ROOT / "out" / "benchmark-sweep.json"))
+    parser.add_argument("--json", default=str(result_path("sweep.json")),
+                        help="JSON report path (default benchmarks/results/sweep.json)")
     args = parser.parse_args(argv)
     fmu = Path(args.fmu)
     if not fmu.exists():
         subprocess.run([sys.executable, "-m", "simon_fmu", "build", "-o", str(fmu)], check=True,
                        cwd=ROOT)
-    report = {"machine": os.uname().nodename, "cpus": os.cpu_count(),
-              "load_average_start": os.getloadavg(), "fmu": str(fmu)}
+    report = {**provenance(), "fmu": shown(fmu),
+              "settings": {"cases": args.cases, "repeat": args.repeat,
+                           "memory_cases": args.memory_cases}}
     report["overhead"] = overhead(fmu, args.repeat, args.memory_cases)
     report["sweeps"] = [sweep(fmu, args.cases, w) for w in (1, 2)]
-    report["load_average_end"] = os.getloadavg()
+    load = report["machine"]["load_average_at_end"] = os.getloadavg()
     o = report["overhead"]
     print(f"per case: {o['per_case_overhead_s'] * 1000:.1f} ms beyond the simulated time, "
           f"stepping {o['real_time_factor_stepping']:.0f} x real time")
@@ -136,10 +142,9 @@ def main(argv=None) -> int:
     one, two = report["sweeps"]
     report["speedup_2_workers"] = two["cases_per_s_steady"] / one["cases_per_s_steady"]
     print(f"2 workers / 1 worker, warm: {report['speedup_2_workers']:.2f}x")
-    print(f"load average {report['load_average_start'][0]:.2f} at the start, "
-          f"{report['load_average_end'][0]:.2f} at the end")
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+    print(f"load average {report['machine']['load_average_at_start'][0]:.2f} at the start, "
+          f"{load[0]:.2f} at the end")
+    print(f"wrote {write_report(report, args.json)}")
     return 0
 
 

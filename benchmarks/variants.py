@@ -452,6 +452,8 @@ def run_cold_start(m, fmu_path):
     slave.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.001)
     timings["first_doStep_s"] = time.perf_counter() - t1
     timings["in_process_s"] = time.perf_counter() - t
+    timings["load_to_first_doStep_s"] = (timings["load_and_instantiate_s"]
+                                         + timings["initialize_s"] + timings["first_doStep_s"])
     # Tell the parent the first step is done before tearing down.
     print("FIRST_DOSTEP_DONE", flush=True)
     _fmu_close(slave, unzipdir)
