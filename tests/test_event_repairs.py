@@ -261,6 +261,37 @@ def test_meshes_overlapping_at_the_start_are_refused_naming_what_overlaps(tmp_pa
         assert len(err.strip().splitlines()) == 2, err     # the file, and the one problem
 
 
+def test_the_start_check_meets_the_road_of_the_kernels(tmp_path):
+    """The start check's depth into the road is the collision's: along the road's normal,
+    the road from engine.terrain.surface (flat ground; an external road's plane of the first
+    wheel's inputs through the road under its centre; a mesh's triangle under the point, none
+    beside it)."""
+    from engine import layout as L
+    from engine.setup.start_clear import _road_depth
+    R, cg = np.eye(3), np.zeros(3)
+    flat = engine.Simulation(engine.load_event(_event()))
+    ground = flat.model.P_ENV[L.E_GROUND_Z]
+    assert _road_depth(flat.model, flat.u_wheel, 0, np.array([[0.0, 0.0, ground + 0.1],
+                                                             [3.0, -1.0, ground - 0.2]]), R, cg) == \
+        pytest.approx([0.1, -0.2], abs=1e-15)
+    external = engine.Simulation(engine.load_event(_event(environment__terrain={"type": "external"})))
+    model, u_wheel = external.model, external.u_wheel.copy()
+    w = int(model.P_UNIT[0, L.U_WHEEL0])
+    fx, fy = model.P_WHEEL[w, L.W_X], model.P_WHEEL[w, L.W_Y0]
+    u_wheel[w, L.IW_ROADZ], u_wheel[w, L.IW_GRADEX], u_wheel[w, L.IW_GRADEY] = 0.05, 0.1, -0.2
+    point = np.array([[fx + 1.0, fy + 2.0, 0.3]])
+    road = 0.05 + 0.1 * 1.0 - 0.2 * 2.0
+    assert _road_depth(model, u_wheel, 0, point, R, cg) == \
+        pytest.approx([(0.3 - road) / math.sqrt(1.0 + 0.1 ** 2 + 0.2 ** 2)], rel=1e-12)
+    slope = 0.2                                  # a plane rising 0.2 m per m of X (Z down)
+    obj = grid_mesh_obj(tmp_path / "slope.obj", lambda x, y: -slope * x + 0.0 * y,
+                        (-20.0, 20.0), (-10.0, 10.0), (8, 4))
+    mesh = engine.Simulation(engine.load_event(_event(environment__terrain={"type": "mesh", "file": str(obj)})))
+    depth = _road_depth(mesh.model, mesh.u_wheel, 0, np.array([[5.0, 0.0, 0.0], [50.0, 0.0, 0.0]]), R, cg)
+    assert depth[0] == pytest.approx(slope * 5.0 / math.sqrt(1.0 + slope ** 2), rel=1e-12)
+    assert depth[1] == -np.inf                   # beside the road
+
+
 # --- item 11: one line naming the field and what it accepts ---------------------------------
 
 def test_files_and_fields_that_are_not_acceptable_are_named_as_such(tmp_path, capsys):

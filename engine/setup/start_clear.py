@@ -21,7 +21,7 @@ import numpy as np
 from .. import layout as L
 from ..collision import EDGE
 from .settle import _rotation
-from ..terrain_mesh import mesh_surface
+from ..terrain import surface
 
 
 def _vertices(model, layout, y, u):
@@ -46,26 +46,18 @@ def _vertices(model, layout, y, u):
 
 
 def _road_depth(model, u_wheel, u, pts, R, cg):
-    """Per point, how far it is into the road (m, > 0 inside; -inf off a mesh road)."""
-    kind = model.P_ENV[L.E_TERRAIN]
-    if kind == L.TERRAIN_MESH:
-        depth = np.full(len(pts), -np.inf)
-        args = (model.TR_TRI, model.TR_NRM, model.TR_MAT, model.TR_MATP, model.TR_GRID,
-                model.TR_START, model.TR_CELL)
-        for i, (X, Y, Z) in enumerate(pts):
-            found, zr = mesh_surface(*args, X, Y)[:2]
-            if found:
-                depth[i] = Z - zr
-        return depth
-    if kind == L.TERRAIN_EXTERNAL:
-        w = int(model.P_UNIT[u, L.U_WHEEL0])
-        foot = cg + R @ np.array([model.P_WHEEL[w, L.W_X], model.P_WHEEL[w, L.W_Y0], 0.0])
-        gx, gy = u_wheel[w, L.IW_GRADEX], u_wheel[w, L.IW_GRADEY]
-        n = np.array([gx, gy, -1.0]) / np.sqrt(1.0 + gx * gx + gy * gy)
-        p0 = np.array([foot[0], foot[1], u_wheel[w, L.IW_ROADZ]])
-    else:
-        n, p0 = np.array([0.0, 0.0, -1.0]), np.array([0.0, 0.0, model.P_ENV[L.E_GROUND_Z]])
-    return -(pts - p0) @ n
+    """Per point, how far it is into the road along the road's normal (m, > 0 inside; -inf
+    where a mesh has no road): the road of the kernels (``engine.terrain.surface``) under each
+    point, an external road's being the plane of the unit's first wheel's road inputs through
+    the road under that wheel's centre, as ``engine.collision.environment_pairs`` meets it."""
+    w = int(model.P_UNIT[u, L.U_WHEEL0])
+    foot = cg + R @ np.array([model.P_WHEEL[w, L.W_X], model.P_WHEEL[w, L.W_Y0], 0.0])
+    depth = np.full(len(pts), -np.inf)
+    for i, (X, Y, Z) in enumerate(pts):
+        found, z, _, _, nz = surface(model, u_wheel, w, foot[0], foot[1], X, Y)[:5]
+        if found:
+            depth[i] = (Z - z) * nz
+    return depth
 
 
 def _in_triangle(pts, tri, n):
