@@ -57,16 +57,39 @@ demo-terrain: setup $(STAMP)
 test: setup $(STAMP)
 	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
+# the native FMU with all three platforms, and the default car's FMU on pythonfmu's library
+# (their sizes and call costs are benchmarked)
+NATIVE_FMU := out/SimonCar-native.fmu
+$(NATIVE_FMU): $(STAMP) $(SOURCES)
+	$(PY) -m simon_fmu build --native -o $@
+
+PYTHONFMU_FMU := out/SimonCarPythonfmu.fmu
+$(PYTHONFMU_FMU): $(STAMP) $(SOURCES)
+	$(PY) -m simon_fmu build --library pythonfmu -o $@
+
 # the development FMU with the engine and the peer, then the standalone FMU's own figures,
-# then the tractor-semitrailer's (engine, FMU and the peer set up as its tractor), the native FMU's
-bench: $(FMU) $(STANDALONE_FMU) $(TRUCK_FMU)
+# then the tractor-semitrailer's (engine, FMU and the peer set up as its tractor), the native
+# FMU's, the call costs, collisions, sweeps and sizes; each writes its report to
+# benchmarks/results/, and the docs' figures are rendered from those last
+# (docs/benchmarks.md, "How the numbers stay current")
+RESULTS := benchmarks/results
+bench: $(FMU) $(STANDALONE_FMU) $(TRUCK_FMU) $(NATIVE_FMU) $(PYTHONFMU_FMU)
 	$(PY) -m pip install -q -e '.[test,bench]'
 	$(PY) benchmarks/speed.py --fmu $(FMU)
-	$(PY) benchmarks/speed.py --fmu $(STANDALONE_FMU) --json out/benchmark-standalone.json \
+	$(PY) benchmarks/speed.py --fmu $(STANDALONE_FMU) --json $(RESULTS)/speed-standalone.json \
 		--only fmu-10ms fmu-1ms fmu-1ms-buffers fmu-simulate cold-start
-	$(PY) benchmarks/speed.py --event engine/data/tractor-semitrailer.json --fmu $(TRUCK_FMU) \
-		--json out/benchmark-tractor-semitrailer.json
+	$(PY) benchmarks/speed.py --fmu $(FMU) --json $(RESULTS)/speed-fmu-only.json \
+		--only fmu-1ms fmu-10ms cold-start --repeat 2
+	$(PY) benchmarks/speed.py --fmu $(STANDALONE_FMU) --json $(RESULTS)/speed-fmu-only-standalone.json \
+		--only fmu-1ms fmu-10ms cold-start --repeat 2
+	$(PY) benchmarks/speed.py --event engine/data/tractor-semitrailer.json --fmu $(TRUCK_FMU)
 	$(PY) benchmarks/native.py
+	$(PY) benchmarks/call_overhead.py $(FMU) $(PYTHONFMU_FMU)
+	$(PY) benchmarks/collision.py
+	$(PY) benchmarks/sweep.py --fmu $(FMU)
+	$(PY) benchmarks/sizes.py $(NATIVE_FMU)
+	$(PY) benchmarks/sizes.py $(STANDALONE_FMU)
+	$(PY) tools/update_doc_numbers.py
 
 # an FMI cross-check folder for the default car, checked by fmpy's validator
 crosscheck: $(FMU)

@@ -1,6 +1,11 @@
 """The variable tables (docs/variables.md) and the event-format page are generated, and kept
-current; the README and the docs link only to files in the clone."""
+current; every measured figure of the README and the docs is rendered from its result file
+(tools/update_doc_numbers.py); the README and the docs link only to files in the clone."""
+import importlib.util
+import json
 import re
+import shutil
+import sys
 
 import engine
 from model_description import build_catalogue, variable_table
@@ -13,6 +18,73 @@ def test_variable_table_is_generated_from_the_catalogue():
     expected = variable_table(build_catalogue(engine.load_event()))
     assert variables_section("variables") == expected, \
         "run: .venv/bin/python tools/update_variable_tables.py"
+
+
+def _doc_numbers():
+    spec = importlib.util.spec_from_file_location("update_doc_numbers",
+                                                  ROOT / "tools" / "update_doc_numbers.py")
+    tool = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def test_every_marked_figure_is_the_one_its_result_file_gives():
+    """Each figure between markers equals what tools/update_doc_numbers.py renders from
+    benchmarks/results/, and every marker names a result file, a key and a block that exist."""
+    findings = _doc_numbers().update(ROOT, write=False)
+    assert not findings, "\n".join(map(str, findings)) + \
+        "\nrun: .venv/bin/python tools/update_doc_numbers.py"
+
+
+def test_no_measured_figure_stands_outside_a_marker():
+    """A figure that reads as measured (203x, 25 us, 0.4 MB, a time where the text speaks of
+    measuring) in the README and the benchmark pages sits between markers."""
+    loose = _doc_numbers().unmarked(ROOT)
+    assert not loose, "\n".join(loose)
+
+
+def test_the_figure_checks_fail_on_a_copy_with_stale_missing_and_unmarked_figures(tmp_path):
+    """On a copy of the pages and result files: a changed result makes the figures quoting it
+    stale (inline and in a generated table), a marker naming a missing key or file is an error,
+    and a measured figure added without a marker is found; rendering puts the figures right."""
+    tool = _doc_numbers()
+    for page in tool.pages(ROOT):
+        (tmp_path / page.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(page, tmp_path / page.relative_to(ROOT))
+    shutil.copytree(ROOT / tool.RESULTS, tmp_path / tool.RESULTS)
+    assert not tool.update(tmp_path, write=False) and not tool.unmarked(tmp_path)
+
+    speed = tmp_path / tool.RESULTS / "speed.json"
+    report = json.loads(speed.read_text())
+    report["results"]["fmu-10ms"]["real_time_factor"] = 150.0
+    speed.write_text(json.dumps(report))
+    stale = tool.update(tmp_path, write=False)
+    assert any(f.page == "README.md" and (f.found, f.expected) == ("203", "150") for f in stale)
+    assert any(f.page == "docs/benchmarks.md" and f.marker == "block speed-summary"
+               and "150.0" in f.expected for f in stale)
+    assert not any(f.error for f in stale)
+    assert str(stale[0]).startswith(f"{stale[0].page}:{stale[0].line}: ")
+
+    assert tool.update(tmp_path) and not tool.update(tmp_path, write=False)
+    assert "150<!-- /number -->x real time" in (tmp_path / "README.md").read_text()
+
+    readme = tmp_path / "README.md"
+    readme.write_text(readme.read_text()
+                      .replace("results.fmu-1ms.doStep.p99_us", "results.fmu-1ms.doStep.p98_us")
+                      .replace("<!-- number native:", "<!-- number nativ:", 1)
+                      .replace("file_bytes / 1e6 as .1f", "file_bytes / 1e6 | .1f"))
+    errors = [f.error for f in tool.update(tmp_path, write=False)]
+    assert any("speed.json has no results.fmu-1ms.doStep.p98_us" in e for e in errors), errors
+    assert any("no result file benchmarks/results/nativ.json" in e for e in errors), errors
+    assert any("a marker this tool cannot read" in e for e in errors), errors
+
+    page = tmp_path / "docs" / "native.md"
+    page.write_text(page.read_text() + "\nMeasured again: 99x real time, 12.5 us a doStep, "
+                    "0.5 MB; it took 2.5 s to start.\n")
+    loose = tool.unmarked(tmp_path)
+    assert [f.split(": ")[1].split()[0] for f in loose] == ["'99x'", "'0.5", "'12.5", "'2.5"], loose
+    assert all(f.startswith(f"docs/native.md:{len(page.read_text().splitlines())}: ")
+               for f in loose), loose
 
 
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
