@@ -8,6 +8,8 @@ EVENT_FILE); ``python -m simon_fmu variables [EVENT_FILE]`` prints its variable 
 report (:mod:`simon_fmu.studies`).
 ``--standalone`` (build, build-driver, build-abs) writes an FMU that carries its own Python
 (docs/standalone.md); ``python -m simon_fmu doctor FMU`` checks an FMU on this machine.
+``python -m simon_fmu rough-road --class B -o ROAD.crg`` writes an ISO 8608 random road as an
+OpenCRG file (:mod:`simon_fmu.tools.rough_road`).
 
 Every command that writes checks its ``-o`` first, before any work
 (:func:`simon_fmu.runtime.packaging.check_output`): it never replaces one of its own input
@@ -124,7 +126,39 @@ def main(argv: list[str] | None = None) -> int:
     study.add_argument("--fmu", default=None,
                        help="the FMU to run (default: built from the event, cached in "
                             "out/studies)")
+    from .tools.rough_road import BAND, CLASSES
+    rough = commands.add_parser("rough-road", help="write an ISO 8608 random road profile "
+                                                   "(classes A to D) as an OpenCRG file")
+    rough.add_argument("--class", dest="road_class", type=str.upper, default="B",
+                       metavar="CLASS", help=f"ISO 8608 class: {', '.join(CLASSES)} "
+                                             f"(default: %(default)s)")
+    rough.add_argument("--length", type=float, default=400.0,
+                       help="length of the road, m (default: %(default)s)")
+    rough.add_argument("--seed", type=int, default=1,
+                       help="seed of the random phases: the same seed, the same road "
+                            "(default: %(default)s)")
+    rough.add_argument("--step", type=float, default=0.02,
+                       help="sample spacing along the road, m (default: %(default)s)")
+    rough.add_argument("--width", type=float, default=4.0,
+                       help="width of the road, m; every line across it has the same "
+                            "profile (default: %(default)s)")
+    rough.add_argument("--band", type=float, nargs=2, default=list(BAND),
+                       metavar=("LOW", "HIGH"),
+                       help="spatial frequencies synthesised, cycles/m (default: %(default)s)")
+    rough.add_argument("--period", type=float, default=None,
+                       help="the profile repeats every PERIOD m (default: the length, at "
+                            "least 1/LOW)")
+    rough.add_argument("-o", "--output", default=None,
+                       help="OpenCRG file to write (default: out/rough-road-CLASS.crg)")
     args = parser.parse_args(argv)
+    if args.command == "rough-road":
+        from .tools.rough_road import problems
+        found = problems(args.road_class, args.length, args.seed, args.step, args.width,
+                         tuple(args.band), args.period)
+        if found:
+            rough.error("; ".join(f"--{name}: {what}" for name, what in found))
+        if args.output is None:
+            args.output = f"out/rough-road-{args.road_class}.crg"
     if args.command == "sweep":
         if args.workers < 1:
             parser.error("--workers: expected a whole number >= 1")
@@ -170,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(build_standalone(builder, args.output, args.event_file))
             else:
                 print(builder(args.event_file, args.output))
+        elif args.command == "rough-road":
+            from .tools.rough_road import main as rough_road_main
+            return rough_road_main(args)
         elif args.command == "doctor":
             from .tools.doctor import doctor
             return doctor(args.fmu)
