@@ -58,7 +58,9 @@ def test_json_of_a_unit_is_read_as_its_record():
                                        "cg_height": 0.5}})
     assert unit.sprung_mass.inertia == (1.0, 2.0, 3.0)
     assert unit.payloads == () and unit.name is None
-    assert unit.collision.crush_stiffness.front == 1.0e6
+    assert unit.collision.enabled and unit.collision.damping_ratio == 0.1
+    # the vehicle class's defaults are filled when an event is validated, not in a part of one
+    assert unit.collision.crush_stiffness is None and unit.vehicle_class is None
     with pytest.raises(ValueError, match="sprung_mass.weight: not a field"):
         typed_unit({"sprung_mass": {"weight": 1.0}})
     event = engine.load_event()

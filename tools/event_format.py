@@ -15,6 +15,7 @@ from engine.setup.event import (EVENT, MATING_HEIGHT_TOLERANCE, MAX_DEPTH, MAX_E
                           UNIT)
 from engine.setup.schema import describe  # noqa: E402
 from engine.setup.terrain_crg import MAX_TRIANGLES  # noqa: E402
+from engine.setup.vehicle_classes import GROUPS, LIGHT_CLASS, TABLE, borrowed  # noqa: E402
 
 #: the page this script writes
 PAGE = ROOT / "docs" / "event-format.md"
@@ -140,6 +141,7 @@ def format_reference() -> str:
               "the reference tractor-semitrailer (`tractor`, `trailer`) in the lane to its right, the",
               "tractor's CG at X = 30 m, Y = 3.7 m, at 15 m/s. Both copy their units from the",
               "single-vehicle events unchanged but for the names and `initial`.", "",
+              *vehicle_classes(),
               "## The heavy-vehicle events", "",
               "`engine/data/tractor-semitrailer.json` (\"reference tractor-semitrailer\") takes every value",
               "from `docs/reference/tractor-semitrailer.md`, with the sheet's positions behind the front",
@@ -160,6 +162,45 @@ def format_reference() -> str:
               "`engine/data/double-fixed-dolly.json` is the double with a `fixed` dolly; its fifth",
               "wheel's pitch stiffness 1.0e8 N m/rad and damping 1.0e5 N m s/rad are project values.", ""]
     return "\n".join(lines)
+
+
+#: where each group of a vehicle class's defaults sits in the event
+_CLASS_FIELDS = {"crush_stiffness": "units[].collision.crush_stiffness.{}",
+                 "restitution": "units[].collision.restitution",
+                 "wheel_damage": "units[].axles[].wheel_damage.{}"}
+
+
+def vehicle_classes() -> list:
+    """The section on the vehicle classes, generated from engine/data/vehicle_classes.json."""
+    rule = TABLE["inference"]
+    limit = rule["mass_limit"]
+    lines = ["## Vehicle classes", "",
+             "A unit's crush stiffness, restitution and wheel-damage thresholds, where the event leaves",
+             "them out (or gives null), are its vehicle class's, from `engine/data/vehicle_classes.json`,",
+             "which names the source of every value. The class is `units[].vehicle_class` when the",
+             "event gives it; else the lead unit's `vehicle_class`; else the class of the mass of the",
+             "unit's vehicle (the lead unit and every unit it tows, sprung masses with their payloads",
+             f"and occupants plus the unsprung masses): `{rule['at_most']}` up to {limit['value']:g} kg, "
+             f"`{rule['above']}` above",
+             f"({limit['source']}). The validated data holds the class and the values it gave.", "",
+             "| class | field | default | source |", "| --- | --- | --- | --- |"]
+    for name, cls in TABLE["classes"].items():
+        for group, keys in GROUPS.items():
+            for key in (None,) if keys is None else keys:
+                entry = cls[group] if key is None else cls[group][key]
+                unit = "" if entry["unit"] == "1" else " " + entry["unit"]
+                lines.append(f"| `{name}` | `{_CLASS_FIELDS[group].format(key)}` | {entry['value']:g}{unit} "
+                             f"| {entry['source']} |")
+    lines.append("")
+    for name in TABLE["classes"]:
+        same = [group for group in GROUPS if name != LIGHT_CLASS and borrowed(name, group)]
+        if same:
+            lines += [f"For lack of a published figure, the `{name}` class takes the `{LIGHT_CLASS}` class's "
+                      + ", ".join(f"`{g}`" for g in same) + " (their sources say so): set them",
+                      "from the vehicle's own tests where they matter.", ""]
+    lines += ["The car's wheel-damage thresholds are this project's choice (docs/equations.md, \"Wheel",
+              "meshes and wheel damage\").", ""]
+    return lines
 
 
 def main(argv=None):

@@ -1,5 +1,6 @@
 """The set-up side of the engine, in plain Python: loading and validating an event
-(:mod:`.event`, :mod:`.schema`), reading its files (:mod:`.meshes`, :mod:`.terrain_crg`),
+(:mod:`.event`, :mod:`.schema`; the defaults by vehicle class, :mod:`.vehicle_classes`),
+reading its files (:mod:`.meshes`, :mod:`.terrain_crg`),
 the quantities derived from it (:mod:`.derived`), static equilibrium (:mod:`.equilibrium`,
 :mod:`.payload`), the checks made before a run (:mod:`.stability`, :mod:`.start_clear`,
 :mod:`.footprint`), the packing of the parameters the kernels read (:mod:`.params` assembling

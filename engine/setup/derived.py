@@ -79,12 +79,18 @@ def vehicle_mass(event, lead: Optional[str] = None) -> float:
     return sum(unit_mass(u) for u in model.units if u.name in names)
 
 
-def _vehicle_units(model, lead):
-    """The names of the units of the vehicle whose lead unit is ``lead`` (default: the first)."""
+def lead_units(event) -> dict:
+    """{unit name: the name of its vehicle's lead unit} (a lead unit's own), in unit order."""
     lead_of = {}
-    for u in model.units:           # a tow unit is listed before the units it tows
+    for u in typed_event(event).units:      # a tow unit is listed before the units it tows
         front = u.connections.front
         lead_of[u.name] = lead_of[front.tow] if front is not None else u.name
+    return lead_of
+
+
+def _vehicle_units(model, lead):
+    """The names of the units of the vehicle whose lead unit is ``lead`` (default: the first)."""
+    lead_of = lead_units(model)
     lead = model.units[0].name if lead is None else lead
     if lead not in lead_of.values():
         raise ValueError(f"lead: one of {sorted(set(lead_of.values()))} (got {lead!r})")

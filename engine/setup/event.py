@@ -15,7 +15,7 @@ from typing import List, Optional
 
 from ..aerodynamics import DEVICES
 from .collision import read_exterior
-from .derived import loaded_radius
+from .derived import lead_units, loaded_radius, vehicle_mass
 from .equilibrium import static_equilibrium_problems, static_state
 from .errors import EventError  # noqa: F401  (engine.setup.event.EventError, as before)
 from .fields import (  # noqa: F401  (engine.setup.event.<name>, as before)
@@ -29,9 +29,10 @@ from .fields import (  # noqa: F401  (engine.setup.event.<name>, as before)
     HYDROPLANING_MATERIAL_FIELDS, MAX_TEXTURE_DEPTH, MAX_STEER_STOP, MAX_TRAIL,
     STEERING_DOF_FIELDS, SOLID_FIELDS, INDEPENDENT_FIELDS, SUSPENSION, BRAKE_DESIGN,
     DEFAULT_WHEEL_DAMAGE, WHEEL_DAMAGE, AXLE, PAYLOAD, AERO, REAR, FRONT, TIRE, STEERING,
-    DEFAULT_CRUSH_B, COLLISION, UNIT, MATERIAL, TERRAIN, MAX_BARRIERS, BARRIER, EVENT)
+    DEFAULT_CRUSH_B, DEFAULT_RESTITUTION, COLLISION, UNIT, MATERIAL, TERRAIN, MAX_BARRIERS, BARRIER, EVENT)
 from .model import event_model
 from .schema import Field as F, check_object, shown
+from .vehicle_classes import defaults as class_defaults, inferred_class
 
 #: the engine's data folder: the reference events
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
@@ -677,6 +678,13 @@ def validate_event(raw, base=None) -> Event:
     terrain_mesh = _read_terrain(data, problems)
     if problems:
         raise EventError(problems)
+    # every field is valid: each unit's vehicle class and the defaults it gives
+    _fill_class_defaults(data)
+    for i, u in enumerate(data["units"]):
+        for j, a in enumerate(u["axles"]):       # a threshold given against its class's default
+            _wheel_damage_problems(a, f"units[{i}].axles[{j}]", problems)
+    if problems:
+        raise EventError(problems)
     # every field is valid: the typed model, and the static equilibrium the engine starts from
     model = event_model(data)
     problems = static_equilibrium_problems(model)
@@ -685,6 +693,36 @@ def validate_event(raw, base=None) -> Event:
     if problems:
         raise EventError(problems)
     return Event(data, terrain_mesh, model)
+
+
+def _fill_class_defaults(data) -> None:
+    """Each unit's vehicle class into ``data`` (``units[].vehicle_class``: its own; else its
+    lead unit's; else inferred from the mass of its vehicle, the lead unit and the units it
+    tows, ``engine.setup.vehicle_classes``) and its class's defaults into the collision and
+    wheel-damage fields the event left out or null."""
+    model = event_model(data)
+    given = {u.name: u.vehicle_class for u in model.units}
+    lead_of = lead_units(model)
+    inferred = {}
+    for unit, u in zip(model.units, data["units"]):
+        lead = lead_of[unit.name]
+        name = given[unit.name] or given[lead]
+        if name is None:
+            if lead not in inferred:
+                inferred[lead] = inferred_class(vehicle_mass(model, lead))
+            name = inferred[lead]
+        u["vehicle_class"] = name
+        d = class_defaults(name)
+        col = u["collision"]
+        if col["crush_stiffness"] is None:
+            col["crush_stiffness"] = dict(d["crush_stiffness"])
+        if col["restitution"] is None:
+            col["restitution"] = d["restitution"]
+        for a in u["axles"]:
+            damage = a["wheel_damage"]
+            for key, value in d["wheel_damage"].items():
+                if damage[key] is None:
+                    damage[key] = value
 
 
 def _depth_problem(value):

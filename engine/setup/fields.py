@@ -14,6 +14,8 @@ from ..aerodynamics import AERO_NAMES
 from ..layout import MAX_GEARS, MAX_TIRE_TESTS
 from .meshes import MAX_COORDINATE
 from .schema import Field as F, check_object
+from .vehicle_classes import (CLASSES as VEHICLE_CLASSES, HEAVY_CLASS, LIGHT_CLASS, LIGHT_VEHICLE_MASS,
+                              borrowed, defaults as class_defaults)
 from ..steering import MODES as STEERING_MODES
 
 MAX_AXLES = 3
@@ -51,11 +53,12 @@ MIN_SPRUNG_MASS_PER_TIRE = 5.0
 #: engine.Simulation warns (PlausibilityWarning; the FMU logs an fmi2Warning): the speed is
 #: accepted (INITIAL_LIMITS), but likely given in km/h. PLAUSIBLE_SPEED_LIGHT 70 m/s (252 km/h,
 #: above the top speed of all but sports cars) for a vehicle of one unit of at most
-#: LIGHT_VEHICLE_MASS 3500 kg (the EU limit of a car or light van, category M1/N1);
+#: LIGHT_VEHICLE_MASS 3500 kg (the EU limit of a light goods vehicle, category N1; the limit
+#: of the vehicle classes, engine.setup.vehicle_classes);
 #: PLAUSIBLE_SPEED_HEAVY 40 m/s (144 km/h, well above the 80..120 km/h speed limits and
 #: limiters of trucks, buses and vehicles towing a trailer) for a heavier one or a combination.
 #: 100 km/h given as 100 draws the warning for every vehicle, 60 km/h as 60 for a heavy one.
-PLAUSIBLE_SPEED_LIGHT, PLAUSIBLE_SPEED_HEAVY, LIGHT_VEHICLE_MASS = 70.0, 40.0, 3500.0
+PLAUSIBLE_SPEED_LIGHT, PLAUSIBLE_SPEED_HEAVY = 70.0, 40.0
 MIN_AIR_TEMPERATURE, MAX_AIR_TEMPERATURE = 100.0, 1000.0
 MAX_AIR_PRESSURE = 1.0e7
 MAX_FRICTION = 10.0        # a tire friction coefficient
@@ -197,11 +200,34 @@ BRAKE_DESIGN = {
     "cooling_per_speed": _nonneg("rise of the cooling with the vehicle speed, W/K per m/s", default=0.0),
 }
 
-#: the default damage thresholds of a wheel (docs/equations.md, "Wheel meshes and wheel damage":
-#: chosen, of the order of the lateral and longitudinal loads at which a car's wheel and
-#: suspension take a permanent set in kerb-strike and small-overlap tests)
-DEFAULT_WHEEL_DAMAGE = {"max_no_damage_force": 2.0e4, "max_no_damage_moment": 5.0e3,
-                        "deformation_rate": 5.0e-6, "max_force": 1.0e5, "max_moment": 2.5e4}
+#: the default damage thresholds of a car's wheel (engine/data/vehicle_classes.json, with their
+#: sources; docs/equations.md, "Wheel meshes and wheel damage": chosen, of the order of the
+#: lateral and longitudinal loads at which a car's wheel and suspension take a permanent set in
+#: kerb-strike and small-overlap tests); a unit of another class takes its class's
+DEFAULT_WHEEL_DAMAGE = dict(class_defaults(LIGHT_CLASS)["wheel_damage"])
+#: what the format page shows as the default of a field whose default is its unit's class's
+CLASS_DEFAULT = "(vehicle class)"
+
+
+def _class_text(group: str, key=None) -> str:
+    """The classes' defaults of a field, for its doc: "car 2e+04; truck the car's, ..."."""
+    out = []
+    for name in VEHICLE_CLASSES:
+        v = class_defaults(name)[group]
+        if name != LIGHT_CLASS and borrowed(name, group):
+            out.append(f"{name} the {LIGHT_CLASS}'s, for lack of a published figure")
+        elif key is None and not isinstance(v, float):
+            out.append(f"{name} " + ", ".join(f"{k} {x:.3g}" for k, x in v.items()))
+        else:
+            out.append(f"{name} {v if key is None else v[key]:.3g}")
+    return "; ".join(out)
+
+
+def _by_class(doc: str, group: str, key=None, **kw):
+    """A field whose default is its unit's vehicle class's (engine.setup.vehicle_classes): null
+    until the event is validated, then the class's value where the event left it out or null."""
+    return _optional(doc=f"{doc}; null or left out: the unit's vehicle class's ({_class_text(group, key)}; "
+                         "engine/data/vehicle_classes.json)", default_text=CLASS_DEFAULT, **kw)
 
 WHEEL_DAMAGE = {
     "mesh": F("bool", default=True, doc="the axle's wheels carry a collision mesh (when the unit's "
@@ -214,19 +240,20 @@ WHEEL_DAMAGE = {
     "restitution": _num(0.05, 1.0, default=1.0,
                         doc="e of the wheel mesh's contacts (as units[].collision.restitution): 1, "
                             "elastic as a tire, what the wheel keeps is its set"),
-    "max_no_damage_force": _nonneg("the largest collision force (vehicle x-y) on the wheel's mesh that "
-                                   "leaves no permanent set, N", DEFAULT_WHEEL_DAMAGE["max_no_damage_force"]),
-    "max_no_damage_moment": _nonneg("the largest collision moment (about the vehicle z and x axes) on the "
-                                    "wheel that leaves no permanent turn, N m",
-                                    DEFAULT_WHEEL_DAMAGE["max_no_damage_moment"]),
-    "deformation_rate": _num(0.0, MAX_DEFORMATION_RATE, default=DEFAULT_WHEEL_DAMAGE["deformation_rate"],
-                             doc="the permanent set per newton of force beyond max_no_damage_force, m/N "
-                                 "(the turn: per N m beyond max_no_damage_moment, over the radius "
-                                 "squared); at most 1, a mount that gives way at once"),
-    "max_force": _pos("the force beyond which the set grows no more, N; above max_no_damage_force",
-                      DEFAULT_WHEEL_DAMAGE["max_force"]),
-    "max_moment": _pos("the moment beyond which the turn grows no more, N m; above max_no_damage_moment",
-                       DEFAULT_WHEEL_DAMAGE["max_moment"]),
+    "max_no_damage_force": _by_class("the largest collision force (vehicle x-y) on the wheel's mesh that "
+                                     "leaves no permanent set, N", "wheel_damage", "max_no_damage_force",
+                                     lo=0.0),
+    "max_no_damage_moment": _by_class("the largest collision moment (about the vehicle z and x axes) on the "
+                                      "wheel that leaves no permanent turn, N m", "wheel_damage",
+                                      "max_no_damage_moment", lo=0.0),
+    "deformation_rate": _by_class("the permanent set per newton of force beyond max_no_damage_force, m/N "
+                                  "(the turn: per N m beyond max_no_damage_moment, over the radius "
+                                  "squared); at most 1, a mount that gives way at once", "wheel_damage",
+                                  "deformation_rate", lo=0.0, hi=MAX_DEFORMATION_RATE),
+    "max_force": _by_class("the force beyond which the set grows no more, N; above max_no_damage_force",
+                           "wheel_damage", "max_force", lo=0.0, lo_open=True),
+    "max_moment": _by_class("the moment beyond which the turn grows no more, N m; above max_no_damage_moment",
+                            "wheel_damage", "max_moment", lo=0.0, lo_open=True),
 }
 
 
@@ -259,8 +286,8 @@ AXLE = {
                                   "every driven axle: an equal share)"),
     "wheel_damage": F("object", default=_wheel_damage_default, fields=WHEEL_DAMAGE,
                       doc="the wheels' collision mesh and damage thresholds (the manual's DyMESH "
-                          "wheel contact and wheel damage, engine.wheel_damage); defaults: "
-                          + ", ".join(f"{k} {v:.3g}" for k, v in DEFAULT_WHEEL_DAMAGE.items())),
+                          "wheel contact and wheel damage, engine.wheel_damage); the thresholds "
+                          "default to the unit's vehicle class's (units[].vehicle_class)"),
 }
 
 PAYLOAD = {
@@ -382,22 +409,25 @@ STEERING = {
 }
 
 #: the default crush stiffness B per unit width of a midsize car's front, side and rear,
-#: N/m^2 (docs/equations.md, "Collisions": representative of the class values published for
-#: the CRASH3 damage algorithm, NHTSA's CRASH3 User's Guide and Technical Manual (1986),
-#: Prasad SAE 900098 and 910121, Siddall and Day SAE 960897)
-DEFAULT_CRUSH_B = {"front": 1.0e6, "side": 3.5e5, "rear": 6.0e5}
+#: N/m^2 (engine/data/vehicle_classes.json, with their sources; docs/equations.md,
+#: "Collisions": representative of the class values published for the CRASH3 damage
+#: algorithm); a unit of another class takes its class's
+DEFAULT_CRUSH_B = dict(class_defaults(LIGHT_CLASS)["crush_stiffness"])
+#: the default restitution of a car's exterior (engine/data/vehicle_classes.json)
+DEFAULT_RESTITUTION = class_defaults(LIGHT_CLASS)["restitution"]
 
 COLLISION = {
     "enabled": F("bool", default=True, doc="false: the unit has no exterior mesh (nothing it "
                                            "touches pushes back on its body)"),
-    "crush_stiffness": F("object", default=lambda: dict(DEFAULT_CRUSH_B),
+    "crush_stiffness": F("object", default=None, nullable=True, default_text=CLASS_DEFAULT,
                          doc="the B crush coefficients (force per unit width per crush, N/m^2) of "
                              "the front, the sides (also the roof and the underbody) and the rear; "
-                             "defaults " + ", ".join(f"{k} {v:.3g}" for k, v in DEFAULT_CRUSH_B.items()),
+                             "null or left out: the unit's vehicle class's (" + _class_text("crush_stiffness")
+                             + "; engine/data/vehicle_classes.json)",
                          fields={k: _pos("N/m^2") for k in DEFAULT_CRUSH_B}),
-    "restitution": _num(0.05, 1.0, default=0.15,
-                        doc="e: the unloading path returns e^2 of the work of loading and leaves the "
-                            "permanent crush (1 - e^2) of the largest approach"),
+    "restitution": _by_class("e: the unloading path returns e^2 of the work of loading and leaves the "
+                             "permanent crush (1 - e^2) of the largest approach", "restitution",
+                             lo=0.05, hi=1.0),
     "damping_ratio": _num(0.0, 1.0, default=0.1,
                           doc="viscous damping ratio of the elastic (unloading and reloading) branch, of "
                               "the unit's mass on its front face's unloading stiffness"),
@@ -432,6 +462,13 @@ def _collision_default():
 UNIT = {
     "name": F("str", doc=f"unit name, used as the FMU variable prefix: 1..{MAX_UNIT_NAME} ASCII letters, "
                          "digits and '_', starting with a letter"),
+    "vehicle_class": _optional("str", choices=VEHICLE_CLASSES, default_text="(inferred)",
+                               doc="the class whose defaults the unit's crush stiffness, restitution and "
+                                   "wheel-damage thresholds take (engine/data/vehicle_classes.json, each "
+                                   "value with its source); null or left out: its lead unit's, else "
+                                   "inferred from the mass of its vehicle (the lead unit and the units "
+                                   "it tows): "
+                                   f"'{LIGHT_CLASS}' up to {LIGHT_VEHICLE_MASS:g} kg, '{HEAVY_CLASS}' above"),
     "sprung_mass": F("object", fields={
         "mass": _pos(f"kg; at least {MIN_SPRUNG_MASS_PER_TIRE:g} kg per tire of the unit (a plausibility "
                      "check: a mass in tonnes is refused)"),

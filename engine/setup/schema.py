@@ -38,6 +38,9 @@ class Field:
     max_items: Optional[int] = None
     doc: str = ""
     nullable: bool = False                 # JSON null is accepted (and kept as None)
+    #: what the format page shows as the default in place of the default's value (a default
+    #: filled after the schema check, e.g. "(vehicle class)")
+    default_text: Optional[str] = None
     extra_check: Optional[Callable[[Any], Optional[str]]] = field(default=None, repr=False)
 
     def accepts(self) -> str:
@@ -242,8 +245,8 @@ def describe(fields: dict, prefix: str = "") -> list:
     rows = []
     for key, f in fields.items():
         path = f"{prefix}.{key}" if prefix else key
-        default = "required" if f.default is _MISSING else "null" if f.default is None else (
-            "(defaults)" if callable(f.default) else repr(f.default))
+        default = f.default_text or ("required" if f.default is _MISSING else "null" if f.default is None
+                                     else "(defaults)" if callable(f.default) else repr(f.default))
         if f.kind == "object" and f.fields:
             rows.append(f"| `{path}` | {f.accepts()} | {default} | {f.doc} |")
             rows.extend(describe(f.fields, path))
