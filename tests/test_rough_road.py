@@ -1,6 +1,7 @@
 """ISO 8608 rough roads (simon_fmu/tools/rough_road.py, ``python -m simon_fmu rough-road``): the
 profile's spectrum against the standard's line, the seed, the OpenCRG file as the engine reads
-it, the command's refusals."""
+it, the command's refusals; and the quarter car's closed form (tests/support/quarter_car.py)
+against its limits. The sedan driven on these roads: tests/test_rough_road_fmu.py."""
 from __future__ import annotations
 
 import math
@@ -12,7 +13,9 @@ import engine
 from engine.setup.terrain_crg import crg_nodes, read_crg
 from simon_fmu.__main__ import main as cli
 from simon_fmu.tools.rough_road import BAND, CLASSES, N0, iso_psd, rough_road, write_crg
-from support.sedan import event_data
+from support.quarter_car import (NULL_BAND, axle_corners, cg_response, friction_damping,
+                                 pitch_plane_response, rms_on_lines, rms_on_psd, with_friction)
+from support.sedan import A_S, B_S, event_data
 
 
 def test_the_classes_are_iso_8608_geometric_means():
@@ -106,3 +109,34 @@ def test_the_command_writes_the_road_and_refuses_bad_arguments(tmp_path, capsys)
     assert len(err) == 1 and str(other) in err[0] and "not a rough road" in err[0]
     assert other.read_text() == "$CT\nsomeone else's road\n"
 
+
+def test_the_quarter_car_closed_form():
+    """The front quarter car: its body follows the road at low frequency (|H| / omega^2 -> 1),
+    its modes are the sedan's ride (1.4 Hz) and wheel hop (12 Hz); on a class B road the sum
+    over the road's lines is the integral over the ISO line within 0.1 %, and the blend of
+    the two axles' quarter cars at the CG the whole linear pitch plane's. The friction's
+    equivalent damping: F sqrt(2 / pi) / sigma for a stroke velocity far above the null band,
+    the band's own rate F / e far below it, and the fixed point's sigma gives back its c."""
+    front = axle_corners()[0]
+    assert abs(front.body_acceleration(1e-3)) / 1e-6 == pytest.approx(1.0, rel=1e-6)
+    ride, hop = front.natural_frequencies()
+    assert 1.3 < ride < 1.5 and 11 < hop < 13
+    speed = 80 / 3.6
+    road = rough_road("B", 400.0, seed=1)
+    lines = rms_on_lines(lambda w: cg_response(w, speed), road.n, road.amplitude, speed)
+    psd = rms_on_psd(lambda w: cg_response(w, speed), lambda n: iso_psd(n, "B"), BAND, speed)
+    assert lines == pytest.approx(psd, rel=1e-3)
+    # the blend at the CG is the whole pitch plane's within 0.01 %, the corners within 1 %
+    whole = rms_on_lines(lambda w: pitch_plane_response(w, speed), road.n, road.amplitude, speed)
+    assert lines == pytest.approx(whole, rel=5e-4)
+    for corner, x in zip(axle_corners(), (A_S, -B_S)):
+        assert rms_on_lines(corner.body_acceleration, road.n, road.amplitude, speed) \
+            == pytest.approx(rms_on_lines(lambda w: pitch_plane_response(w, speed, x), road.n,
+                                          road.amplitude, speed), rel=0.02)
+    assert friction_damping(50.0, 10.0) == pytest.approx(50.0 * math.sqrt(2 / math.pi) / 10.0,
+                                                         rel=1e-6)
+    assert friction_damping(50.0, 1e-4) == pytest.approx(50.0 / NULL_BAND, rel=1e-12)
+    linear = with_friction(front, road.n, road.amplitude, speed)
+    sigma = rms_on_lines(linear.stroke_velocity, road.n, road.amplitude, speed)
+    assert linear.c == pytest.approx(front.c + friction_damping(front.friction, sigma), abs=1e-6)
+    assert linear.friction == 0.0 and front.friction == 50.0
