@@ -147,3 +147,25 @@ def test_rough_classes_run_to_the_end(fmu_dir, instance, road_class):
     assert np.all(np.isfinite(out["car.az"]))
     assert measured == pytest.approx(theory, rel=0.03)     # measured +0.4 % (C), -0.5 % (D)
 
+
+def test_the_example_plots_the_sedan_on_a_class_a_road(tmp_path):
+    """examples/rough_road.py (the figure of docs/equations.md, "Rough roads (ISO 8608)") on
+    class A: its FMU (built here through the tests' cache), its run at a constant throttle,
+    its figures: car.az's RMS near the quarter cars with the friction's damping, the pitch
+    acceleration above the linear pitch plane's (the tires' longitudinal forces)."""
+    import importlib.util
+    from support import fmus
+    spec = importlib.util.spec_from_file_location("rough_road_example",
+                                                  fmus.ROOT / "examples" / "rough_road.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    event_path, _ = example.write_event(tmp_path, "A")
+    fmu = fmus.vehicle(event_path, tmp_path / "rough.fmu")
+    result, road = example.run(tmp_path, fmu, "A")
+    f = example.plot(result, road, tmp_path / "rough-road.png")
+    print({k: round(v, 4) for k, v in f.items() if k != "corners"})
+    assert (tmp_path / "rough-road.png").stat().st_size > 0
+    assert (tmp_path / "rough-road.csv").stat().st_size > 0
+    assert f["speed"] == pytest.approx(SPEED, rel=0.01)
+    assert f["az"] == pytest.approx(f["friction"], rel=0.05)
+    assert f["pitch"] > f["pitch_plane"]
