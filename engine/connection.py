@@ -31,7 +31,7 @@ from .kinematics import cross, point_velocity
 from .layout import (C_AX, C_AY, C_AZ, C_BX, C_BY, C_BZ, C_C, C_CFRAME, C_CPITCH, C_FAIL_F, C_FAIL_T,
                      C_K, C_KFRAME,
                      C_KPITCH, C_M0, C_MU, C_NULL, C_P0, C_RADIUS, C_TOW, C_TOWED, C_VERTICAL,
-                     CFAILED, FR_R, FR_RATES, N_BODY, N_CONN_STATE, SP, SPHI, SPSI, SQ, SR, SU, SV,
+                     CFAILED, FR_ANG, FR_BRATES, FR_R, N_BODY, N_CONN_STATE, SP, SQ, SR, SU, SV,
                      SW, SX, SY, SZ, YC_ART, YC_FAILED, YC_FX, YC_FY, YC_FZ, YC_SEP)
 
 
@@ -106,7 +106,7 @@ def connection_forces(y, P_CONN, conn_base, F, ext, conn_force, record, y_conn):
         Xa, Ya, Za, VXa, VYa, VZa = _point(y, F, a, ax, ay, az)
         Xb, Yb, Zb, VXb, VYb, VZb = _point(y, F, b, bx, by, bz)
         oa, ob = N_BODY * a, N_BODY * b
-        gamma = y[oa + SPSI] - y[ob + SPSI]                                    # Eq. 126
+        gamma = F[a, FR_ANG + 2] - F[b, FR_ANG + 2]                            # Eq. 126
         failed = y[conn_base + N_CONN_STATE * c + CFAILED] > 0.5
         dX, dY, dZ = Xa - Xb, Ya - Yb, Za - Zb
         # the separation in the directions the joint holds (a hinged drawbar: horizontal)
@@ -127,14 +127,14 @@ def connection_forces(y, P_CONN, conn_base, F, ext, conn_force, record, y_conn):
             mbx, mby, mbz = cross(bx, by, bz, fbx, fby, fbz)                # Eq. 132-134
             # Eq. 127: frame torsion, from the roll angles and their rates
             cg, sg = math.cos(gamma), math.sin(gamma)
-            m_roll = ((y[ob + SPHI] * cg - y[oa + SPHI]) * P[C_KFRAME]
-                      + (F[b, FR_RATES] * cg - F[a, FR_RATES]) * P[C_CFRAME])
+            m_roll = ((F[b, FR_ANG] * cg - F[a, FR_ANG]) * P[C_KFRAME]
+                      + (F[b, FR_BRATES] * cg - F[a, FR_BRATES]) * P[C_CFRAME])
             max_ += m_roll
             mbx -= m_roll * cg
             mby -= m_roll * sg
             # Eq. 128: hitch friction against the articulation rate
             m_fr = friction_moment(P[C_MU], fbz, P[C_RADIUS], P[C_NULL],
-                                   F[a, FR_RATES + 2] - F[b, FR_RATES + 2])
+                                   F[a, FR_BRATES + 2] - F[b, FR_BRATES + 2])
             maz += m_fr
             mbz -= m_fr
             if P[C_KPITCH] > 0.0 or P[C_CPITCH] > 0.0:

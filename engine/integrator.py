@@ -3,7 +3,8 @@
 ``advance`` takes ``n`` steps of size ``h`` with the inputs held (the zero-order hold of a
 co-simulation communication step), checks every step, and on failure leaves the state at
 the last good step. At each step boundary it latches: the collision block
-(``engine.collision.latch_contacts``), the states the derivative's first stage sets
+(``engine.collision.latch_contacts``), each body's attitude states
+(``engine.vehicle.latch_attitude``: the Euler angles' axes near 90 degrees of pitch), the states the derivative's first stage sets
 (``Work.latched``: rigid steering, tires' turning points; ``engine.vehicle``), and the
 connections whose force exceeds their failure force (``engine.connection.latch_failures``).
 It tells the derivative the
@@ -16,7 +17,7 @@ from .collision import latch_contacts
 from .connection import latch_failures
 from .jit import njit
 from .layout import E_COLL_BASE
-from .vehicle import ERR_NONFINITE, derivatives, state_bases, synchronize_frames
+from .vehicle import ERR_NONFINITE, derivatives, latch_attitude, state_bases, synchronize_frames
 
 
 @njit
@@ -51,6 +52,7 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
         # model is compiled once for this loop, its failure branch and ``record``
         # the collisions' memory (each vertex's largest approach, the first contact) at this
         # boundary, before the step's stages read it
+        latch_attitude(y, P, W)
         synchronize_frames(y, P, W)
         latch_contacts(y, t0 + step * h, P, U, W)
         for s in range(4):

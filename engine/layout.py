@@ -5,9 +5,13 @@ vector has a name here. Module-level integers are compile-time constants for num
 
 State vector (one float64 array), in this order:
 
-* per unit, 12 body states at ``StateLayout.at("body", u) = 12*u``:
-  X, Y, Z (earth-fixed CG, m), roll, pitch, yaw (rad), u, v, w (m/s, vehicle-fixed),
-  p, q, r (rad/s, vehicle-fixed);
+* per unit, 16 body states at ``StateLayout.at("body", u) = 16*u``:
+  X, Y, Z (earth-fixed CG, m), the three attitude angles (rad: roll, pitch, yaw; in the
+  re-indexed axes while the attitude index is not 0), u, v, w (m/s, vehicle-fixed),
+  p, q, r (rad/s, vehicle-fixed), then the attitude index (0, or +1 / -1 while the body is
+  pitched near +90 / -90 degrees) and the roll, pitch and yaw the unit outputs gave at the
+  last step boundary (the continuous Euler angles; latched, rates zero;
+  ``engine.kinematics``, "Pitch through 90 degrees");
 * per wheel, 5 states at ``at("wheel", w)``: the independent suspension's coordinate and its
   rate (the wheel's vehicle-fixed z displacement from static equilibrium, down +, Eq. 17/62;
   a wheel of a solid axle keeps both at zero, its axle has its own block), the wheel spin
@@ -45,8 +49,10 @@ State vector (one float64 array), in this order:
 from .jit import njit_inline  # state_bases, below
 
 # --- body states -------------------------------------------------------------------------
-SX, SY, SZ, SPHI, STHETA, SPSI, SU, SV, SW, SP, SQ, SR = range(12)
-N_BODY = 12
+SX, SY, SZ, SPHI, STHETA, SPSI, SU, SV, SW, SP, SQ, SR, SATT, SAROLL, SAPITCH, SAYAW = range(16)
+N_BODY = 16
+#: the body states the first unit outputs copy (X .. r)
+N_BODY_OUT = 12
 # --- wheel states (relative to the wheel's offset) ---------------------------------------
 WZ, WZD, WOMEGA, WPRESS, WTEMP = range(5)
 N_WHEEL_STATE = 5
@@ -125,10 +131,14 @@ T_HT_X, T_HT_Y, T_CAM_X, T_CAM_Y = range(4)
 # --- packed tire parameters: P_TIRE[t, :] ------------------------------------------------
 (T_WHEEL, T_DY, T_RU, T_KT, T_KBAR, T_D2, T_LAMBDA, T_DMAX, T_SIG0, T_SIGV, T_RLX, T_RLY,
  T_FZMIN, T_TAU, T_NLOAD, T_NSPEED, T_LOAD0, T_LOAD1, T_LOAD2, T_SPEED0, T_SPEED1, T_SPEED2,
- T_PRESSURE, T_TREAD, T_WIDTH) = range(25)
-N_TIRE_P = 25
+ T_PRESSURE, T_TREAD, T_WIDTH, T_RRIM, T_HALFW, T_KRIM, T_CRIM, T_CSIDE) = range(30)
+N_TIRE_P = 30
 # T_PRESSURE, T_TREAD, T_WIDTH: inflation pressure (Pa), tread depth and width (m), for
 # hydroplaning
+# T_RRIM, T_HALFW: the radius of the rim's flange (the unloaded radius less the section
+# height) and half the tire's width (its sidewalls' offset from the wheel plane), m; T_KRIM,
+# T_CRIM: the rim's contact stiffness (N/m) and damping (N s/m); T_CSIDE: the sidewall's
+# damping (its stiffness is K_T): the wheel beyond its tread (simulation.tire_limit "wheel")
 MAX_TIRE_TESTS = 3  # test loads, and test speeds, of a tire (T_LOAD0..2, T_SPEED0..2)
 # property planes of the tire table TT[t, prop, load, speed]
 TP_MUP, TP_MUS, TP_SP, TP_CA, TP_CG = range(5)
@@ -152,8 +162,10 @@ N_AERO_P = 8
 # --- environment: P_ENV[:] ---------------------------------------------------------------
 (E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO, E_AIR_T, E_STEER_T0, E_COLL_BASE, E_COLL_T_ENV,
  E_COLL_T_VEH, E_TERRAIN_TOP, E_DMG_BASE, E_WHEEL_BASE, E_AXLE_BASE, E_TIRE_BASE, E_CONN_BASE,
- E_PT_BASE, E_STEER_BASE) = range(19)
-N_ENV_P = 19
+ E_PT_BASE, E_STEER_BASE, E_TIRE_LIMIT) = range(20)
+N_ENV_P = 20
+# E_TIRE_LIMIT: simulation.tire_limit, TIRE_LIMIT_WHEEL or TIRE_LIMIT_STOP
+TIRE_LIMIT_WHEEL, TIRE_LIMIT_STOP = 0, 1
 # E_WHEEL_BASE .. E_STEER_BASE, E_COLL_BASE, E_DMG_BASE: the offsets of the state vector's
 # blocks (StateLayout.pack_bases): the wheels', solid axles', tires', connections',
 # powertrains', steering systems', the collision block's and the wheels' damage states (DM_*)
@@ -286,8 +298,10 @@ S_A = S_R + 3       # rows S_A .. S_A+5, columns 0..5: the unit's reduced 6x6 sy
 # --- per-unit work of the synchronize phase: FRAMES[u, 0:9] the unit's rotation R (row-major),
 # FRAMES[u, 9:12] its Euler-angle rates; EXT[u, 0:6] the connection force and moment on it
 # (vehicle-fixed, about its CG); AXLE_WORK[axle of the unit, :] a solid axle's eliminated block
-FR_R, FR_RATES = 0, 9
-N_FRAME = 12
+# FRAMES[u, 12:15] the body's roll, pitch and yaw (the continuous Euler angles the outputs
+# give) and FRAMES[u, 15:18] their rates (equal to FRAMES[u, 9:12] at attitude index 0)
+FR_R, FR_RATES, FR_ANG, FR_BRATES = 0, 9, 12, 15
+N_FRAME = 18
 (AW_B, AW_MINV, AW_BQ) = (0, 12, 15)   # B (6x2, row-major), M_qq^-1 (a, b, c), b_q (2)
 N_AXLE_WORK = 17
 
@@ -298,7 +312,8 @@ def scratch_shape(max_wheels):
     return (S_A + n, n)
 
 
-BODY_STATE_NAMES = ("X", "Y", "Z", "roll", "pitch", "yaw", "u", "v", "w", "p", "q", "r")
+BODY_STATE_NAMES = ("X", "Y", "Z", "roll", "pitch", "yaw", "u", "v", "w", "p", "q", "r",
+                    "attitude.index", "attitude.roll", "attitude.pitch", "attitude.yaw")
 WHEEL_STATE_NAMES = ("dz", "dz_rate", "spin", "brake_pressure", "brake_temperature")
 AXLE_STATE_NAMES = ("heave", "heave_rate", "roll", "roll_rate")
 TIRE_STATE_NAMES = ("kx", "ky", "defl_turn")
@@ -400,8 +415,8 @@ def state_bases(P):
             int(E[E_PT_BASE]), int(E[E_STEER_BASE]))
 
 
-# vehicle.derivatives copies the body states straight into the first unit outputs
-assert UNIT_OUTPUTS[YU_X:YU_R + 1] == BODY_STATE_NAMES and (SX, SR) == (0, N_BODY - 1)
+# vehicle.derivatives copies the body states X .. r straight into the first unit outputs
+assert UNIT_OUTPUTS[YU_X:YU_R + 1] == BODY_STATE_NAMES[:N_BODY_OUT] and (SX, SR) == (0, N_BODY_OUT - 1)
 
 
 # --- the kernels' argument structures ----------------------------------------------------

@@ -24,6 +24,7 @@ from .setup.derived import wheelbase
 from .setup.errors import PlausibilityWarning
 from .setup.fields import LIGHT_VEHICLE_MASS, PLAUSIBLE_SPEED_HEAVY, PLAUSIBLE_SPEED_LIGHT
 from .setup.footprint import start_overlap_problems
+from .setup.launch import MOTION_FIELDS, motion_problems
 from .jit import compiled_entry
 from .setup.params import engage_clutches, pack
 from .setup.progress import COMPILING, says_when_slow
@@ -37,7 +38,7 @@ from .vehicle import ERR_NONFINITE, ERR_OFF_TERRAIN, ERR_TIRE_DEFLECTION
 
 #: the initial conditions a lead unit takes (FMU parameters <unit>.speed0 ...) and the
 #: event's field of each (units[i].initial; its range: engine.setup.event.INITIAL_LIMITS)
-INITIAL_FIELDS = {"speed0": "speed", "X0": "X", "Y0": "Y", "yaw0": "yaw"}
+INITIAL_FIELDS = {"speed0": "speed", "X0": "X", "Y0": "Y", "yaw0": "yaw", **MOTION_FIELDS}
 #: most internal steps one call of Simulation.advance may take (exact in a float)
 MAX_STEPS_PER_ADVANCE = 2 ** 53
 
@@ -124,7 +125,7 @@ class Simulation:
             if unit.name not in names:
                 continue
             ev = unit.initial
-            vals = {"speed0": ev.speed, "X0": ev.X, "Y0": ev.Y, "yaw0": ev.yaw}
+            vals = {k: getattr(ev, f) for k, f in INITIAL_FIELDS.items()}
             for k, v in (initial.get(unit.name) or {}).items():
                 if k not in INITIAL_FIELDS:
                     problems.append(f"{unit.name}.{k}: one of {', '.join(INITIAL_FIELDS)}")
@@ -136,6 +137,7 @@ class Simulation:
                 else:
                     vals[k] = float(v)
             init[unit.name] = vals
+        problems += motion_problems(event, init)
         modes = self._steering_modes(event, steering_modes or {}, problems)
         if problems:
             raise EventError(problems)

@@ -389,3 +389,62 @@ def pneumatic_trail(length, xsl):
     if lam <= 0.0 or length <= 0.0:
         return 0.0
     return length / 6.0 * lam * (3.0 - 2.0 * lam) / (2.0 - lam)
+
+
+# --- beyond the tread's range: the wheel's rim and sidewall (simulation.tire_limit "wheel") --
+
+#: inclination of the wheel plane to the road normal (rad) up to which the tread's point
+#: contact (Eq. 79-113) carries the wheel alone, and from which it carries nothing: between,
+#: its forces fade (a smooth step) while the sidewall takes over (:func:`tread_share`)
+TREAD_FULL = math.radians(45.0)
+TREAD_NONE = math.radians(75.0)
+
+
+@njit
+def tread_share(gamma):
+    """The share of the tread's point contact in a wheel's road contact at inclination gamma
+    (rad, Eq. 81-82): 1 up to :data:`TREAD_FULL`, 0 from :data:`TREAD_NONE`, a smooth step
+    (3 x^2 - 2 x^3) between; the sidewall carries 1 minus it."""
+    g = abs(gamma)
+    if g <= TREAD_FULL:
+        return 1.0
+    if g >= TREAD_NONE:
+        return 0.0
+    x = (g - TREAD_FULL) / (TREAD_NONE - TREAD_FULL)
+    return 1.0 - x * x * (3.0 - 2.0 * x)
+
+
+@njit
+def ring_low_point(cx, cy, cz, ax, ay, az, ground_z, nx, ny, nz, radius, offset):
+    """The lowest point of a wheel's ring against the road plane: the circle of ``radius`` in
+    the wheel plane about the point ``offset`` along the axle a from the wheel centre c (earth,
+    the plane through (cx, cy, ground_z) of downward unit normal n). Returns its approach into
+    the road (> 0 below it, along n) and the point (earth). A ring lying flat meets the road
+    with the whole circle: its centre is taken as the point."""
+    na = nx * ax + ny * ay + nz * az
+    dx, dy, dz = nx - na * ax, ny - na * ay, nz - na * az
+    m = math.sqrt(dx * dx + dy * dy + dz * dz)    # = cos(inclination)
+    px, py, pz = cx + offset * ax, cy + offset * ay, cz + offset * az
+    if m > 1e-12:
+        s = radius / m
+        px += s * dx
+        py += s * dy
+        pz += s * dz
+    pen = (cz - ground_z) * nz + offset * na + radius * m
+    return pen, px, py, pz
+
+
+@njit
+def wheel_body_force(k, c, mu, vreg, pen, nx, ny, nz, vx, vy, vz):
+    """Force (earth) on a wheel's rim or sidewall at approach ``pen`` into the road (downward
+    unit normal n), its point moving at v: the normal force k pen + c (approach rate), never
+    pulling, up the normal, and Coulomb friction mu F_n against the sliding velocity,
+    regularised below ``vreg`` (as the body's vertices, ``engine.collision.vertex_force``)."""
+    vn = vx * nx + vy * ny + vz * nz
+    fn = k * pen + c * vn
+    if fn <= 0.0:
+        return 0.0, 0.0, 0.0, 0.0
+    tx, ty, tz = vx - vn * nx, vy - vn * ny, vz - vn * nz
+    s = math.sqrt(tx * tx + ty * ty + tz * tz + vreg * vreg)
+    f = mu * fn / s
+    return -fn * nx - f * tx, -fn * ny - f * ty, -fn * nz - f * tz, fn

@@ -54,14 +54,16 @@ from .aerodynamics import relative_wind, surface_forces
 from .brakes import (brake_torque_capacity, design_torque_ratio, pressure_rate, system_pressure,
                      TABLE_FORCE, V_TABLE, table_force, table_tire_forces, temperature_rate,
                      wheel_pressure)
-from .collision import collision_forces, collision_outputs
+from .collision import FRICTION_SPEED, collision_forces, collision_outputs
 from .connection import connection_forces
 from .drivetrain import (clutch_capacity, clutch_torque, engagement_rate, engine_speed, engine_torque,
                          gear_ratio, governor_rate, governor_throttle)
 from .jit import njit, njit_inline
 from .steering import STEER_TORQUE, clamp, friction_moment, steering_wheel_angle, stop_moment
-from .kinematics import (cos_sin, cross, euler_rates, euler_trig, point_velocity,
-                         rotation_vehicle_to_earth, to_earth, to_vehicle)
+from .kinematics import (ATT_ENTER, ATT_LEAVE, body_euler_rates, cos_sin, cross, euler_rates,
+                         euler_trig, nearest_zyx, point_velocity, reindex_columns,
+                         rotation_vehicle_to_earth, to_earth, to_vehicle, unindex_columns,
+                         zyx_angles)
 from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_RHO, AX_X,
                      AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, FR_R, FR_RATES, IE_WIND_DIR,
                      IE_GRAVITY_TILT, IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER_TORQUE, IU_THROTTLE, IW_BFORCE, IW_BFRIC, IW_DFORCE, IW_DFRIC, IW_BPF, IW_MU,
@@ -86,14 +88,16 @@ from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_
                      YU_AY, YU_AZ, YU_BETA, YU_SPEED, YU_X, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
                      YW_JOUNCE, YW_SPIN, YW_STEER, YW_DAMAGE, DM_CAMBER, DM_TOE, DM_X, DM_Y,
                      E_DMG_BASE, N_DMG_STATE)
-from .layout import state_bases  # noqa: F401 (the integrator's too)
+from .layout import (E_TIRE_LIMIT, FR_ANG, FR_BRATES, N_BODY_OUT, SAPITCH, SAROLL, SATT, SAYAW,
+                     T_CRIM, T_CSIDE, T_HALFW, T_KRIM, T_KT, T_RRIM, TIRE_LIMIT_STOP, YU_ROLL,
+                     state_bases)  # state_bases: the integrator's too
 from .sprung_mass import add_solid_axle, assemble_unit, finish_unit, solid_axle_accelerations
 from .suspension import antisway_force, bump_steer, camber_change, half_track_change, suspension_force
 from .hydroplaning import footprint_aspect_ratio, hydroplaning_factors
 from .terrain import surface
 from .tire import (contact, contact_length, kinematic_slips, pneumatic_trail, properties,
-                   radial_force, rolling_resistance, skid_flag, tire_axes, tire_forces,
-                   turning_point_rate)
+                   radial_force, ring_low_point, rolling_resistance, skid_flag, tire_axes,
+                   tire_forces, tread_share, turning_point_rate, wheel_body_force)
 from .wheel_spin import TAU_BRAKE, brake_torque, spin_accelerations
 
 #: error codes reported through err[0]; err[1] holds the tire or state index
@@ -117,18 +121,84 @@ def synchronize_frames(y, P, W):
     F = W.frames
     for u in range(P.P_UNIT.shape[0]):
         o = N_BODY * u
-        cf, sf, ct, st, cp, sp = euler_trig(y[o + SPHI], y[o + STHETA], y[o + SPSI])
+        phi, theta, psi = y[o + SPHI], y[o + STHETA], y[o + SPSI]
+        p, q, r = y[o + SP], y[o + SQ], y[o + SR]
+        s = y[o + SATT]
+        cf, sf, ct, st, cp, sp = euler_trig(phi, theta, psi)
         R = W.scratch[S_R:S_R + 3]
         rotation_vehicle_to_earth(cf, sf, ct, st, cp, sp, R)
+        if s == 0.0:
+            dphi, dtheta, dpsi = euler_rates(cf, sf, ct, st, p, q, r)       # Eq. 54-56
+            bphi, btheta, bpsi, bdphi, bdtheta, bdpsi = phi, theta, psi, dphi, dtheta, dpsi
+        else:
+            # re-indexed axes (engine.kinematics, "Pitch through 90 degrees"): Eq. 54-56 of
+            # their rates, the body's R, angles and angle rates from them
+            dphi, dtheta, dpsi = euler_rates(cf, sf, ct, st, s * r, q, -s * p)
+            reindex_columns(R, s)
+            bphi, btheta, bpsi = nearest_zyx(R, y[o + SAROLL], y[o + SAPITCH], y[o + SAYAW])
+            bdphi, bdtheta, bdpsi = body_euler_rates(bphi, btheta, p, q, r)
         for i in range(3):
             for j in range(3):
                 F[u, FR_R + 3 * i + j] = R[i, j]
-        dphi, dtheta, dpsi = euler_rates(cf, sf, ct, st, y[o + SP], y[o + SQ], y[o + SR])
         F[u, FR_RATES] = dphi
         F[u, FR_RATES + 1] = dtheta
         F[u, FR_RATES + 2] = dpsi
+        F[u, FR_ANG], F[u, FR_ANG + 1], F[u, FR_ANG + 2] = bphi, btheta, bpsi
+        F[u, FR_BRATES], F[u, FR_BRATES + 1], F[u, FR_BRATES + 2] = bdphi, bdtheta, bdpsi
         for k in range(6):
             W.ext[u, k] = 0.0
+
+
+@njit_inline
+def wheel_ground_force(F, M, q_d, q_p, ka, px, py, pz, fx, fy, fz, dcam, dht, yw, zw, piv_y, piv_z):
+    """A ground force f on a wheel at the point p (vehicle frame, from the CG) onto the unit's
+    sums F and M (Eq. 3, 7) and onto its suspension: for a wheel of solid axle ka (>= 0, the
+    unit's axle index) the axle's heave and roll (about the roll centre piv), else (ka < 0)
+    returned as the generalised force on the wheel's own z-displacement: the force times the
+    point's velocity per unit wheel z-rate (Eq. 69-70), i.e. the vertical force and, through
+    the half-track and camber change (their slopes dht, dcam; the wheel centre yw, zw), the
+    lateral force (the jacking force that lifts an independent axle's roll centre off the
+    ground)."""
+    F[0] += fx
+    F[1] += fy
+    F[2] += fz
+    mx, my, mz = cross(px, py, pz, fx, fy, fz)
+    M[0] += mx
+    M[1] += my
+    M[2] += mz
+    if ka < 0:
+        return fz + fy * (dcam * (pz - zw) - dht) - fz * dcam * (py - yw)
+    q_d[ka] += fz
+    q_p[ka] += (py - piv_y) * fz - (pz - piv_z) * fy
+    return 0.0
+
+
+@njit
+def latch_attitude(y, P, W):
+    """At an integration step boundary: each unit's continuous roll, pitch and yaw (the
+    outputs' angles) latched into its attitude states, and its attitude states switched to the
+    re-indexed axes near +-90 degrees of pitch or back away from it (``engine.kinematics``,
+    "Pitch through 90 degrees"). Changes no rotation: only the angles that describe it."""
+    R = W.scratch[S_R:S_R + 3]
+    for u in range(P.P_UNIT.shape[0]):
+        o = N_BODY * u
+        phi, theta, psi = y[o + SPHI], y[o + STHETA], y[o + SPSI]
+        s = y[o + SATT]
+        rotation_vehicle_to_earth(*euler_trig(phi, theta, psi), R)
+        if s == 0.0:
+            y[o + SAROLL], y[o + SAPITCH], y[o + SAYAW] = phi, theta, psi
+            if abs(math.cos(theta)) < ATT_ENTER:
+                s = 1.0 if math.sin(theta) > 0.0 else -1.0
+                unindex_columns(R, s)
+                y[o + SPHI], y[o + STHETA], y[o + SPSI] = zyx_angles(R)
+                y[o + SATT] = s
+        else:
+            reindex_columns(R, s)
+            bphi, btheta, bpsi = nearest_zyx(R, y[o + SAROLL], y[o + SAPITCH], y[o + SAYAW])
+            y[o + SAROLL], y[o + SAPITCH], y[o + SAYAW] = bphi, btheta, bpsi
+            if abs(math.cos(btheta)) > ATT_LEAVE:
+                y[o + SPHI], y[o + STHETA], y[o + SPSI] = bphi, btheta, bpsi
+                y[o + SATT] = 0.0
 
 
 @njit
@@ -166,6 +236,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
     wheel_base, axle_base, tire_base, conn_base, pt_base, steer_base = state_bases(P)
     t_base = scratch[S_TBASE]
     dmg_base = int(P_ENV[E_DMG_BASE])
+    stop_at_dmax = P_ENV[E_TIRE_LIMIT] == TIRE_LIMIT_STOP
     om_free = scratch[S_OMFREE]
     for c in range(P.P_CONN.shape[0]):
         dy[conn_base + N_CONN_STATE * c] = 0.0
@@ -299,6 +370,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 cam = phi + P_WHEEL[w, W_SIDE] * P_AXLE[solid, AX_CAMBER]             # Eq. 64
                 steer = road_steer * P_WHEEL[w, W_STEERED] + P_AXLE[solid, AX_KAPPA] * phi  # Eq. 65
                 piv_y, piv_z, piv_zd = yc, zc, deld
+                dht, dcam = 0.0, 0.0          # (the independent wheel's slopes: unused here)
             steered = P_WHEEL[w, W_STEERED] > 0.5
             trail_m = 0.0
             if steered:
@@ -343,7 +415,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 ru = P_TIRE[t, T_RU]
                 rT = D if D < ru else ru                                   # Eq. 91
                 defl = ru - rT                                             # Eq. 92
-                if defl > P_TIRE[t, T_DMAX] and err[0] == 0:
+                if defl > P_TIRE[t, T_DMAX] and stop_at_dmax and err[0] == 0:
                     err[0] = ERR_TIRE_DEFLECTION
                     err[1] = t
                 dxb, dyb, dzb = to_vehicle(R, dxe, dye, dze)
@@ -403,6 +475,14 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                     om_free[k] = u_gp / rT
                     t_tb -= f_b * min(1.0, max(-1.0, u_gp / V_TABLE)) * rT
                     t_td += f_d * rT
+                if not stop_at_dmax:
+                    # beyond the tread's range (engine.tire, simulation.tire_limit "wheel"):
+                    # its forces fade as the wheel plane nears the road's
+                    share = tread_share(incl)
+                    fx *= share
+                    fy *= share
+                    FR *= share
+                    rr_t *= share
                 # ground force on the tire: Fx' x' + Fy' y' + F_R along the upward normal
                 fex = fx * xx + fy * yx - FR * nx
                 fey = fx * xy + fy * yy - FR * ny
@@ -418,26 +498,53 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                     nbz = to_vehicle(R, nx, ny, nz)[2]
                     m_axis = (rcx - xw) * fby - (rcy - yw) * fbx - (t_p + trail_m) * fy * nbz
                     m_steer += m_axis if steered else 0.0
-                F[0] += fbx
-                F[1] += fby
-                F[2] += fbz
-                mx, my, mz = cross(rcx, rcy, rcz, fbx, fby, fbz)
-                M[0] += mx
-                M[1] += my
-                M[2] += mz
-                if solid < 0:
-                    # generalised force on the wheel's z-displacement: the tire force times the
-                    # contact point's velocity per unit wheel z-rate (Eq. 69-70), i.e. the
-                    # vertical force and, through the half-track and camber change, the
-                    # lateral force (the jacking force that lifts an independent axle's roll
-                    # centre off the ground)
-                    f_gen += fbz + fby * (dcam * (rcz - zw) - dht) - fbz * dcam * (rcy - yw)
-                else:
-                    # on the axle's heave and roll (about the roll centre)
-                    q_d[solid - a0] += fbz
-                    q_p[solid - a0] += (rcy - piv_y) * fbz - (rcz - piv_z) * fby
+                f_gen += wheel_ground_force(F, M, q_d, q_p, solid - a0, rcx, rcy, rcz, fbx, fby,
+                                            fbz, dcam, dht, yw, zw, piv_y, piv_z)
                 t_tire -= fx * rT
                 m_roll += rr_t
+                if not stop_at_dmax:
+                    # the rim (its flange's ring in the wheel plane) and the lower sidewall (the
+                    # tire's outer ring on the side turned to the road, taking over from the
+                    # tread as it fades) against the road: forces at their lowest points, on
+                    # the wheel like the tire's
+                    n_a = nx * axe + ny * aye + nz * aze
+                    for part in range(2):
+                        if part == 0:
+                            kc, cc_, rad, off = (P_TIRE[t, T_KRIM], P_TIRE[t, T_CRIM],
+                                                 P_TIRE[t, T_RRIM], 0.0)
+                        else:
+                            share_s = 1.0 - tread_share(incl)
+                            if share_s <= 0.0:
+                                continue
+                            kc, cc_, rad = (share_s * P_TIRE[t, T_KT], share_s * P_TIRE[t, T_CSIDE],
+                                            ru)
+                            off = P_TIRE[t, T_HALFW] if n_a >= 0.0 else -P_TIRE[t, T_HALFW]
+                        pen, pex, pey, pez = ring_low_point(cex, cey, cez, axe, aye, aze, zg, nx, ny,
+                                                            nz, rad, off)
+                        if pen <= 0.0:
+                            continue
+                        pbx, pby, pbz = to_vehicle(R, pex - X, pey - Y_, pez - Z)
+                        # the point's velocity: the body's, the wheel's motion relative to it,
+                        # and its spin (rolling forward turns the wheel about -a)
+                        vpx, vpy, vpz = point_velocity(uu, vv, ww, p, q, r, pbx, pby, pbz)
+                        vpy += ydot - gdot * (pbz - piv_z)
+                        vpz += piv_zd + gdot * (pby - piv_y)
+                        vqx, vqy, vqz = to_earth(R, vpx, vpy, vpz)
+                        lx, ly, lz = pex - cex, pey - cey, pez - cez
+                        sx_, sy_, sz_ = cross(axe, aye, aze, lx, ly, lz)
+                        vqx -= om * sx_
+                        vqy -= om * sy_
+                        vqz -= om * sz_
+                        gx_, gy_, gz_, fn_c = wheel_body_force(kc, cc_, mus * fmult, FRICTION_SPEED,
+                                                               pen, nx, ny, nz, vqx, vqy, vqz)
+                        if fn_c == 0.0:
+                            continue
+                        # its moment about the spin axis drives the spin like the tread's
+                        tq = cross(lx, ly, lz, gx_, gy_, gz_)
+                        t_tire -= tq[0] * axe + tq[1] * aye + tq[2] * aze
+                        gbx, gby, gbz = to_vehicle(R, gx_, gy_, gz_)
+                        f_gen += wheel_ground_force(F, M, q_d, q_p, solid - a0, pbx, pby, pbz, gbx,
+                                                    gby, gbz, dcam, dht, yw, zw, piv_y, piv_z)
                 if record:
                     y_tire[t, YT_FX] = fx
                     y_tire[t, YT_FY] = fy
@@ -601,9 +708,12 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 Y.y_axle[a0 + k, YA_ROLL] = y[ao + APHI]
                 Y.y_axle[a0 + k, YA_HEAVE] = y[ao + AZ]
         if record:
-            # the first twelve unit outputs are the body states, in the same order
-            for k in range(N_BODY):
+            # the first twelve unit outputs are the body states, in the same order, with the
+            # body's own continuous Euler angles (equal to the states at attitude index 0)
+            for k in range(N_BODY_OUT):
                 y_unit[u, YU_X + k] = y[o + k]
+            for k in range(3):
+                y_unit[u, YU_ROLL + k] = W.frames[u, FR_ANG + k]
             y_unit[u, YU_AX] = acc[0] + q * ww - r * vv
             y_unit[u, YU_AY] = acc[1] + r * uu - p * ww
             y_unit[u, YU_AZ] = acc[2] + p * vv - q * uu

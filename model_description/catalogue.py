@@ -299,6 +299,22 @@ UNIT_PARAMETERS: dict[str, Parameter] = {
                     *engine.setup.event.INITIAL_LIMITS["Y"]),
     "yaw0": Parameter(Field("rad", "deg", "Initial yaw angle"), 0.0,
                       *engine.setup.event.INITIAL_LIMITS["yaw"]),
+    # the launch attitude and motion (engine.setup.launch): a vehicle of one unit
+    "roll0": Parameter(Field("rad", "deg", "Initial roll angle (right side down +; a launch on "
+                             "flat ground: the body set on its lowest point)"), 0.0,
+                       *engine.setup.event.INITIAL_LIMITS["roll"]),
+    "pitch0": Parameter(Field("rad", "deg", "Initial pitch angle (nose up +; as roll0)"), 0.0,
+                        *engine.setup.event.INITIAL_LIMITS["pitch"]),
+    "lateralSpeed0": Parameter(Field("m/s", "km/h", "Initial lateral velocity (vehicle y, right +)"),
+                               0.0, *engine.setup.event.INITIAL_LIMITS["v"]),
+    "verticalSpeed0": Parameter(Field("m/s", "km/h", "Initial vertical velocity (vehicle z, down +)"),
+                                0.0, *engine.setup.event.INITIAL_LIMITS["w"]),
+    "rollRate0": Parameter(Field("rad/s", "deg/s", "Initial roll rate"), 0.0,
+                           *engine.setup.event.INITIAL_LIMITS["p"]),
+    "pitchRate0": Parameter(Field("rad/s", "deg/s", "Initial pitch rate"), 0.0,
+                            *engine.setup.event.INITIAL_LIMITS["q"]),
+    "yawRate0": Parameter(Field("rad/s", "deg/s", "Initial yaw rate"), 0.0,
+                          *engine.setup.event.INITIAL_LIMITS["r"]),
 }
 
 #: The steering mode of each unit with a steering system; the event's units[i].steering.mode
@@ -319,6 +335,13 @@ EVENT_PATHS: dict[str, tuple[str, ...]] = {
     "X0": ("initial", "X"),
     "Y0": ("initial", "Y"),
     "yaw0": ("initial", "yaw"),
+    "roll0": ("initial", "roll"),
+    "pitch0": ("initial", "pitch"),
+    "lateralSpeed0": ("initial", "v"),
+    "verticalSpeed0": ("initial", "w"),
+    "rollRate0": ("initial", "p"),
+    "pitchRate0": ("initial", "q"),
+    "yawRate0": ("initial", "r"),
 }
 
 #: Values each unit reports from its data, fixed once the simulation is built.

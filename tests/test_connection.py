@@ -46,6 +46,9 @@ def _run(P, y, record=True):
         cf, sf, ct, st = trig[:4]
         frames[u, L.FR_RATES:L.FR_RATES + 3] = euler_rates(cf, sf, ct, st, y[o + L.SP],
                                                           y[o + L.SQ], y[o + L.SR])
+        # the body's own angles and their rates (attitude index 0: the states')
+        frames[u, L.FR_ANG:L.FR_ANG + 3] = y[o + L.SPHI:o + L.SPSI + 1]
+        frames[u, L.FR_BRATES:L.FR_BRATES + 3] = frames[u, L.FR_RATES:L.FR_RATES + 3]
     ext = np.zeros((2, 6))
     force = np.zeros(1)
     out = np.zeros((1, len(L.HITCH_OUTPUTS)))

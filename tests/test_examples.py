@@ -102,3 +102,17 @@ def test_closed_loop_metrics_table():
                                   "  stopping distance      38.040  m",
                                   "  mean deceleration       0.970  g",
                                   "  inside                    yes"]
+
+
+def test_dolly_rollover_launches_through_the_fmu_and_reports_the_roll(car_fmu, tmp_path, capsys):
+    """examples/dolly_rollover.py with the given FMU: its plot and CSV go into --out, and the
+    quarter turns it prints are those of the roll output it wrote (launch to rest)."""
+    dolly = _example("dolly_rollover")
+    dolly.main(["--fmu", str(car_fmu), "--out", str(tmp_path)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dolly_rollover.csv", "dolly_rollover.png"]
+    line = capsys.readouterr().out.splitlines()[0]
+    from simon_fmu.studies.tables import read_csv
+    _, units, columns = read_csv(tmp_path / "dolly_rollover.csv")
+    roll = columns["car.roll"]
+    turns = int(abs(roll[-1] - roll[0]) // (0.5 * math.pi))
+    assert line.startswith(f"dolly rollover: {turns} quarter turns") and turns >= 4

@@ -108,6 +108,24 @@ def unit_index(event, unit: Optional[str] = None) -> int:
     return names.index(unit)
 
 
+#: a tire's section width per unloaded radius when its ``width`` is not given: a fifth of its
+#: diameter, a common section width to diameter ratio of road tires
+TIRE_WIDTH_PER_RADIUS = 0.4
+
+
+def tire_width(tire) -> float:
+    """A tire's width, m: its ``width``, else :data:`TIRE_WIDTH_PER_RADIUS` times its unloaded
+    radius."""
+    return tire.width or TIRE_WIDTH_PER_RADIUS * tire.unloaded_radius
+
+
+def rim_radius(tire) -> float:
+    """The radius of a tire's rim flange, m: its unloaded radius less its section height
+    (``section_height``; not given: ``max_deflection``, the deflection past which the manual
+    has the rim deform, its section height by default)."""
+    return tire.unloaded_radius - (tire.section_height or tire.max_deflection)
+
+
 def loaded_radius(tire, deflections) -> float:
     """A wheel's loaded (rolling) radius, m: its tire's unloaded radius less the mean of its
     tires' ``deflections`` (inverse of Eq. 93 at the static load)."""

@@ -145,6 +145,13 @@ def _check_tires(tires, path, problems):
         if c is None:
             continue
         out[name] = c
+        if c.get("max_deflection") is None:
+            # the manual: "by default, delta_max is set equal to the section height of the tire"
+            if c.get("section_height") is None:
+                problems.append(f"{p}.max_deflection: a deflection in m, or section_height, its "
+                                f"default (both missing)")
+            else:
+                c["max_deflection"] = c["section_height"]
         loads, speeds = c.get("test_loads"), c.get("test_speeds")
         loads = loads if loads and None not in loads else None     # items already reported
         speeds = speeds if speeds and None not in speeds else None

@@ -41,7 +41,13 @@ MAX_ELEVATION = MAX_COORDINATE
 #: position within +-MAX_ELEVATION keeps doubles 1.5e-11 m apart (docs/event-format.md: a
 #: step's displacement keeps its precision), a yaw angle within one turn either way
 INITIAL_LIMITS = {"X": (-MAX_ELEVATION, MAX_ELEVATION), "Y": (-MAX_ELEVATION, MAX_ELEVATION),
-                  "yaw": (-2.0 * math.pi, 2.0 * math.pi), "speed": (-100.0, 100.0)}
+                  "yaw": (-2.0 * math.pi, 2.0 * math.pi), "speed": (-100.0, 100.0),
+                  # the launch attitude and motion (engine.setup.launch): an attitude within
+                  # half a turn, speeds as the forward speed's, rates within 20 rad/s (1150
+                  # deg/s, above the roll rates of the fastest rollovers, 400 to 700 deg/s)
+                  "roll": (-math.pi, math.pi), "pitch": (-math.pi, math.pi),
+                  "v": (-100.0, 100.0), "w": (-100.0, 100.0),
+                  "p": (-20.0, 20.0), "q": (-20.0, 20.0), "r": (-20.0, 20.0)}
 #: the least sprung mass a unit carries per tire, kg: a plausibility bound that catches a mass
 #: given in tonnes (the sedan's 965.71 kg as 0.966: 0.24 kg per tire; a 20 t semitrailer as
 #: 20 on its 6 tires: 3.3 kg). The lightest road vehicles carry tens of kg of sprung mass per
@@ -59,6 +65,8 @@ MIN_SPRUNG_MASS_PER_TIRE = 5.0
 #: limiters of trucks, buses and vehicles towing a trailer) for a heavier one or a combination.
 #: 100 km/h given as 100 draws the warning for every vehicle, 60 km/h as 60 for a heavy one.
 PLAUSIBLE_SPEED_LIGHT, PLAUSIBLE_SPEED_HEAVY = 70.0, 40.0
+#: simulation.tire_limit: what a tire beyond its range does
+TIRE_LIMITS = ("wheel", "stop")
 MIN_AIR_TEMPERATURE, MAX_AIR_TEMPERATURE = 100.0, 1000.0
 MAX_AIR_PRESSURE = 1.0e7
 MAX_FRICTION = 10.0        # a tire friction coefficient
@@ -346,7 +354,12 @@ TIRE = {
     "secondary_stiffness_multiplier": _pos("K_T bar of Eq. 93"),
     "secondary_stiffness_deflection": _pos("delta_2 of Eq. 93, m"),
     "rebound_multiplier": _num(0.0, 1.0, lo_open=True, doc="lambda of Eq. 93"),
-    "max_deflection": _pos("m"),
+    "max_deflection": _optional(lo=0.0, lo_open=True,
+                                doc="m; the deflection past which the tire is beyond its model (the "
+                                    "rim meets the road); null: section_height, as the manual sets it"),
+    "section_height": _optional(lo=0.0, lo_open=True,
+                                doc="the tire's section height, m (unloaded radius less the rim "
+                                    "flange's): the default of max_deflection"),
     "spin_inertia": _pos("tire + rim spin inertia, kg m^2"),
     "rolling_resistance": F("object", fields={
         "sigma0": _nonneg("load coefficient"),
@@ -549,6 +562,16 @@ UNIT = {
                           f"{LIGHT_VEHICLE_MASS:g} kg, {PLAUSIBLE_SPEED_HEAVY:g} m/s "
                           f"({PLAUSIBLE_SPEED_HEAVY * 3.6:g} km/h) for a heavier one or a "
                           f"combination (a speed in km/h?)"),
+        "roll": _num(*INITIAL_LIMITS["roll"], default=0.0,
+                     doc="roll angle, rad (right side down +); a launch: the body turned about its "
+                         "CG and set on its lowest point (engine.setup.launch); flat ground, a "
+                         "vehicle of one unit"),
+        "pitch": _num(*INITIAL_LIMITS["pitch"], default=0.0, doc="pitch angle, rad (nose up +); as roll"),
+        "v": _num(*INITIAL_LIMITS["v"], default=0.0, doc="lateral velocity, m/s (vehicle y, right +)"),
+        "w": _num(*INITIAL_LIMITS["w"], default=0.0, doc="vertical velocity, m/s (vehicle z, down +)"),
+        "p": _num(*INITIAL_LIMITS["p"], default=0.0, doc="roll rate, rad/s"),
+        "q": _num(*INITIAL_LIMITS["q"], default=0.0, doc="pitch rate, rad/s"),
+        "r": _num(*INITIAL_LIMITS["r"], default=0.0, doc="yaw rate, rad/s"),
     }),
     "payloads": F("list", default=list, item=F("object", fields=PAYLOAD), doc="masses carried (Eq. 40-46)"),
     "occupants": F("list", default=list, item=F("object", fields=PAYLOAD), doc="as payloads"),
@@ -636,10 +659,17 @@ EVENT = {
                       doc="rigid walls: the half-space behind each plane is solid"),
     }),
     "simulation": F("object", default=lambda: {"step_size": 0.001, "hydroplaning": "off",
+                                               "tire_limit": "wheel",
                                                "steer_dof_start_time": None,
                                                "collisions": {"vehicle_start_time": 0.0,
                                                               "environment_start_time": 0.0}}, fields={
         "step_size": _num(MIN_STEP_SIZE, MAX_STEP_SIZE, default=0.001, doc="internal fixed step, s"),
+        "tire_limit": F("str", choices=TIRE_LIMITS, default="wheel",
+                        doc="a tire beyond its range (deflected past max_deflection, or its wheel "
+                            "plane near the road's): 'wheel': the tread's forces fade and the "
+                            "wheel's rim and sidewall meet the road, the run goes on; 'stop': the "
+                            "manual's, the run stops at max_deflection (docs/equations.md, "
+                            "\"Beyond the tire's range\")"),
         "hydroplaning": F("str", choices=HYDROPLANING_MODELS, default="off",
                           doc="the hydroplaning model on wet roads (engine.hydroplaning); other than "
                               "'off' every tire needs " + " and ".join(HYDROPLANING_TIRE_FIELDS)),

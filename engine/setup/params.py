@@ -24,6 +24,7 @@ from .pack.axle import bump_steer_coefficients  # noqa: F401  (engine.setup.para
 from .pack.drivetrain import engage_clutches  # noqa: F401  (engine.Simulation calls it)
 from .pack.environment import TERRAIN_TYPES  # noqa: F401
 from .pack.rows import rows as packing_rows
+from .launch import apply_motion
 from .settle import default_wheel_inputs, preload_lateral, settle_on_terrain
 from .wheel_meshes import pack_reach, pack_wheel_meshes
 
@@ -59,7 +60,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     steering.pack_wheels(P_WHEEL, rows)
     drivetrain.pack_wheels(P_WHEEL, rows)
     designs = brakes.pack_wheels(P_WHEEL, rows)
-    P_TIRE, TT, tire_loads, tire_deflections = tire.pack_tires(P_WHEEL, rows, units, statics)
+    P_TIRE, TT, tire_loads, tire_deflections = tire.pack_tires(P_WHEEL, rows, units, statics, env.gravity)
     P_AXLE = axle.pack_axles(rows, units, statics)
     P_AERO = aero.pack_surfaces(rows, units, statics, rho)
     P_CONN = connection.pack_connections(d, statics, conn_statics, connection_rates(d, statics))
@@ -89,6 +90,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
         u_wheel = u_wheel if u_wheel is not None else default_wheel_inputs(nw)
         settle_on_terrain(model, y0, event.wheel_names(), u_wheel)
         preload_lateral(model, y0, tire_loads, u_wheel)
+    apply_motion(model, lay, y0, [u.name for u in units], initial, env.ground_elevation)
     return model, y0
 
 

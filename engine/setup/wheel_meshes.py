@@ -11,6 +11,7 @@ from ..layout import (CO_NV, CO_R0, CO_WHEELS, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMI
                       FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF, N_FACES,
                       N_WCOLL_P, W_X, W_Y0, W_Z0, WC_BOUND, WC_E, WC_F0, WC_FMAX, WC_K0, WC_M0,
                       WC_MMAX, WC_NV, WC_RADIUS, WC_RATE, WC_V0)
+from .derived import tire_width
 from .equilibrium import wheels
 
 #: vertices round a wheel's mesh on each of its three rings (its two sides and its middle)
@@ -63,11 +64,9 @@ def wheel_mesh(radius, width, stiffness, around=AROUND):
 
 
 def wheel_width(axle, tire):
-    """The width of a wheel's mesh: its tire's (``tire.width``, else a fifth of the tire's
-    diameter, a common section width to diameter ratio of road tires) and across both tires of
-    a dual (plus their spacing)."""
-    w = tire.width or 0.4 * tire.unloaded_radius
-    return w + (axle.dual_spacing if axle.dual else 0.0)
+    """The width of a wheel's mesh: its tire's (``engine.setup.derived.tire_width``) and across
+    both tires of a dual (plus their spacing)."""
+    return tire_width(tire) + (axle.dual_spacing if axle.dual else 0.0)
 
 
 

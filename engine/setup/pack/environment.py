@@ -16,6 +16,10 @@ TERRAIN_TYPES = {"flat": L.TERRAIN_FLAT, "mesh": L.TERRAIN_MESH, "crg": L.TERRAI
                  "external": L.TERRAIN_EXTERNAL}
 
 
+#: simulation.tire_limit's codes (engine.layout.TIRE_LIMIT_*)
+TIRE_LIMITS = {"wheel": L.TIRE_LIMIT_WHEEL, "stop": L.TIRE_LIMIT_STOP}
+
+
 def pack_environment(data, friction_multiplier, rho, terrain_top, layout):
     """``P_ENV``: ``friction_multiplier`` scales the event's; ``rho`` the air density
     (``engine.setup.derived.air_density``); ``terrain_top`` the earth Z of a mesh terrain's
@@ -36,6 +40,7 @@ def pack_environment(data, friction_multiplier, rho, terrain_top, layout):
     P_ENV[L.E_TERRAIN] = TERRAIN_TYPES[env.terrain.type if env.terrain else "flat"]
     P_ENV[L.E_HYDRO] = MODELS[sim.hydroplaning or "off"]
     P_ENV[L.E_AIR_T] = env.air_temperature
+    P_ENV[L.E_TIRE_LIMIT] = TIRE_LIMITS[sim.tire_limit or "wheel"]
     return P_ENV
 
 

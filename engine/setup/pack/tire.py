@@ -2,12 +2,20 @@
 each wheel's tires and spin inertia in ``P_WHEEL``."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import layout as L
+from ..derived import rim_radius, tire_width
+
+#: the damping ratio of a wheel's rim and sidewall contact with the road (simulation.tire_limit
+#: "wheel"), on the tire's static load: the damping of a rubber contact that comes to rest
+#: within a few bounces (our choice, docs/equations.md, "Beyond the tire's range")
+WHEEL_CONTACT_DAMPING = 0.5
 
 
-def pack_tires(P_WHEEL, rows, units, statics):
+def pack_tires(P_WHEEL, rows, units, statics, g):
     """``P_TIRE``, ``TT``; and per tire its static load and deflection (the state starts on the
     tire's loading curve there: the turning point of Eq. 93)."""
     nt = len(rows.tires)
@@ -22,8 +30,10 @@ def pack_tires(P_WHEEL, rows, units, statics):
     for r in rows.tires:
         w = r.wheel
         st = statics[w.unit]
-        _pack_tire(P_TIRE, TT, r.index, w.index, r.offset, units[w.unit].tires[w.ax.tire])
+        tire = units[w.unit].tires[w.ax.tire]
+        _pack_tire(P_TIRE, TT, r.index, w.index, r.offset, tire)
         loads[r.index] = st.tire_loads[w.j][r.k]
+        _pack_wheel_contact(P_TIRE[r.index], tire, loads[r.index] / g)
         deflections[r.index] = st.tire_deflections[w.j][r.k]
     return P_TIRE, TT, loads, deflections
 
@@ -55,3 +65,15 @@ def _pack_tire(P_TIRE, TT, t, w, dy, tire):
                     (L.TP_CA, tire.cornering_stiffness), (L.TP_CG, tire.camber_stiffness)):
         grid = np.asarray(grid)
         TT[t, k, :grid.shape[0], :grid.shape[1]] = grid
+
+
+def _pack_wheel_contact(T, tire, mass):
+    """A tire's rim and sidewall against the road (``engine.tire``, "beyond the tread's
+    range"): the rim's flange radius, the sidewalls' offset, the rim's stiffness (the tire's
+    secondary rate K_T bar K_T, Eq. 93: the rubber pinched between rim and road) and the
+    dampings of both at :data:`WHEEL_CONTACT_DAMPING` on ``mass``, the tire's static share."""
+    T[L.T_RRIM] = rim_radius(tire)
+    T[L.T_HALFW] = 0.5 * tire_width(tire)
+    T[L.T_KRIM] = tire.secondary_stiffness_multiplier * tire.radial_stiffness
+    T[L.T_CRIM] = 2.0 * WHEEL_CONTACT_DAMPING * math.sqrt(T[L.T_KRIM] * mass)
+    T[L.T_CSIDE] = 2.0 * WHEEL_CONTACT_DAMPING * math.sqrt(tire.radial_stiffness * mass)
