@@ -39,7 +39,8 @@ DATA = Path(__file__).parent / "data"
 EVENTS = Path(engine.__file__).parent / "data"
 XSD = Path(fmpy.__file__).parent / "schema" / "fmi2" / "fmi2ModelDescription.xsd"
 DATE = "2024-01-01T00:00:00Z"
-LEAD_ONLY = ("speed0", "X0", "Y0", "yaw0", "steeringWheelAngle", "throttle",
+LEAD_ONLY = ("speed0", "X0", "Y0", "yaw0", "roll0", "pitch0", "lateralSpeed0", "verticalSpeed0",
+             "rollRate0", "pitchRate0", "yawRate0", "steeringWheelAngle", "throttle",
              "brakePedalForce", "gear", "steeringWheelTorque", "steeringMode",
              "steering.angle", "steering.rate", "steering.torque")
 
@@ -61,7 +62,9 @@ def test_the_car_catalogue_is_unchanged():
     for row in rows:
         source, index = row[expected["columns"].index("binding")]
         row[expected["columns"].index("binding")] = [source, list(index)]
-    assert len(rows) == len(expected["variables"]) == 150
+    # 150, and since the launch parameters (engine.setup.launch) roll0, pitch0, lateralSpeed0,
+    # verticalSpeed0, rollRate0, pitchRate0 and yawRate0: 157
+    assert len(rows) == len(expected["variables"]) == 157
     for row, want in zip(rows, expected["variables"]):
         assert row == want, row[0]
     xml = model_description_xml(catalogue, model_identifier="SimonCar",

@@ -274,8 +274,10 @@ def test_instantiate_simulate_free_100_times(extracted, car_fmu):
 
 @pytest.fixture(scope="module")
 def stiff_limit_fmu(fmu_dir):
-    """The car with front tires that may deflect only a little more than their static 18.5 mm."""
+    """The car with front tires that may deflect only a little more than their static 18.5 mm,
+    and the manual's stop there (simulation.tire_limit "stop")."""
     data = renamed_event("car")
+    data["simulation"]["tire_limit"] = "stop"
     front = data["units"][0]["tires"]["front"]
     front.update(max_deflection=0.021, secondary_stiffness_deflection=0.020)
     event_file = fmu_dir / "limit.json"

@@ -23,7 +23,8 @@ from simon_fmu.studies import results as store
 from simon_fmu.studies import spec as spec_module
 from simon_fmu.studies.sweep import run_case, run_sweep, worker_runner
 
-from support.sedan import CDA, EV, G, M, RHO
+from support.fmus import event_fmu
+from support.sedan import CDA, EV, G, M, RHO, event_data
 
 ROOT = Path(__file__).resolve().parents[1]
 MU_S = {v for tire in EV["tires"].values() for row in tire["slide_friction"] for v in row}
@@ -89,16 +90,25 @@ def test_failing_case_is_recorded_and_the_sweep_goes_on(car_fmu, tmp_path):
         assert alone[key] == pytest.approx(rows[2][key], rel=1e-12)   # through the CSV
 
 
-def test_case_failing_in_a_step_is_recorded_and_the_next_case_is_unaffected(car_fmu, tmp_path):
-    # friction 5 with a full pedal from 40 m/s deflects the front tires past their maximum
+@pytest.fixture(scope="module")
+def stop_fmu(fmu_dir):
+    """The sedan with the manual's stop at a tire's max_deflection (simulation.tire_limit)."""
+    data = event_data()
+    data["simulation"]["tire_limit"] = "stop"
+    return event_fmu(fmu_dir, "tire_limit_stop", data)
+
+
+def test_case_failing_in_a_step_is_recorded_and_the_next_case_is_unaffected(stop_fmu, tmp_path):
+    # friction 5 with a full pedal from 40 m/s deflects the front tires past their maximum,
+    # where the manual's tire limit stops the run
     fixed = {"brakePedalForce": 5000.0, "speed0": 40.0, "duration": 8.0}
     spec = spec_module.parse({"manoeuvre": {"name": "straight-brake", "settings": fixed},
                               "grid": {"frictionMultiplier": [5.0, 0.8]}})
-    run_sweep(spec, tmp_path / "r.parquet", car_fmu, workers=1, progress=False)
+    run_sweep(spec, tmp_path / "r.parquet", stop_fmu, workers=1, progress=False)
     failed, ok = rows_of(tmp_path / "r.parquet")
     assert failed["status"] == "failed" and "tire deflection exceeds its maximum" in failed["error"]
     assert failed["error"].startswith("step at t = ")
-    alone = run_case(str(car_fmu), "straight-brake", fixed, 1, {"frictionMultiplier": 0.8})
+    alone = run_case(str(stop_fmu), "straight-brake", fixed, 1, {"frictionMultiplier": 0.8})
     assert ok["status"] == "ok" and ok["stoppingDistance"] == alone["stoppingDistance"]
 
 
