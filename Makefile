@@ -67,9 +67,10 @@ PYTHONFMU_FMU := out/SimonCarPythonfmu.fmu
 $(PYTHONFMU_FMU): $(STAMP) $(SOURCES)
 	$(PY) -m simon_fmu build --library pythonfmu -o $@
 
-# the development FMU with the engine and the peer, then the standalone FMU's own figures,
-# then the tractor-semitrailer's (engine, FMU and the peer set up as its tractor), the native
-# FMU's, the call costs, collisions, sweeps and sizes; each writes its report to
+# the development FMU with the engine and the peer, then the standalone FMU's own figures
+# (its workers' too), then the tractor-semitrailer's (engine, FMU and the peer set up as its
+# tractor), the native FMU's, the call costs, collisions, the mesh road, sweeps and sizes, and
+# the agreement figures (tools/measure_agreement.py); each writes its report to
 # benchmarks/results/, and the docs' figures are rendered from those last
 # (docs/benchmarks.md, "How the numbers stay current")
 RESULTS := benchmarks/results
@@ -82,13 +83,16 @@ bench: $(FMU) $(STANDALONE_FMU) $(TRUCK_FMU) $(NATIVE_FMU) $(PYTHONFMU_FMU)
 		--only fmu-1ms fmu-10ms cold-start --repeat 2
 	$(PY) benchmarks/speed.py --fmu $(STANDALONE_FMU) --json $(RESULTS)/speed-fmu-only-standalone.json \
 		--only fmu-1ms fmu-10ms cold-start --repeat 2
+	$(PY) benchmarks/standalone_worker.py --fmu $(STANDALONE_FMU)
 	$(PY) benchmarks/speed.py --event engine/data/tractor-semitrailer.json --fmu $(TRUCK_FMU)
 	$(PY) benchmarks/native.py
 	$(PY) benchmarks/call_overhead.py $(FMU) $(PYTHONFMU_FMU)
 	$(PY) benchmarks/collision.py
+	$(PY) benchmarks/mesh.py
 	$(PY) benchmarks/sweep.py --fmu $(FMU)
 	$(PY) benchmarks/sizes.py $(NATIVE_FMU)
 	$(PY) benchmarks/sizes.py $(STANDALONE_FMU)
+	$(PY) tools/measure_agreement.py
 	$(PY) tools/update_doc_numbers.py
 
 # an FMI cross-check folder for the default car, checked by fmpy's validator

@@ -16,7 +16,8 @@ restitution e of the event, (1 + e) (m_other / (m1 + m2)) v_n (v_n car2's speed)
 crash deltaV falls a little below (the damping of the unloading path lowers the rebound) and
 the friction between the bodies raises, and a plastic impact, (m_other / (m1 + m2)) |v1 - v2|
 (32 km/h each at 50 and 40 km/h), which it would reach only if the sliding of the front along
-the side stopped within the contact; with the bodies' friction 0.4 it does not.
+the side stopped within the contact; with the bodies' friction 0.4 it does not. The crush
+is printed beside the deepest approach of a mass-spring impact (figures()).
 
 Writes out/tbone.json (the event), out/SimonTbone.fmu, out/tbone.csv and out/tbone.png
 (the trajectories with the bodies at the impact and at the end, the deltaV and the crush
@@ -106,6 +107,46 @@ def body(unit, X: float, Y: float, yaw: float) -> np.ndarray:
     return np.column_stack([X + c * xs - s * ys, Y + s * xs + c * ys])
 
 
+def figures(h: dict, model) -> dict:
+    """What the example prints, from its history ``h`` and its event's model: the deltaV of
+    both cars (km/h) at the end of the contact (the last sample at which car's collision force
+    is not zero) and at the end, their crush (m), the closed forms of a central impact beside
+    them, where car2 ends across car's path and the momentum at the start.
+
+    The closed forms: along the normal with the restitution e of car2,
+    (1 + e) (m_other / (m1 + m2)) v_n (v_n car2's speed); plastic,
+    (m_other / (m1 + m2)) |v1 - v2|; and the deepest approach of a mass-spring impact, the
+    closing energy along the normal, (1/2) mu_r v_n^2 (mu_r the reduced mass), taken up by
+    car2's front and car's side in series across car2's width w,
+    k = w B_front B_side / (B_front + B_side): delta = v_n sqrt(mu_r / k)."""
+    m1, m2 = masses(model)
+    (vx1, vy1), (vx2, vy2) = earth_velocity(h, "car"), earth_velocity(h, "car2")
+    p0 = np.array([m1 * vx1[0] + m2 * vx2[0], m1 * vy1[0] + m2 * vy2[0]])
+    touching = np.flatnonzero(np.abs(h["car.collision.Fx"]) + np.abs(h["car.collision.Fy"]) > 0)
+    k1 = int(touching[-1]) if touching.size else -1
+    struck, striking = model.units
+    e = striking.collision.restitution
+    vn = math.hypot(vx2[0], vy2[0])
+    front, side = striking.collision.crush_stiffness.front, struck.collision.crush_stiffness.side
+    k = striking.dimensions.width * front * side / (front + side)
+    at = {"contact_end": k1, "end": -1}
+    return {
+        "time_s": {key: float(h["time"][k]) for key, k in at.items()},
+        "deltaV_km_h": {key: [float(h[f"{u}.collision.deltaV"][k] * 3.6) for u in UNITS]
+                        for key, k in at.items()},
+        "crush_m": [float(h[f"{u}.collision.maxCrush"][-1]) for u in UNITS],
+        "closed_forms": {
+            "restitution": e,
+            "normal_km_h": [(1 + e) * m2 / (m1 + m2) * vn * 3.6,
+                            (1 + e) * m1 / (m1 + m2) * vn * 3.6],
+            "plastic_km_h": [m / (m1 + m2) * math.hypot(vx1[0] - vx2[0], vy1[0] - vy2[0]) * 3.6
+                             for m in (m2, m1)],
+            "crush_m": vn * math.sqrt(m1 * m2 / (m1 + m2) / k)},
+        "car2_across_m": float(h["car2.Y"][-1] - h["car.Y"][-1]),
+        "momentum_kg_m_s": float(np.hypot(*p0)),
+    }
+
+
 def plot(h: dict, model, path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -157,24 +198,19 @@ def main(argv=None) -> int:
     units = tables.variable_units(fmpy.read_model_description(str(fmu)))   # SI, a units row
     tables.write_csv(out / f"{NAME}.csv", names, [units[n] for n in names], [h[n] for n in names])
     plot(h, model, out / f"{NAME}.png")
-    m1, m2 = masses(model)
-    (vx1, vy1), (vx2, vy2) = earth_velocity(h, "car"), earth_velocity(h, "car2")
-    p0 = np.array([m1 * vx1[0] + m2 * vx2[0], m1 * vy1[0] + m2 * vy2[0]])
-    touching = np.flatnonzero(np.abs(h["car.collision.Fx"]) + np.abs(h["car.collision.Fy"]) > 0)
-    k1 = int(touching[-1]) if touching.size else -1
-    for label, k in (("at the end of the contact", k1), ("at the end", -1)):
-        dv1, dv2 = h["car.collision.deltaV"][k], h["car2.collision.deltaV"][k]
-        print(f"deltaV {label} (t = {h['time'][k]:.3f} s): car {dv1 * 3.6:.1f} km/h, car2 "
-              f"{dv2 * 3.6:.1f} km/h")
-    e = model.units[1].collision.restitution
-    vn = math.hypot(vx2[0], vy2[0])
-    print(f"closed forms: along the normal with e = {e:g}: car {(1 + e) * m2 / (m1 + m2) * vn * 3.6:.1f}"
-          f" km/h, car2 {(1 + e) * m1 / (m1 + m2) * vn * 3.6:.1f} km/h; plastic: car "
-          f"{m2 / (m1 + m2) * math.hypot(vx1[0] - vx2[0], vy1[0] - vy2[0]) * 3.6:.1f} km/h")
-    print(f"max crush: car {h['car.collision.maxCrush'][-1] * 100:.1f} cm, "
-          f"car2 {h['car2.collision.maxCrush'][-1] * 100:.1f} cm")
-    print(f"car2 ends {h['car2.Y'][-1] - h['car.Y'][-1]:+.2f} m across car's path (Y, + right)")
-    print(f"momentum at the start {np.hypot(*p0):.0f} kg m/s; "
+    f = figures(h, model)
+    for label, key in (("at the end of the contact", "contact_end"), ("at the end", "end")):
+        dv1, dv2 = f["deltaV_km_h"][key]
+        print(f"deltaV {label} (t = {f['time_s'][key]:.3f} s): car {dv1:.1f} km/h, car2 "
+              f"{dv2:.1f} km/h")
+    closed = f["closed_forms"]
+    print(f"closed forms: along the normal with e = {closed['restitution']:g}: car "
+          f"{closed['normal_km_h'][0]:.1f} km/h, car2 {closed['normal_km_h'][1]:.1f} km/h; "
+          f"plastic: car {closed['plastic_km_h'][0]:.1f} km/h")
+    print(f"max crush: car {f['crush_m'][0] * 100:.1f} cm, car2 {f['crush_m'][1] * 100:.1f} cm; "
+          f"mass-spring closed form {closed['crush_m'] * 100:.1f} cm")
+    print(f"car2 ends {f['car2_across_m']:+.2f} m across car's path (Y, + right)")
+    print(f"momentum at the start {f['momentum_kg_m_s']:.0f} kg m/s; "
           f"wrote {out / (NAME + '.csv')} and {out / (NAME + '.png')}")
     return 0
 

@@ -87,6 +87,40 @@ def test_the_figure_checks_fail_on_a_copy_with_stale_missing_and_unmarked_figure
                for f in loose), loose
 
 
+def test_the_agreement_figures_fail_when_stale_or_written_without_a_marker(tmp_path):
+    """On a copy: a changed figure of agreement.json (tools/measure_agreement.py) makes its
+    copies in the README and the guides stale; a figure of agreement written without a marker
+    (a percentage against a closed form or a model, a largest difference, a deltaV, a crush,
+    N of M values, an amplification) is found on the pages that repeat the README's."""
+    tool = _doc_numbers()
+    for page in tool.pages(ROOT):
+        (tmp_path / page.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(page, tmp_path / page.relative_to(ROOT))
+    shutil.copytree(ROOT / tool.RESULTS, tmp_path / tool.RESULTS)
+    agreement = tmp_path / tool.RESULTS / "agreement.json"
+    report = json.loads(agreement.read_text())
+    report["figures"]["understeer"]["vs_k_us"] = 0.1
+    report["figures"]["tbone"]["crush_m"][0] = 0.5
+    agreement.write_text(json.dumps(report))
+    stale = {(f.page, f.expected) for f in tool.update(tmp_path, write=False)}
+    assert {("README.md", "10.0"), ("docs/limitations.md", "10.0"),
+            ("docs/guide-own-vehicle.md", "10.0"), ("README.md", "0.50"),
+            ("docs/usage.md", "0.50"), ("docs/guide-crash-reconstruction.md", "0.50")} <= stale, \
+        stale
+
+    page = tmp_path / "docs" / "guide-own-vehicle.md"
+    added = ["The truck's gradient came out 7.5 % above the bicycle model.",
+             "Under wine the largest difference 2.3e-10, and 100 of 200 values bit-identical.",
+             "The deltaV was 30.2 and 28.1 km/h, and it crushes the door 0.35 m.",
+             "The triple's rearward amplification in that run is 2.40."]
+    page.write_text(page.read_text() + "\n" + "\n".join(added) + "\n")
+    first = len(page.read_text().splitlines()) - len(added) + 1
+    loose = [f for f in tool.unmarked(tmp_path) if f.startswith("docs/guide-own-vehicle.md:")]
+    assert [int(f.split(":")[1]) for f in loose] == \
+        [first, first + 1, first + 1, first + 2, first + 2, first + 3], loose
+    assert all("reads as an agreement figure and has no marker" in f for f in loose), loose
+
+
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 

@@ -386,31 +386,41 @@ def lane_change(inst, amplitude, speed0, frequency, t_start=1.0, t_end=8.0):
                record=("tractor.u", "tractor.ay", "trailer1.ay", "trailer2.ay"))
 
 
-def test_double_rearward_amplification_in_a_single_lane_change(instance, double_fmu, tmp_path):
+def rearward_amplification(make_instance) -> dict:
     """Rearward amplification RA = peak |ay| of the last trailer / peak |ay| of the tractor (CG
-    lateral accelerations) in the SAE J2179 single lane change: a single sine-wave steer at
-    0.4 Hz at 88 km/h, scaled to a 0.15 g peak of the tractor (one rescaling: the response is
-    linear at this level). Published A-doubles (two semitrailers on a converter dolly) reach
-    about 1.8 to 2.5: the FHWA truck size and weight study's control double (28 ft trailers),
-    0.15 g at the tractor and about 0.3 g at its rear trailer in a 12 ft lane change; long
-    trailers like the sheet's 13.6 m ones amplify less. The measured values go to
-    rearward-amplification.json in the test's temporary folder."""
+    lateral accelerations) of the double in the SAE J2179 single lane change: a single
+    sine-wave steer at 0.4 Hz at 88 km/h, scaled to a 0.15 g peak of the tractor (one
+    rescaling: the response is linear at this level). ``make_instance(name)`` gives a new
+    instance of the double's FMU; returns the figures (tools/measure_agreement.py records
+    them for the docs)."""
     speed0, frequency, target = 24.4, 0.4, 0.15 * G
     amplitude = 0.4                                      # rad at the steering wheel, first try
-    r = lane_change(instance(double_fmu, name="try"), amplitude, speed0, frequency)
+    r = lane_change(make_instance("try"), amplitude, speed0, frequency)
     amplitude *= target / np.max(np.abs(r["tractor.ay"]))
-    r = lane_change(instance(double_fmu, name="scaled"), amplitude, speed0, frequency)
+    r = lane_change(make_instance("scaled"), amplitude, speed0, frequency)
     peaks = {u: float(np.max(np.abs(r[f"{u}.ay"]))) for u in ("tractor", "trailer1", "trailer2")}
     ra = peaks["trailer2"] / peaks["tractor"]
     drop = (speed0 - r["tractor.u"][-1]) / speed0
-    report = {"maneuver": "SAE J2179 single lane change, open-loop single sine steer",
-              "event": "reference double (engine/data/double.json)", "speed0_m_s": speed0,
-              "frequency_Hz": frequency, "steering_wheel_amplitude_rad": float(amplitude),
-              "transmission": "neutral", "speed_drop_fraction": float(drop),
-              "peak_ay_m_s2": peaks, "peak_ay_g": {u: v / G for u, v in peaks.items()},
-              "rearward_amplification": ra,
-              "rearward_amplification_trailer1": peaks["trailer1"] / peaks["tractor"]}
+    return {"maneuver": "SAE J2179 single lane change, open-loop single sine steer",
+            "event": "reference double (engine/data/double.json)", "speed0_m_s": speed0,
+            "frequency_Hz": frequency, "target_ay_m_s2": target,
+            "steering_wheel_amplitude_rad": float(amplitude),
+            "transmission": "neutral", "speed_drop_fraction": float(drop),
+            "peak_ay_m_s2": peaks, "peak_ay_g": {u: v / G for u, v in peaks.items()},
+            "rearward_amplification": ra,
+            "rearward_amplification_trailer1": peaks["trailer1"] / peaks["tractor"]}
+
+
+def test_double_rearward_amplification_in_a_single_lane_change(instance, double_fmu, tmp_path):
+    """The rearward amplification of :func:`rearward_amplification`. Published A-doubles (two
+    semitrailers on a converter dolly) reach about 1.8 to 2.5: the FHWA truck size and weight
+    study's control double (28 ft trailers), 0.15 g at the tractor and about 0.3 g at its rear
+    trailer in a 12 ft lane change; long trailers like the sheet's 13.6 m ones amplify less.
+    The measured values go to rearward-amplification.json in the test's temporary folder."""
+    report = rearward_amplification(lambda name: instance(double_fmu, name=name))
     (tmp_path / "rearward-amplification.json").write_text(json.dumps(report, indent=2) + "\n")
+    peaks, target = report["peak_ay_m_s2"], report["target_ay_m_s2"]
+    ra, drop = report["rearward_amplification"], report["speed_drop_fraction"]
     # measured: tractor 0.1499 g (-0.07 % after one rescaling), trailer1 0.159 g, trailer2
     # 0.287 g, RA 1.92; the speed drops 3 %
     assert peaks["tractor"] == pytest.approx(target, rel=0.005)

@@ -19,7 +19,10 @@ around them, ``min``, ``max``, ``mean``, ``round``. After `` as `` comes a forma
 written as it is (no ``|`` in a marker: a table row would split there). A measured figure
 that no script produces yet sits between ``<!-- unsourced: why -->`` and
 ``<!-- /unsourced -->``: the tool lists these, and tests/test_docs.py lets them stand.
-Markers quoted in code (backticks, fenced blocks) are left alone.
+Markers quoted in code (backticks, fenced blocks) are left alone. A figure that reads as
+measured (SCANNED) or as agreement with a closed form, a model or another platform
+(AGREEMENT_SCANNED; benchmarks/results/agreement.json, tools/measure_agreement.py) outside a
+marker is an error.
 
     .venv/bin/python tools/update_doc_numbers.py           # render every marked figure
     .venv/bin/python tools/update_doc_numbers.py --check   # exit 1, listing each stale figure
@@ -45,6 +48,10 @@ RESULTS = "benchmarks/results"
 #: The pages scanned for measured figures outside any marker (the figures' own pages).
 SCANNED = ("README.md", "docs/benchmarks.md", "docs/native.md", "docs/standalone.md",
            "docs/studies.md", "docs/fmi2-library.md")
+#: The pages scanned for agreement figures outside any marker (AGREEMENT): those above and the
+#: pages that repeat the README's.
+AGREEMENT_SCANNED = SCANNED + ("docs/usage.md", "docs/guide-crash-reconstruction.md",
+                               "docs/guide-own-vehicle.md", "docs/limitations.md")
 #: Figures that another test checks against what it measures, left unmarked on purpose:
 #: a pattern, and the test.
 CHECKED_ELSEWHERE = {
@@ -298,22 +305,50 @@ SETTING_AFTER = re.compile(r"^\s*(?:communication |internal |call |of simulated 
                            r"(?:steps?|manoeuvre|sine|dwell|slices?|intervals?|run|doStep)\b")
 
 
+#: A figure of agreement (tools/measure_agreement.py, benchmarks/results/agreement.json): a
+#: percentage above or below a closed form or a model, the largest difference (not 0: that is
+#: "identical"), a deltaV or a crush, a figure against another, "N of M values", an
+#: amplification.
+AGREEMENT = [
+    re.compile(r"(?<![\w.])[-+−]?\d+(?:\.\d+)?\s?%\s+(?:above|below|more|less|higher|lower|over|"
+               r"under|short|long|off)\b[^.;]{0,60}?\b(?:closed form|model|theory|reference|"
+               r"bicycle|prediction)"),
+    re.compile(r"\b(?:largest|worst|maximum|greatest)\s+(?:relative\s+|absolute\s+)?"
+               r"(?:difference|error|deviation)\s+(?:of\s+)?\**(?!0(?![.\d]))\d", re.I),
+    re.compile(r"\bdeltaV\b[^.;]{0,40}?(?<![\w.])\d+(?:\.\d+)?(?:\s+and\s+\d+(?:\.\d+)?)?"
+               r"\s?(?:km/h|m/s)"),
+    re.compile(r"\bcrush(?:es|ed)?\b[^.;]{0,40}?(?<![\w.])\d+(?:\.\d+)?\s?(?:m|cm|mm)\b"),
+    re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:km/h|m/s|m|%)\s+against\b[^.;]{0,30}?"
+               r"(?<![\w.])\d+(?:\.\d+)?"),
+    re.compile(r"(?<![\w.])\d+ of \d+ values"),
+    re.compile(r"\bamplification\b(?:[^.;]|\.\d){0,120}?\bis\s+\d+\.\d+"),
+]
+
+
 def _blank(text: str, pattern: re.Pattern) -> str:
     """`text` with what `pattern` matches turned into spaces (its line breaks kept)."""
     return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
 
 
 def unmarked(root: Path = ROOT) -> list[str]:
-    """Figures that read as measured and sit outside any marker in the scanned pages (code is
-    not scanned: it quotes commands, names and output)."""
+    """Figures that read as measured (in SCANNED) or as agreement figures (AGREEMENT, in
+    AGREEMENT_SCANNED) and sit outside any marker (code is not scanned: it quotes commands,
+    names and output)."""
     found = []
-    for page in SCANNED:
+    for page in AGREEMENT_SCANNED:
         original = (root / page).read_text()
         text = original
         for pattern in (NUMBER, BLOCK, UNSOURCED, FENCE, INLINE_CODE,
                         *map(re.compile, CHECKED_ELSEWHERE)):
             text = _blank(text, pattern)
         lines = text.splitlines()
+        for m in (m for pattern in AGREEMENT for m in pattern.finditer(text)):
+            number = text.count("\n", 0, m.start()) + 1
+            found.append(f"{page}:{number}: {' '.join(m.group().split())[:40]!r} reads as an "
+                         f"agreement figure and has no marker: "
+                         f"{original.splitlines()[number - 1].strip()[:100]}")
+        if page not in SCANNED:
+            continue
         for pattern in MEASURED + MEASURED_ON_MEASURING_LINES:
             for m in pattern.finditer(text):
                 number = text.count("\n", 0, m.start()) + 1
