@@ -152,7 +152,7 @@ def test_repeated_stops_heat_the_brakes_and_fade(instance, disc_fmu):
 
 @pytest.mark.parametrize("change, message", [
     (lambda a: a.update(brake_design=DISC), "units[0].axles[0]: brake_torque_ratio (a number >= 0, "
-                                           "N m/Pa) or brake_design (an object), one of them (got both)"),
+                                           "N m/Pa, or one per side) or brake_design (an object), one of them (got both)"),
     (lambda a: a.update(brake_torque_ratio=None), "units[0].axles[0]: brake_torque_ratio"),
     (lambda a: a.update(brake_torque_ratio=None, brake_design=dict(DISC, type="band")),
      "units[0].axles[0].brake_design.type: one of 'disc', 'drum'"),
@@ -163,3 +163,53 @@ def test_a_bad_brake_is_refused_naming_the_field(change, message):
     with pytest.raises(engine.EventError) as exc:
         engine.load_event(data)
     assert any(p.startswith(message) for p in exc.value.problems), exc.value.problems
+
+
+def _split_front(data, left, right):
+    """The sedan with its front brakes' torque ratios given per wheel (the manual's "brake torque
+    ratio supplied for each individual wheel")."""
+    data["units"][0]["axles"][0]["brake_torque_ratio"] = {"left": left, "right": right}
+    return data
+
+
+@pytest.fixture(scope="module")
+def split_fmu(fmu_dir):
+    base = EV["axles"][0]["brake_torque_ratio"]
+    return event_fmu(fmu_dir, "brake_split", _split_front(json.loads(engine.load_event().to_json()),
+                                                          1.5 * base, base))
+
+
+def test_a_brake_torque_ratio_per_wheel_pulls_the_car_to_the_stronger_side(instance, split_fmu):
+    """The front left brake 1.5 times the right's at a light pedal (no wheel locks) from 20 m/s,
+    steering held: each wheel's brake torque is its own ratio times the wheel pressure less the
+    push-out (Eq. 47); the yaw moment of the front tires' braking forces is the closed form
+    t/2 (T_L - T_R) / r (t the front track, r the loaded radius of the lever-rule load: the
+    wheels' spin inertia takes the same share of both torques, and cancels in the difference);
+    z down: a stronger left brake turns the nose left (yaw rate < 0)."""
+    base = EV["axles"][0]["brake_torque_ratio"]
+    inst = instance(split_fmu).start({"car.speed0": 20.0})
+    inst.set("car.brakePedalForce", 150.0)
+    names = tuple(w + q for w in WHEELS for q in (".brakeTorque", ".brakePressure", ".Fx"))
+    r = run(inst, 1.5, h=0.005, record=names + ("car.r",))
+    push = EV["brakes"]["pushout_pressure"]
+    for w, ratio in zip(WHEELS, (1.5 * base, base, EV["axles"][1]["brake_torque_ratio"],
+                                 EV["axles"][1]["brake_torque_ratio"])):
+        torque = -ratio * np.maximum(r[w + ".brakePressure"] - push, 0.0)
+        assert np.allclose(r[w + ".brakeTorque"], torque, rtol=1e-12, atol=1e-9), w
+    late = r["time"] > 0.5
+    assert (r["car.r"][late] < 0.0).all()                       # the nose turns left
+    half = 0.5 * EV["axles"][0]["track"]
+    left, right = WHEELS[0], WHEELS[1]
+    closed = half * (r[left + ".brakeTorque"] - r[right + ".brakeTorque"]) / loaded_radius(_lever_front_load())
+    measured = half * (r[left + ".Fx"] - r[right + ".Fx"])
+    # the left wheel's longitudinal force swings +-5 % about its mean (its spin against the
+    # tire's longitudinal carcass, excited by the car's pitch): compared over the last second
+    err = measured[late].mean() / closed[late].mean() - 1.0
+    print(f"front braking forces' yaw moment against the closed form: {err:+.2e}")
+    assert abs(err) < 0.03
+
+
+def _lever_front_load():
+    """The front wheel's static load by the lever rule (the sprung weight split by the CG's
+    distances to the axles, plus the unsprung weight)."""
+    return MS * G * B_S / WB / 2.0 + MU * G

@@ -223,7 +223,7 @@ def _brake_problems(axle, p, problems):
     both; a design's tables are of lining friction (brake factor) and positive temperatures."""
     generic, design = axle.get("brake_torque_ratio"), axle.get("brake_design")
     if (generic is None) == (design is None):
-        problems.append(f"{p}: brake_torque_ratio (a number >= 0, N m/Pa) or brake_design (an object), "
+        problems.append(f"{p}: brake_torque_ratio (a number >= 0, N m/Pa, or one per side) or brake_design (an object), "
                         f"one of them (got {'both' if design is not None else 'neither'})")
     if design and design.get("lining_friction"):
         if design["lining_friction"][0][0] <= 0.0:

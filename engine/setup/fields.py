@@ -279,8 +279,10 @@ AXLE = {
     "dual_spacing": _nonneg("centre distance of dual tires, m", default=0.0),
     "steered": F("bool"),
     "driven": F("bool"),
-    "brake_torque_ratio": _optional(lo=0.0, doc="N m/Pa, the generic brake (Eq. 47); null with a "
-                                               "brake_design"),
+    "brake_torque_ratio": F("sides", item=F("number", lo=0.0), default=None, nullable=True,
+                            doc="N m/Pa, the generic brake (Eq. 47), for both wheels or per wheel "
+                                "as the manual supplies it ({\"left\": ..., \"right\": ...}); null "
+                                "with a brake_design"),
     "brake_design": F("object", default=None, nullable=True, fields=BRAKE_DESIGN,
                       doc="a brake described by its design, whose torque ratio follows its lining "
                           "friction (temperature, sliding speed): fade; null: the generic "

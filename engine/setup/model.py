@@ -89,6 +89,16 @@ class Sides(tuple):
     def right(self):
         return self[1]
 
+    def side(self, side: int):
+        """The value of a side: -1 left, +1 right."""
+        return self.right if side > 0 else self.left
+
+
+def per_side(value, side: int):
+    """A field's value for a wheel on ``side`` (-1 left, +1 right): its :class:`Sides` value, or
+    the one value given for both."""
+    return value.side(side) if isinstance(value, Sides) else value
+
 
 def _value(f: Field, v, key: str, path: str):
     """The model's value of the JSON value ``v`` of field ``f``."""

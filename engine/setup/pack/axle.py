@@ -17,7 +17,7 @@ def bump_steer_coefficients(bump_steer, side):
     steers the axle's wheels apart or together, never the car. ``bump_steer``: one list, or
     per side (:class:`engine.setup.model.Sides`)."""
     if isinstance(bump_steer, Sides):
-        return bump_steer.right if side > 0 else bump_steer.left
+        return bump_steer.side(side)
     return [side * k for k in bump_steer]
 
 

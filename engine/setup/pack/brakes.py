@@ -8,6 +8,7 @@ import numpy as np
 from ... import layout as L
 from ...brakes import design_torque_ratio
 from ..event import BRAKE_METHODS
+from ..model import per_side
 from .rows import table
 
 
@@ -31,7 +32,7 @@ def pack_wheels(P_WHEEL, rows):
         W[L.W_BRAKE] = -1.0
         design = ax.brake_design
         if design is None:
-            W[L.W_TB_RATIO] = ax.brake_torque_ratio
+            W[L.W_TB_RATIO] = per_side(ax.brake_torque_ratio, r.side)
         else:
             W[L.W_BRAKE] = len(designs)
             designs.append(design)
