@@ -21,10 +21,11 @@ import pytest
 from fmpy.fmi1 import FMICallException
 
 import engine
-from engine.setup.collision import unit_box
 from support.fmus import event_fmu
 from support.run import run
 from support.sedan import loaded_radius, static_loads
+from support.severe import (BODY, SPINS, WHEELS, deepest_corner, rollover_figures, rotation,
+                            run_rollover)
 
 DATA = json.loads(engine.load_event().to_json())
 CAR = DATA["units"][0]
@@ -33,38 +34,9 @@ MASS = CAR["sprung_mass"]["mass"] + sum(2 * a["unsprung_mass_per_wheel"] for a i
 IX, IY, IZ = CAR["sprung_mass"]["inertia"]
 SPIN = CAR["tires"]["front"]["spin_inertia"]
 PEAK_MU = max(max(row) for t in CAR["tires"].values() for row in t["peak_friction"])
-WHEELS = [f"car.axle{k}.{s}" for k in (1, 2) for s in ("left", "right")]
 AERO = ("car.aero.Fx", "car.aero.Fy", "car.aero.Fz")
 TREAD = tuple(f"{w}.{q}" for w in WHEELS for q in ("deflection", "inclination"))
-BODY = ("car.X", "car.Y", "car.Z", "car.roll", "car.pitch", "car.yaw", "car.u", "car.v", "car.w",
-        "car.p", "car.q", "car.r", "car.speed", "car.collision.Fx", "car.collision.Fy",
-        "car.collision.Fz", "car.collision.maxCrush")
 TIRES = tuple(f"{w}.{q}" for w in WHEELS for q in ("Fx", "Fy", "Fz"))
-SPINS = tuple(f"{w}.spin" for w in WHEELS)
-
-
-def _rotation(roll, pitch, yaw):
-    """Vehicle-to-earth rotation of yaw-pitch-roll angles (SAE J670, z down)."""
-    cf, sf, ct, st, cp, sp = (math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch),
-                              math.cos(yaw), math.sin(yaw))
-    return np.array([[cp * ct, -sp * cf + cp * sf * st, sp * sf + cp * st * cf],
-                     [sp * ct, cp * cf + sf * sp * st, -cp * sf + sp * st * cf],
-                     [-st, sf * ct, ct * cf]])
-
-
-def _corners():
-    xf, xr, yh, zt, zb, yc = unit_box(CAR)
-    return np.array([(x, y, z) for x in (xf, xr) for y in (yc - yh, yc + yh) for z in (zt, zb)])
-
-
-def _deepest_corner(r):
-    """Per sample, how far the body's deepest box corner is below the ground (Z = 0, down +)."""
-    c = _corners()
-    out = []
-    for i in range(len(r["time"])):
-        R = _rotation(r["car.roll"][i], r["car.pitch"][i], r["car.yaw"][i])
-        out.append(r["car.Z"][i] + (c @ R.T)[:, 2].max())
-    return np.array(out)
 
 
 def _energy(r):
@@ -82,7 +54,7 @@ def _steps(a):
 def _turns_per_step(r):
     """The largest rotation (rad) between two successive samples of the body's attitude, from
     the Euler-angle outputs: the angles describe a continuous motion."""
-    Rs = [_rotation(f, t, p) for f, t, p in zip(r["car.roll"], r["car.pitch"], r["car.yaw"])]
+    Rs = [rotation(f, t, p) for f, t, p in zip(r["car.roll"], r["car.pitch"], r["car.yaw"])]
     cos = [(np.trace(a.T @ b) - 1.0) / 2.0 for a, b in zip(Rs, Rs[1:])]
     return float(np.arccos(np.clip(cos, -1.0, 1.0)).max())
 
@@ -100,11 +72,7 @@ def _once(name, make):
 @pytest.fixture
 def rollover(instance, car_fmu):
     """The sedan at 30 m/s on friction 1.5, steered 6 rad at the start, for 14 s."""
-    def make():
-        inst = instance(car_fmu).start({"car.speed0": 30.0, "frictionMultiplier": 1.5})
-        inst.set("car.steeringWheelAngle", 6.0)
-        return run(inst, 14.0, h=0.01, record=BODY + SPINS)
-    return _once("rollover", make)
+    return _once("rollover", lambda: run_rollover(instance(car_fmu)))
 
 
 def test_a_rollover_runs_to_rest(rollover):
@@ -120,32 +88,26 @@ def test_a_rollover_runs_to_rest(rollover):
     assert max(_steps(roll), _steps(r["car.pitch"]), _steps(r["car.yaw"])) < math.radians(90.0)
     # at rest at the end
     assert r["car.speed"][t > 13.0].max() < 0.1
-    # the trip: the roll first passes 45 degrees; the rest: from when the speed stays below 0.1 m/s
-    trip = int(np.argmax(np.abs(roll) > math.radians(45.0)))
-    rest = int(np.nonzero(r["car.speed"] >= 0.1)[0].max()) + 1
-    quarter_turns = int(abs(roll[rest] - roll[trip]) // (0.5 * math.pi))
-    path = np.hypot(np.diff(r["car.X"][trip:rest + 1]), np.diff(r["car.Y"][trip:rest + 1])).sum()
-    v_trip = r["car.speed"][trip]
-    decel = v_trip ** 2 / (2.0 * path) / G            # the drag factor over the roll's distance
-    print(f"trip at {t[trip]:.2f} s, {v_trip:.2f} m/s; rest at {t[rest]:.2f} s after {path:.1f} m, "
-          f"{quarter_turns} quarter turns, mean deceleration {decel:.3f} g over the distance, "
-          f"{v_trip / (t[rest] - t[trip]) / G:.3f} g over the time; final roll "
-          f"{math.degrees(roll[-1]) % 360.0:.1f} deg")
+    f = rollover_figures(r)
+    print(f"trip at {f['trip_s']:.2f} s, {f['trip_speed_m_s']:.2f} m/s; rest at {f['rest_s']:.2f} s "
+          f"after {f['distance_m']:.1f} m, {f['quarter_turns']} quarter turns, mean deceleration "
+          f"{f['deceleration_g']:.3f} g over the distance, {f['deceleration_over_time_g']:.3f} g "
+          f"over the time; final roll {f['final_roll_deg']:.1f} deg")
+    quarter_turns, decel = f["quarter_turns"], f["deceleration_g"]
     assert quarter_turns >= 4
     # the staged tests' 0.4 to 0.5 g, with the spread of real rollovers (0.2 to 0.6 g)
     assert 0.35 < decel < 0.65
 
 
 def test_the_body_never_goes_through_the_road(rollover):
-    depth = _deepest_corner(rollover)
+    depth = deepest_corner(rollover)
     crush = rollover["car.collision.maxCrush"].max()
     print(f"deepest corner {depth.max():.4f} m below the road, largest crush {crush:.4f} m")
     # a corner is below the road by no more than the deepest approach the contact reports, and
     # never by the body's height (measured: 0.71 m at a corner of the 1.06 m box after three
     # roof impacts; the roof takes the side's crush stiffness, docs/limitations.md)
-    xf, xr, yh, zt, zb, yc = unit_box(CAR)
     assert depth.max() <= crush + 0.01
-    assert crush < zb - zt
+    assert crush < rollover_figures(rollover)["box_height_m"]
 
 
 def test_the_energy_only_falls(rollover):
@@ -211,7 +173,7 @@ def test_braking_never_exceeds_the_friction_of_the_normal_loads(extreme_braking)
     # the earth-fixed horizontal velocity of the CG, from the body velocities and the angles
     vel = []
     for i in range(len(r["time"])):
-        R = _rotation(r["car.roll"][i], r["car.pitch"][i], r["car.yaw"][i])
+        R = rotation(r["car.roll"][i], r["car.pitch"][i], r["car.yaw"][i])
         vel.append(R @ (r["car.u"][i], r["car.v"][i], r["car.w"][i]))
     vel = np.array(vel)
     dt = np.diff(r["time"])

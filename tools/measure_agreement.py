@@ -15,6 +15,8 @@ kernel digest, so that a run of some of them (``--only``) leaves the others as t
                           (deltaV and crush against the closed forms of a central impact)
   understeer              tests/test_study.py's steady circle: the study's understeer gradient
                           against the bicycle model of tests/support/sedan.py
+  rollover                tests/test_severe_events_fmu.py's rollover of the sedan to rest
+                          (tests/support/severe.py): quarter turns, distance, deceleration, crush
   rearward-amplification  tests/test_dolly_fmu.py's rearward_amplification of the double
   native-platforms        tests/test_native_platforms.py's Windows (wine) and ARM64 (qemu)
                           runs, under pytest, read from what their comparison prints
@@ -109,6 +111,20 @@ def understeer(work: Path) -> dict:
             "vs_k_plain": k / ref["k_plain"] - 1.0}
 
 
+def rollover(work: Path) -> dict:
+    """tests/test_severe_events_fmu.py's rollover (tests/support/severe.py): the sedan at 30 m/s
+    on friction 1.5 steered 6 rad, to rest: its quarter turns, distance, mean deceleration
+    (against the 0.4 to 0.5 g of staged rollovers) and the largest crush of its box."""
+    from support import fmus
+    from support.severe import rollover_figures, run_rollover
+    fmu = fmus.vehicle(None, work / "SimonCar.fmu")
+    inst = _instance(fmu, "rollover")
+    try:
+        return rollover_figures(run_rollover(inst))
+    finally:
+        inst.free()
+
+
 def rearward_amplification(work: Path) -> dict:
     """tests/test_dolly_fmu.py's rearward_amplification of the double (SAE J2179)."""
     from engine.setup.event import DOUBLE_EVENT
@@ -164,7 +180,7 @@ def native_platforms(work: Path) -> dict:
             "qemu_version": version("qemu-aarch64", "--version")}
 
 
-FIGURES = {"locked-stop": locked_stop, "tbone": tbone, "understeer": understeer,
+FIGURES = {"locked-stop": locked_stop, "tbone": tbone, "understeer": understeer, "rollover": rollover,
            "rearward-amplification": rearward_amplification,
            "native-platforms": native_platforms}
 
