@@ -8,7 +8,8 @@ each row as it arrives (:mod:`.results`); a case that fails is a row with status
 and the FMU's message, and the sweep goes on. Each worker process extracts and instantiates
 the FMU once (:class:`.runner.FmuRunner`, kept in the process by FMU path) and starts every
 case with fmi2Reset. Rows hold no timing and the table is sorted by case id, so the table is
-the same whatever the number of workers.
+the same whatever the number of workers. Each column carries its SI unit
+(:func:`column_units`): in the CSV table a units row under the names, as in the studies' CSVs.
 """
 from __future__ import annotations
 
@@ -148,10 +149,25 @@ def vehicle_fmu(event_file: Path | None, fmu: Path | None) -> Path:
     return Path(fmu)
 
 
-def fmu_parameter_names(fmu: Path) -> set[str]:
+def fmu_parameter_units(fmu: Path) -> dict[str, str]:
+    """The FMU's parameters and their SI units (the model description's; ``""`` for none)."""
     from fmpy import read_model_description
+
+    from .tables import variable_units
     md = read_model_description(str(fmu))
-    return {v.name for v in md.modelVariables if v.causality == "parameter"}
+    units = variable_units(md)
+    return {v.name: units[v.name] for v in md.modelVariables if v.causality == "parameter"}
+
+
+def column_units(man, parameters: list[str], fmu_units: dict[str, str]) -> dict[str, str]:
+    """The SI unit of each column of a sweep's table, spelt as the FMU spells units (``m/s2``,
+    as in the studies' CSVs): a swept setting's from the manoeuvre, an FMU parameter's from
+    the FMU's model description, a metric's from the manoeuvre's metrics; ``case``,
+    ``status`` and ``error`` have none."""
+    out = dict(man.metric_units)
+    for name in parameters:
+        out[name] = man.settings[name].unit if name in man.settings else fmu_units.get(name, "")
+    return {k: v.replace("^", "") for k, v in out.items()}
 
 
 def run_sweep(spec: Spec, output: Path, fmu: Path | None = None, workers: int = 2,
@@ -160,7 +176,8 @@ def run_sweep(spec: Spec, output: Path, fmu: Path | None = None, workers: int = 
     """Run the sweep's missing cases and write the table; a summary dict."""
     output = Path(output)
     fmu = vehicle_fmu(spec.event_path(), fmu).resolve()
-    spec.check_parameters(fmu_parameter_names(fmu))
+    fmu_units = fmu_parameter_units(fmu)
+    spec.check_parameters(set(fmu_units))
     cases = spec.cases()
     done = store.read_journal(output)
     for case, row in done.items():
@@ -173,7 +190,8 @@ def run_sweep(spec: Spec, output: Path, fmu: Path | None = None, workers: int = 
     if todo:
         _run_on_dask(spec, fmu, cases, todo, output, workers, scheduler, progress)
     rows = list(store.read_journal(output).values())
-    store.write_table(output, rows, spec.parameters)
+    store.write_table(output, rows, spec.parameters,
+                      column_units(spec.manoeuvre, spec.parameters, fmu_units))
     failed = sum(r.get("status") != "ok" for r in rows)
     return {"cases": len(cases), "run": len(todo), "skipped": len(cases) - len(todo),
             "failed": failed, "output": str(output), "fmu": str(fmu)}

@@ -4,9 +4,11 @@ CSV (:func:`write_csv`): the first line names the columns (``time`` and the FMU 
 names, unit prefix kept: ``car.u``), the second gives each column's unit in SI as the FMU
 declares it (``s``, ``m/s``, ``rad``, ``m/s2``; empty for a dimensionless value or a count),
 then one row per time, each number in :data:`NUMBER_FORMAT` (nine significant digits: a
-double's history to better than 1e-8 relative, a third of ``%.18e``'s width). Read it back
-with :func:`read_csv`, ``numpy.loadtxt(path, delimiter=",", skiprows=2)`` or
-``pandas.read_csv(path, header=[0, 1])``.
+double's history to better than 1e-8 relative, a third of ``%.18e``'s width; NaN as
+``nan``). A column of strings (a sweep's ``status`` and ``error``) is written as it is, in
+double quotes (a quote doubled) when it holds a comma, a quote or a line break, as CSV
+readers expect. Read it back with :func:`read_csv`, ``pandas.read_csv(path, header=[0, 1])``
+or, when every column is a number, ``numpy.loadtxt(path, delimiter=",", skiprows=2)``.
 
 ``.mat`` (:func:`write_mat`, MATLAB 5 format, ``scipy.io.savemat``): one column vector per
 column, named as in the CSV with every character MATLAB does not allow in a name made ``_``
@@ -15,6 +17,7 @@ column, named as in the CSV with every character MATLAB does not allow in a name
 """
 from __future__ import annotations
 
+import csv
 import io
 import re
 from pathlib import Path
@@ -37,34 +40,85 @@ def variable_units(md) -> dict[str, str]:
     return out
 
 
+def _is_text(column) -> bool:
+    """A column of strings (written as is) rather than of numbers."""
+    if isinstance(column, np.ndarray):
+        return column.dtype.kind in "USO" and (column.dtype.kind != "O" or any(
+            isinstance(v, str) for v in column.flat))
+    return any(isinstance(v, str) for v in column)
+
+
+def _quoted(text: str) -> str:
+    """A text cell: in double quotes, a quote doubled, when it holds a comma, a quote or a
+    line break (RFC 4180), else as it is."""
+    if any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def csv_text(names: Sequence[str], units: Sequence[str], columns: Sequence) -> str:
     """The CSV of :func:`write_csv` as a string."""
     names, units = list(names), list(units)
     if not (len(names) == len(units) == len(columns)):
         raise ValueError(f"{len(names)} names, {len(units)} units, {len(columns)} columns")
     for text in names + units:
-        if "," in text or "\n" in text:
-            raise ValueError(f"a column name or unit with a comma or a newline: {text!r}")
+        if any(c in text for c in ',"\r\n'):
+            raise ValueError(f"a column name or unit with a comma, a quote or a line break: "
+                             f"{text!r}")
+    header = ",".join(names) + "\n" + ",".join(units)
+    text = [_is_text(c) for c in columns]
     out = io.StringIO()
-    np.savetxt(out, np.column_stack([np.asarray(c, dtype=float) for c in columns]),
-               delimiter=",", fmt=NUMBER_FORMAT,
-               header=",".join(names) + "\n" + ",".join(units), comments="")
+    if not any(text):
+        np.savetxt(out, np.column_stack([np.asarray(c, dtype=float) for c in columns]),
+                   delimiter=",", fmt=NUMBER_FORMAT, header=header, comments="")
+        return out.getvalue()
+    cells = [[_quoted(str(v)) for v in c] if t else
+             [NUMBER_FORMAT % v for v in np.asarray(c, dtype=float)]
+             for c, t in zip(columns, text)]
+    if len({len(c) for c in cells}) > 1:
+        raise ValueError(f"columns of {sorted({len(c) for c in cells})} rows")
+    out.write(header + "\n")
+    for row in zip(*cells):
+        out.write(",".join(row) + "\n")
     return out.getvalue()
 
 
 def write_csv(path: str | Path, names: Sequence[str], units: Sequence[str],
               columns: Sequence) -> None:
-    """Write ``columns`` (equal-length arrays) under a names row and a units row."""
+    """Write ``columns`` (equal-length arrays of numbers, or sequences of strings) under a
+    names row and a units row."""
     Path(path).write_text(csv_text(names, units, columns))
 
 
-def read_csv(path: str | Path) -> tuple[list[str], list[str], dict[str, np.ndarray]]:
-    """A CSV of :func:`write_csv`: its names, its units and ``{name: column}``."""
-    with open(path) as f:
-        names = f.readline().rstrip("\n").split(",")
-        units = f.readline().rstrip("\n").split(",")
-    data = np.loadtxt(path, delimiter=",", skiprows=2, ndmin=2)
-    return names, units, {n: data[:, j] for j, n in enumerate(names)}
+def read_csv(path: str | Path, text: Sequence[str] = ()
+             ) -> tuple[list[str], list[str], dict[str, np.ndarray]]:
+    """A CSV of :func:`write_csv`: its names, its units and ``{name: column}``, a column of
+    floats, or of strings (``numpy.str_``) when it is named in ``text`` or a cell of it is
+    not a number. ValueError for a row of another length than the names."""
+    with open(path, newline="") as f:
+        lines = list(csv.reader(f))
+    if not lines:
+        raise ValueError(f"{path}: empty, no names row")
+    names = lines[0]
+    # csv gives [] for an empty line: the units row or a row of one column's empty text
+    rows = [line if line or len(names) != 1 else [""] for line in lines[1:]]
+    units = rows[0] if rows else []
+    for k, row in enumerate(rows):
+        if len(row) != len(names):
+            raise ValueError(f"{path}: row {k + 2} has {len(row)} cells, the names "
+                             f"{len(names)}")
+    body = rows[1:]
+    data: dict[str, np.ndarray] = {}
+    for j, name in enumerate(names):
+        cells = [row[j] for row in body]
+        column = None
+        if name not in text:
+            try:
+                column = np.array([float(c) for c in cells], dtype=float)
+            except ValueError:
+                pass
+        data[name] = column if column is not None else np.array(cells, dtype=str)
+    return names, units, data
 
 
 def mat_name(name: str) -> str:
