@@ -114,8 +114,7 @@ def rollover_fmu(fmu_dir):
 
 
 def test_a_rolled_over_car_comes_to_rest_on_its_roof(instance, rollover_fmu):
-    """A 6 rad steering step at 9 m/s on a friction 2 road rolls the car onto its roof (in
-    about 1.5 s). It
+    """A 6 rad steering step at 9 m/s on a friction 2 road rolls the car onto its roof. It
     must not sink: its CG stays above the ground by the roof's height above the CG less the
     deepest crush, at rest the road carries its whole weight through the roof (the tires
     carry nothing), and it comes to rest."""
@@ -127,7 +126,7 @@ def test_a_rolled_over_car_comes_to_rest_on_its_roof(instance, rollover_fmu):
     names = ("car.Z", "car.roll", "car.pitch", "car.speed", "car.collision.Fz",
              "car.collision.Fx", "car.collision.Fy", "car.collision.maxCrush") + \
         tuple(w + ".Fz" for w in WHEELS)
-    r = run(inst, 10.0, steer, record=names)
+    r = run(inst, 13.0, steer, record=names)
     assert np.all(np.isfinite(r["car.Z"]))
     roll = r["car.roll"][-1]
     assert math.cos(roll) < -0.99 and abs(r["car.pitch"][-1]) < 0.05     # on its roof
@@ -138,12 +137,13 @@ def test_a_rolled_over_car_comes_to_rest_on_its_roof(instance, rollover_fmu):
     height = -r["car.Z"]                       # CG above the ground (flat road at Z = 0)
     inverted = np.cos(r["car.roll"]) < -0.99
     assert np.min(height[inverted]) >= roof_above_cg - crush - 1e-3
-    # coming to rest: the rocking on the roof dies away (by about half each second), and
-    # the road holds the weight through the body alone
+    # coming to rest: the rocking on the roof dies away (by about half each second; it lands
+    # on the roof for good near 6.5 s, its wheels' rims and sidewalls meeting the road as it
+    # rolls), and the road holds the weight through the body alone
     t = r["time"]
-    last = t > 9.0
+    last = t > 12.0
     assert np.max(r["car.speed"][last]) < 0.01
-    assert np.max(r["car.speed"][last]) < 0.5 * np.max(r["car.speed"][(t > 7.0) & (t <= 8.0)])
+    assert np.max(r["car.speed"][last]) < 0.5 * np.max(r["car.speed"][(t > 10.0) & (t <= 11.0)])
     assert np.ptp(r["car.Z"][last]) < 1e-3
     assert max(np.max(r[w + ".Fz"][last]) for w in WHEELS) == 0.0
     f = np.array([r["car.collision." + k][-1] for k in ("Fx", "Fy", "Fz")])

@@ -74,7 +74,8 @@ def test_towed_unit_data_has_no_lead_sections():
         assert (u["brakes"]["proportioning_start"], u["brakes"]["proportioning_ratio"]) == (0.0, 1.0)
     tractor = ev.data["units"][0]
     assert tractor["connections"]["front"] is None
-    assert tractor["initial"] == {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": 0.0}
+    assert tractor["initial"] == {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": 0.0,
+                                  **dict.fromkeys(("roll", "pitch", "v", "w", "p", "q", "r"), 0.0)}
     dolly = unit(ev.data, "dolly")
     assert dolly["dolly"] == "converter"
     assert dolly["connections"]["rear"]["pitch_stiffness"] == 0.0
@@ -267,6 +268,11 @@ COLLISION_KEYS = {  # the fields the collisions brought, with the values an even
         ("ground_clearance", None), ("mesh_vertices", 300), ("cab_length", None),
         ("mesh_file", None))},
 }
+SEVERE_KEYS = {  # the fields the severe events brought, with the values an event without them gets
+    "simulation.tire_limit": "wheel",
+    **{f"units[0].initial.{k}": 0.0 for k in ("roll", "pitch", "v", "w", "p", "q", "r")},
+    **{f"units[0].tires.{t}.section_height": None for t in ("front", "rear")},
+}
 OLD_DEFAULTS = {  # the fields the car event leaves to their defaults, as before
     "units[0].full_trailer": False,
     "units[0].axles[0].dual_spacing": 0.0, "units[0].axles[1].dual_spacing": 0.0,
@@ -297,7 +303,7 @@ def test_sedan_data_is_the_file_plus_defaults():
     # every value of the file comes back as written; the rest is exactly the defaults
     assert {k: got.get(k) for k in given} == given
     defaults = {**NEW_KEYS, **TERRAIN_KEYS, **AERO_KEYS, **BRAKE_KEYS, **STEERING_KEYS, **COLLISION_KEYS,
-                **OLD_DEFAULTS}
+                **SEVERE_KEYS, **OLD_DEFAULTS}
     assert {k: v for k, v in got.items() if k not in given} == _flatten(defaults)
     ev = engine.load_event()
     assert (ev.lead_unit_names(), ev.connection_names(), ev.solid_axle_names()) == (["car"], [], [])
