@@ -11,9 +11,10 @@ and a mesh terrain's standing polygons (:func:`_surface_pair`), and unit against
 box cut at ``collision.cab_length``) with the trailer it tows, each unit's vertices against
 the other's box, the face of that box they entered through the contact normal (latched per
 pair and direction, :func:`_vertices_into_box`), the vertex's stiffness in series with
-that face's and halved (both directions are summed), the reaction on the other unit at the
-same point. The force law (:func:`normal_force`, :func:`vertex_force`) is the same for every
-pair of a vertex and a surface.
+that face's, for the share of its tributary area over that face (:func:`clipped_stiffness`),
+and halved (both directions are summed), the reaction on the other unit at the same point.
+The force law (:func:`normal_force`, :func:`vertex_force`) is the same for every pair of a
+vertex and a surface.
 
 Stiffness (docs/equations.md, "Collisions"): a face of the box has the crush coefficients A
 (N/m) and B (N/m^2) of the unit's front, side or rear, the force per unit width of the
@@ -45,7 +46,7 @@ import math
 from .jit import njit, njit_inline
 from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_PLANE, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
                      CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, CS_CONTACT,
-                     CS_VX0, CS_VY0, CS_VZ0, E_COLL_BASE, E_COLL_T_ENV, E_GROUND_Z, E_MU,
+                     CS_VX0, CS_VY0, CS_VZ0, CV_CELL, E_COLL_BASE, E_COLL_T_ENV, E_GROUND_Z, E_MU,
                      E_TERRAIN, E_TERRAIN_TOP, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR,
                      FACE_RIGHT, FACE_ROOF, FR_R, IW_GRADEX, IW_GRADEY, IW_ROADZ, N_BODY,
                      N_COLL_UNIT_STATE, N_FACES, SP, SQ, SR, SU, SV, SW, SX, SY, SZ,
@@ -66,6 +67,9 @@ ENTRY_SPEED = 0.1
 #: of a face lie on the planes of the other box's faces when the two are level (two cars of one
 #: height side by side), and meet it on both sides of that plane alike
 EDGE = 1e-3
+
+#: the tributary cell of a vertex that is a point (a wheel mesh's; layout.CV_CELL)
+POINT = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 #: work columns of Work.coll[u, :]
 WC_FX, WC_FY, WC_FZ, WC_MX, WC_MY, WC_MZ, WC_CONTACT, WC_DEPTH = range(8)
@@ -472,20 +476,85 @@ def _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1):
 
 
 @njit_inline
+def face_axis(f):
+    """The axis (0 x, 1 y, 2 z) of a box's face f (``layout.FACE_*``): the axis it is normal
+    to."""
+    if f == FACE_FRONT or f == FACE_REAR:
+        return 0
+    if f == FACE_RIGHT or f == FACE_LEFT:
+        return 1
+    return 2
+
+
+@njit_inline
 def entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz):
     """The face of the box [x0, x1] x [y0, y1] x [z0, z1] that a point inside it, moving at
     (vx, vy, vz) relative to the box, crossed last: the face it would have crossed the
     shortest time ago, its distance over its speed inwards (away from the face), that speed
     taken as at least ENTRY_SPEED. So a point grazing a face (at a distance much less than
     ENTRY_SPEED times the time since it entered) is in through that face, whichever way it
-    slides, and a point at rest inside is in through its nearest face."""
+    slides, and a point at rest inside is in through its nearest face. Its distance to a face
+    is taken as at least EDGE: a point on the plane of a face (the edge vertices of two boxes
+    level with each other) has not crossed it, and is in through the face it is moving in
+    through, not through that plane at no depth."""
     best, bd, bs = FACE_FRONT, 1.0, 0.0
     for f in range(N_FACES):
         d, nx, ny, nz = _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1)
+        d = max(d, EDGE)
         sp = max(-(vx * nx + vy * ny + vz * nz), ENTRY_SPEED)
         if f == FACE_FRONT or d * bs < bd * sp:
             best, bd, bs = f, d, sp
     return best
+
+
+@njit_inline
+def cell_share(lo, hi, b0, b1):
+    """The share of the interval [lo, hi] (a vertex's tributary cell along an axis) that lies
+    within [b0, b1] (a face of the other box along that axis); a point (lo = hi) counts whole
+    within EDGE of it."""
+    if hi <= lo:
+        return 1.0 if b0 - EDGE < lo < b1 + EDGE else 0.0
+    s = (min(hi, b1) - max(lo, b0)) / (hi - lo)
+    return min(max(s, 0.0), 1.0)
+
+
+@njit_inline
+def _cell_along(M, cell, skip, m, p):
+    """The extent [lo, hi] along unit b's axis m of a vertex's tributary cell (``cell``: lo x,
+    hi x, lo y, hi y, lo z, hi z from the vertex, in a's axes) without its extent along a's axis
+    ``skip`` (-1: none), the vertex at p along m; M = R_b^T R_a row-major (its bounding
+    interval: exact for axes that line up)."""
+    lo, hi = p, p
+    for j in range(3):
+        if j == skip:
+            continue
+        c0, c1 = M[3 * m + j] * cell[2 * j], M[3 * m + j] * cell[2 * j + 1]
+        lo += min(c0, c1)
+        hi += max(c0, c1)
+    return lo, hi
+
+
+@njit_inline
+def clipped_stiffness(CK, v, nbx, nby, nbz, M, cell, p, box, fb):
+    """Vertex v's stiffness (N/m) against a push of direction n_b (in its mesh's axes) from the
+    face fb of another unit's box (``box``: x0, x1, y0, y1, z0, z1 in that unit's frame, the
+    vertex at p there, M = R_b^T R_a): each face of the vertex's box weighted by its cosine, as
+    :func:`face_stiffness`, and by the share of its tributary area (its cell without the face's
+    own axis) that lies over face fb, along fb's two axes (:func:`cell_share`). So the vertices
+    of a face count the area it has in common with face fb, not more or less as their rows
+    line up with fb's edges."""
+    ib = face_axis(fb)
+    m1, m2 = (ib + 1) % 3, (ib + 2) % 3
+    k = 0.0
+    for f, cos in ((FACE_FRONT, -nbx), (FACE_REAR, nbx), (FACE_RIGHT, -nby), (FACE_LEFT, nby),
+                   (FACE_BOTTOM, -nbz), (FACE_ROOF, nbz)):
+        if cos > 0.0 and CK[v, f] > 0.0:
+            ia = face_axis(f)
+            lo1, hi1 = _cell_along(M, cell, ia, m1, p[m1])
+            lo2, hi2 = _cell_along(M, cell, ia, m2, p[m2])
+            k += (CK[v, f] * cos * cell_share(lo1, hi1, box[2 * m1], box[2 * m1 + 1])
+                  * cell_share(lo2, hi2, box[2 * m2], box[2 * m2 + 1]))
+    return k
 
 
 @njit_inline
@@ -528,19 +597,27 @@ def _box_in_frame(box, Ra, Rb, pos_a, pos_b):
 
 
 @njit_inline
-def _vertex_into_box(y, P, vi, w, rx, ry, rz, a, b, code, box, Ra, Rb, pos_a, pos_b, vel_a, vel_b,
-                     vbase, latch, out_a, out_b, wpose, wcoll):
+def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, pos_a, pos_b, vel_a,
+                     vel_b, vbase, latch, out_a, out_b, wpose, wcoll):
     """Vertex vi of unit a at r (a's frame; of a's wheel w's mesh, or of its exterior for
-    w < 0) against the box of unit b (``box``: x0, x1, y0, y1, z0, z1 in b's frame), pressing
-    on b's face ``code`` - 1 (or, with code 0, the face it entered through), as
-    :func:`_vertices_into_box` says. Returns (its approach, that face): an approach <= 0 where
-    it is outside."""
+    w < 0; ``cell`` its tributary cell, all 0 for a point) against the box of unit b (``box``:
+    x0, x1, y0, y1, z0, z1 in b's frame; M = R_b^T R_a), pressing on b's face ``code`` - 1 (or,
+    with code 0, the face it entered through), as :func:`_vertices_into_box` says. Returns (its
+    approach, that face): an approach <= 0 where it is outside. A vertex beside the box (by more
+    than EDGE) whose cell reaches into it meets only a latched face (code > 0), never chooses
+    one: across a face it has not passed its approach to another face means nothing."""
     x0, x1, y0, y1, z0, z1 = box
     px, py, pz = _to_frame(Ra, pos_a[0], pos_a[1], pos_a[2], Rb, pos_b[0], pos_b[1], pos_b[2],
                            rx, ry, rz)
-    if not (x0 - EDGE < px < x1 + EDGE and y0 - EDGE < py < y1 + EDGE
-            and z0 - EDGE < pz < z1 + EDGE):
-        return 0.0, -1
+    p = (px, py, pz)
+    inside = True
+    for m in range(3):      # its cell (a point: the vertex) against the box grown by EDGE
+        lo, hi = _cell_along(M, cell, -1, m, p[m])
+        if not (box[2 * m] - EDGE < hi and lo < box[2 * m + 1] + EDGE):
+            return 0.0, -1
+        inside = inside and box[2 * m] - EDGE < p[m] < box[2 * m + 1] + EDGE
+    if not inside and code == 0:
+        return 0.0, -1      # beside the box, its cell reaching in: it meets the latched face only
     ua, va, wa, pa, qa, ra = vel_a
     ub, vb, wb, pb, qb, rb = vel_b
     # the vertex's velocity relative to b's material point there, in b's frame
@@ -555,6 +632,9 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, a, b, code, box, Ra, Rb, pos_a, po
     vz = Rb[2] * evx + Rb[5] * evy + Rb[8] * evz - (wb + pb * py - qb * px)
     # the face of b's box it presses on: the approach and the normal out of b
     f = code - 1 if code > 0 else entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz)
+    ib = face_axis(f)
+    if not (box[2 * ib] - EDGE < p[ib] < box[2 * ib + 1] + EDGE):
+        return 0.0, -1      # beside the box across the face it would press on
     pen, nx, ny, nz = _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1)
     if pen <= 0.0:
         return pen, f
@@ -573,11 +653,13 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, a, b, code, box, Ra, Rb, pos_a, po
     nay = Ra[1] * enx + Ra[4] * eny + Ra[7] * enz
     naz = Ra[2] * enx + Ra[5] * eny + Ra[8] * enz
     Kb = PC[b, CO_K0 + f]
-    ka = vertex_stiffness(P.CK, vi, w, wpose, nax, nay, naz)
     if w < 0:
+        # its share of the area its faces have in common with b's face
+        ka = clipped_stiffness(P.CK, vi, nax, nay, naz, M, cell, p, box, f)
         Ka = areal_stiffness(PC[a], CO_K0, P.CK, vi, nax, nay, naz)
         half = 0.5      # b's vertices meet a's box as well
     else:
+        ka = vertex_stiffness(P.CK, vi, w, wpose, nax, nay, naz)
         nwx, nwy, nwz = wheel_normal(wpose, w, nax, nay, naz)
         Ka = areal_stiffness(P.P_WCOLL[w], WC_K0, P.CK, vi, nwx, nwy, nwz)
         half = 1.0      # nothing of b meets the wheel's mesh
@@ -614,18 +696,21 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, a, b, code, box, Ra, Rb, pos_a, po
 def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_b, do_box, do_wheels,
                        wpose, wcoll, wvalid, u_unit, t):
     """The vertices of unit a (those at vehicle-fixed x >= xa), and of its wheels' meshes,
-    against the box of unit b (cut at x = xb behind): a vertex inside b's box meets the face of
-    b's box that a's vertices press on (normal out of b), the state y[fs]: latched at the first
+    against the box of unit b (cut at x = xb behind): a vertex inside b's box (a vertex of a's
+    box exterior: whose tributary cell reaches into it) meets the face of b's box that a's
+    vertices press on (normal out of b), the state y[fs]: latched at the first
     step boundary with a vertex inside, the face the deepest one entered through
     (:func:`entry_face`), and held until no vertex is inside, as DyMESH's crush keeps the
     direction it started in. Before it is latched each vertex takes the face it entered
     through. Not each vertex's nearest face: a vertex pushed deep into a side comes nearer the
     roof or the underbody, and one swept sideways into a crushed front comes in through the
     side face; either would push out the wrong way. Its stiffness is its own in series with b's
-    face (k_a K_b / (K_a + K_b), K the faces' stiffness per unit area), halved for a vertex of
-    a's exterior because b's vertices meet a's box as well (two flat faces pressed together
-    then carry the series stiffness once). The force on the vertex goes to out_a (a's frame,
-    about a's CG; a wheel's load to wcoll), its reaction at the same point to out_b (b's
+    face (k_a K_b / (K_a + K_b), K the faces' stiffness per unit area), k_a the share of its
+    tributary area that lies over b's face (:func:`clipped_stiffness`), halved for a vertex of
+    a's exterior because b's vertices meet a's box as well: each direction then counts the area
+    the two faces have in common, whatever their height, pitch and mesh, and two faces pressed
+    together carry their series stiffness over it once. The force on the vertex goes to out_a
+    (a's frame, about a's CG; a wheel's load to wcoll), its reaction at the same point to out_b (b's
     frame); the contact counts for both. With ``latch``: the vertices' largest approach raised
     and the face latched (or cleared) instead. ``do_box``, ``do_wheels``: whether a's exterior,
     and its wheels (their poses computed here), can reach b's box (the broad phase)."""
@@ -644,12 +729,26 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
     if not do_box:
         nv = 0
     lx, hx, ly, hy, lz, hz = _box_in_frame(box, Ra, Rb, pos_a, pos_b)
+    # M = R_b^T R_a (row-major): a's axes in b's
+    M = (Rb[0] * Ra[0] + Rb[3] * Ra[3] + Rb[6] * Ra[6],
+         Rb[0] * Ra[1] + Rb[3] * Ra[4] + Rb[6] * Ra[7],
+         Rb[0] * Ra[2] + Rb[3] * Ra[5] + Rb[6] * Ra[8],
+         Rb[1] * Ra[0] + Rb[4] * Ra[3] + Rb[7] * Ra[6],
+         Rb[1] * Ra[1] + Rb[4] * Ra[4] + Rb[7] * Ra[7],
+         Rb[1] * Ra[2] + Rb[4] * Ra[5] + Rb[7] * Ra[8],
+         Rb[2] * Ra[0] + Rb[5] * Ra[3] + Rb[8] * Ra[6],
+         Rb[2] * Ra[1] + Rb[5] * Ra[4] + Rb[8] * Ra[7],
+         Rb[2] * Ra[2] + Rb[5] * Ra[5] + Rb[8] * Ra[8])
     for vi in range(v0, v0 + nv):
         rx, ry, rz = CV[vi, 0], CV[vi, 1], CV[vi, 2]
-        if rx < xa or not (lx <= rx <= hx and ly <= ry <= hy and lz <= rz <= hz):
+        # its tributary cell, cut at the pair's x behind
+        cell = (max(CV[vi, CV_CELL], xa - rx), CV[vi, CV_CELL + 1], CV[vi, CV_CELL + 2],
+                CV[vi, CV_CELL + 3], CV[vi, CV_CELL + 4], CV[vi, CV_CELL + 5])
+        if rx < xa or not (lx <= rx + cell[1] and rx + cell[0] <= hx and ly <= ry + cell[3]
+                           and ry + cell[2] <= hy and lz <= rz + cell[5] and rz + cell[4] <= hz):
             continue        # behind the cut, or outside b's box seen from a (the cheap test)
-        pen, f = _vertex_into_box(y, P, vi, -1, rx, ry, rz, a, b, code, box, Ra, Rb, pos_a, pos_b,
-                                  vel_a, vel_b, vbase, latch, out_a, out_b, wpose, wcoll)
+        pen, f = _vertex_into_box(y, P, vi, -1, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, pos_a,
+                                  pos_b, vel_a, vel_b, vbase, latch, out_a, out_b, wpose, wcoll)
         if pen > deepest:
             deepest, face = pen, f
     w0, nw = int(P.P_UNIT[a, U_WHEEL0]), int(P.P_UNIT[a, U_NWHEELS])
@@ -675,8 +774,9 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
             rx, ry, rz = wheel_vertex(CV, vi, p)
             if rx < xa:
                 continue
-            pen, f = _vertex_into_box(y, P, vi, w, rx, ry, rz, a, b, code, box, Ra, Rb, pos_a,
-                                      pos_b, vel_a, vel_b, vbase, latch, out_a, out_b, wpose, wcoll)
+            pen, f = _vertex_into_box(y, P, vi, w, rx, ry, rz, POINT, M, a, b, code, box, Ra, Rb,
+                                      pos_a, pos_b, vel_a, vel_b, vbase, latch, out_a, out_b, wpose,
+                                      wcoll)
             if pen > deepest:
                 deepest, face = pen, f
     if latch:

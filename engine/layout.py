@@ -181,7 +181,12 @@ TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL = range(3)
 # --- collisions (engine.collision): P_COLL[u, :], the unit's exterior mesh CV[v, 0:3]
 # (vehicle-fixed, from the CG) and the vertices' stiffness per face CK[v, face] (N/m: the
 # vertex's tributary area on that face times the face's stiffness per unit area); barriers
-# P_BAR[b, :]
+# P_BAR[b, :]. CV[v, CV_CELL .. CV_CELL + 5]: the vertex's tributary cell, from the vertex along
+# the mesh's x, y and z (lo x, hi x, lo y, hi y, lo z, hi z, m; its tributary area on a face is
+# the cell's extent along that face's two axes): a box mesh's grid cell, halved at the edges;
+# all 0 (a point) for a vertex of an OBJ exterior or of a wheel's mesh
+CV_CELL = 3
+N_CV = CV_CELL + 6
 (CO_V0, CO_NV, CO_E, CO_MU, CO_TAU, CO_VREG, CO_XMIN, CO_XMAX, CO_YMIN, CO_YMAX, CO_ZMIN,
  CO_ZMAX, CO_K0) = range(13)
 CO_R0 = CO_K0 + 6       # CO_R0 .. CO_R0 + 5: the unit's reach, lo x, hi x, lo y, hi y, lo z, hi z

@@ -19,7 +19,7 @@ from .errors import EventError
 from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_WALL, CO_E, CO_K0, CO_MU,
                      CO_NV, CO_TAU, CO_V0, CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX,
                      CO_ZMIN, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF,
-                     N_BAR_P, N_COLL_P, N_FACES, N_PAIR_P)
+                     N_BAR_P, N_COLL_P, N_CV, N_FACES, N_PAIR_P)
 from .meshes import MeshError, read_obj, regular_file
 from .model import typed_unit
 
@@ -27,8 +27,9 @@ from .model import typed_unit
 # --- the box mesh ----------------------------------------------------------------------
 
 def _axis_nodes(lo, hi, n, extra=()):
-    """n nodes from lo to hi (and the ``extra`` nodes between them) and each one's tributary
-    length (half cells at the ends)."""
+    """n nodes from lo to hi (and the ``extra`` nodes between them), each one's tributary
+    interval from it (to the midpoints with its neighbours: half cells at the ends; (back,
+    ahead), back <= 0 <= ahead) and its length."""
     x = np.linspace(lo, hi, n)
     inner = [e for e in extra if lo < e < hi and np.min(np.abs(x - e)) > 1e-6 * (hi - lo)]
     x = np.sort(np.concatenate([x, inner]))
@@ -37,7 +38,8 @@ def _axis_nodes(lo, hi, n, extra=()):
     t[0] = 0.5 * (x[1] - x[0])
     t[-1] = 0.5 * (x[-1] - x[-2])
     t[1:-1] = 0.5 * (x[2:] - x[:-2])
-    return x, t
+    half = 0.5 * np.diff(x)
+    return x, -np.concatenate([[0.0], half]), np.concatenate([half, [0.0]]), t
 
 
 def box_mesh(x_front, x_rear, y_half, z_top, z_bottom, areal, n_target=300, x_nodes=()):
@@ -48,9 +50,11 @@ def box_mesh(x_front, x_rear, y_half, z_top, z_bottom, areal, n_target=300, x_no
     ``layout.FACE_*`` (front, rear, right, left, bottom, roof). The faces get a grid of about
     ``n_target`` vertices in all, cells as square as the dimensions allow, at least 2 nodes
     along each edge, and a ring of vertices round the box at each x of ``x_nodes`` (the back
-    of a cab). Returns (CV[v, 3], CK[v, 6]): CK[v, f] is the face's areal stiffness
-    times the vertex's tributary area on face f (0 for a face the vertex is not on), so the
-    stiffnesses of a face sum to its stiffness per area times its area.
+    of a cab). Returns (CV[v, layout.N_CV], CK[v, 6]): CV[v, 0:3] the vertex, CV[v, CV_CELL:]
+    its tributary cell (the box of the midpoints to its neighbours along x, y and z, from it:
+    its tributary area on a face is the cell's extent along the face's axes); CK[v, f] is the
+    face's areal stiffness times the vertex's tributary area on face f (0 for a face the vertex
+    is not on), so the stiffnesses of a face sum to its stiffness per area times its area.
     """
     lx, ly, lz = x_front - x_rear, 2.0 * y_half, z_bottom - z_top
     if not (lx > 0.0 and ly > 0.0 and lz > 0.0):
@@ -58,10 +62,10 @@ def box_mesh(x_front, x_rear, y_half, z_top, z_bottom, areal, n_target=300, x_no
     area = 2.0 * (lx * ly + lx * lz + ly * lz)
     s = math.sqrt(area / max(n_target, 8))
     nx, ny, nz = (max(2, int(round(d / s)) + 1) for d in (lx, ly, lz))
-    xs, tx = _axis_nodes(x_rear, x_front, nx, x_nodes)
+    xs, xlo, xhi, tx = _axis_nodes(x_rear, x_front, nx, x_nodes)
     nx = len(xs)
-    ys, ty = _axis_nodes(-y_half, y_half, ny)
-    zs, tz = _axis_nodes(z_top, z_bottom, nz)
+    ys, ylo, yhi, ty = _axis_nodes(-y_half, y_half, ny)
+    zs, zlo, zhi, tz = _axis_nodes(z_top, z_bottom, nz)
     verts, stiff = [], []
     for i in range(nx):
         for j in range(ny):
@@ -80,7 +84,8 @@ def box_mesh(x_front, x_rear, y_half, z_top, z_bottom, areal, n_target=300, x_no
                 if k == 0:
                     faces[FACE_ROOF] = areal[FACE_ROOF] * tx[i] * ty[j]
                 if i in (0, nx - 1) or j in (0, ny - 1) or k in (0, nz - 1):
-                    verts.append((xs[i], ys[j], zs[k]))
+                    verts.append((xs[i], ys[j], zs[k],
+                                  xlo[i], xhi[i], ylo[j], yhi[j], zlo[k], zhi[k]))
                     stiff.append(faces)
     return np.array(verts, dtype=np.float64), np.array(stiff, dtype=np.float64)
 
@@ -165,7 +170,7 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
     """(P_COLL, CV, CK, terrain top) for the event's units (``deltas``: each unit's CG shift
     of Eq. 42, ``total_masses``: each unit's sprung plus unsprung mass)."""
     P_COLL = np.zeros((len(units), N_COLL_P))
-    verts, stiff = [np.zeros((0, 3))], [np.zeros((0, N_FACES))]
+    verts, stiff = [np.zeros((0, N_CV))], [np.zeros((0, N_FACES))]
     n = 0
     for ui, unit in enumerate(units):
         col = unit.collision
@@ -180,7 +185,8 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
         cab = col.cab_length
         if col.mesh_file:
             mesh_v, corner, normal, area = read_exterior(col.mesh_file)
-            cv = mesh_v - np.asarray(deltas[ui], dtype=np.float64)
+            cv = np.zeros((len(mesh_v), N_CV))        # its vertices are points (no cells)
+            cv[:, :3] = mesh_v - np.asarray(deltas[ui], dtype=np.float64)
             ck = exterior_stiffness(mesh_v, corner, normal, area, areal)
         else:
             cv, ck = box_mesh(xf, xr, yh, zt, zb, areal, col.mesh_vertices,

@@ -90,8 +90,11 @@ SPECS = (
          "a triangle index of a grid cell's list"),
     Spec("P_COLL", "float64", ("unit", "column"), 1, (), "N_COLL_P", "collision",
          "a unit's exterior mesh and contact data"),
-    Spec("CV", "float64", ("mesh vertex", "column"), 1, ("x", "y", "z"), None,
-         "collision, wheel_meshes", "a vertex: the units' exterior meshes, then the wheels' meshes"),
+    Spec("CV", "float64", ("mesh vertex", "column"), 1,
+         ("x", "y", "z", "cell_lo_x", "cell_hi_x", "cell_lo_y", "cell_hi_y", "cell_lo_z", "cell_hi_z"),
+         "N_CV", "collision, wheel_meshes",
+         "a vertex: the units' exterior meshes, then the wheels' meshes; its tributary cell from it "
+         "(CV_CELL)"),
     Spec("CK", "float64", ("mesh vertex", "face"), 1, (), "N_FACES", "collision, wheel_meshes",
          "a vertex's stiffness per face (N/m)"),
     Spec("P_BAR", "float64", ("barrier", "column"), 1, (), "N_BAR_P", "collision",

@@ -200,13 +200,13 @@ def contact_step(model) -> ContactStep:
                   if int(PW[w, L.W_UNIT]) == u and PWC[w, L.WC_NV] > 0]
         for f, push in enumerate(FACE_PUSH):
             k_ext = CK[v0:v0 + nv, f]
-            K_body = _face_stiffness(CV[v0:v0 + nv], k_ext, push)
+            K_body = _face_stiffness(CV[v0:v0 + nv, :3], k_ext, push)
             K_wheel, K_wheel_u = np.zeros((6, 6)), np.zeros((6, 6))
             stiffest, k_most = -1, -math.inf
             for w in wheels:
                 a, n = int(PWC[w, L.WC_V0]), int(PWC[w, L.WC_NV])
                 centre = PW[w, [L.W_X, L.W_Y0, L.W_Z0]]
-                Kw = _face_stiffness(CV[a:a + n] + centre, CK[a:a + n, f], push)
+                Kw = _face_stiffness(CV[a:a + n, :3] + centre, CK[a:a + n, f], push)
                 K_wheel += Kw
                 K_wheel_u += Kw / PWC[w, L.WC_E] ** 2
                 if np.trace(Kw) > k_most:

@@ -33,7 +33,7 @@ def _vertices(model, layout, y, u):
     R = _rotation(y[o + L.SPHI], y[o + L.STHETA], y[o + L.SPSI])
     cg = np.array([X, Y, Z])
     v0, nv = int(model.P_COLL[u, L.CO_V0]), int(model.P_COLL[u, L.CO_NV])
-    body = cg + model.CV[v0:v0 + nv] @ R.T
+    body = cg + model.CV[v0:v0 + nv, :3] @ R.T
     wheel = [np.zeros((0, 3))]
     PW, PWC = model.P_WHEEL, model.P_WCOLL
     for w in range(PW.shape[0]):
@@ -41,7 +41,7 @@ def _vertices(model, layout, y, u):
             continue
         a, n = int(PWC[w, L.WC_V0]), int(PWC[w, L.WC_NV])
         centre = PW[w, [L.W_X, L.W_Y0, L.W_Z0]]
-        wheel.append(cg + (model.CV[a:a + n] + centre) @ R.T)
+        wheel.append(cg + (model.CV[a:a + n, :3] + centre) @ R.T)
     return body, np.concatenate(wheel), cg, R
 
 

@@ -8,9 +8,9 @@ import math
 import numpy as np
 
 from ..layout import (CO_NV, CO_R0, CO_WHEELS, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN,
-                      FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF, N_FACES,
-                      N_WCOLL_P, W_X, W_Y0, W_Z0, WC_BOUND, WC_E, WC_F0, WC_FMAX, WC_K0, WC_M0,
-                      WC_MMAX, WC_NV, WC_RADIUS, WC_RATE, WC_V0)
+                      FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF, N_CV,
+                      N_FACES, N_WCOLL_P, W_X, W_Y0, W_Z0, WC_BOUND, WC_E, WC_F0, WC_FMAX, WC_K0,
+                      WC_M0, WC_MMAX, WC_NV, WC_RADIUS, WC_RATE, WC_V0)
 from .derived import tire_width
 from .equilibrium import wheels
 
@@ -74,8 +74,8 @@ def pack_wheel_meshes(units, first_vertex):
     """(P_WCOLL, CV rows, CK rows) for the event's wheels
     (in the engine's wheel order, ``engine.setup.equilibrium.wheels``), their vertices numbered from
     ``first_vertex``. A wheel has a mesh when its unit's collision is enabled and its axle's
-    ``wheel_damage.mesh`` is true."""
-    rows, verts, stiff = [], [np.zeros((0, 3))], [np.zeros((0, N_FACES))]
+    ``wheel_damage.mesh`` is true. Its vertices are points (their cells in CV all 0)."""
+    rows, verts, stiff = [], [np.zeros((0, N_CV))], [np.zeros((0, N_FACES))]
     n = first_vertex
     for unit in units:
         for _, axle, _ in wheels(unit):
@@ -98,7 +98,7 @@ def pack_wheel_meshes(units, first_vertex):
                 row[WC_FMAX], row[WC_MMAX] = dmg.max_force, dmg.max_moment
                 row[WC_E] = dmg.restitution
                 row[WC_K0:WC_K0 + N_FACES] = areal
-                verts.append(cv)
+                verts.append(np.hstack([cv, np.zeros((len(cv), N_CV - 3))]))
                 stiff.append(ck)
                 n += len(cv)
             rows.append(row)
