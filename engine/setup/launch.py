@@ -85,5 +85,5 @@ def _lowest(model, lay, y0, u) -> float:
             low = max(low, Z + centre[2] + P_TIRE[t, L.T_RU] * cos_incl)
     v0, nv = int(model.P_COLL[u, L.CO_V0]), int(model.P_COLL[u, L.CO_NV])
     if nv > 0:
-        low = max(low, Z + float((model.CV[v0:v0 + nv] @ R.T)[:, 2].max()))
+        low = max(low, Z + float((model.CV[v0:v0 + nv, :3] @ R.T)[:, 2].max()))
     return low
