@@ -23,6 +23,7 @@ from fmpy.fmi1 import FMICallException
 import engine
 from engine.setup.collision import unit_box
 from support.fmus import event_fmu
+from support.frames import rotation
 from support.run import run
 from support.sedan import loaded_radius, static_loads
 
@@ -43,15 +44,6 @@ TIRES = tuple(f"{w}.{q}" for w in WHEELS for q in ("Fx", "Fy", "Fz"))
 SPINS = tuple(f"{w}.spin" for w in WHEELS)
 
 
-def _rotation(roll, pitch, yaw):
-    """Vehicle-to-earth rotation of yaw-pitch-roll angles (SAE J670, z down)."""
-    cf, sf, ct, st, cp, sp = (math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch),
-                              math.cos(yaw), math.sin(yaw))
-    return np.array([[cp * ct, -sp * cf + cp * sf * st, sp * sf + cp * st * cf],
-                     [sp * ct, cp * cf + sf * sp * st, -cp * sf + sp * st * cf],
-                     [-st, sf * ct, ct * cf]])
-
-
 def _corners():
     xf, xr, yh, zt, zb, yc = unit_box(CAR)
     return np.array([(x, y, z) for x in (xf, xr) for y in (yc - yh, yc + yh) for z in (zt, zb)])
@@ -62,7 +54,7 @@ def _deepest_corner(r):
     c = _corners()
     out = []
     for i in range(len(r["time"])):
-        R = _rotation(r["car.roll"][i], r["car.pitch"][i], r["car.yaw"][i])
+        R = rotation(r["car.roll"][i], r["car.pitch"][i], r["car.yaw"][i])
         out.append(r["car.Z"][i] + (c @ R.T)[:, 2].max())
     return np.array(out)
 
@@ -82,7 +74,7 @@ def _steps(a):
 def _turns_per_step(r):
     """The largest rotation (rad) between two successive samples of the body's attitude, from
     the Euler-angle outputs: the angles describe a continuous motion."""
-    Rs = [_rotation(f, t, p) for f, t, p in zip(r["car.roll"], r["car.pitch"], r["car.yaw"])]
+    Rs = [rotation(f, t, p) for f, t, p in zip(r["car.roll"], r["car.pitch"], r["car.yaw"])]
     cos = [(np.trace(a.T @ b) - 1.0) / 2.0 for a, b in zip(Rs, Rs[1:])]
     return float(np.arccos(np.clip(cos, -1.0, 1.0)).max())
 
@@ -211,7 +203,7 @@ def test_braking_never_exceeds_the_friction_of_the_normal_loads(extreme_braking)
     # the earth-fixed horizontal velocity of the CG, from the body velocities and the angles
     vel = []
     for i in range(len(r["time"])):
-        R = _rotation(r["car.roll"][i], r["car.pitch"][i], r["car.yaw"][i])
+        R = rotation(r["car.roll"][i], r["car.pitch"][i], r["car.yaw"][i])
         vel.append(R @ (r["car.u"][i], r["car.v"][i], r["car.w"][i]))
     vel = np.array(vel)
     dt = np.diff(r["time"])
