@@ -44,7 +44,7 @@ a connection's failure.
 import math
 
 from .jit import njit, njit_inline
-from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_PLANE, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
+from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_PLANE, BAR_RISER, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
                      CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, CS_CONTACT,
                      CS_VX0, CS_VY0, CS_VZ0, CV_CELL, E_COLL_BASE, E_COLL_T_ENV, E_GROUND_Z, E_MU,
                      E_TERRAIN, E_TERRAIN_TOP, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR,
@@ -52,7 +52,7 @@ from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_
                      N_COLL_UNIT_STATE, N_FACES, SP, SQ, SR, SU, SV, SW, SX, SY, SZ,
                      TERRAIN_EXTERNAL, TERRAIN_MESH, U_WHEEL0, W_X, W_Y0, CO_K0, E_COLL_T_VEH,
                      PA_A, PA_B, PA_AX, PA_BX, N_PAIR_STATE, PS_FACE_ON_A, PS_FACE_ON_B,
-                     U_NWHEELS, CO_R0, CO_WHEELS, WC_BOUND, WC_E, WC_K0, WC_NV, WC_V0, WP_EX, WP_EY, WP_EZ, WP_X,
+                     U_NWHEELS, CO_R0, CO_WHEELS, WC_BOUND, WC_E, WC_K0, WC_NV, WC_RADIUS, WC_V0, WP_EX, WP_EY, WP_EZ, WP_X,
                      WP_Y, WP_Z)
 from .terrain_mesh import mesh_surface
 from .wheel_damage import (add_wheel_load, contact_motions, damage_step, ensure_poses,
@@ -169,12 +169,16 @@ def wheel_normal(wpose, w, nbx, nby, nbz):
 
 
 @njit_inline
-def vertex_stiffness(CK, vi, w, wpose, nbx, nby, nbz):
+def vertex_stiffness(CK, vi, w, wpose, nbx, nby, nbz, sides):
     """Vertex vi's stiffness against a push of direction n_b (vehicle frame): a vertex of the
-    exterior (w < 0) on the unit's faces, one of wheel w's mesh on the wheel's."""
+    exterior (w < 0) on the unit's faces, one of wheel w's mesh on the wheel's; with ``sides``
+    >= 0 (a riser, the face of a step or kerb, whose push on the tread is the tire envelope's,
+    engine.envelope) on the wheel's sides only, the faces across its axle, times ``sides``."""
     if w < 0:
         return face_stiffness(CK, vi, nbx, nby, nbz)
     nwx, nwy, nwz = wheel_normal(wpose, w, nbx, nby, nbz)
+    if sides >= 0.0:
+        return sides * (-CK[vi, FACE_RIGHT] * nwy if nwy < 0.0 else CK[vi, FACE_LEFT] * nwy)
     return face_stiffness(CK, vi, nwx, nwy, nwz)
 
 
@@ -200,18 +204,22 @@ def _latch_vertex(y, s, w, pen, wcoll):
 
 @njit_inline
 def vertex_contact(y, s, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, mu, vreg, latch,
-                   out, wpose, wcoll):
+                   out, wpose, wcoll, sides):
     """One vertex vi at r (vehicle frame; of wheel w's mesh, or of the exterior for w < 0; its
     memory at y[s]) at approach pen > 0 into a surface of normal n_b (vehicle frame, out of the
     surface, the surface at rest): with ``latch`` its largest approach raised to pen (and a
     wheel's contact motion, engine.wheel_damage); else its force and moment about the CG added
     to out[0:6] (and a wheel's load to wcoll[w]), and out[6], out[7] as :func:`_surface_pair`.
-    ``vel``: (u, v, w, p, q, r) of the unit."""
+    ``vel``: (u, v, w, p, q, r) of the unit; ``sides`` >= 0: a wheel's sides only, times it (a
+    riser, :func:`vertex_stiffness`: a vertex they do not turn to it does not touch it), else
+    < 0."""
+    k = vertex_stiffness(P.CK, vi, w, wpose, nbx, nby, nbz, sides)
+    if sides >= 0.0 and k <= 0.0:
+        return
     if latch:
         _latch_vertex(y, s, w, pen, wcoll)
         out[6] += 1.0
         return
-    k = vertex_stiffness(P.CK, vi, w, wpose, nbx, nby, nbz)
     p, q, r = vel[3], vel[4], vel[5]
     vx = vel[0] + q * rz - r * ry
     vy = vel[1] + r * rx - p * rz
@@ -300,15 +308,16 @@ def _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out, wpose, wcoll
         nby = -(R[1] * nx + R[4] * ny + R[7] * nz)
         nbz = -(R[2] * nx + R[5] * ny + R[8] * nz)
         vertex_contact(y, vbase + vi, P, vi, -1, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau,
-                       mu0 * fr * P.P_ENV[E_MU], vreg, latch, out, wpose, wcoll)
+                       mu0 * fr * P.P_ENV[E_MU], vreg, latch, out, wpose, wcoll, -1.0)
 
 
 @njit_inline
 def _surface_range(y, P, first, count, w, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0, e,
-                   tau, mu, vreg, latch, out, wpose, wcoll):
+                   tau, mu, vreg, latch, out, wpose, wcoll, sides):
     """The vertices first .. first + count - 1 (of wheel w's mesh, or of the exterior for w < 0)
     against a plane, as :func:`_surface_pair`; with ``clip`` only those whose foot on the plane
-    lies in the triangle of ``bar`` (a standing polygon's row of P_BAR; not read without it)."""
+    lies in the triangle of ``bar`` (a standing polygon's row of P_BAR; not read without it);
+    ``sides`` as :func:`vertex_contact`."""
     CV = P.CV
     ax, ay, az, e1x, e1y, e1z, e2x, e2y, e2z = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
     d11, d12, d22, det = 1.0, 0.0, 1.0, 1.0
@@ -337,12 +346,12 @@ def _surface_range(y, P, first, count, w, vbase, vel, R, X, Y, Z, bar, clip, nbx
             if s < 0.0 or t < 0.0 or s + t >= 1.0:
                 continue        # beside the triangle (an edge shared with the next counts once)
         vertex_contact(y, vbase + vi, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, mu, vreg,
-                       latch, out, wpose, wcoll)
+                       latch, out, wpose, wcoll, sides)
 
 
 @njit_inline
 def _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0, mu, latch, out,
-                  wheels, wpose, wcoll, wvalid, u_unit, t):
+                  body, wheels, wpose, wcoll, wvalid, u_unit, t):
     """Unit u's mesh (and with ``wheels`` its wheels' meshes) against a plane: normal n_b (unit,
     out of the solid side) in the vehicle frame, the CG at signed distance d0 from it; with
     ``clip`` only the triangle of ``bar``, a standing polygon of the terrain (a row of P_BAR),
@@ -354,21 +363,45 @@ def _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0,
     (u, v, w, p, q, r) of the unit; R, X, Y, Z its rotation and CG (read with ``clip``). The
     wheels' poses (``wpose``, computed when the unit's reach meets the plane,
     engine.wheel_damage.ensure_poses, the driver's inputs ``u_unit`` at time t), their loads
-    into ``wcoll``."""
+    into ``wcoll``. ``body``: whether the exterior meets it. A riser (the face of a step or
+    kerb, BAR_RISER) is met by each wheel's sides while the wheel's centre is in front of it,
+    their stiffness faded to zero as the centre nears its plane, within the mesh's half width
+    (:func:`_riser_share`): the tread over its edge is the tire envelope's (engine.envelope)."""
     v0, nv, e, tau, vreg = _unit_mesh(P.P_COLL, u)
-    if _box_depth(P.P_COLL, u, nbx, nby, nbz, d0) < 0.0:     # the broad phase
+    if body and _box_depth(P.P_COLL, u, nbx, nby, nbz, d0) < 0.0:     # the broad phase
         _surface_range(y, P, v0, nv, -1, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0, e, tau,
-                       mu, vreg, latch, out, wpose, wcoll)
+                       mu, vreg, latch, out, wpose, wcoll, -1.0)
     if not wheels or _reach_clear(P.P_COLL, u, nbx, nby, nbz, d0):
         return
     ensure_poses(y, P, u_unit, t, u, wpose, wvalid)
+    riser = clip and bar[BA_KIND] == BAR_RISER
     w0 = int(P.P_UNIT[u, U_WHEEL0])
     for w in range(w0, w0 + int(P.P_UNIT[u, U_NWHEELS])):
         if _wheel_clear(P, wpose, w, nbx, nby, nbz, d0):
             continue
+        sides = -1.0
+        if riser:
+            sides = _riser_share(P, wpose, w, nbx, nby, nbz, d0)
+            if sides <= 0.0:
+                continue
+        elif not body:
+            continue
         first, count = _wheel_range(P, w)
         _surface_range(y, P, first, count, w, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0,
-                       P.P_WCOLL[w, WC_E], tau, mu, vreg, latch, out, wpose, wcoll)
+                       P.P_WCOLL[w, WC_E], tau, mu, vreg, latch, out, wpose, wcoll, sides)
+
+
+@njit_inline
+def _riser_share(P, wpose, w, nbx, nby, nbz, d0):
+    """The share of wheel w's sides in its contact with a riser whose plane has the normal n_b
+    (vehicle frame) with the CG at d0 from it: the wheel centre's distance in front of the
+    plane over the mesh's half width, within [0, 1]."""
+    p = wpose[w]
+    half = math.sqrt(max(P.P_WCOLL[w, WC_BOUND] ** 2 - P.P_WCOLL[w, WC_RADIUS] ** 2, 0.0))
+    front = d0 + p[WP_X] * nbx + p[WP_Y] * nby + p[WP_Z] * nbz
+    if half <= 0.0:
+        return 1.0 if front > 0.0 else 0.0
+    return min(max(front / half, 0.0), 1.0)
 
 
 @njit_inline
@@ -413,15 +446,17 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid
             zr, nx, ny, nz = u_wheel[w, IW_ROADZ], gx / m, gy / m, -1.0 / m
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, px, py, zr, nx, ny, nz)
         _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, P.P_ENV, False, nbx, nby, nbz, d0,
-                      mu * P.P_ENV[E_MU], latch, out, False, wpose, wcoll, wvalid, u_unit, t)
+                      mu * P.P_ENV[E_MU], latch, out, True, False, wpose, wcoll, wvalid, u_unit, t)
     PB = P.P_BAR
     for b in range(PB.shape[0]):
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, PB[b, BA_X], PB[b, BA_Y], PB[b, BA_Z],
                                          PB[b, BA_NX], PB[b, BA_NY], PB[b, BA_NZ])
         wall = PB[b, BA_KIND] != BAR_PLANE
-        if not wall or d0 > 0.0:   # a wall the CG is in front of (behind it, it is its back)
+        # a wall the CG is in front of (behind it, it is its back); a riser's, each wheel's centre
+        body = not wall or d0 > 0.0
+        if body or PB[b, BA_KIND] == BAR_RISER:
             _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, PB[b], wall, nbx, nby, nbz, d0, mu, latch,
-                          out, True, wpose, wcoll, wvalid, u_unit, t)
+                          out, body, True, wpose, wcoll, wvalid, u_unit, t)
 
 
 # --- unit against unit -------------------------------------------------------------------
@@ -659,7 +694,7 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
         Ka = areal_stiffness(PC[a], CO_K0, P.CK, vi, nax, nay, naz)
         half = 0.5      # b's vertices meet a's box as well
     else:
-        ka = vertex_stiffness(P.CK, vi, w, wpose, nax, nay, naz)
+        ka = vertex_stiffness(P.CK, vi, w, wpose, nax, nay, naz, -1.0)
         nwx, nwy, nwz = wheel_normal(wpose, w, nax, nay, naz)
         Ka = areal_stiffness(P.P_WCOLL[w], WC_K0, P.CK, vi, nwx, nwy, nwz)
         half = 1.0      # nothing of b meets the wheel's mesh

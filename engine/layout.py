@@ -205,10 +205,12 @@ N_FACES = 6
 # a barrier: a point of its face (earth X, Y, Z) and its unit normal out of the barrier; the
 # half-space behind the face is solid. BA_KIND: BAR_PLANE (an event barrier, the whole plane)
 # or BAR_WALL (a standing polygon of a mesh terrain: the triangle BA_T0 .. BA_T0 + 8, earth
-# X, Y, Z of its three corners, whose face the normal is out of)
+# X, Y, Z of its three corners, whose face the normal is out of), or BAR_RISER (a standing
+# polygon all of whose corners are corners of road polygons: the face of a step or kerb, which
+# the tires' envelope meets, engine.envelope; the wheel meshes meet it with their sides only)
 BA_X, BA_Y, BA_Z, BA_NX, BA_NY, BA_NZ, BA_KIND, BA_T0 = range(8)
 N_BAR_P = BA_T0 + 9
-BAR_PLANE, BAR_WALL = 0.0, 1.0
+BAR_PLANE, BAR_WALL, BAR_RISER = 0.0, 1.0, 2.0
 # a pair of units whose meshes meet (engine.collision.unit_pair), P_PAIR[k, :]: the units a
 # and b, and the x (vehicle-fixed, from the CG) behind which each one's box is not part of the
 # pair (a tractor's cab: the part of its box a semitrailer can meet; -1e9: the whole box)

@@ -147,8 +147,9 @@ STEERING_OUTPUTS = ("angle", "rate", "torque")
 #: ``gear`` max depends on the vehicle's transmission: its number of forward gears (the FMU
 #: declares it per unit). An external road's grades are those of a road, at most 45 degrees
 #: (a mesh terrain's polygons steeper than that are walls); roadZ spans the elevations of
-#: the event's ground and barriers. A road that moves under a wheel between two steps by more
-#: than its tire can take is a curb the point-contact tire model does not cover (docs/event-format.md).
+#: the event's ground and barriers. The inputs are one plane per wheel, met by a point contact: a
+#: road that moves under a wheel between two steps loads its tire by K_T times the move in that
+#: step; a host gives the envelope of a step or kerb over the contact length (docs/event-format.md).
 INPUT_LIMITS = {
     "steeringWheelAngle": (-20.0, 20.0, 0.0),
     "throttle": (0.0, 1.0, 0.0),

@@ -9,7 +9,9 @@ Three sources (``environment.terrain`` of the event, ``P_ENV[E_TERRAIN]``):
   gives its friction multiplier, water depth and texture depth (for hydroplaning). Outside
   the road triangles there is no terrain: the caller reports the tire and its position. An
   event's OpenCRG road (``engine.setup.terrain_crg``) is triangulated into such a mesh when the
-  event is loaded, and is a mesh here;
+  event is loaded, and is a mesh here. A tire on a mesh meets the road's envelope over its
+  contact length (``engine.envelope``), not the point under its centre that :func:`surface`
+  answers;
 * external: the road under each wheel comes from its inputs ``roadZ`` (the earth Z under the
   wheel centre) and ``roadGradeX``, ``roadGradeY`` (dZ/dX, dZ/dY): the plane through that
   point with those slopes, whose downward normal is (-gx, -gy, 1)/|.|, as commercial vehicle

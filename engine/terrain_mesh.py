@@ -27,20 +27,18 @@ def _plane_z(TR_NRM, i, X, Y):
 
 
 @njit
-def mesh_surface(TR_TRI, TR_NRM, TR_MAT, TR_MATP, TR_GRID, TR_START, TR_CELL, X, Y):
-    """The road under earth (X, Y) (Eq. 80, GetSurfaceInfo()): (found, Z, nx, ny, nz,
-    friction multiplier, water depth, texture depth). The triangle is found in the grid cell of (X, Y) by a
-    barycentric test in XY (edges inclusive); Z is its plane's at (X, Y) and (nx, ny, nz) its
-    unit normal pointing down. found is False off the road (all else zero then)."""
+def mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL, X, Y):
+    """The index of the road triangle under earth (X, Y), or -1 off the road: found in the grid
+    cell of (X, Y) by a barycentric test in XY, edges inclusive."""
     size = TR_GRID[2]
     nx = int(TR_GRID[3])
     ny = int(TR_GRID[4])
     if size <= 0.0 or nx < 1 or ny < 1:
-        return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        return -1
     fx = (X - TR_GRID[0]) / size
     fy = (Y - TR_GRID[1]) / size
     if not (fx >= 0.0 and fx <= nx and fy >= 0.0 and fy <= ny):
-        return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        return -1
     c = min(int(fx), nx - 1) + nx * min(int(fy), ny - 1)
     for k in range(TR_START[c], TR_START[c + 1]):
         i = TR_CELL[k]
@@ -56,10 +54,54 @@ def mesh_surface(TR_TRI, TR_NRM, TR_MAT, TR_MATP, TR_GRID, TR_START, TR_CELL, X,
         u = (px * by - py * bx) / det
         v = (ax * py - ay * px) / det
         if u >= -_EDGE_TOL and v >= -_EDGE_TOL and u + v <= 1.0 + _EDGE_TOL:
-            m = int(TR_MAT[i])
-            return (True, _plane_z(TR_NRM, i, X, Y), TR_NRM[i, 0], TR_NRM[i, 1], TR_NRM[i, 2],
-                    TR_MATP[m, 0], TR_MATP[m, 1], TR_MATP[m, 2])
-    return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+            return i
+    return -1
+
+
+@njit
+def mesh_surface(TR_TRI, TR_NRM, TR_MAT, TR_MATP, TR_GRID, TR_START, TR_CELL, X, Y):
+    """The road under earth (X, Y) (Eq. 80, GetSurfaceInfo()): (found, Z, nx, ny, nz,
+    friction multiplier, water depth, texture depth). The triangle is found in the grid cell of
+    (X, Y) by a barycentric test in XY (edges inclusive, :func:`mesh_triangle`); Z is its
+    plane's at (X, Y) and (nx, ny, nz) its unit normal pointing down. found is False off the
+    road (all else zero then)."""
+    i = mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL, X, Y)
+    if i < 0:
+        return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    m = int(TR_MAT[i])
+    return (True, _plane_z(TR_NRM, i, X, Y), TR_NRM[i, 0], TR_NRM[i, 1], TR_NRM[i, 2],
+            TR_MATP[m, 0], TR_MATP[m, 1], TR_MATP[m, 2])
+
+
+@njit
+def plane_z(TR_NRM, i, X, Y):
+    """The Z of road triangle i's plane at earth (X, Y)."""
+    return _plane_z(TR_NRM, i, X, Y)
+
+
+@njit
+def line_interval(TR_TRI, i, X0, Y0, hx, hy):
+    """The interval (s_in, s_out) of s over which the line (X0 + s hx, Y0 + s hy) lies inside
+    road triangle i, seen from above (XY; the line's direction (hx, hy) not zero): each edge's
+    half-plane, on the side of the triangle, bounds s from below or above."""
+    x1, y1 = TR_TRI[i, 0], TR_TRI[i, 1]
+    orient = (TR_TRI[i, 3] - x1) * (TR_TRI[i, 7] - y1) - (TR_TRI[i, 4] - y1) * (TR_TRI[i, 6] - x1)
+    sign = 1.0 if orient > 0.0 else -1.0
+    s_in, s_out = -math.inf, math.inf
+    for k in range(3):
+        xa, ya = TR_TRI[i, 3 * k], TR_TRI[i, 3 * k + 1]
+        kb = (k + 1) % 3
+        xb, yb = TR_TRI[i, 3 * kb], TR_TRI[i, 3 * kb + 1]
+        # the edge's normal towards the triangle's inside
+        mx = -sign * (yb - ya)
+        my = sign * (xb - xa)
+        num = (X0 - xa) * mx + (Y0 - ya) * my
+        den = hx * mx + hy * my
+        if den > 0.0:
+            s_in = max(s_in, -num / den)
+        elif den < 0.0:
+            s_out = min(s_out, -num / den)
+    return s_in, s_out
 
 
 @njit

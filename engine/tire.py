@@ -107,16 +107,18 @@ def static_deflection(load, kt, kbar, d2):
 
 
 @njit
-def contact(cx, cy, cz, ax, ay, az, ground_z, nx, ny, nz):
+def contact(cx, cy, cz, ax, ay, az, px, py, pz, nx, ny, nz):
     """Tire-ground contact on the terrain's local plane (Eq. 79-92).
 
     Wheel centre (cx, cy, cz) and axle unit vector a (wheel-plane normal, Eq. 79), both
-    earth-fixed; the terrain under the wheel centre is the plane through (cx, cy, ground_z)
-    with the unit normal n pointing down (Eq. 80; (0, 0, 1) on level ground). Returns the
-    distance D from the wheel centre to the contact point (Eq. 90), the unit vector d from
-    the centre to the contact point (in the wheel plane, Eq. 85-89: the wheel-plane direction
-    closest to n), and the inclination angle Gamma of the wheel plane to the terrain normal
-    (Eq. 81-82; positive with the top of the wheel to the right of the tire's heading).
+    earth-fixed; the terrain under the wheel centre is the plane through the point
+    (px, py, pz) with the unit normal n pointing down (Eq. 80; (0, 0, 1) on level ground; the
+    point (cx, cy, Z of the road under the centre) for the road under the centre, another of
+    the plane for the tread's envelope, ``engine.envelope``). Returns the distance D from the
+    wheel centre to the contact point (Eq. 90), the unit vector d from the centre to the
+    contact point (in the wheel plane, Eq. 85-89: the wheel-plane direction closest to n), and
+    the inclination angle Gamma of the wheel plane to the terrain normal (Eq. 81-82; positive
+    with the top of the wheel to the right of the tire's heading).
     """
     na = nx * ax + ny * ay + nz * az
     # d = n - (n.a) a: the direction in the wheel plane closest to the downward normal
@@ -129,8 +131,8 @@ def contact(cx, cy, cz, ax, ay, az, ground_z, nx, ny, nz):
     dx /= nd
     dy /= nd
     dz /= nd
-    # the line c + D d meets the plane n.(P - (cx, cy, ground_z)) = 0
-    D = (ground_z - cz) * nz / (dx * nx + dy * ny + dz * nz)
+    # the line c + D d meets the plane n.(P - p) = 0
+    D = ((px - cx) * nx + (py - cy) * ny + (pz - cz) * nz) / (dx * nx + dy * ny + dz * nz)
     gamma = math.asin(min(1.0, max(-1.0, na)))  # = pi/2 - acos(U_T . U_w)
     return D, dx, dy, dz, gamma
 
@@ -415,12 +417,12 @@ def tread_share(gamma):
 
 
 @njit
-def ring_low_point(cx, cy, cz, ax, ay, az, ground_z, nx, ny, nz, radius, offset):
+def ring_low_point(cx, cy, cz, ax, ay, az, gx, gy, gz, nx, ny, nz, radius, offset):
     """The lowest point of a wheel's ring against the road plane: the circle of ``radius`` in
     the wheel plane about the point ``offset`` along the axle a from the wheel centre c (earth,
-    the plane through (cx, cy, ground_z) of downward unit normal n). Returns its approach into
-    the road (> 0 below it, along n) and the point (earth). A ring lying flat meets the road
-    with the whole circle: its centre is taken as the point."""
+    the plane through the point g of downward unit normal n, as :func:`contact`). Returns its
+    approach into the road (> 0 below it, along n) and the point (earth). A ring lying flat
+    meets the road with the whole circle: its centre is taken as the point."""
     na = nx * ax + ny * ay + nz * az
     dx, dy, dz = nx - na * ax, ny - na * ay, nz - na * az
     m = math.sqrt(dx * dx + dy * dy + dz * dz)    # = cos(inclination)
@@ -430,7 +432,7 @@ def ring_low_point(cx, cy, cz, ax, ay, az, ground_z, nx, ny, nz, radius, offset)
         px += s * dx
         py += s * dy
         pz += s * dz
-    pen = (cz - ground_z) * nz + offset * na + radius * m
+    pen = (cx - gx) * nx + (cy - gy) * ny + (cz - gz) * nz + offset * na + radius * m
     return pen, px, py, pz
 
 

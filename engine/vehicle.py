@@ -12,7 +12,8 @@ accumulated onto both units. Then each unit is solved on its own:
     steering system's own, ``engine.steering``), engine torque (Eq. 50-51), source brake
     pressure (Eq. 48);
  4. per wheel: suspension force (Eq. 115-116), wheel kinematics (Eq. 16-17, 61-63, 79),
-    and per tire: contact (Eq. 80-92), radial force (Eq. 93), contact-patch velocity in the
+    and per tire: contact (Eq. 80-92; on a mesh road with the tread's envelope of the road,
+    ``engine.envelope``), radial force (Eq. 93), contact-patch velocity in the
     ground plane (Eq. 66-78), transient slip, EDC forces (Eq. 94-113), rolling resistance
     (Eq. 114), the pneumatic trail and the tire's moment about its steer axis (Eq. 38); the
     tire forces are summed onto the unit at their contact points;
@@ -88,12 +89,13 @@ from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_
                      YU_AY, YU_AZ, YU_BETA, YU_SPEED, YU_X, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
                      YW_JOUNCE, YW_SPIN, YW_STEER, YW_DAMAGE, DM_CAMBER, DM_TOE, DM_X, DM_Y,
                      E_DMG_BASE, N_DMG_STATE)
-from .layout import (E_TIRE_LIMIT, FR_ANG, FR_BRATES, N_BODY_OUT, SAPITCH, SAROLL, SATT, SAYAW,
-                     T_CRIM, T_CSIDE, T_HALFW, T_KRIM, T_KT, T_RRIM, TIRE_LIMIT_STOP, YU_ROLL,
-                     state_bases)  # state_bases: the integrator's too
+from .layout import (E_TERRAIN, E_TIRE_LIMIT, FR_ANG, FR_BRATES, N_BODY_OUT, SAPITCH, SAROLL, SATT,
+                     SAYAW, TERRAIN_MESH, T_CRIM, T_CSIDE, T_HALFW, T_KRIM, T_KT, T_RRIM,
+                     TIRE_LIMIT_STOP, YU_ROLL, state_bases)  # state_bases: the integrator's too
 from .sprung_mass import add_solid_axle, assemble_unit, finish_unit, solid_axle_accelerations
 from .suspension import antisway_force, bump_steer, camber_change, half_track_change, suspension_force
 from .hydroplaning import footprint_aspect_ratio, hydroplaning_factors
+from .envelope import tread_envelope
 from .terrain import surface
 from .tire import (contact, contact_length, kinematic_slips, pneumatic_trail, properties,
                    radial_force, ring_low_point, rolling_resistance, skid_flag, tire_axes,
@@ -237,6 +239,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
     t_base = scratch[S_TBASE]
     dmg_base = int(P_ENV[E_DMG_BASE])
     stop_at_dmax = P_ENV[E_TIRE_LIMIT] == TIRE_LIMIT_STOP
+    on_mesh = P_ENV[E_TERRAIN] == TERRAIN_MESH
     om_free = scratch[S_OMFREE]
     for c in range(P.P_CONN.shape[0]):
         dy[conn_base + N_CONN_STATE * c] = 0.0
@@ -402,7 +405,16 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 cex += X
                 cey += Y_
                 cez += Z
-                found, zg, nx, ny, nz, fr, water, texture = surface(P, u_wheel, w, wex, wey, cex, cey)
+                ru = P_TIRE[t, T_RU]
+                if on_mesh:
+                    # the tread's envelope of the road over its contact length (engine.envelope):
+                    # the plane through (gpx, gpy, gpz) of normal n
+                    found, zg, gpx, gpy, gpz, nx, ny, nz, fr, water, texture = tread_envelope(
+                        P, cex, cey, cez, axe, aye, aze, ru, P_TIRE[t, T_HALFW])
+                else:
+                    found, zg, nx, ny, nz, fr, water, texture = surface(P, u_wheel, w, wex, wey,
+                                                                        cex, cey)
+                    gpx, gpy, gpz = cex, cey, zg
                 if not found:
                     # off the terrain: no ground under this tire (reported with its position)
                     if err[0] == 0:
@@ -410,9 +422,10 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                         err[1] = t
                         W.fault[0], W.fault[1], W.fault[2] = cex, cey, cez
                     zg, nx, ny, nz, fr, water, texture = cez + 1e3, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0
-                D, dxe, dye, dze, incl = contact(cex, cey, cez, axe, aye, aze, zg, nx, ny, nz)
+                    gpx, gpy, gpz = cex, cey, zg
+                D, dxe, dye, dze, incl = contact(cex, cey, cez, axe, aye, aze, gpx, gpy, gpz, nx, ny,
+                                                 nz)
                 xx, xy, xz, yx, yy, yz = tire_axes(axe, aye, aze, nx, ny, nz)
-                ru = P_TIRE[t, T_RU]
                 rT = D if D < ru else ru                                   # Eq. 91
                 defl = ru - rT                                             # Eq. 92
                 if defl > P_TIRE[t, T_DMAX] and stop_at_dmax and err[0] == 0:
@@ -519,8 +532,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                             kc, cc_, rad = (share_s * P_TIRE[t, T_KT], share_s * P_TIRE[t, T_CSIDE],
                                             ru)
                             off = P_TIRE[t, T_HALFW] if n_a >= 0.0 else -P_TIRE[t, T_HALFW]
-                        pen, pex, pey, pez = ring_low_point(cex, cey, cez, axe, aye, aze, zg, nx, ny,
-                                                            nz, rad, off)
+                        pen, pex, pey, pez = ring_low_point(cex, cey, cez, axe, aye, aze, gpx, gpy,
+                                                            gpz, nx, ny, nz, rad, off)
                         if pen <= 0.0:
                             continue
                         pbx, pby, pbz = to_vehicle(R, pex - X, pey - Y_, pez - Z)

@@ -130,13 +130,15 @@ def test_the_quarter_car_closed_form():
     whole = rms_on_lines(lambda w: pitch_plane_response(w, speed), road.n, road.amplitude, speed)
     assert lines == pytest.approx(whole, rel=5e-4)
     for corner, x in zip(axle_corners(), (A_S, -B_S)):
-        assert rms_on_lines(corner.body_acceleration, road.n, road.amplitude, speed) \
+        assert rms_on_lines(lambda w: corner.body_acceleration(w) * corner.envelope(w, speed),
+                            road.n, road.amplitude, speed) \
             == pytest.approx(rms_on_lines(lambda w: pitch_plane_response(w, speed, x), road.n,
                                           road.amplitude, speed), rel=0.02)
     assert friction_damping(50.0, 10.0) == pytest.approx(50.0 * math.sqrt(2 / math.pi) / 10.0,
                                                          rel=1e-6)
     assert friction_damping(50.0, 1e-4) == pytest.approx(50.0 / NULL_BAND, rel=1e-12)
     linear = with_friction(front, road.n, road.amplitude, speed)
-    sigma = rms_on_lines(linear.stroke_velocity, road.n, road.amplitude, speed)
+    sigma = rms_on_lines(lambda w: linear.stroke_velocity(w) * linear.envelope(w, speed), road.n,
+                         road.amplitude, speed)
     assert linear.c == pytest.approx(front.c + friction_damping(front.friction, sigma), abs=1e-6)
     assert linear.friction == 0.0 and front.friction == 50.0

@@ -22,10 +22,10 @@ from fmpy.fmi1 import FMICallException
 
 import engine
 from support.fmus import event_fmu
+from support.frames import rotation
 from support.run import run
 from support.sedan import loaded_radius, static_loads
-from support.severe import (BODY, SPINS, WHEELS, deepest_corner, rollover_figures, rotation,
-                            run_rollover)
+from support.severe import BODY, SPINS, WHEELS, deepest_corner, rollover_figures, run_rollover
 
 DATA = json.loads(engine.load_event().to_json())
 CAR = DATA["units"][0]

@@ -16,7 +16,7 @@ import numpy as np
 from ..collision import FRICTION_SPEED
 from .derived import body_front, body_rear
 from .errors import EventError
-from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_WALL, CO_E, CO_K0, CO_MU,
+from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_RISER, BAR_WALL, CO_E, CO_K0, CO_MU,
                      CO_NV, CO_TAU, CO_V0, CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX,
                      CO_ZMIN, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF,
                      N_BAR_P, N_COLL_P, N_CV, N_FACES, N_PAIR_P)
@@ -218,11 +218,12 @@ def unit_vector(v):
     return v / np.linalg.norm(v)
 
 
-def pack_barriers(barriers, walls=np.zeros((0, 9))):
+def pack_barriers(barriers, walls=np.zeros((0, 9)), risers=None):
     """P_BAR of the event's barriers, their normals made unit, then of the mesh terrain's
     standing polygons ``walls`` (n, 9: earth X, Y, Z of each triangle's corners), each one's
     normal by the right-hand rule of its corners' order (counter-clockwise seen from outside
-    the solid, the OBJ convention)."""
+    the solid, the OBJ convention); ``risers`` (n,) bool marks the faces of steps and kerbs
+    (BAR_RISER, :func:`engine.setup.meshes.risers`), the others are BAR_WALL."""
     P_BAR = np.zeros((len(barriers) + len(walls), N_BAR_P))
     for b, bar in enumerate(barriers):
         P_BAR[b, BA_X:BA_Z + 1] = bar.point
@@ -232,7 +233,7 @@ def pack_barriers(barriers, walls=np.zeros((0, 9))):
         row = P_BAR[len(barriers) + w]
         row[BA_X:BA_Z + 1] = tri[0]
         row[BA_NX:BA_NZ + 1] = unit_vector(n)
-        row[BA_KIND] = BAR_WALL
+        row[BA_KIND] = BAR_RISER if risers is not None and risers[w] else BAR_WALL
         row[BA_T0:BA_T0 + 9] = tri.ravel()
     return P_BAR
 

@@ -72,6 +72,9 @@ class TerrainMesh(NamedTuple):
     walls: np.ndarray
     #: the material names of the TR_MATP rows (row 0 is NO_MATERIAL)
     material_names: tuple
+    #: (n_w,) bool: the walls that are risers, every corner a corner of a road triangle (the
+    #: face of a step or a kerb, between two levels of road), see :func:`risers`
+    risers: np.ndarray = np.zeros(0, dtype=bool)
 
 
 def empty_mesh() -> TerrainMesh:
@@ -289,7 +292,20 @@ def pack_triangles(path, tri, tri_mat, matp, names, locate) -> TerrainMesh:
                                     f"{dz:.4g} m (more than {OVERLAP_TOLERANCE * 1e3:g} mm) "
                                     f"where they overlap")
     return TerrainMesh(tri, np.ascontiguousarray(nrm), tri_mat, matp, grid, start, cell,
-                       np.ascontiguousarray(walls), names)
+                       np.ascontiguousarray(walls), names, risers(walls, tri))
+
+
+def risers(walls, road):
+    """Which of the wall triangles ``walls`` (n_w, 9) are risers: each of their corners is,
+    coordinate for coordinate, a corner of one of the ``road`` triangles (n, 9). A step's or a
+    kerb's face joins the road below it to the road above it; a standing polygon on its own (a
+    wall, a barrier's face) has corners no road triangle has."""
+    if len(walls) == 0:
+        return np.zeros(0, dtype=bool)
+    def rows(a):
+        a = np.ascontiguousarray(np.asarray(a, dtype=np.float64).reshape(-1, 3)) + 0.0  # -0 is 0
+        return a.view(np.dtype((np.void, 3 * a.itemsize))).ravel()
+    return np.isin(rows(walls), rows(road)).reshape(-1, 3).all(axis=1)
 
 
 # --------------------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     P_WCOLL, wheel_cv, wheel_ck = pack_wheel_meshes(units, CV.shape[0])
     CV = np.ascontiguousarray(np.concatenate([CV, wheel_cv]))
     CK = np.ascontiguousarray(np.concatenate([CK, wheel_ck]))
-    P_BAR = pack_barriers(env.barriers, mesh.walls)
+    P_BAR = pack_barriers(env.barriers, mesh.walls, mesh.risers)
     P_PAIR = pack_pairs(units, deltas)
     pack_reach(P_COLL, P_UNIT, P_WHEEL, P_WCOLL, units)
 

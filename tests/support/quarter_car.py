@@ -5,7 +5,7 @@ One corner of an axle: a sprung mass m_s over the suspension (the event's ``spri
 ``damping``, N/m and N s/m per wheel at the wheel: the engine applies them along the wheel's
 travel, no motion ratio), the unsprung mass m_u on the tire's radial rate k_t (its initial
 stiffness, Eq. 93: the sedan's deflections stay below the secondary stiffness's delta_2), the
-road z_r under a point contact. With s = i omega, z up:
+road z_r under the tire. With s = i omega, z up:
 
     (m_s s^2 + c s + k) Z_s = (c s + k) Z_u
     (m_u s^2 + c s + k + k_t) Z_u = (c s + k) Z_s + k_t Z_r
@@ -17,6 +17,13 @@ the body's acceleration per unit road elevation. A road of lines A_j cos(2 pi n_
 (simon_fmu.tools.rough_road) driven at V gives lines at omega_j = 2 pi n_j V, and the
 acceleration's mean square over a period is exactly sum |H(omega_j)|^2 A_j^2 / 2 (the
 continuous form: the integral of |H(2 pi n V)|^2 Gd(n) dn over the band).
+
+On a mesh or OpenCRG road the tire meets the road's envelope over its contact length
+(docs/equations.md, "Tread envelope on mesh and OpenCRG roads"): for a road small against the
+tire's deflection, the mean of the road over the contact chord L (the disc gains the road's
+area over the chord, and a segment's area grows by L per unit depth), a moving average whose
+response to a line of n cycles/m is sinc(n L) = sin(pi n L) / (pi n L) (:meth:`envelope`); L
+is the chord of the unloaded circle at the static deflection (:func:`contact_length`).
 
 The sedan as quarter cars (:func:`axle_corners`): its pitch inertia is close to m_s a b (the
 dynamic index I_y / (m_s a b) is 0.986), for which the body's points above the two axles move
@@ -41,7 +48,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from support.sedan import A_S, B_S, EV, MS, WB
+from support.sedan import A_S, B_S, EV, MS, WB, lever_loads
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,12 @@ class QuarterCar:
     c: float
     kt: float
     friction: float = 0.0
+    contact: float = 0.0
+
+    def envelope(self, omega, speed: float) -> np.ndarray:
+        """The tire's envelope of a road line at omega (rad/s) driven at ``speed``: the moving
+        average over the contact length, sinc(n L), n = omega / (2 pi V) (1: a point contact)."""
+        return np.sinc(np.asarray(omega, dtype=float) / (2 * math.pi * speed) * self.contact)
 
     def body_acceleration(self, omega) -> np.ndarray:
         """H(omega): the sprung mass's acceleration per unit road elevation (complex)."""
@@ -76,16 +89,25 @@ class QuarterCar:
         return tuple(float(math.sqrt(w) / (2 * math.pi)) for w in w2)
 
 
+def contact_length(load: float, tire: dict) -> float:
+    """The tire's contact length at ``load``: the chord of its unloaded circle (radius r) at the
+    deflection delta = load / k_t (below delta_2), 2 sqrt(2 r delta - delta^2)."""
+    r, d = tire["unloaded_radius"], load / tire["radial_stiffness"]
+    return 2.0 * math.sqrt(2.0 * r * d - d * d)
+
+
 def axle_corners(unit: dict = EV) -> tuple[QuarterCar, QuarterCar]:
     """The front and rear quarter cars of the sedan: sprung mass m_s b / L / 2 and
-    m_s a / L / 2 per wheel, each axle's unsprung mass, spring, damper and tire."""
+    m_s a / L / 2 per wheel, each axle's unsprung mass, spring, damper and tire, its contact
+    length at the lever rule's static load."""
     corners = []
-    for axle, share in zip(unit["axles"][:2], (B_S / WB, A_S / WB)):
+    for axle, share, load in zip(unit["axles"][:2], (B_S / WB, A_S / WB), lever_loads(unit)):
         susp, tire = axle["suspension"], unit["tires"][axle["tire"]]
         corners.append(QuarterCar(ms=MS * share / 2, mu=axle["unsprung_mass_per_wheel"],
                                   k=susp["spring_rate"], c=susp["damping"],
                                   kt=tire["radial_stiffness"],
-                                  friction=susp["coulomb_friction"]))
+                                  friction=susp["coulomb_friction"],
+                                  contact=contact_length(load, tire)))
     return tuple(corners)
 
 
@@ -105,7 +127,8 @@ def with_friction(corner: QuarterCar, n, amplitude, speed: float) -> QuarterCar:
     damping gives (a fixed point, to 1e-9 N s/m)."""
     linear = replace(corner, friction=0.0)
     for _ in range(200):
-        sigma = rms_on_lines(linear.stroke_velocity, n, amplitude, speed)
+        sigma = rms_on_lines(lambda w: linear.stroke_velocity(w) * linear.envelope(w, speed), n,
+                             amplitude, speed)
         c = corner.c + friction_damping(corner.friction, sigma)
         if abs(c - linear.c) < 1e-9:
             break
@@ -120,20 +143,21 @@ def dynamic_index(unit: dict = EV) -> float:
 
 def cg_response(omega, speed: float, corners=None) -> np.ndarray:
     """The body's acceleration at the sprung CG per unit road elevation under the front
-    wheels: (b H_f + a H_r e^(-i omega L / V)) / L, with the (front, rear) ``corners``
-    (default :func:`axle_corners`, friction left out)."""
+    wheels: (b H_f E_f + a H_r E_r e^(-i omega L / V)) / L, with the (front, rear) ``corners``
+    (default :func:`axle_corners`, friction left out), E their tires' envelopes."""
     front, rear = corners or axle_corners()
     omega = np.asarray(omega, dtype=float)
     delay = np.exp(-1j * omega * WB / speed)
-    return (B_S * front.body_acceleration(omega)
-            + A_S * rear.body_acceleration(omega) * delay) / WB
+    return (B_S * front.body_acceleration(omega) * front.envelope(omega, speed)
+            + A_S * rear.body_acceleration(omega) * rear.envelope(omega, speed) * delay) / WB
 
 
 def pitch_plane_response(omega, speed: float, x: float = 0.0, unit: dict = EV) -> np.ndarray:
     """The linear pitch plane's body acceleration (z up) at ``x`` ahead of the sprung CG per
     unit road elevation under the front wheels: the body's heave z and pitch theta (mass m_s,
     inertia I_y; its point x at z + x theta), each axle's two wheels as one mass on its two
-    springs, dampers and tires, the rear on the road L / V later."""
+    springs, dampers and tires (on the road's envelope, :meth:`QuarterCar.envelope`), the rear
+    on the road L / V later."""
     front, rear = unit["axles"][:2]
     mass = np.diag([MS, unit["sprung_mass"]["inertia"][1], 2 * front["unsprung_mass_per_wheel"],
                     2 * rear["unsprung_mass_per_wheel"]])
@@ -147,10 +171,14 @@ def pitch_plane_response(omega, speed: float, x: float = 0.0, unit: dict = EV) -
         tires.append(2 * unit["tires"][axle["tire"]]["radial_stiffness"])
     stiffness[2, 2] += tires[0]
     stiffness[3, 3] += tires[1]
+    lengths = [contact_length(load, unit["tires"][a["tire"]])
+               for a, load in zip((front, rear), lever_loads(unit))]
     out = []
     for w in np.atleast_1d(np.asarray(omega, dtype=float)):
         s = 1j * w
-        force = np.array([0.0, 0.0, tires[0], tires[1] * np.exp(-s * WB / speed)])
+        n = w / (2 * math.pi * speed)
+        force = np.array([0.0, 0.0, tires[0] * np.sinc(n * lengths[0]),
+                          tires[1] * np.sinc(n * lengths[1]) * np.exp(-s * WB / speed)])
         q = np.linalg.solve(mass * s ** 2 + damping * s + stiffness, force)
         out.append(s ** 2 * (q[0] + x * q[1]))
     return np.array(out)

@@ -79,3 +79,23 @@ def grid_crg(path, fn_z, u_range, v_range, n, phi=(0.0, 0.0), start=(0.0, 0.0)):
         rows += [record[k:k + 80] for k in range(0, len(record), 80)]
     Path(path).write_text("\n".join(head + rows) + "\n")
     return Path(path)
+
+
+def polygon_obj(path, polygons):
+    """Write an OBJ of the ``polygons`` (each a list of 3 or more earth X, Y, Z corners, Z down,
+    counter-clockwise seen from outside the solid: the OBJ convention, its normal out of the
+    solid by the right-hand rule), a corner given twice written once (so that a step's face
+    shares its corners with the road above and below it). Returns the path."""
+    index, vertices, faces = {}, [], []
+    for polygon in polygons:
+        face = []
+        for corner in polygon:
+            key = tuple(float(c) for c in corner)
+            if key not in index:
+                index[key] = len(vertices) + 1
+                vertices.append(key)
+            face.append(index[key])
+        faces.append(face)
+    Path(path).write_text("".join(f"v {x!r} {y!r} {z!r}\n" for x, y, z in vertices)
+                          + "".join("f " + " ".join(map(str, f)) + "\n" for f in faces))
+    return Path(path)

@@ -10,6 +10,7 @@ import numpy as np
 
 from engine.setup.collision import unit_box
 
+from .frames import rotation
 from .run import run
 from .sedan import EV, G
 
@@ -21,15 +22,6 @@ SPINS = tuple(f"{w}.spin" for w in WHEELS)
 #: the rollover: the FMU's parameters, its steering-wheel step at the start and its length
 ROLLOVER = {"car.speed0": 30.0, "frictionMultiplier": 1.5}
 ROLLOVER_STEER, ROLLOVER_TIME = 6.0, 14.0
-
-
-def rotation(roll, pitch, yaw):
-    """Vehicle-to-earth rotation of yaw-pitch-roll angles (SAE J670, z down)."""
-    cf, sf, ct, st, cp, sp = (math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch),
-                              math.cos(yaw), math.sin(yaw))
-    return np.array([[cp * ct, -sp * cf + cp * sf * st, sp * sf + cp * st * cf],
-                     [sp * ct, cp * cf + sf * sp * st, -cp * sf + sp * st * cf],
-                     [-st, sf * ct, ct * cf]])
 
 
 def run_rollover(inst):
