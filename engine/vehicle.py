@@ -186,14 +186,16 @@ def latch_attitude(y, P, W):
         o = N_BODY * u
         phi, theta, psi = y[o + SPHI], y[o + STHETA], y[o + SPSI]
         s = y[o + SATT]
-        rotation_vehicle_to_earth(*euler_trig(phi, theta, psi), R)
         if s == 0.0:
             y[o + SAROLL], y[o + SAPITCH], y[o + SAYAW] = phi, theta, psi
-            if abs(math.cos(theta)) < ATT_ENTER:
-                s = 1.0 if math.sin(theta) > 0.0 else -1.0
-                unindex_columns(R, s)
-                y[o + SPHI], y[o + STHETA], y[o + SPSI] = zyx_angles(R)
-                y[o + SATT] = s
+            if abs(math.cos(theta)) >= ATT_ENTER:
+                continue        # the body's own angles stay: no rotation needed
+        rotation_vehicle_to_earth(*euler_trig(phi, theta, psi), R)
+        if s == 0.0:
+            s = 1.0 if math.sin(theta) > 0.0 else -1.0
+            unindex_columns(R, s)
+            y[o + SPHI], y[o + STHETA], y[o + SPSI] = zyx_angles(R)
+            y[o + SATT] = s
         else:
             reindex_columns(R, s)
             bphi, btheta, bpsi = nearest_zyx(R, y[o + SAROLL], y[o + SAPITCH], y[o + SAYAW])
@@ -488,6 +490,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                     om_free[k] = u_gp / rT
                     t_tb -= f_b * min(1.0, max(-1.0, u_gp / V_TABLE)) * rT
                     t_td += f_d * rT
+                share = 1.0
                 if not stop_at_dmax:
                     # beyond the tread's range (engine.tire, simulation.tire_limit "wheel"):
                     # its forces fade as the wheel plane nears the road's
@@ -526,7 +529,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                             kc, cc_, rad, off = (P_TIRE[t, T_KRIM], P_TIRE[t, T_CRIM],
                                                  P_TIRE[t, T_RRIM], 0.0)
                         else:
-                            share_s = 1.0 - tread_share(incl)
+                            share_s = 1.0 - share
                             if share_s <= 0.0:
                                 continue
                             kc, cc_, rad = (share_s * P_TIRE[t, T_KT], share_s * P_TIRE[t, T_CSIDE],
