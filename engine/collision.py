@@ -43,7 +43,7 @@ a connection's failure.
 """
 import math
 
-from .jit import njit, njit_inline
+from .jit import njit
 from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_PLANE, BAR_RISER, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
                      CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, CS_CONTACT,
                      CS_VX0, CS_VY0, CS_VZ0, CV_CELL, E_COLL_BASE, E_COLL_T_ENV, E_GROUND_Z, E_MU,
@@ -77,7 +77,7 @@ WC_FX, WC_FY, WC_FZ, WC_MX, WC_MY, WC_MZ, WC_CONTACT, WC_DEPTH = range(8)
 
 # --- the force law (compiled; the mesh and the packing: engine.setup.collision) ----------------------------------------------------------
 
-@njit_inline
+@njit
 def face_stiffness(CK, v, nbx, nby, nbz):
     """The stiffness (N/m) of vertex v against a surface whose normal (out of the surface,
     towards the vehicle) is (nbx, nby, nbz) in the vehicle frame: each face the vertex is on,
@@ -99,7 +99,7 @@ def face_stiffness(CK, v, nbx, nby, nbz):
     return k
 
 
-@njit_inline
+@njit
 def normal_force(k, e, tau, pen, pen_rate, dmax):
     """The normal force (N, >= 0) of a vertex of stiffness k (N/m) at approach ``pen`` (m)
     growing at ``pen_rate`` (m/s), its largest approach so far ``dmax``, restitution e and
@@ -116,7 +116,7 @@ def normal_force(k, e, tau, pen, pen_rate, dmax):
     return load if f > load else f
 
 
-@njit_inline
+@njit
 def vertex_force(k, e, tau, mu, vreg, pen, nx, ny, nz, vx, vy, vz, dmax):
     """(Fx, Fy, Fz) on a vertex at approach ``pen`` into a surface of unit normal n (out of
     the surface), the vertex moving at v relative to the surface, all in one frame: the
@@ -132,7 +132,7 @@ def vertex_force(k, e, tau, mu, vreg, pen, nx, ny, nz, vx, vy, vz, dmax):
     return fn * nx - c * tx, fn * ny - c * ty, fn * nz - c * tz
 
 
-@njit_inline
+@njit
 def add_wrench(out, rx, ry, rz, fx, fy, fz):
     """A vertex's force f at r (from the CG) onto the sums out[0:3] (Eq. 3) and its moment
     r x f onto out[3:6] (Eq. 7); one more vertex in contact in out[6]."""
@@ -145,7 +145,7 @@ def add_wrench(out, rx, ry, rz, fx, fy, fz):
     out[6] += 1.0
 
 
-@njit_inline
+@njit
 def _box_depth(P_COLL, u, nbx, nby, nbz, d0):
     """The signed distance from the plane (normal n_b in the vehicle frame, the CG at d0
     along it) of the corner of unit u's bounding box deepest into it (< 0: inside)."""
@@ -159,7 +159,7 @@ def _box_depth(P_COLL, u, nbx, nby, nbz, d0):
             - (hx * abs(nbx) + hy * abs(nby) + hz * abs(nbz)))
 
 
-@njit_inline
+@njit
 def wheel_normal(wpose, w, nbx, nby, nbz):
     """A vehicle-frame direction n_b in wheel w's axes (its mesh's faces are the wheel's own)."""
     p = wpose[w]
@@ -168,7 +168,7 @@ def wheel_normal(wpose, w, nbx, nby, nbz):
             nbx * p[WP_EZ] + nby * p[WP_EZ + 1] + nbz * p[WP_EZ + 2])
 
 
-@njit_inline
+@njit
 def vertex_stiffness(CK, vi, w, wpose, nbx, nby, nbz, sides):
     """Vertex vi's stiffness against a push of direction n_b (vehicle frame): a vertex of the
     exterior (w < 0) on the unit's faces, one of wheel w's mesh on the wheel's; with ``sides``
@@ -182,7 +182,7 @@ def vertex_stiffness(CK, vi, w, wpose, nbx, nby, nbz, sides):
     return face_stiffness(CK, vi, nwx, nwy, nwz)
 
 
-@njit_inline
+@njit
 def vertex_position(CV, vi, w, wpose):
     """Vertex vi in the vehicle frame (from the CG): a vertex of the exterior (w < 0) as
     packed, one of wheel w's mesh at its wheel's pose."""
@@ -191,7 +191,7 @@ def vertex_position(CV, vi, w, wpose):
     return wheel_vertex(CV, vi, wpose[w])
 
 
-@njit_inline
+@njit
 def _latch_vertex(y, s, w, pen, wcoll):
     """A vertex (its memory at y[s]; of wheel w's mesh, or of an exterior for w < 0) at
     approach pen > 0 at a step boundary: its largest approach raised to pen, and its wheel's
@@ -202,7 +202,7 @@ def _latch_vertex(y, s, w, pen, wcoll):
         y[s] = pen
 
 
-@njit_inline
+@njit
 def vertex_contact(y, s, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, mu, vreg, latch,
                    out, wpose, wcoll, sides):
     """One vertex vi at r (vehicle frame; of wheel w's mesh, or of the exterior for w < 0; its
@@ -234,14 +234,14 @@ def vertex_contact(y, s, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, 
         out[7] = pen
 
 
-@njit_inline
+@njit
 def _unit_mesh(PC, u):
     """Unit u's vertices in CV (first, count) and its restitution, damping time constant and
     friction regularisation speed."""
     return int(PC[u, CO_V0]), int(PC[u, CO_NV]), PC[u, CO_E], PC[u, CO_TAU], PC[u, CO_VREG]
 
 
-@njit_inline
+@njit
 def _reach_clear(PC, u, nbx, nby, nbz, d0):
     """Whether unit u has no wheel mesh, or its reach (layout.CO_R0) lies wholly in front of a
     plane (normal n_b in the vehicle frame, the CG at d0 from it): the wheels' first broad
@@ -256,7 +256,7 @@ def _reach_clear(PC, u, nbx, nby, nbz, d0):
     return d0 + c - h >= 0.0
 
 
-@njit_inline
+@njit
 def _wheel_clear(P, wpose, w, nbx, nby, nbz, d0):
     """Whether wheel w has no mesh, or its mesh's sphere lies wholly in front of a plane (normal
     n_b in the vehicle frame, the CG at d0 from it): the wheels' broad phase."""
@@ -267,13 +267,13 @@ def _wheel_clear(P, wpose, w, nbx, nby, nbz, d0):
     return d0 + p[WP_X] * nbx + p[WP_Y] * nby + p[WP_Z] * nbz - PWC[w, WC_BOUND] >= 0.0
 
 
-@njit_inline
+@njit
 def _wheel_range(P, w):
     """Wheel w's vertices in CV: (first, count)."""
     return int(P.P_WCOLL[w, WC_V0]), int(P.P_WCOLL[w, WC_NV])
 
 
-@njit_inline
+@njit
 def _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out, wpose, wcoll):
     """Unit u's mesh against a mesh terrain: each vertex below the terrain's highest point
     looks up the road triangle under it and meets its plane (as :func:`_surface_pair`, with the
@@ -311,7 +311,7 @@ def _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out, wpose, wcoll
                        mu0 * fr * P.P_ENV[E_MU], vreg, latch, out, wpose, wcoll, -1.0)
 
 
-@njit_inline
+@njit
 def _surface_range(y, P, first, count, w, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0, e,
                    tau, mu, vreg, latch, out, wpose, wcoll, sides):
     """The vertices first .. first + count - 1 (of wheel w's mesh, or of the exterior for w < 0)
@@ -349,7 +349,7 @@ def _surface_range(y, P, first, count, w, vbase, vel, R, X, Y, Z, bar, clip, nbx
                        latch, out, wpose, wcoll, sides)
 
 
-@njit_inline
+@njit
 def _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0, mu, latch, out,
                   body, wheels, wpose, wcoll, wvalid, u_unit, t):
     """Unit u's mesh (and with ``wheels`` its wheels' meshes) against a plane: normal n_b (unit,
@@ -391,7 +391,7 @@ def _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0,
                        P.P_WCOLL[w, WC_E], tau, mu, vreg, latch, out, wpose, wcoll, sides)
 
 
-@njit_inline
+@njit
 def _riser_share(P, wpose, w, nbx, nby, nbz, d0):
     """The share of wheel w's sides in its contact with a riser whose plane has the normal n_b
     (vehicle frame) with the CG at d0 from it: the wheel centre's distance in front of the
@@ -404,7 +404,7 @@ def _riser_share(P, wpose, w, nbx, nby, nbz, d0):
     return min(max(front / half, 0.0), 1.0)
 
 
-@njit_inline
+@njit
 def _earth_plane(R, X, Y, Z, px, py, pz, nx, ny, nz):
     """A plane through earth point p with earth unit normal n, in unit terms: (n_b, d0).
     R: the vehicle-to-earth rotation, row-major (R[3 i + j])."""
@@ -461,7 +461,7 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid
 
 # --- unit against unit -------------------------------------------------------------------
 
-@njit_inline
+@njit
 def areal_stiffness(K, k0, CK, v, nbx, nby, nbz):
     """The stiffness per unit area (N/m^3) of the faces vertex v lies on, against a push of
     direction n_b (in the axes of its mesh, as :func:`face_stiffness`): each face's value
@@ -476,7 +476,7 @@ def areal_stiffness(K, k0, CK, v, nbx, nby, nbz):
     return k / c if c > 0.0 else 0.0
 
 
-@njit_inline
+@njit
 def _earth_box(B, xmin, X, Y, Z, R):
     """The earth-fixed bounding box (lo X, hi X, lo Y, hi Y, lo Z, hi Z) of a vehicle-fixed box
     ``B`` (lo x, hi x, lo y, hi y, lo z, hi z: a unit's box or its reach), cut at x = xmin
@@ -493,7 +493,7 @@ def _earth_box(B, xmin, X, Y, Z, R):
     return ex - rx, ex + rx, ey - ry, ey + ry, ez - rz, ez + rz
 
 
-@njit_inline
+@njit
 def _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1):
     """The approach (m) of a point (px, py, pz) inside the box [x0, x1] x [y0, y1] x [z0, z1]
     past its face f (``layout.FACE_*``) and that face's outward unit normal."""
@@ -510,7 +510,7 @@ def _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1):
     return pz - z0, 0.0, 0.0, -1.0
 
 
-@njit_inline
+@njit
 def face_axis(f):
     """The axis (0 x, 1 y, 2 z) of a box's face f (``layout.FACE_*``): the axis it is normal
     to."""
@@ -521,7 +521,7 @@ def face_axis(f):
     return 2
 
 
-@njit_inline
+@njit
 def entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz):
     """The face of the box [x0, x1] x [y0, y1] x [z0, z1] that a point inside it, moving at
     (vx, vy, vz) relative to the box, crossed last: the face it would have crossed the
@@ -542,7 +542,7 @@ def entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz):
     return best
 
 
-@njit_inline
+@njit
 def cell_share(lo, hi, b0, b1):
     """The share of the interval [lo, hi] (a vertex's tributary cell along an axis) that lies
     within [b0, b1] (a face of the other box along that axis); a point (lo = hi) counts whole
@@ -553,7 +553,7 @@ def cell_share(lo, hi, b0, b1):
     return min(max(s, 0.0), 1.0)
 
 
-@njit_inline
+@njit
 def _cell_along(M, cell, skip, m, p):
     """The extent [lo, hi] along unit b's axis m of a vertex's tributary cell (``cell``: lo x,
     hi x, lo y, hi y, lo z, hi z from the vertex, in a's axes) without its extent along a's axis
@@ -569,7 +569,7 @@ def _cell_along(M, cell, skip, m, p):
     return lo, hi
 
 
-@njit_inline
+@njit
 def clipped_stiffness(CK, v, nbx, nby, nbz, M, cell, p, box, fb):
     """Vertex v's stiffness (N/m) against a push of direction n_b (in its mesh's axes) from the
     face fb of another unit's box (``box``: x0, x1, y0, y1, z0, z1 in that unit's frame, the
@@ -592,7 +592,7 @@ def clipped_stiffness(CK, v, nbx, nby, nbz, M, cell, p, box, fb):
     return k
 
 
-@njit_inline
+@njit
 def _to_frame(Ra, Xa, Ya, Za, Rb, Xb, Yb, Zb, rx, ry, rz):
     """A point r of unit a's frame in unit b's frame: R_b^T (X_a + R_a r - X_b)."""
     dX = Xa + Ra[0] * rx + Ra[1] * ry + Ra[2] * rz - Xb
@@ -603,7 +603,7 @@ def _to_frame(Ra, Xa, Ya, Za, Rb, Xb, Yb, Zb, rx, ry, rz):
             Rb[2] * dX + Rb[5] * dY + Rb[8] * dZ)
 
 
-@njit_inline
+@njit
 def _axis_reach(Ra, Rb, i, hx, hy, hz):
     """The half extent along unit a's axis i of a box of half extents h along unit b's axes:
     sum over b's axes j of |(R_a^T R_b)[i, j]| h_j."""
@@ -612,7 +612,7 @@ def _axis_reach(Ra, Rb, i, hx, hy, hz):
             + abs(Ra[i] * Rb[2] + Ra[3 + i] * Rb[5] + Ra[6 + i] * Rb[8]) * hz)
 
 
-@njit_inline
+@njit
 def _box_in_frame(box, Ra, Rb, pos_a, pos_b):
     """The bounding box in unit a's frame (lo x, hi x, lo y, hi y, lo z, hi z) of unit b's
     ``box`` (in b's frame) grown by EDGE: a vertex of a outside it is outside b's box."""
@@ -631,7 +631,7 @@ def _box_in_frame(box, Ra, Rb, pos_a, pos_b):
     return ax - rx, ax + rx, ay - ry, ay + ry, az - rz, az + rz
 
 
-@njit_inline
+@njit
 def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, pos_a, pos_b, vel_a,
                      vel_b, vbase, latch, out_a, out_b, wpose, wcoll):
     """Vertex vi of unit a at r (a's frame; of a's wheel w's mesh, or of its exterior for
@@ -821,14 +821,14 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
             y[fs] = 1.0 + face
 
 
-@njit_inline
+@njit
 def _apart(ba, bb):
     """Whether two earth-fixed bounding boxes (lo X, hi X, lo Y, hi Y, lo Z, hi Z) are apart."""
     return ba[1] < bb[0] or bb[1] < ba[0] or ba[3] < bb[2] or bb[3] < ba[2] or ba[5] < bb[4] \
         or bb[5] < ba[4]
 
 
-@njit_inline
+@njit
 def unit_pair(y, P, k, frames, latch, coll, wpose, wcoll, wvalid, u_unit, t):
     """Pair k of P_PAIR: each unit's vertices (and its wheels') against the other's box (cut
     behind at the pair's x of each), after a broad phase on the earth-fixed bounding boxes of
@@ -858,7 +858,7 @@ def unit_pair(y, P, k, frames, latch, coll, wpose, wcoll, wvalid, u_unit, t):
                        boxes, b_wheels, wpose, wcoll, wvalid, u_unit, t)
 
 
-@njit_inline
+@njit
 def _collision_passes(y, P, U, W, t, latch):
     """Every environment pair (from simulation.collisions.environment_start_time on) and every
     unit pair (from vehicle_start_time on) into W.coll and W.wcoll (both cleared first), the
@@ -919,7 +919,7 @@ def latch_contacts(y, t, P, U, W):
     damage_step(y, P, W.wcoll, W.wmotion)
 
 
-@njit_inline
+@njit
 def collision_outputs(y, P, u, frames, coll, y_unit_row, c_fx):
     """The unit's collision outputs from c_fx on (layout.YU_COLL_*): force, moment, contact,
     deltaV and maxCrush."""

@@ -40,7 +40,7 @@ camber turned by the set's toe and camber.
 """
 import math
 
-from .jit import njit, njit_inline
+from .jit import njit
 from .kinematics import cos_sin
 from .layout import (APHI, AX_CAMBER, AX_KAPPA, AX_YC, AX_ZRC, AZ, DM_APPROACH, DM_CAMBER, DM_TOE,
                      DM_X, DM_Y, E_DMG_BASE, N_AXLE_STATE, N_DMG_STATE, N_STEER_STATE,
@@ -53,7 +53,7 @@ from .suspension import bump_steer, camber_change, half_track_change
 
 # --- the pose (compiled) ---------------------------------------------------------------
 
-@njit_inline
+@njit
 def road_steer_angle(y, P, u_unit, u, clock, steer_base):
     """The road-wheel steer of unit u from its steering, as ``engine.vehicle`` takes it
     (engine.steering.steering_wheel_angle through the gear); 0 for a unit without a steering
@@ -65,7 +65,7 @@ def road_steer_angle(y, P, u_unit, u, clock, steer_base):
     return theta / P.P_UNIT[u, U_STEER_RATIO]
 
 
-@njit_inline
+@njit
 def wheel_geometry(y, P, w, road_steer, wheel_base, axle_base, dmg):
     """Wheel w's centre (vehicle frame, from the CG), steer and camber, as the derivative takes
     them (Eq. 58-65), with its damage set (state block ``dmg``)."""
@@ -121,7 +121,7 @@ def unit_wheel_poses(y, P, u_unit, clock, u, pose):
         p[WP_EZ], p[WP_EZ + 1], p[WP_EZ + 2] = ez0, ez1, ez2
 
 
-@njit_inline
+@njit
 def ensure_poses(y, P, u_unit, clock, u, pose, valid):
     """Unit u's wheel poses into pose, computed once per collision pass (``valid[u]``): only a
     unit whose reach meets something pays for them."""
@@ -130,7 +130,7 @@ def ensure_poses(y, P, u_unit, clock, u, pose, valid):
         valid[u] = 1.0
 
 
-@njit_inline
+@njit
 def wheel_vertex(CV, vi, p):
     """Vertex vi of a wheel mesh (its offset CV[vi] in the wheel's axes) in the vehicle frame,
     the wheel at pose p."""
@@ -140,7 +140,7 @@ def wheel_vertex(CV, vi, p):
             p[WP_Z] + lx * p[WP_EX + 2] + ly * p[WP_EY + 2] + lz * p[WP_EZ + 2])
 
 
-@njit_inline
+@njit
 def add_wheel_load(load, p, rx, ry, rz, fx, fy, fz):
     """A vertex's force f at r (vehicle frame) onto its wheel's load: the force, and its
     moment about the wheel centre (pose p)."""
@@ -153,7 +153,7 @@ def add_wheel_load(load, p, rx, ry, rz, fx, fy, fz):
     load[WL_MX + 2] += dx * fy - dy * fx
 
 
-@njit_inline
+@njit
 def latch_wheel_motion(load, pen):
     """A wheel vertex at approach ``pen`` at a step boundary: the wheel's deepest approach now
     raised to it, one more vertex in contact."""
@@ -164,7 +164,7 @@ def latch_wheel_motion(load, pen):
 
 # --- the damage (compiled) ---------------------------------------------------------------
 
-@njit_inline
+@njit
 def set_step(load, threshold, rate, limit, current, motion):
     """How far a set grows in a step: the set ``rate (min(load, limit) - threshold)`` the mount
     takes under ``load`` beyond the ``current`` one, capped at the contact motion (0 without
@@ -177,7 +177,7 @@ def set_step(load, threshold, rate, limit, current, motion):
     return min(grow, motion)
 
 
-@njit_inline
+@njit
 def contact_motions(y, P, loads, motion):
     """At a step boundary: each wheel's contact motion over the step just taken into
     motion[w, 0] (how much deeper its mesh is now, ``loads[w, WL_DEEPEST]``, than it was left
@@ -195,7 +195,7 @@ def contact_motions(y, P, loads, motion):
     return moved
 
 
-@njit_inline
+@njit
 def damage_step(y, P, loads, motion):
     """At a step boundary: every wheel's damage set grown by its load (``loads[w]``: the
     collision force and moment on its mesh at the boundary, ``layout.WL_*``) within its contact
