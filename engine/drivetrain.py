@@ -23,7 +23,9 @@ idle speed (``drivetrain.idle_speed`` of the event) has instead an engine of its
 
 The transmission input speed is omega_t = N_t N_d (the mean driven-wheel spin) (Eq. 50 read as
 a speed of the transmission side); the clutch torque reaches each driven wheel as
-T_c N_t N_d zeta (Eq. 32).
+T_c N_t N_d zeta (Eq. 32). N_t is the ratio of the gear the input ``gear`` selects, N_d that of
+the differential gear the input ``differentialGear`` selects from the unit's differential gear
+table (a two-speed axle; one entry for a single ``differential_ratio``).
 """
 import math
 
@@ -45,6 +47,16 @@ def gear_ratio(P_GEAR, u, gear):
     if gear < 0:
         return -P_GEAR[u, 0]
     return P_GEAR[u, gear]
+
+
+@njit
+def differential_ratio(P_DIFF, u, k):
+    """Numerical ratio of differential gear ``k`` (1 .. the unit's number, the input
+    ``differentialGear``): eta_Differential of Eq. 32 and 50. 0 for a gear the unit does not
+    have (a unit without a drivetrain; the input's range keeps a driven unit's in its table)."""
+    if k < 1 or k > P_DIFF.shape[1]:
+        return 0.0
+    return P_DIFF[u, k - 1]
 
 
 @njit

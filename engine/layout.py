@@ -74,12 +74,13 @@ N_STEER_STATE = 2
 
 # --- packed unit parameters: P_UNIT[u, :] ------------------------------------------------
 (U_MS, U_IX, U_IY, U_IZ, U_IXZ, U_CGH, U_STEER_RATIO, U_PEDAL_RATIO, U_PROP_START, U_PROP_RATIO,
- U_PUSHOUT, U_DIFF_RATIO, U_I_DT, U_N_GEARS, U_WHEEL0, U_NWHEELS, U_N_DRIVEN, U_AERO0, U_NAERO,
+ U_PUSHOUT, U_N_DIFFS, U_I_DT, U_N_GEARS, U_WHEEL0, U_NWHEELS, U_N_DRIVEN, U_AERO0, U_NAERO,
  U_MTOTAL, U_LEAD, U_STEERING, U_AXLE0, U_NAXLES, U_STEER_SLOT, U_STEER_MODE, U_STOP_LEFT,
  U_STOP_RIGHT, U_K_STOP, U_C_STOP, U_I_STEER, U_MU_AXIS, U_MU_COLUMN, U_NULL_BAND,
  U_TRAIL_M, U_IDLE, U_GOV_KP, U_GOV_TI, U_CL_CAP, U_CL_W0, U_CL_W1, U_CL_TAU, U_TAU_P,
  U_BRAKE_TABLE, U_DRIVE_TABLE) = range(45)
 N_UNIT_P = 45
+# U_N_DIFFS, U_N_GEARS: how many differential gears (P_DIFF) and forward gears (P_GEAR) it has
 # U_BRAKE_TABLE, U_DRIVE_TABLE: the brake and throttle table options (engine.setup.event.BRAKE_METHODS,
 # DRIVE_METHODS index: 0 pedal / engine, engine.brakes.TABLE_FORCE, TABLE_FRICTION)
 # U_TAU_P: the time constant of the wheel-cylinder pressure's lag behind the pedal (s; 0: none)
@@ -97,6 +98,9 @@ N_UNIT_P = 45
 MAX_GEARS = 20  # forward gears a unit may have (the event's limit)
 # P_GEAR[u, 0] is reverse, P_GEAR[u, k] forward gear k (0 ratio = not present); as many
 # columns as the event's longest list of gears
+MAX_DIFF_GEARS = 4  # differential gears a unit may have (two- and three-speed axles)
+# P_DIFF[u, k - 1] is the ratio of differential gear k (the input differentialGear), 1 ..
+# U_N_DIFFS (0 = not present); as many columns as the event's longest differential gear table
 
 # --- packed wheel parameters: P_WHEEL[w, :] ----------------------------------------------
 (W_UNIT, W_AXLE, W_SIDE, W_X, W_Y0, W_Z0, W_MUS, W_K, W_C, W_FMU, W_FS0, W_KRS, W_TRACK, W_PARTNER,
@@ -274,7 +278,7 @@ from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS,
  YU_AERO_FX, YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ,
  YU_COLL_FX, YU_COLL_FY, YU_COLL_FZ, YU_COLL_MX, YU_COLL_MY, YU_COLL_MZ, YU_COLL_CONTACT, YU_COLL_DV,
  YU_COLL_CRUSH) = range(len(UNIT_OUTPUTS))
-IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR, IU_STEER_TORQUE = range(len(UNIT_INPUTS))
+IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR, IU_STEER_TORQUE, IU_DIFF_GEAR = range(len(UNIT_INPUTS))
 (IW_BPF, IW_MU, IW_ROADZ, IW_GRADEX, IW_GRADEY, IW_WATER, IW_BFORCE, IW_BFRIC, IW_DFORCE,
  IW_DFRIC) = range(len(WHEEL_INPUTS))
 IE_WIND_SPEED, IE_WIND_DIR, IE_GRAVITY_TILT = range(len(ENV_INPUTS))
@@ -285,6 +289,7 @@ assert HITCH_OUTPUTS[YC_SEP] == "separation" and AXLE_OUTPUTS[YA_HEAVE] == "heav
 assert WHEEL_OUTPUTS[YW_DRIVET] == "driveTorque" and TIRE_OUTPUTS[YT_SKID] == "skid"
 assert WHEEL_OUTPUTS[YW_DAMAGE] == "damageDisplacement"
 assert UNIT_OUTPUTS[YU_CLUTCH] == "clutchSlip" and UNIT_INPUTS[IU_STEER_TORQUE] == "steeringWheelTorque"
+assert UNIT_INPUTS[IU_DIFF_GEAR] == "differentialGear"
 assert UNIT_OUTPUTS[YU_AERO_FX] == "aero.Fx" and UNIT_OUTPUTS[YU_AERO_MZ] == "aero.Mz"
 assert UNIT_OUTPUTS[YU_COLL_FX] == "collision.Fx" and UNIT_OUTPUTS[YU_COLL_CRUSH] == "collision.maxCrush"
 assert TIRE_OUTPUTS[YT_MZ] == "Mz" and STEERING_OUTPUTS[YS_TORQUE] == "torque"
@@ -436,6 +441,7 @@ class Model(NamedTuple):
     """The packed parameters (``engine.setup.params.pack``), one argument of every kernel."""
     P_UNIT: _np.ndarray
     P_GEAR: _np.ndarray
+    P_DIFF: _np.ndarray
     P_ENG: _np.ndarray
     N_ENG: _np.ndarray
     P_WHEEL: _np.ndarray

@@ -16,6 +16,9 @@ unit inputs
     gear                1 (integer valued), -1 reverse, 0 neutral, 1..n forward
     steeringWheelTorque N m, positive turns the steering wheel to the right; read only in the
                         steering mode ``torque`` (``engine.steering``)
+    differentialGear    1 (integer valued), 1..n: the entry of the unit's differential gear
+                        table (``drivetrain.differential_ratios``) in use, a two-speed axle's
+                        1 and 2 (Eq. 50's eta_Differential); 1 with a single differential_ratio
 wheel inputs
     brakePressureFactor 1, 0..1, multiplies the wheel's brake pressure (for an ABS)
     frictionMultiplier  1, >= 0, multiplies road friction under this wheel's tires
@@ -120,7 +123,8 @@ import numpy as np
 from .jit import njit
 
 
-UNIT_INPUTS = ("steeringWheelAngle", "throttle", "brakePedalForce", "gear", "steeringWheelTorque")
+UNIT_INPUTS = ("steeringWheelAngle", "throttle", "brakePedalForce", "gear", "steeringWheelTorque",
+               "differentialGear")
 WHEEL_INPUTS = ("brakePressureFactor", "frictionMultiplier", "roadZ", "roadGradeX", "roadGradeY",
                 "roadWaterDepth", "brakeForce", "brakeFriction", "driveForce", "driveFriction")
 ENV_INPUTS = ("windSpeed", "windDirection", "gravityTilt")
@@ -145,7 +149,9 @@ STEERING_OUTPUTS = ("angle", "rate", "torque")
 
 #: (min, max, start) accepted for each input field; None means unbounded.
 #: ``gear`` max depends on the vehicle's transmission: its number of forward gears (the FMU
-#: declares it per unit). An external road's grades are those of a road, at most 45 degrees
+#: declares it per unit), ``differentialGear`` max on its differential gear table (its number
+#: of ratios; 1 for a unit without a drivetrain, whose row the engine does not read). An
+#: external road's grades are those of a road, at most 45 degrees
 #: (a mesh terrain's polygons steeper than that are walls); roadZ spans the elevations of
 #: the event's ground and barriers. The inputs are one plane per wheel, met by a point contact: a
 #: road that moves under a wheel between two steps loads its tire by K_T times the move in that
@@ -156,6 +162,7 @@ INPUT_LIMITS = {
     "brakePedalForce": (0.0, 5000.0, 0.0),
     "gear": (-1, None, 0),
     "steeringWheelTorque": (-500.0, 500.0, 0.0),
+    "differentialGear": (1, None, 1),
     "brakePressureFactor": (0.0, 1.0, 1.0),
     "frictionMultiplier": (0.0, 5.0, 1.0),
     "roadZ": (-1.0e5, 1.0e5, 0.0),
@@ -171,12 +178,17 @@ INPUT_LIMITS = {
     "gravityTilt": (-1.5, 1.5, 0.0),
 }
 
+#: the inputs that take whole numbers only, and what a fraction is told it accepts (their
+#: largest values are per unit: engine.Simulation, the catalogue)
+WHOLE_INPUTS = {"gear": "an integer gear", "differentialGear": "an integer differential gear"}
+
 
 @njit
 def inputs_in_range(u, lo, hi, integer):
     """True when every input of ``u`` lies in its range lo .. hi (NaN fails every comparison,
     an infinite value is outside the largest finite bound) and is whole where ``integer`` is
-    set (the gear); ``u``, ``lo``, ``hi`` and ``integer`` have the shape of one input array."""
+    set (the gear, the differential gear); ``u``, ``lo``, ``hi`` and ``integer`` have the shape
+    of one input array."""
     for i in range(u.shape[0]):
         for j in range(u.shape[1]):
             v = u[i, j]

@@ -32,7 +32,7 @@ from .setup.stability import contact_step, stable_step
 from .setup.start_clear import start_overlap_problems as mesh_overlap_problems
 from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, INPUT_LIMITS, STEERING_OUTPUTS,
                       TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS,
-                      inputs_in_range)
+                      WHOLE_INPUTS, inputs_in_range)
 from .steering import MODES as STEERING_MODES
 from .vehicle import ERR_NONFINITE, ERR_OFF_TERRAIN, ERR_TIRE_DEFLECTION
 
@@ -209,6 +209,8 @@ class Simulation:
         self._failed = ""
         self._kernel = None   # the integrator's entry point for these arrays (engine.jit)
         self._n_gears = [int(p) for p in self.model.P_UNIT[:, L.U_N_GEARS]]
+        # a unit without a drivetrain has differential gear 1 only (the input's start; unread)
+        self._n_diffs = [max(1, int(p)) for p in self.model.P_UNIT[:, L.U_N_DIFFS]]
         self._bounds = self._input_bounds()
         self._run(0.0, 0)  # outputs at the initial state
         self._check_vehicles_apart()
@@ -372,7 +374,7 @@ class Simulation:
             self._check(f, f, self.u_env[j], 0)
 
     def _input_bounds(self):
-        """Lower and upper bound of every input, and where it must be whole (the gear), as
+        """Lower and upper bound of every input, and where it must be whole (the gears), as
         arrays of the shapes of u_unit, u_wheel and u_env[None]. A missing bound is the
         largest float, so that an infinite value is outside too."""
         big = sys.float_info.max
@@ -385,8 +387,8 @@ class Simulation:
                 a, b, _ = INPUT_LIMITS[f]
                 lo[:, j] = -big if a is None else float(a)
                 hi[:, j] = big if b is None else float(b)
-                if f == "gear":
-                    hi[:, j] = self._n_gears
+                if f in WHOLE_INPUTS:
+                    hi[:, j] = self._top_gears(f)
                     whole[:, j] = True
             args = (arr, lo, hi, whole)
             bounds.append((compiled_entry(inputs_in_range, args), args))
@@ -402,15 +404,21 @@ class Simulation:
 
     def _check(self, name, field, v, unit_index):
         lo, hi, _ = INPUT_LIMITS[field]
-        if field == "gear":
-            hi = self._n_gears[unit_index] if unit_index < len(self._n_gears) else hi
+        if field in WHOLE_INPUTS:
+            top = self._top_gears(field)
+            hi = top[unit_index] if unit_index < len(top) else hi
         if not math.isfinite(v):
             raise InputError(name, float(v), "a finite number")
         if (lo is not None and v < lo) or (hi is not None and v > hi):
             rng = f"{lo if lo is not None else '-inf'} .. {hi if hi is not None else 'inf'}"
             raise InputError(name, float(v), f"a value in {rng}")
-        if field == "gear" and v != round(v):
-            raise InputError(name, float(v), "an integer gear")
+        if field in WHOLE_INPUTS and v != round(v):
+            raise InputError(name, float(v), WHOLE_INPUTS[field])
+
+    def _top_gears(self, field):
+        """Per unit, the largest value of the integer input ``field``: its number of forward
+        gears, or of differential gears."""
+        return self._n_gears if field == "gear" else self._n_diffs
 
     # --- stepping ---------------------------------------------------------------------
     def advance(self, t_end):

@@ -57,8 +57,8 @@ from .brakes import (brake_torque_capacity, design_torque_ratio, pressure_rate, 
                      wheel_pressure)
 from .collision import FRICTION_SPEED, collision_forces, collision_outputs
 from .connection import connection_forces
-from .drivetrain import (clutch_capacity, clutch_torque, engagement_rate, engine_speed, engine_torque,
-                         gear_ratio, governor_rate, governor_throttle)
+from .drivetrain import (clutch_capacity, clutch_torque, differential_ratio, engagement_rate,
+                         engine_speed, engine_torque, gear_ratio, governor_rate, governor_throttle)
 from .jit import njit, njit_inline
 from .steering import STEER_TORQUE, clamp, friction_moment, steering_wheel_angle, stop_moment
 from .kinematics import (ATT_ENTER, ATT_LEAVE, body_euler_rates, cos_sin, cross, euler_rates,
@@ -67,7 +67,7 @@ from .kinematics import (ATT_ENTER, ATT_LEAVE, body_euler_rates, cos_sin, cross,
                          zyx_angles)
 from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_RHO, AX_X,
                      AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, FR_R, FR_RATES, IE_WIND_DIR,
-                     IE_GRAVITY_TILT, IE_WIND_SPEED, IU_BRAKE, IU_GEAR, IU_STEER_TORQUE, IU_THROTTLE, IW_BFORCE, IW_BFRIC, IW_DFORCE, IW_DFRIC, IW_BPF, IW_MU,
+                     IE_GRAVITY_TILT, IE_WIND_SPEED, IU_BRAKE, IU_DIFF_GEAR, IU_GEAR, IU_STEER_TORQUE, IU_THROTTLE, IW_BFORCE, IW_BFRIC, IW_DFORCE, IW_DFRIC, IW_BPF, IW_MU,
                      N_AXLE_STATE, N_BODY, N_CONN_STATE, N_PT_STATE, N_TIRE_STATE, N_WHEEL_STATE,
                      E_AIR_T, PT_ENGAGE, PT_GOV, PT_OMEGA, SP, U_TAU_P, W_BRAKE, WPRESS, WTEMP,
                      YW_BRATIO, YW_BTEMP, SPHI, S_TBASE, U_IDLE, YU_CLUTCH, YU_ENGINE,
@@ -76,7 +76,7 @@ from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_
                      S_DRIVEN, S_F, S_OMFREE, S_FZW, S_INERTIA, S_JZ, S_M, S_MW, S_QD, S_QP, S_R, S_TORQUE,
                      S_XW, S_YW, S_ZDD, S_ZDW, S_ZW, TKX, TKY, TTURN, T_DMAX, T_DY, T_FZMIN,
                      T_LAMBDA, T_PRESSURE, T_RLX, T_RLY, T_RU, T_SIG0, T_SIGV, T_TAU, T_TREAD,
-                     T_WIDTH, U_AERO0, U_AXLE0, U_C_STOP, U_DIFF_RATIO, U_IX, U_IXZ, U_IY, U_IZ,
+                     T_WIDTH, U_AERO0, U_AXLE0, U_C_STOP, U_IX, U_IXZ, U_IY, U_IZ,
                      U_I_DT, U_I_STEER, U_K_STOP, U_LEAD, U_MS, U_MU_AXIS, U_MU_COLUMN, U_NAERO,
                      U_NAXLES, U_NULL_BAND, U_NWHEELS, U_N_DRIVEN, U_PEDAL_RATIO, U_PROP_RATIO,
                      U_PROP_START, U_PUSHOUT, U_BRAKE_TABLE, U_DRIVE_TABLE, U_STEER_MODE, U_STEER_RATIO, U_STEER_SLOT,
@@ -287,12 +287,13 @@ def derivatives(y, dy, U, P, record, Y, err, W):
             road_steer = theta / eta
         m_steer = 0.0                    # tire and stop moments about the steer axes (Eq. 34)
         gear = int(round(u_unit[u, IU_GEAR]))
+        diff_gear = int(round(u_unit[u, IU_DIFF_GEAR]))
         w0 = int(P_UNIT[u, U_WHEEL0])
         n = int(P_UNIT[u, U_NWHEELS])
         a0 = int(P_UNIT[u, U_AXLE0])
         na = int(P_UNIT[u, U_NAXLES])
         nd = P_UNIT[u, U_N_DRIVEN]
-        ratio = gear_ratio(P.P_GEAR, u, gear) * P_UNIT[u, U_DIFF_RATIO]
+        ratio = gear_ratio(P.P_GEAR, u, gear) * differential_ratio(P.P_DIFF, u, diff_gear)
         bmeth = int(P_UNIT[u, U_BRAKE_TABLE])
         dmeth = int(P_UNIT[u, U_DRIVE_TABLE])
         tabled = bmeth > 0 or dmeth > 0

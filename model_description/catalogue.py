@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Iterator, NamedTuple, Optional, Union
 
 import engine
+from engine.setup.derived import differential_ratios
 from engine.setup.event import MAX_STEP_SIZE, MIN_STEP_SIZE
 from engine.signals import AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS
 from engine.steering import MODES as STEERING_MODES
@@ -81,6 +82,8 @@ FIELDS: dict[str, Field] = {
     "gear": Field(None, None, "Selected gear: -1 reverse, 0 neutral, 1..n forward", "Integer"),
     "steeringWheelTorque": Field("N.m", None, "Torque on the steering wheel, positive turns it "
                                  "to the right; read in the steering mode Torque only"),
+    "differentialGear": Field(None, None, "Selected differential gear: 1..n of the drivetrain's "
+                              "differential gear table (a two-speed axle: 1 and 2)", "Integer"),
     # wheel inputs
     "brakePressureFactor": Field(None, None, "Factor on this wheel's brake pressure, "
                                  "for an external ABS controller (0..1)"),
@@ -452,7 +455,7 @@ class _Builder:
 
     def add_input(self, name, pattern, key, binding, hi=None):
         """An input with its range of engine.INPUT_LIMITS (``hi``: the unit's own maximum
-        where the limits leave it open, the number of forward gears)."""
+        where the limits leave it open: the number of forward gears, or of differential gears)."""
         lo, top, start = engine.INPUT_LIMITS[key]
         self.add(name, pattern, FIELDS[key], "input", binding, start, lo, hi if top is None else top)
 
@@ -507,10 +510,12 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
             b.add(f"{u}.{key}", f"<unit>.{key}", fld, "calculatedParameter",
                   Binding("calculated", (u, key)))
         if u in lead:
-            gears = len(unit.drivetrain.transmission_ratios) if unit.drivetrain is not None else 0
+            dt = unit.drivetrain
+            top = {"gear": len(dt.transmission_ratios) if dt is not None else 0,
+                   "differentialGear": max(1, len(differential_ratios(dt)))}
             for j, key in enumerate(engine.UNIT_INPUTS):
                 b.add_input(f"{u}.{key}", f"<unit>.{key}", key, Binding("u_unit", (i, j)),
-                            hi=gears if key == "gear" else None)
+                            hi=top.get(key))
         for number, axle in enumerate(unit.axles, 1):
             tables = _table_inputs(unit, axle)
             for side in SIDES:

@@ -90,6 +90,60 @@ def test_native_fmu_matches_the_development_fmu(native_fmu, development_fmu, ins
     assert worst <= 1e-9, f"largest relative difference {worst:.3g}"
 
 
+@pytest.fixture(scope="module")
+def two_speed_event(tmp_path_factory) -> Path:
+    """The sedan at speed with a two-speed axle: differential gears 1 (3.46) and 2 (2.54)."""
+    import engine
+    data = json.loads(engine.load_event().to_json())
+    dt = data["units"][0]["drivetrain"]
+    dt["differential_ratios"] = [dt.pop("differential_ratio"), 2.54]
+    data["units"][0]["initial"]["speed"] = SPEED
+    path = tmp_path_factory.mktemp("native-two-speed") / "sedan-two-speed.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _run_two_speed(inst) -> list[list]:
+    """Started in fourth gear and differential gear 2 (the clutch locked at the engine speed of
+    those gears at the first step), shifted to differential gear 1 at 1 s."""
+    reals = [v.name for v in inst.md.modelVariables if v.causality == "output" and v.type == "Real"]
+    vrs = [inst.vr[n] for n in reals]
+    inst.start()
+    inst.set("car.gear", 4)
+    inst.set("car.differentialGear", 2)
+    inst.set("car.throttle", 0.3)
+    rows, t = [], 0.0
+    for k in range(200):
+        if k == 100:
+            inst.set("car.differentialGear", 1)
+        inst.fmu.doStep(currentCommunicationPoint=t, communicationStepSize=0.01)
+        t += 0.01
+        rows.append([t] + list(inst.fmu.getReal(vrs)))
+    return rows
+
+
+def test_native_two_speed_axle_matches_the_development_fmu(two_speed_event, tmp_path_factory, instance):
+    """The input differentialGear has its native slot: its range, the clutch engaged at the
+    start for the differential gear the run starts in, and the shift in a run give the
+    development FMU's results; a differential gear outside the table is refused naming it."""
+    from simon_fmu.native.build import build_native
+    native = build_native(two_speed_event, tmp_path_factory.mktemp("native-2s") / "SimonCar.fmu",
+                          log=lambda text: None)
+    development = fmus.vehicle(two_speed_event, tmp_path_factory.mktemp("dev-2s") / "SimonCar.fmu")
+    a = _run_two_speed(instance(native, name="native"))
+    b = _run_two_speed(instance(development, name="development"))
+    worst = max(abs(x - y) / max(1.0, abs(y)) for ra, rb in zip(a, b) for x, y in zip(ra, rb))
+    print(f"two-speed axle, native vs development FMU: largest relative difference {worst:.3g}")
+    assert worst <= 1e-9
+    inst = instance(native, name="refused")
+    inst.start()
+    inst.set("car.differentialGear", 3)
+    with pytest.raises(Exception):
+        inst.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)
+    assert any("input car.differentialGear = 3.0 rejected: it accepts a value in 1 .. 2" in m
+               for m in inst.messages()), inst.messages()
+
+
 def test_native_binary_needs_only_libc_and_libm(native_fmu, tmp_path):
     with zipfile.ZipFile(native_fmu) as z:
         names = z.namelist()

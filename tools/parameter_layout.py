@@ -58,6 +58,10 @@ def format_layout() -> str:
         if a.field == "P_GEAR":
             lines += ["0 `reverse`, k `gear<k>` for k = 1 .. the event's most forward gears.", ""]
             continue
+        if a.field == "P_DIFF":
+            lines += ["k - 1 `differential<k>` for k = 1 .. the event's most differential gears (the "
+                      "input `differentialGear`; at least 1).", ""]
+            continue
         lines.append(" ".join(f"{i} `{c}`" for i, c in enumerate(a.columns)))
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -11,7 +11,8 @@ simulates:
 - the masses: :func:`unsprung_mass`, :func:`unit_mass`, :func:`vehicle_mass`;
 - the static state: :func:`loaded_radius`, :func:`static_wheels`, :func:`static_axle_loads`,
   :func:`rolling_radius`, :func:`understeer_gradient`;
-- the air: :func:`air_density`.
+- the air: :func:`air_density`;
+- the drivetrain: :func:`differential_ratios`.
 
 Axles are ordered from the front (x strictly decreasing, as validated).
 """
@@ -25,6 +26,18 @@ from ..aerodynamics import air_density as _air_density
 from .equilibrium import static_state
 from .model import typed_event, typed_unit
 from .payload import sprung_properties
+
+
+def differential_ratios(drivetrain) -> tuple:
+    """A drivetrain's differential gear table: the ratios the input ``differentialGear`` selects,
+    1..n (``differential_ratios``, or its one ``differential_ratio``); () without a drivetrain."""
+    if drivetrain is None:
+        return ()
+    if isinstance(drivetrain, dict):
+        table, one = drivetrain.get("differential_ratios"), drivetrain.get("differential_ratio")
+    else:
+        table, one = drivetrain.differential_ratios, drivetrain.differential_ratio
+    return tuple(float(r) for r in table) if table is not None else (float(one),)
 
 
 def wheelbase(unit) -> float:

@@ -26,7 +26,7 @@ from .fields import (  # noqa: F401  (engine.setup.event.<name>, as before)
     MAX_JOINT_DEFLECTION, MIN_JOINT_DEFLECTION, MAX_DEFORMATION_RATE, MAX_WATER_DEPTH,
     MAX_INFLATION_PRESSURE, MAX_TREAD_DEPTH, TERRAIN_TYPES, TERRAIN_FIELDS, TERRAIN_DEFAULTS,
     HYDROPLANING_MODELS, BRAKE_METHODS, DRIVE_METHODS, HYDROPLANING_TIRE_FIELDS,
-    HYDROPLANING_MATERIAL_FIELDS, MAX_TEXTURE_DEPTH, MAX_STEER_STOP, MAX_TRAIL,
+    HYDROPLANING_MATERIAL_FIELDS, MAX_DIFF_GEARS, MAX_TEXTURE_DEPTH, MAX_STEER_STOP, MAX_TRAIL,
     STEERING_DOF_FIELDS, SOLID_FIELDS, INDEPENDENT_FIELDS, SUSPENSION, BRAKE_DESIGN,
     DEFAULT_WHEEL_DAMAGE, WHEEL_DAMAGE, AXLE, PAYLOAD, AERO, REAR, FRONT, TIRE, STEERING,
     DEFAULT_CRUSH_B, DEFAULT_RESTITUTION, COLLISION, UNIT, MATERIAL, TERRAIN, MAX_BARRIERS, BARRIER, EVENT)
@@ -248,6 +248,19 @@ def _method_problems(u, p, problems):
                         f"{br['method']!r})")
 
 
+def _differential_problems(dt, raw, p, problems):
+    """A drivetrain has one differential ratio (differential_ratio) or a differential gear table
+    (differential_ratios, the ratios the FMU input differentialGear selects), not both (one the
+    schema refused counts as given: its own problem names it)."""
+    if not dt:
+        return
+    one, table = (_given(raw, k) for k in ("differential_ratio", "differential_ratios"))
+    if one == table:
+        problems.append(f"{p}: differential_ratio (a number > 0) or differential_ratios (the differential "
+                        f"gear table: a list of 1..{MAX_DIFF_GEARS} numbers > 0, selected by the input "
+                        f"differentialGear), one of them (got {'both' if one else 'neither'})")
+
+
 def _idle_problems(dt, p, problems):
     """idle_speed, idle_governor and clutch come together; the clutch engages between two
     increasing speeds; the engine inertia is > 0 (it has a speed of its own)."""
@@ -307,6 +320,7 @@ def _role_problems(u, raw, p, problems):
             problems.append(f"{p}.axles: torque_split shares whose sum over the driven wheels (two per "
                             f"axle) is 1 (got 2 x {sum(splits):g})")
     _idle_problems(u.get("drivetrain"), p + ".drivetrain", problems)
+    _differential_problems(u.get("drivetrain"), (raw or {}).get("drivetrain"), p + ".drivetrain", problems)
     _method_problems(u, p, problems)
     for key in ("steering", "drivetrain"):
         if key not in (raw or {}) or raw[key] is None:

@@ -11,7 +11,7 @@ import math
 import re
 
 from ..aerodynamics import AERO_NAMES
-from ..layout import MAX_GEARS, MAX_TIRE_TESTS
+from ..layout import MAX_DIFF_GEARS, MAX_GEARS, MAX_TIRE_TESTS
 from .meshes import MAX_COORDINATE
 from .schema import Field as F, check_object
 from .vehicle_classes import (CLASSES as VEHICLE_CLASSES, HEAVY_CLASS, LIGHT_CLASS, LIGHT_VEHICLE_MASS,
@@ -529,7 +529,14 @@ UNIT = {
                                            doc="[engine speed rpm, torque N m <= 0]"),
         "transmission_ratios": F("list", item=_pos(), min_items=1, max_items=MAX_GEARS, doc="gears 1..n"),
         "reverse_ratio": _pos("numerical ratio of reverse gear"),
-        "differential_ratio": _pos(),
+        "differential_ratio": _optional(lo=0.0, lo_open=True,
+                                        doc="numerical ratio of the differential (a single-speed axle); "
+                                            "this or differential_ratios"),
+        "differential_ratios": F("list", item=_pos(), min_items=1, max_items=MAX_DIFF_GEARS, default=None,
+                                 nullable=True,
+                                 doc="the differential gear table (a two-speed axle: two ratios): the "
+                                     "ratios the FMU input differentialGear selects, 1..n in the order "
+                                     "given; this or differential_ratio"),
         "inertia": _nonneg("engine + transmission + driveline, at engine speed, kg m^2; with an "
                            "idle_speed, the engine side of the clutch, > 0"),
         "idle_speed": _optional(lo=0.0, lo_open=True, hi=MAX_ENGINE_RPM,

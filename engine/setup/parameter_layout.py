@@ -47,6 +47,8 @@ SPECS = (
          "pack.unit, pack.steering, pack.brakes, pack.drivetrain", "a vehicle unit"),
     Spec("P_GEAR", "float64", ("unit", "gear"), 1, (), None, "pack.drivetrain",
          "a unit's gear ratios: reverse, then forward gear 1 .. the event's most gears (0: none)"),
+    Spec("P_DIFF", "float64", ("unit", "differential gear"), 1, (), None, "pack.drivetrain",
+         "a unit's differential gear table: differential gear 1 .. the event's most (0: none)"),
     Spec("P_ENG", "float64", ("unit", "table", "table row"), 1, (), None, "pack.drivetrain",
          "a unit's engine maps (x and y of each table), as many rows as the event's longest"),
     Spec("N_ENG", "int64", ("unit", "table"), 1, ("wot_rows", "closed_throttle_rows"), None,
@@ -145,7 +147,7 @@ class ArrayLayout(NamedTuple):
 
 
 def columns(spec: Spec, model=None) -> tuple:
-    """The names of ``spec``'s named axis (for ``P_GEAR``, of ``model``'s gears)."""
+    """The names of ``spec``'s named axis (for ``P_GEAR`` and ``P_DIFF``, of ``model``'s gears)."""
     if spec.named_axis is None:
         return ()
     if spec.names:
@@ -153,13 +155,16 @@ def columns(spec: Spec, model=None) -> tuple:
     if spec.field == "P_GEAR":
         n = getattr(model, "P_GEAR").shape[1] - 1 if model is not None else 0
         return ("reverse",) + tuple(f"gear{k}" for k in range(1, n + 1))
+    if spec.field == "P_DIFF":
+        n = getattr(model, "P_DIFF").shape[1] if model is not None else 0
+        return tuple(f"differential{k}" for k in range(1, n + 1))
     return tuple(names[0] if len(names) == 1 else "|".join(names) or "?"
                  for names in slot_names(spec.field))
 
 
 def parameter_layout(model=None) -> list:
     """Per field of :class:`engine.layout.Model` (in its order), its :class:`ArrayLayout`; with
-    a packed ``model``, the shapes (and ``P_GEAR``'s gears) are that model's."""
+    a packed ``model``, the shapes (and ``P_GEAR``'s and ``P_DIFF``'s gears) are that model's."""
     out = []
     for s in SPECS:
         shape = tuple(getattr(model, s.field).shape) if model is not None else None

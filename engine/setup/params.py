@@ -54,7 +54,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     P_UNIT = unit.pack_units(rows, units, statics)
     steering.pack_units(P_UNIT, units, steering_units, steering_modes or {})
     brakes.pack_units(P_UNIT, units)
-    P_GEAR, P_ENG, N_ENG = drivetrain.pack_units(P_UNIT, rows, units)
+    P_GEAR, P_DIFF, P_ENG, N_ENG = drivetrain.pack_units(P_UNIT, rows, units)
     P_WHEEL = np.zeros((nw, L.N_WHEEL_P))
     T_WHEEL = axle.pack_wheels(P_WHEEL, rows, units, statics)
     steering.pack_wheels(P_WHEEL, rows)
@@ -81,8 +81,8 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
                         len(steering_units), CV.shape[0], P_PAIR.shape[0])
     P_ENV = environment.pack_environment(d, friction_multiplier, rho, terrain_top, lay)
     brakes.cold_ratios(P_WHEEL, P_BRAKE, T_BRAKE, env.air_temperature)
-    model = L.Model(P_UNIT, P_GEAR, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO, P_ENV,
-                    P_AXLE, P_CONN, P_BRAKE, T_BRAKE, *environment.terrain_arrays(mesh), P_COLL,
+    model = L.Model(P_UNIT, P_GEAR, P_DIFF, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO,
+                    P_ENV, P_AXLE, P_CONN, P_BRAKE, T_BRAKE, *environment.terrain_arrays(mesh), P_COLL,
                     CV, CK, P_BAR, P_PAIR, P_WCOLL)
     y0 = initial_state(model, lay, rows, d, statics, initial, tire_deflections)
     drivetrain.idle(model, y0)

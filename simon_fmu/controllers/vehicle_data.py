@@ -10,6 +10,9 @@ runs on those values; an importer may still set other ones.
   unloaded radius less the static deflection, inverse of Eq. 93), the radius at which the
   engine lets the wheels start free rolling; a controller with one radius takes the mean
   over the wheels it reads.
+- The *final drive ratio* is the differential's ratio; with a differential gear table (a
+  two-speed axle) its first entry, the differential gear the vehicle FMU starts in
+  (``differentialGear`` = 1): the driver shifts the transmission, not the axle.
 - The *understeer gradient* is the steady-state bicycle model's
   ``K = m_f / C_f - m_r / C_r`` (rad per m/s^2 of lateral acceleration): ``m_f``, ``m_r`` the
   static load on the steered and the other axles as mass, ``C_f``, ``C_r`` the sums of their
@@ -87,5 +90,5 @@ def driver_starts(event: "engine.Event", unit: Optional[str] = None) -> dict:
             "steeringRatio": float(u.steering.gear_ratio),
             "understeerGradient": understeer_gradient(event, unit),
             "tireRadius": rolling_radius(event, unit, driven_only=True),
-            "finalDriveRatio": float(drivetrain.differential_ratio),
+            "finalDriveRatio": derived.differential_ratios(drivetrain)[0],
             "gearRatios": tuple(float(r) for r in drivetrain.transmission_ratios)}

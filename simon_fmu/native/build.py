@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 import engine
+from engine.signals import WHOLE_INPUTS
 
 from . import kernels as K
 from . import targets as T
@@ -47,6 +48,10 @@ INPUT_ARRAYS = ("u_unit", "u_wheel", "u_env")
 TYPE_CODES = {"Real": 0, "Integer": 1, "Enumeration": 1, "Boolean": 2, "String": 3}
 SOURCE_PARAMETER, SOURCE_CALCULATED = 9, 10
 CAUSALITY_CODES = {"parameter": 0, "calculatedParameter": 1, "input": 2, "output": 3}
+#: what an input that takes whole numbers accepts (a fraction is refused with it), by the code
+#: of ``in.whole`` (0: any number)
+WHOLE_TEXTS = ("",) + tuple(WHOLE_INPUTS.values())
+WHOLE_CODES = {f: k for k, f in enumerate(WHOLE_INPUTS, 1)}
 
 
 class NativeBuildError(RuntimeError):
@@ -202,17 +207,20 @@ def resource_arrays(event, sim, catalogue, guid: str) -> dict:
     # the input checks of Simulation.check_inputs, slot by slot (u_unit, u_wheel, u_env flat)
     lo_all, hi_all, whole, names, accepts = [], [], [], [], []
     n_gears = [int(p) for p in sim.model.P_UNIT[:, L.U_N_GEARS]]
+    # a unit without a drivetrain has differential gear 1 only (engine.Simulation)
+    n_diffs = [max(1, int(p)) for p in sim.model.P_UNIT[:, L.U_N_DIFFS]]
+    tops = {"gear": n_gears, "differentialGear": n_diffs}
     for source, fields, owners in (("u_unit", engine.UNIT_INPUTS, sim.unit_names),
                                    ("u_wheel", engine.WHEEL_INPUTS, sim.wheel_names),
                                    ("u_env", engine.ENV_INPUTS, [None])):
         for i, owner in enumerate(owners):
             for f in fields:
                 lo, hi, _ = engine.INPUT_LIMITS[f]
-                if f == "gear":
-                    hi = n_gears[i] if i < len(n_gears) else hi
+                if f in tops:
+                    hi = tops[f][i] if i < len(tops[f]) else hi
                 lo_all.append(-math.inf if lo is None else float(lo))
                 hi_all.append(math.inf if hi is None else float(hi))
-                whole.append(1 if f == "gear" else 0)
+                whole.append(WHOLE_CODES.get(f, 0))
                 names.append(f if owner is None else f"{owner}.{f}")
                 accepts.append(_accepts(lo, hi))
     arrays["in.lo"] = np.array(lo_all)
@@ -220,22 +228,28 @@ def resource_arrays(event, sim, catalogue, guid: str) -> dict:
     arrays["in.whole"] = np.array(whole, np.int64)
     arrays["in.names"] = texts(names)
     arrays["in.accepts"] = texts(accepts)
+    arrays["in.whole_texts"] = texts(WHOLE_TEXTS)
 
-    # the clutches engaged before the first step (Simulation.advance at time 0), per unit and
-    # gear: rows (unit, gear, state index, value), computed by a second simulation
+    # the clutches engaged before the first step (Simulation.advance at time 0), per unit, gear
+    # and differential gear: rows (unit, gear, differential gear, state index, value), computed
+    # by a second simulation
     gear = engine.UNIT_INPUTS.index("gear")
+    diff = engine.UNIT_INPUTS.index("differentialGear")
     rows = []
     probe = engine.Simulation(event)
     start = probe.get_state()
     gear_lo = int(engine.INPUT_LIMITS["gear"][0])
+    diff_lo = int(engine.INPUT_LIMITS["differentialGear"][0])
     for u in range(len(sim.unit_names)):
         for g in range(gear_lo, n_gears[u] + 1):
-            probe.set_state(start)
-            probe.u_unit[u, gear] = g
-            probe.advance(0.0)
-            for k in np.flatnonzero(probe.y != start.y):
-                rows.append((u, g, int(k), float(probe.y[k])))
-    arrays["clutch"] = np.array(rows, dtype=np.float64).reshape(-1, 4)
+            for d in range(diff_lo, n_diffs[u] + 1):
+                probe.set_state(start)
+                probe.u_unit[u, gear] = g
+                probe.u_unit[u, diff] = d
+                probe.advance(0.0)
+                for k in np.flatnonzero(probe.y != start.y):
+                    rows.append((u, g, d, int(k), float(probe.y[k])))
+    arrays["clutch"] = np.array(rows, dtype=np.float64).reshape(-1, 5)
 
     terrain = event.model.environment.terrain.type
     arrays["meta"] = np.array([
@@ -247,6 +261,7 @@ def resource_arrays(event, sim, catalogue, guid: str) -> dict:
         L.T_DMAX,                            # 5 P_TIRE's column of the maximum deflection
         float(MAX_STEPS_PER_ADVANCE),        # 6 most steps of one advance
         float(gear),                         # 7 u_unit's column of the gear
+        float(diff),                         # 8 u_unit's column of the differential gear
     ])
     arrays["tire.names"] = texts(sim.tire_names)
     arrays["state.names"] = texts(sim.state_names)

@@ -11,7 +11,7 @@ its columns of the shared ones:
 - :mod:`.tire`: ``P_TIRE``, ``TT`` and a wheel's tires and spin inertia;
 - :mod:`.brakes`: the brake system of ``P_UNIT`` and ``P_WHEEL``, ``P_BRAKE``, ``T_BRAKE``;
 - :mod:`.drivetrain`: the powertrain of ``P_UNIT`` and ``P_WHEEL`` (Eq. 32), ``P_GEAR``,
-  ``P_ENG``, ``N_ENG``, and the powertrain's start (idle, clutch);
+  ``P_DIFF``, ``P_ENG``, ``N_ENG``, and the powertrain's start (idle, clutch);
 - :mod:`.steering`: the steering system of ``P_UNIT`` (Eq. 33-39) and the steered wheels;
 - :mod:`.aero`: ``P_AERO`` (Eq. 140);
 - :mod:`.connection`: ``P_CONN`` (Eq. 117-135);

@@ -1,26 +1,30 @@
-"""The powertrain (``engine.drivetrain``): its columns of ``P_UNIT`` (differential, inertia,
+"""The powertrain (``engine.drivetrain``): its columns of ``P_UNIT`` (differential gears, inertia,
 idle governor, clutch, gears, the throttle table option, the driven wheels), the gear ratios
-``P_GEAR``, the engine maps ``P_ENG``/``N_ENG``, the driven wheels' torque split in ``P_WHEEL``
-(Eq. 32), and the powertrain's start (idling, a clutch locked at speed)."""
+``P_GEAR``, the differential gear table ``P_DIFF``, the engine maps ``P_ENG``/``N_ENG``, the
+driven wheels' torque split in ``P_WHEEL`` (Eq. 32), and the powertrain's start (idling, a
+clutch locked at speed)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ... import layout as L
-from ...drivetrain import RPM, engine_torque, gear_ratio
+from ...drivetrain import RPM, differential_ratio, engine_torque, gear_ratio
+from ..derived import differential_ratios
 from ..event import DRIVE_METHODS
 from .rows import table
 
 
 def pack_units(P_UNIT, rows, units):
-    """The drivetrain's columns of ``P_UNIT``; returns P_GEAR, P_ENG, N_ENG. The tables and the
-    gear list are as long as the event's longest (no fixed limit)."""
+    """The drivetrain's columns of ``P_UNIT``; returns P_GEAR, P_DIFF, P_ENG, N_ENG. The tables
+    and the gear lists are as long as the event's longest (at least one differential gear)."""
     drivetrains = [u.drivetrain for u in units if u.drivetrain]
     n_eng = max([len(t) for dt in drivetrains
                  for t in (dt.engine_wot_torque, dt.engine_closed_throttle_torque)] + [1])
     n_gears = max([len(dt.transmission_ratios) for dt in drivetrains] + [0])
+    n_diffs = max([len(differential_ratios(dt)) for dt in drivetrains] + [1])
     nu = len(units)
     P_GEAR = np.zeros((nu, n_gears + 1))
+    P_DIFF = np.zeros((nu, n_diffs))
     P_ENG = np.zeros((nu, 4, n_eng))
     N_ENG = np.zeros((nu, 2), dtype=np.int64)
     for ui, unit in enumerate(units):
@@ -29,7 +33,9 @@ def pack_units(P_UNIT, rows, units):
         P[L.U_N_DRIVEN] = rows.units[ui].n_driven
         if not dt:
             continue
-        P[L.U_DIFF_RATIO] = dt.differential_ratio
+        diffs = differential_ratios(dt)
+        P[L.U_N_DIFFS] = len(diffs)
+        P_DIFF[ui, :len(diffs)] = diffs
         P[L.U_I_DT] = dt.inertia
         if dt.idle_speed is not None:
             to_rad_s = 1.0 / RPM
@@ -47,7 +53,7 @@ def pack_units(P_UNIT, rows, units):
         N_ENG[ui, 0] = table(P_ENG[ui, L.EM_WOT_X], P_ENG[ui, L.EM_WOT_Y], dt.engine_wot_torque)
         N_ENG[ui, 1] = table(P_ENG[ui, L.EM_CT_X], P_ENG[ui, L.EM_CT_Y],
                              dt.engine_closed_throttle_torque)
-    return P_GEAR, P_ENG, N_ENG
+    return P_GEAR, P_DIFF, P_ENG, N_ENG
 
 
 def pack_wheels(P_WHEEL, rows):
@@ -82,13 +88,14 @@ def engage_clutches(model, y, u_unit):
     """At the start, an engine in gear turns with its wheels: its clutch starts locked and
     closed where the transmission turns faster than idle (the governor then closed), so that a vehicle
     started at speed in gear does not first spin its engine up from idle. Called before the
-    first step, with the gear inputs the simulation starts with."""
+    first step, with the gear inputs (gear and differential gear) the simulation starts with."""
     wb = L.StateLayout.of_model(model).base["wheel"]
     for u in range(model.P_UNIT.shape[0]):
         P = model.P_UNIT[u]
         if P[L.U_IDLE] <= 0.0 or P[L.U_N_DRIVEN] <= 0.0:
             continue
-        ratio = gear_ratio(model.P_GEAR, u, int(round(u_unit[u, L.IU_GEAR]))) * P[L.U_DIFF_RATIO]
+        ratio = gear_ratio(model.P_GEAR, u, int(round(u_unit[u, L.IU_GEAR]))) * \
+            differential_ratio(model.P_DIFF, u, int(round(u_unit[u, L.IU_DIFF_GEAR])))
         w0, n = int(P[L.U_WHEEL0]), int(P[L.U_NWHEELS])
         spin = sum(y[wb + L.N_WHEEL_STATE * w + L.WOMEGA] for w in range(w0, w0 + n)
                    if model.P_WHEEL[w, L.W_DRIVEN] > 0.5)

@@ -29,7 +29,7 @@ enum { T_REAL = 0, T_INTEGER = 1, T_BOOLEAN = 2 };
 enum { C_PARAMETER = 0, C_CALCULATED = 1, C_INPUT = 2, C_OUTPUT = 3 };
 enum { S_PARAMETER = 9, S_CALCULATED = 10 };
 enum { M_STEP = 0, M_WHEEL_SETUP, M_ERR_DEFLECTION, M_ERR_OFF_TERRAIN, M_ERR_NONFINITE, M_T_DMAX,
-       M_MAX_STEPS, M_GEAR_COLUMN };
+       M_MAX_STEPS, M_GEAR_COLUMN, M_DIFF_COLUMN };
 enum { PHASE_INSTANTIATED, PHASE_INIT, PHASE_STEP, PHASE_TERMINATED };
 
 static const char *const INPUT_NAMES[3] = {"U.u_unit", "U.u_wheel", "U.u_env"};
@@ -58,9 +58,10 @@ typedef struct {
     const char **var_names;
     int nvars;
     const double *in_lo, *in_hi;
-    const int64_t *in_whole;
-    const char **in_names, **in_accepts;
-    int nin;
+    const int64_t *in_whole;            /* 0, or the index in in_whole_texts of what a whole
+                                           input accepts (engine.signals.WHOLE_INPUTS) */
+    const char **in_names, **in_accepts, **in_whole_texts;
+    int nin, nwhole_texts;
     const double *clutch;
     int nclutch;
     const double *meta;
@@ -340,7 +341,8 @@ static const char *bind(sn_instance *c)
             return why;
         }
     const char *needed[] = {"y", "err", "W.fault", "var.table", "var.value", "var.names", "in.lo",
-                            "in.hi", "in.whole", "in.names", "in.accepts", "clutch", "meta",
+                            "in.hi", "in.whole", "in.names", "in.accepts", "in.whole_texts",
+                            "clutch", "meta",
                             "tire.names", "state.names", "P.P_TIRE"};
     for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
         if (find(c, needed[i]) == NULL) {
@@ -363,6 +365,7 @@ static const char *bind(sn_instance *c)
     c->in_whole = (const int64_t *)find(c, "in.whole")->init;
     c->in_names = strings(find(c, "in.names"), &n);
     c->in_accepts = strings(find(c, "in.accepts"), &n);
+    c->in_whole_texts = strings(find(c, "in.whole_texts"), &c->nwhole_texts);
     sn_array *cl = find(c, "clutch");
     c->clutch = (const double *)cl->init;
     c->nclutch = (int)cl->shape[0];
@@ -372,11 +375,17 @@ static const char *bind(sn_instance *c)
     sn_array *pt = find(c, "P.P_TIRE");
     c->p_tire = pt->data;
     c->p_tire_cols = pt->ndim == 2 ? pt->shape[1] : 0;
-    if (!c->var_names || !c->in_names || !c->in_accepts || !c->tire_names || !c->state_names
+    if (!c->var_names || !c->in_names || !c->in_accepts || !c->in_whole_texts || !c->tire_names
+            || !c->state_names
             || c->nin != (int)(c->in[0]->nitems + c->in[1]->nitems + c->in[2]->nitems)) {
         snprintf(why, sizeof why, "the resources' tables are inconsistent");
         return why;
     }
+    for (int k = 0; k < c->nin; k++)
+        if (c->in_whole[k] < 0 || c->in_whole[k] >= c->nwhole_texts) {
+            snprintf(why, sizeof why, "the resources' tables are inconsistent");
+            return why;
+        }
     return NULL;
 missing_adv:
     snprintf(why, sizeof why, "the resources have no array for the kernel's arguments");
@@ -392,6 +401,7 @@ static void release(sn_instance *c)
     free(c->var_names);
     free(c->in_names);
     free(c->in_accepts);
+    free(c->in_whole_texts);
     free(c->tire_names);
     free(c->state_names);
     free(c->pool);
@@ -454,18 +464,20 @@ static int bad_input(sn_instance *c, double *value, int *kind)
     return -1;
 }
 
-/* the clutches engage before the first step for the gears the run starts in (engine.Simulation
-   at its first advance: engine.setup.params.engage_clutches), from the build's table */
+/* the clutches engage before the first step for the gears (transmission and differential) the
+   run starts in (engine.Simulation at its first advance: engine.setup.params.engage_clutches),
+   from the build's table of rows (unit, gear, differential gear, state index, value) */
 static void engage_clutches(sn_instance *c)
 {
     const double *u_unit = c->in[0]->data;
     int64_t cols = c->in[0]->ndim == 2 ? c->in[0]->shape[1] : 1;
     int64_t gear = (int64_t)c->meta[M_GEAR_COLUMN];
+    int64_t diff = (int64_t)c->meta[M_DIFF_COLUMN];
     for (int r = 0; r < c->nclutch; r++) {
-        const double *row = c->clutch + 4 * r;
+        const double *row = c->clutch + 5 * r;
         int64_t unit = (int64_t)row[0];
-        if (round(u_unit[unit * cols + gear]) == row[1])
-            c->y[(int64_t)row[2]] = row[3];
+        if (round(u_unit[unit * cols + gear]) == row[1] && round(u_unit[unit * cols + diff]) == row[2])
+            c->y[(int64_t)row[3]] = row[4];
     }
 }
 
@@ -801,7 +813,7 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h, fmi2Boolean no
         py_repr(vs, sizeof vs, value);
         snprintf(reason, sizeof reason, "t=%s: input %s = %s rejected: it accepts %s", ts,
                  c->in_names[k], vs, kind == 0 ? "a finite number" : kind == 1 ? c->in_accepts[k]
-                 : "an integer gear");
+                 : c->in_whole_texts[c->in_whole[k]]);
         return fail(c, reason);
     }
     int r = advance(c, t + h - c->start_time, why, sizeof why);
