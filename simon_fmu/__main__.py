@@ -10,6 +10,8 @@ report (:mod:`simon_fmu.studies`).
 (docs/standalone.md); ``python -m simon_fmu doctor FMU`` checks an FMU on this machine.
 ``python -m simon_fmu rough-road --class B -o ROAD.crg`` writes an ISO 8608 random road as an
 OpenCRG file (:mod:`simon_fmu.tools.rough_road`).
+``python -m simon_fmu pulse HISTORY.csv --unit car -o OUT_DIR`` writes a run's collision pulse,
+CFC-filtered, and its event data recorder table (:mod:`simon_fmu.tools.pulse`).
 
 Every command that writes checks its ``-o`` first, before any work
 (:func:`simon_fmu.runtime.packaging.check_output`): it never replaces one of its own input
@@ -150,7 +152,20 @@ def main(argv: list[str] | None = None) -> int:
                             "least 1/LOW)")
     rough.add_argument("-o", "--output", default=None,
                        help="OpenCRG file to write (default: out/rough-road-CLASS.crg)")
+    pulse = commands.add_parser("pulse", help="write a run's collision pulse (SAE J211 CFC 60 "
+                                "and 180) and its event data recorder table (49 CFR 563)")
+    pulse.add_argument("history", help="CSV of the run's outputs (time, <unit>.ax, ay, az, p, q, "
+                       "r, collision.contact, collision.Fx, collision.Fy)")
+    pulse.add_argument("--unit", default="car", help="the unit (default: car)")
+    pulse.add_argument("--point", type=float, nargs=3, default=None, metavar=("X", "Y", "Z"),
+                       help="the recorder's or an occupant's vehicle-fixed point, m from the CG "
+                            "(x forward, y right, z down; default: the CG)")
+    pulse.add_argument("-o", "--output", default="out/pulse",
+                       help="folder for pulse.csv, edr.csv and summary.json (default: out/pulse)")
     args = parser.parse_args(argv)
+    if args.command == "pulse":
+        from .tools.pulse import main as pulse_main
+        return pulse_main(args)
     if args.command == "rough-road":
         from .tools.rough_road import problems
         found = problems(args.road_class, args.length, args.seed, args.step, args.width,

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.optimize import brentq
 
 import engine
 from support.fixtures import BARRIER_X
 from support.fmus import event_fmu
+from support.barrier import separation_factor
 from support.run import run
 from support.sedan import FRONT_X, M
 
@@ -33,23 +33,6 @@ WALL_X = BARRIER_X                       # 1 m ahead of the car's front (FRONT_X
 V_IN = 10.0
 COLL = ["car.collision." + k for k in ("Fx", "Fy", "Fz", "Mx", "My", "Mz", "deltaV", "maxCrush")]
 WHEELS = [f"car.axle{k}.{s}" for k in (1, 2) for s in ("left", "right")]
-
-
-def separation_factor(zeta):
-    """f(zeta): x'' + 2 zeta x' + x = 0 from x = 1 at rest; the speed when the spring and
-    damper force x + 2 zeta x' first vanishes (the undamped speed is 1)."""
-    wd = math.sqrt(1.0 - zeta * zeta)
-
-    def x(t):
-        return math.exp(-zeta * t) * (math.cos(wd * t) + zeta / wd * math.sin(wd * t))
-
-    def xd(t):
-        return -math.exp(-zeta * t) * math.sin(wd * t) / wd
-
-    if zeta == 0.0:
-        return 1.0
-    t = brentq(lambda t: x(t) + 2.0 * zeta * xd(t), 1e-9, math.pi / wd)
-    return abs(xd(t))
 
 
 def test_separation_factor_of_a_damped_spring():
