@@ -44,7 +44,7 @@ a connection's failure.
 import math
 
 from .jit import njit
-from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_PLANE, BAR_RISER, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
+from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_PLANE, BAR_RISER, CO_D0, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
                      CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, CS_CONTACT,
                      CS_VX0, CS_VY0, CS_VZ0, CV_CELL, E_COLL_BASE, E_COLL_T_ENV, E_GROUND_Z, E_MU,
                      E_TERRAIN, E_TERRAIN_TOP, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR,
@@ -97,6 +97,23 @@ def face_stiffness(CK, v, nbx, nby, nbz):
     else:
         k += CK[v, FACE_ROOF] * nbz
     return k
+
+
+@njit
+def no_damage_approach(P, v):
+    """The CRASH3 no-damage approach A/B (m) of exterior vertex v (of the unit whose vertices
+    hold it): that of the face on which the vertex has its largest stiffness (a box face's
+    vertex: that face's; an edge's or a corner's: the stiffest of its faces'), the part of its
+    approach that is not crush (0 without an A)."""
+    PC = P.P_COLL
+    for u in range(PC.shape[0]):
+        if PC[u, CO_V0] <= v < PC[u, CO_V0] + PC[u, CO_NV]:
+            best, d0 = 0.0, 0.0
+            for f in range(6):
+                if P.CK[v, f] > best:
+                    best, d0 = P.CK[v, f], PC[u, CO_D0 + f]
+            return d0
+    return 0.0
 
 
 @njit
@@ -230,8 +247,10 @@ def vertex_contact(y, s, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, 
     add_wrench(out, rx, ry, rz, fx, fy, fz)
     if w >= 0:
         add_wheel_load(wcoll[w], wpose[w], rx, ry, rz, fx, fy, fz)
-    elif pen > out[7]:
-        out[7] = pen
+    else:
+        crush = pen - no_damage_approach(P, vi)
+        if crush > out[7]:
+            out[7] = crush
 
 
 @njit
@@ -720,10 +739,12 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     if w >= 0:
         add_wheel_load(wcoll[w], wpose[w], rx, ry, rz, fax, fay, faz)
     else:
-        if pen > out_a[7]:
-            out_a[7] = pen
-        if pen > out_b[7]:
-            out_b[7] = pen
+        crush_a = pen - no_damage_approach(P, vi)
+        crush_b = pen - PC[b, CO_D0 + f]
+        if crush_a > out_a[7]:
+            out_a[7] = crush_a
+        if crush_b > out_b[7]:
+            out_b[7] = crush_b
     return pen, f
 
 
@@ -922,7 +943,9 @@ def latch_contacts(y, t, P, U, W):
 @njit
 def collision_outputs(y, P, u, frames, coll, y_unit_row, c_fx):
     """The unit's collision outputs from c_fx on (layout.YU_COLL_*): force, moment, contact,
-    deltaV and maxCrush."""
+    deltaV, maxCrush and residualCrush. A vertex's crush is its approach less its face's
+    no-damage approach A/B (CRASH3: F/w = A + B C is F/w = B delta with delta = C + A/B); its
+    residual crush is its permanent approach (1 - e^2) delta_max less the same."""
     for k in range(6):
         y_unit_row[c_fx + k] = coll[u, k]
     y_unit_row[c_fx + 6] = 1.0 if coll[u, WC_CONTACT] > 0.0 else 0.0
@@ -939,8 +962,15 @@ def collision_outputs(y, P, u, frames, coll, y_unit_row, c_fx):
     y_unit_row[c_fx + 7] = dv
     vbase = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * P.P_UNIT.shape[0]
     v0, nv = int(P.P_COLL[u, CO_V0]), int(P.P_COLL[u, CO_NV])
-    crush = 0.0
+    set_ = 1.0 - P.P_COLL[u, CO_E] * P.P_COLL[u, CO_E]     # the permanent share of an approach
+    crush, residual = 0.0, 0.0
     for i in range(nv):
-        if y[vbase + v0 + i] > crush:
-            crush = y[vbase + v0 + i]
+        dmax = y[vbase + v0 + i]
+        if dmax > 0.0:
+            d0 = no_damage_approach(P, v0 + i)
+            if dmax - d0 > crush:
+                crush = dmax - d0
+            if set_ * dmax - d0 > residual:
+                residual = set_ * dmax - d0
     y_unit_row[c_fx + 8] = max(crush, coll[u, WC_DEPTH])
+    y_unit_row[c_fx + 9] = residual

@@ -195,12 +195,15 @@ N_CV = CV_CELL + 6
  CO_ZMAX, CO_K0) = range(13)
 CO_R0 = CO_K0 + 6       # CO_R0 .. CO_R0 + 5: the unit's reach, lo x, hi x, lo y, hi y, lo z, hi z
 CO_WHEELS = CO_R0 + 6   # 1 when a wheel of the unit has a mesh
-N_COLL_P = CO_WHEELS + 1
+CO_D0 = CO_WHEELS + 1   # CO_D0 .. CO_D0 + 5: each face's no-damage approach A/B (m), FACE_* order
+N_COLL_P = CO_D0 + 6
 # CO_V0, CO_NV: the unit's vertices in CV; CO_E: restitution; CO_MU: the friction coefficient
 # of the body on the road and barriers; CO_TAU: the time constant of the damping on the
 # elastic (unloading and reloading) branch, s; CO_VREG: the sliding speed below which the
 # friction is regularised, m/s; CO_XMIN .. CO_ZMAX: the mesh's bounding box (the broad phase);
 # CO_K0 .. CO_K0 + 5: the faces' stiffness per unit area (N/m^3), in the order of FACE_*;
+# CO_D0 .. CO_D0 + 5: the faces' CRASH3 no-damage approach A/B (m; 0 without an A), the part
+# of an approach that is not crush (engine.collision.collision_outputs);
 # the reach: a box (vehicle frame) that holds the exterior and every wheel mesh of the unit
 # wherever its suspension and its damage set can take it (engine.setup.wheel_meshes.pack_reach), the
 # broad phase of its wheels
@@ -277,7 +280,7 @@ from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS,
  YU_SPEED, YU_BETA, YU_ENGINE, YU_CLUTCH,
  YU_AERO_FX, YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ,
  YU_COLL_FX, YU_COLL_FY, YU_COLL_FZ, YU_COLL_MX, YU_COLL_MY, YU_COLL_MZ, YU_COLL_CONTACT, YU_COLL_DV,
- YU_COLL_CRUSH) = range(len(UNIT_OUTPUTS))
+ YU_COLL_CRUSH, YU_COLL_RESIDUAL) = range(len(UNIT_OUTPUTS))
 IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR, IU_STEER_TORQUE, IU_DIFF_GEAR = range(len(UNIT_INPUTS))
 (IW_BPF, IW_MU, IW_ROADZ, IW_GRADEX, IW_GRADEY, IW_WATER, IW_BFORCE, IW_BFRIC, IW_DFORCE,
  IW_DFRIC) = range(len(WHEEL_INPUTS))
@@ -292,6 +295,7 @@ assert UNIT_OUTPUTS[YU_CLUTCH] == "clutchSlip" and UNIT_INPUTS[IU_STEER_TORQUE] 
 assert UNIT_INPUTS[IU_DIFF_GEAR] == "differentialGear"
 assert UNIT_OUTPUTS[YU_AERO_FX] == "aero.Fx" and UNIT_OUTPUTS[YU_AERO_MZ] == "aero.Mz"
 assert UNIT_OUTPUTS[YU_COLL_FX] == "collision.Fx" and UNIT_OUTPUTS[YU_COLL_CRUSH] == "collision.maxCrush"
+assert UNIT_OUTPUTS[YU_COLL_RESIDUAL] == "collision.residualCrush"
 assert TIRE_OUTPUTS[YT_MZ] == "Mz" and STEERING_OUTPUTS[YS_TORQUE] == "torque"
 
 # --- scratch of the derivative evaluation: SCRATCH[row, column] ----------------------------

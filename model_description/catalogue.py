@@ -159,8 +159,12 @@ FIELDS: dict[str, Field] = {
                                "the road, a barrier or another unit's mesh now", "Boolean"),
     "collision.deltaV": Field("m/s", "km/h", "Magnitude of the change of the CG velocity since the "
                               "unit's first contact (0 before it)"),
-    "collision.maxCrush": Field("m", None, "Deepest approach any vertex of the exterior mesh has had "
-                                "so far (its permanent crush is 1 - e^2 of it)"),
+    "collision.maxCrush": Field("m", None, "Deepest crush any vertex of the exterior mesh has had "
+                                "so far: its approach less its face's CRASH3 no-damage approach "
+                                "A/B (collision.crush_a; all of it without an A)"),
+    "collision.residualCrush": Field("m", None, "Deepest permanent crush of the exterior mesh so "
+                                     "far: a vertex's permanent approach, 1 - e^2 of its largest, "
+                                     "less its face's A/B"),
     # wheel outputs
     "steer": Field("rad", "deg", "Road-wheel steer angle relative to the vehicle "
                    "(positive right)"),

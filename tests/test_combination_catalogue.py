@@ -64,8 +64,9 @@ def test_the_car_catalogue_is_unchanged():
         row[expected["columns"].index("binding")] = [source, list(index)]
     # 150, and since the launch parameters (engine.setup.launch) roll0, pitch0, lateralSpeed0,
     # verticalSpeed0, rollRate0, pitchRate0 and yawRate0: 157; since the differential gear
-    # table (the input car.differentialGear, a two-speed axle): 158
-    assert len(rows) == len(expected["variables"]) == 158
+    # table (the input car.differentialGear, a two-speed axle): 158; since the CRASH3 A
+    # coefficients (the output car.collision.residualCrush): 159
+    assert len(rows) == len(expected["variables"]) == 159
     for row, want in zip(rows, expected["variables"]):
         assert row == want, row[0]
     xml = model_description_xml(catalogue, model_identifier="SimonCar",

@@ -16,7 +16,7 @@ import numpy as np
 from ..collision import FRICTION_SPEED
 from .derived import body_front, body_rear
 from .errors import EventError
-from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_RISER, BAR_WALL, CO_E, CO_K0, CO_MU,
+from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_RISER, BAR_WALL, CO_E, CO_D0, CO_K0, CO_MU,
                      CO_NV, CO_TAU, CO_V0, CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX,
                      CO_ZMIN, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF,
                      N_BAR_P, N_COLL_P, N_CV, N_FACES, N_PAIR_P)
@@ -204,11 +204,25 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
         P[CO_YMIN], P[CO_YMAX] = cv[:, 1].min(), cv[:, 1].max()
         P[CO_ZMIN], P[CO_ZMAX] = cv[:, 2].min(), cv[:, 2].max()
         P[CO_K0:CO_K0 + N_FACES] = areal
+        P[CO_D0:CO_D0 + N_FACES] = no_damage_approaches(col)
         verts.append(cv)
         stiff.append(ck)
         n += len(cv)
     top = float(terrain_tri[:, 2::3].min()) if terrain_tri.shape[0] else 0.0
     return P_COLL, np.ascontiguousarray(np.concatenate(verts)), np.ascontiguousarray(np.concatenate(stiff)), top
+
+
+def no_damage_approaches(col):
+    """Each face's CRASH3 no-damage approach A/B (m, in the order of FACE_*) of a unit's
+    ``collision`` record: the approach a face takes before it crushes, from its A
+    (``crush_a``, 0 when not given) and B (``crush_stiffness``; the sides' for the roof and the
+    underbody): F/w = A + B C reads F/w = B (C + A/B)."""
+    b, a = col.crush_stiffness, col.crush_a
+    out = np.zeros(N_FACES)
+    if a is not None:
+        out[FACE_FRONT], out[FACE_REAR] = a.front / b.front, a.rear / b.rear
+        out[[FACE_RIGHT, FACE_LEFT, FACE_BOTTOM, FACE_ROOF]] = a.side / b.side
+    return out
 
 
 def unit_vector(v):

@@ -440,6 +440,13 @@ COLLISION = {
                              "null or left out: the unit's vehicle class's (" + _class_text("crush_stiffness")
                              + "; engine/data/vehicle_classes.json)",
                          fields={k: _pos("N/m^2") for k in DEFAULT_CRUSH_B}),
+    "crush_a": F("object", default=None, nullable=True, default_text="0 on every face",
+                 doc="the CRASH3 A crush coefficients (force per unit width at zero crush, N/m) "
+                     "of the front, the sides (also the roof and the underbody) and the rear, "
+                     "with crush_stiffness their B: F/w = A + B C. A face's approach up to A/B "
+                     "is not crush, so collision.maxCrush and residualCrush report the crush C; "
+                     "null or left out: 0 on every face (all of an approach is crush)",
+                 fields={k: _nonneg("N/m", default=0.0) for k in DEFAULT_CRUSH_B}),
     "restitution": _by_class("e: the unloading path returns e^2 of the work of loading and leaves the "
                              "permanent crush (1 - e^2) of the largest approach", "restitution",
                              lo=0.05, hi=1.0),
