@@ -104,6 +104,9 @@ MAX_GEARS = 20  # forward gears a unit may have (the event's limit)
  W_DRIVEN, W_ZETA, W_TB_RATIO, W_PROPORTIONED, W_ISPIN, W_TIRE0, W_NTIRES, W_NHT, W_NCAM,
  W_SOLID, W_YS, W_BRAKE) = range(39)
 N_WHEEL_P = 39
+# W_X, W_Y0, W_Z0: the wheel centre at rest on its springs' preloads (from the CG with its
+# payloads): the axle's place plus the event's wheel displacement (Eq. 15-17, 58-62's
+# Delta_Displ); W_Z0 is where its z-displacement (Eq. 17, 62) is measured from
 # W_BRAKE: the wheel's brake design in P_BRAKE (engine.brakes), -1 for the generic torque ratio
 # W_SOLID: index of the wheel's solid axle in P_AXLE, -1 for an independent suspension;
 # W_YS: y of the wheel's spring on a solid axle (its side of the spring spacing)
