@@ -78,8 +78,10 @@ N_STEER_STATE = 2
  U_MTOTAL, U_LEAD, U_STEERING, U_AXLE0, U_NAXLES, U_STEER_SLOT, U_STEER_MODE, U_STOP_LEFT,
  U_STOP_RIGHT, U_K_STOP, U_C_STOP, U_I_STEER, U_MU_AXIS, U_MU_COLUMN, U_NULL_BAND,
  U_TRAIL_M, U_IDLE, U_GOV_KP, U_GOV_TI, U_CL_CAP, U_CL_W0, U_CL_W1, U_CL_TAU, U_TAU_P,
- U_BRAKE_TABLE, U_DRIVE_TABLE) = range(45)
-N_UNIT_P = 45
+ U_BRAKE_TABLE, U_DRIVE_TABLE, U_IZ_UNSPRUNG) = range(46)
+N_UNIT_P = 46
+# U_IZ_UNSPRUNG: the unsprung masses' own yaw inertias, summed (kg m^2, Eq. 10's sum I_z,Unsprung;
+# U_IZ is the sprung mass's, with its payloads, Eq. 46)
 # U_BRAKE_TABLE, U_DRIVE_TABLE: the brake and throttle table options (engine.setup.event.BRAKE_METHODS,
 # DRIVE_METHODS index: 0 pedal / engine, engine.brakes.TABLE_FORCE, TABLE_FRICTION)
 # U_TAU_P: the time constant of the wheel-cylinder pressure's lag behind the pedal (s; 0: none)

@@ -290,6 +290,14 @@ AXLE = {
     "x": _num(-LENGTH_RANGE, LENGTH_RANGE, doc="axle x-coordinate from the sprung-mass CG, m (forward +)"),
     "track": _num(0.0, LENGTH_RANGE, lo_open=True, doc="m"),
     "unsprung_mass_per_wheel": _pos("kg"),
+    "unsprung_yaw_inertia": _optional(lo=0.0, doc="kg m^2: the yaw inertia of the axle's unsprung masses "
+                                                  "about vertical axes through their own mass centres "
+                                                  "(I_z,Unsprung of Eq. 10): of its two wheels together on "
+                                                  "an independent axle, of the axle on a solid one; null: "
+                                                  "derived, each wheel a disc of its tires' spin inertia "
+                                                  "(half of it about a diameter), a solid axle its roll "
+                                                  "inertia about its mass centre "
+                                                  "(engine.setup.derived.unsprung_yaw_inertias)"),
     "suspension": F("object", fields=SUSPENSION),
     "tire": F("str", doc="name of an entry of the unit's tires"),
     "dual": F("bool", default=False),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import layout as L
-from ..derived import loaded_radius
+from ..derived import loaded_radius, solid_axle_inertia
 from ..model import Sides, per_side
 from .rows import table
 
@@ -82,21 +82,21 @@ def pack_axles(rows, units, statics):
     P_AXLE = np.zeros((len(rows.axles), L.N_AXLE_P))
     for a in rows.axles:
         r = a.wheel
-        _pack_axle(P_AXLE[a.index], r.unit, r.ax, statics[r.unit].props, _loaded_radius(r, units, statics))
+        rho_icm = solid_axle_inertia(r.ax, units[r.unit].tires[r.ax.tire], statics[r.unit].tire_deflections[r.j])
+        _pack_axle(P_AXLE[a.index], r.unit, r.ax, statics[r.unit].props, *rho_icm)
     return P_AXLE
 
 
-def _pack_axle(A, ui, ax, props, r_loaded):
+def _pack_axle(A, ui, ax, props, rho, icm):
     """Pack one solid axle (Eq. 19-26): its roll centre and mass centre from the sprung CG."""
     sus = ax.suspension
     A[L.AX_UNIT] = ui
     A[L.AX_X] = ax.x - props.delta[0]
     A[L.AX_YC] = -props.delta[1]
     A[L.AX_ZRC] = props.cg_height - sus.roll_center_height
-    A[L.AX_RHO] = sus.roll_center_height - r_loaded
-    m = 2.0 * ax.unsprung_mass_per_wheel
-    A[L.AX_M] = m
-    A[L.AX_ICM] = sus.axle_roll_inertia - m * A[L.AX_RHO] ** 2
+    A[L.AX_RHO] = rho
+    A[L.AX_M] = 2.0 * ax.unsprung_mass_per_wheel
+    A[L.AX_ICM] = icm
     A[L.AX_KRS] = sus.antisway_roll_stiffness
     A[L.AX_KAPPA] = sus.roll_steer
     A[L.AX_CAMBER] = sus.camber_set
