@@ -78,9 +78,11 @@ N_STEER_STATE = 2
  U_MTOTAL, U_LEAD, U_STEERING, U_AXLE0, U_NAXLES, U_STEER_SLOT, U_STEER_MODE, U_STOP_LEFT,
  U_STOP_RIGHT, U_K_STOP, U_C_STOP, U_I_STEER, U_MU_AXIS, U_MU_COLUMN, U_NULL_BAND,
  U_TRAIL_M, U_IDLE, U_GOV_KP, U_GOV_TI, U_CL_CAP, U_CL_W0, U_CL_W1, U_CL_TAU, U_TAU_P,
- U_BRAKE_TABLE, U_DRIVE_TABLE) = range(45)
-N_UNIT_P = 45
+ U_BRAKE_TABLE, U_DRIVE_TABLE, U_IZ_UNSPRUNG) = range(46)
+N_UNIT_P = 46
 # U_N_DIFFS, U_N_GEARS: how many differential gears (P_DIFF) and forward gears (P_GEAR) it has
+# U_IZ_UNSPRUNG: the unsprung masses' own yaw inertias, summed (kg m^2, Eq. 10's sum I_z,Unsprung;
+# U_IZ is the sprung mass's, with its payloads, Eq. 46)
 # U_BRAKE_TABLE, U_DRIVE_TABLE: the brake and throttle table options (engine.setup.event.BRAKE_METHODS,
 # DRIVE_METHODS index: 0 pedal / engine, engine.brakes.TABLE_FORCE, TABLE_FRICTION)
 # U_TAU_P: the time constant of the wheel-cylinder pressure's lag behind the pedal (s; 0: none)
@@ -108,6 +110,9 @@ MAX_DIFF_GEARS = 4  # differential gears a unit may have (two- and three-speed a
  W_DRIVEN, W_ZETA, W_TB_RATIO, W_PROPORTIONED, W_ISPIN, W_TIRE0, W_NTIRES, W_NHT, W_NCAM,
  W_SOLID, W_YS, W_BRAKE) = range(39)
 N_WHEEL_P = 39
+# W_X, W_Y0, W_Z0: the wheel centre at rest on its springs' preloads (from the CG with its
+# payloads): the axle's place plus the event's wheel displacement (Eq. 15-17, 58-62's
+# Delta_Displ); W_Z0 is where its z-displacement (Eq. 17, 62) is measured from
 # W_BRAKE: the wheel's brake design in P_BRAKE (engine.brakes), -1 for the generic torque ratio
 # W_SOLID: index of the wheel's solid axle in P_AXLE, -1 for an independent suspension;
 # W_YS: y of the wheel's spring on a solid axle (its side of the spring spacing)

@@ -62,10 +62,17 @@ def solve_spd(A, b, N):
 
 
 @njit_inline
-def assemble_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
+def assemble_unit(ms, Ix, Iy, Iz, Ixz, Izu, u, v, w, p, q, r, gx, gy, gz,
                   F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, A, b, zdd):
     """Assemble the coupled sprung/unsprung equations of one unit, its independent wheels
     eliminated (solid axles are added by :func:`add_solid_axle`).
+
+    The yaw inertia is the sprung mass's Iz plus Izu, the unsprung masses' own yaw inertias
+    (Eq. 10: ``(I_z + sum I_z,Unsprung) r'``; their masses' m d^2 come with the point masses,
+    Eq. 11-14). The unsprung masses turn with the body, so Izu is in its angular momentum
+    ``L_z`` too: the rigid body's gyroscopic terms, ``qr Izu`` in the roll row and ``-pr Izu``
+    in the pitch row, which Eq. 8-9 as printed leave out (docs/equations.md, "Unsprung yaw
+    inertia").
 
     F, M: external force and moment about the sprung CG (vehicle-fixed, length 3).
     m_w, x_w, y_w, z_w, zd_w: per-wheel mass, position and z-rate (length n).
@@ -100,7 +107,8 @@ def assemble_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
     A[2, 2] = ms
     A[3, 3] = Ix
     A[4, 4] = Iy
-    A[5, 5] = Iz
+    Izt = Iz + Izu                  # Eq. 10: I_z + sum I_z,Unsprung
+    A[5, 5] = Izt
     A[5, 3] = -Ixz
     b[0] = F[0] + mt * gx - mt * wvx
     b[1] = F[1] + mt * gy - mt * wvy
@@ -108,7 +116,7 @@ def assemble_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
     # w x (I w), inertia with -Ixz off-diagonal (Eq. 2)
     Lx = Ix * p - Ixz * r
     Ly = Iy * q
-    Lz = Iz * r - Ixz * p
+    Lz = Izt * r - Ixz * p
     b[3] = M[0] - (q * Lz - r * Ly)
     b[4] = M[1] - (r * Lx - p * Lz)
     b[5] = M[2] - (p * Ly - q * Lx)

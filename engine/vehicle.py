@@ -77,7 +77,7 @@ from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_
                      S_XW, S_YW, S_ZDD, S_ZDW, S_ZW, TKX, TKY, TTURN, T_DMAX, T_DY, T_FZMIN,
                      T_LAMBDA, T_PRESSURE, T_RLX, T_RLY, T_RU, T_SIG0, T_SIGV, T_TAU, T_TREAD,
                      T_WIDTH, U_AERO0, U_AXLE0, U_C_STOP, U_IX, U_IXZ, U_IY, U_IZ,
-                     U_I_DT, U_I_STEER, U_K_STOP, U_LEAD, U_MS, U_MU_AXIS, U_MU_COLUMN, U_NAERO,
+                     U_I_DT, U_IZ_UNSPRUNG, U_I_STEER, U_K_STOP, U_LEAD, U_MS, U_MU_AXIS, U_MU_COLUMN, U_NAERO,
                      U_NAXLES, U_NULL_BAND, U_NWHEELS, U_N_DRIVEN, U_PEDAL_RATIO, U_PROP_RATIO,
                      U_PROP_START, U_PUSHOUT, U_BRAKE_TABLE, U_DRIVE_TABLE, U_STEER_MODE, U_STEER_RATIO, U_STEER_SLOT,
                      U_STOP_LEFT, U_STOP_RIGHT, U_TRAIL_M, U_WHEEL0,
@@ -681,8 +681,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 Y.y_steer[slot, YS_TORQUE] = -m_steer / eta
         # 7. coupled accelerations and kinematics
         assemble_unit(P_UNIT[u, U_MS], P_UNIT[u, U_IX], P_UNIT[u, U_IY], P_UNIT[u, U_IZ],
-                      P_UNIT[u, U_IXZ], uu, vv, ww, p, q, r, gx, gy, gz, F, M, m_w, x_w, y_w,
-                      z_w, zd_w, fz_w, ni, A, b, zdd)
+                      P_UNIT[u, U_IXZ], P_UNIT[u, U_IZ_UNSPRUNG], uu, vv, ww, p, q, r, gx, gy,
+                      gz, F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, ni, A, b, zdd)
         for k in range(na):
             ax = a0 + k
             ao = axle_base + N_AXLE_STATE * ax

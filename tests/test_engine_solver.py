@@ -6,12 +6,12 @@ import pytest
 from engine.sprung_mass import assemble_unit, finish_unit, solve_spd
 
 
-def solve_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz,
+def solve_unit(ms, Ix, Iy, Iz, Ixz, Izu, u, v, w, p, q, r, gx, gy, gz,
                F, M, m_w, x_w, y_w, z_w, zd_w, fz_w, n, A, b, acc, zdd):
     """Assemble and solve the coupled sprung/unsprung equations of a unit on independent
     wheels, as the engine does (:func:`assemble_unit`, then :func:`finish_unit`)."""
-    assemble_unit(ms, Ix, Iy, Iz, Ixz, u, v, w, p, q, r, gx, gy, gz, F, M, m_w, x_w, y_w, z_w,
-                  zd_w, fz_w, n, A, b, zdd)
+    assemble_unit(ms, Ix, Iy, Iz, Ixz, Izu, u, v, w, p, q, r, gx, gy, gz, F, M, m_w, x_w, y_w,
+                  z_w, zd_w, fz_w, n, A, b, zdd)
     finish_unit(m_w, x_w, y_w, n, A, b, acc, zdd)
 
 
@@ -70,7 +70,9 @@ def test_solve_unit_matches_the_full_system(n_wheels):
         ms = rng.uniform(300.0, 3000.0)
         Ix, Iy, Iz = rng.uniform(200.0, 4000.0, size=3)
         Ixz = rng.uniform(-0.3, 0.3) * np.sqrt(Ix * Iz)
-        inertia = np.array([[Ix, 0.0, -Ixz], [0.0, Iy, 0.0], [-Ixz, 0.0, Iz]])
+        # the unsprung masses' own yaw inertias turn with the body: the tensor's zz (Eq. 10)
+        Izu = rng.uniform(0.0, 300.0)
+        inertia = np.array([[Ix, 0.0, -Ixz], [0.0, Iy, 0.0], [-Ixz, 0.0, Iz + Izu]])
         V = rng.uniform(-30.0, 30.0, size=3)
         w = rng.uniform(-1.5, 1.5, size=3)
         g = rng.normal(size=3) + np.array([0.0, 0.0, 9.8])
@@ -88,7 +90,7 @@ def test_solve_unit_matches_the_full_system(n_wheels):
         b = np.full(6 + n_wheels, 3.0)
         acc = np.zeros(6 + n_wheels)
         zdd = np.zeros(6 + n_wheels)
-        solve_unit(ms, Ix, Iy, Iz, Ixz, *V, *w, *g, F, M, m_w, r_w[:, 0].copy(), r_w[:, 1].copy(),
+        solve_unit(ms, Ix, Iy, Iz, Ixz, Izu, *V, *w, *g, F, M, m_w, r_w[:, 0].copy(), r_w[:, 1].copy(),
                    r_w[:, 2].copy(), zd_w, fz_w, n_wheels, A, b, acc, zdd)
         got = np.concatenate([acc[:6], zdd[:n_wheels]])
         scale = np.abs(expected).max()

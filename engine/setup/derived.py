@@ -8,7 +8,9 @@ simulates:
 
 - the body: :func:`body_front`, :func:`body_rear` (its box with the heights is
   :func:`engine.setup.collision.unit_box`), :func:`wheelbase`;
-- the masses: :func:`unsprung_mass`, :func:`unit_mass`, :func:`vehicle_mass`;
+- the masses: :func:`unsprung_mass`, :func:`unit_mass`, :func:`vehicle_mass`, and the solid
+  axles' and the unsprung masses' inertias: :func:`solid_axle_inertia`,
+  :func:`unsprung_yaw_inertias`, :func:`unsprung_yaw_inertia`;
 - the static state: :func:`loaded_radius`, :func:`static_wheels`, :func:`static_axle_loads`,
   :func:`rolling_radius`, :func:`understeer_gradient`;
 - the air: :func:`air_density`;
@@ -82,6 +84,55 @@ def unit_mass(unit) -> float:
     ``<unit>.mass``)."""
     unit = typed_unit(unit)
     return sprung_properties(unit).mass + unsprung_mass(unit)
+
+
+def solid_axle_inertia(axle, tire, deflections) -> tuple:
+    """(rho, I_cm) of a solid axle (Eq. 19-26): its mass centre's depth below its roll centre,
+    m (the roll centre's height less the wheel centre's, its tire loaded to ``deflections``),
+    and its roll inertia about that mass centre, kg m^2: ``axle_roll_inertia`` (about the roll
+    centre) less m rho^2, m = 2 ``unsprung_mass_per_wheel``."""
+    sus = axle.suspension
+    rho = sus.roll_center_height - loaded_radius(tire, deflections)
+    m = 2.0 * axle.unsprung_mass_per_wheel
+    return rho, sus.axle_roll_inertia - m * rho ** 2
+
+
+def unsprung_yaw_inertias(unit, static) -> list:
+    """Per axle of the typed ``unit`` (from the front), the yaw inertia of its unsprung masses
+    about vertical axes through their own mass centres, kg m^2 (I_z,Unsprung of Eq. 10; their
+    masses' m d^2 about the unit's CG are the point masses' of Eq. 11-14, not in it):
+    ``unsprung_yaw_inertia`` where the event gives it, else
+
+    - an independent axle: each wheel a disc of its tires' spin inertia, whose inertia about a
+      diameter is half the polar one: ``n_tires * spin_inertia`` for the axle's two wheels (a
+      dual's two tires taken about their own centres: the spacing's m (s/2)^2 needs the tire's
+      mass, which the event does not give);
+    - a solid axle: its roll inertia about its mass centre (:func:`solid_axle_inertia`), a body
+      that lies along its y axis having the same inertia about its vertical axis: the beam and
+      its wheels at +-track/2 alike, the wheels' and drums' own discs about x and z alike.
+
+    ``static``: the unit's :class:`engine.setup.equilibrium.UnitStatic` (a solid axle's rho
+    needs its tires' static deflections)."""
+    unit = typed_unit(unit)
+    out = []
+    for k, axle in enumerate(unit.axles):
+        tire = unit.tires[axle.tire]
+        if axle.unsprung_yaw_inertia is not None:
+            out.append(float(axle.unsprung_yaw_inertia))
+        elif axle.suspension.type == "solid":
+            out.append(float(solid_axle_inertia(axle, tire, static.tire_deflections[2 * k])[1]))
+        else:
+            out.append(float((2 if axle.dual else 1) * tire.spin_inertia))
+    return out
+
+
+def unsprung_yaw_inertia(event, unit: Optional[str] = None) -> float:
+    """Sum I_z,Unsprung of Eq. 10 of the unit named ``unit`` (default: the first), kg m^2: the
+    sum of its axles' :func:`unsprung_yaw_inertias`, which the engine adds to its sprung mass's
+    yaw inertia."""
+    model = typed_event(event)
+    i = unit_index(model, unit)
+    return float(sum(unsprung_yaw_inertias(model.units[i], static_state(model)[0][i])))
 
 
 def vehicle_mass(event, lead: Optional[str] = None) -> float:

@@ -85,6 +85,11 @@ MIN_JOINT_DEFLECTION = 1.0e-5
 #: a wheel mount's deformation rate, m/N: 1 m/N gives way at once under any force (its set is
 #: still capped by the contact motion of the wheel's mesh, engine.wheel_damage)
 MAX_DEFORMATION_RATE = 1.0
+#: a wheel's displacement from the event (units[].axles[].wheel_displacement, Eq. 15-17 and
+#: 58-62), m, each component: a wheel moved further than this has left its suspension; what
+#: a smaller displacement leaves of the vehicle's static equilibrium is checked at its start
+#: (engine.setup.settle.preload_lateral)
+MAX_WHEEL_DISPLACEMENT = 0.5
 MAX_WATER_DEPTH = 1.0      # m, water on a road material
 MAX_INFLATION_PRESSURE = 1.0e7  # Pa
 MAX_TREAD_DEPTH = 0.1      # m
@@ -269,10 +274,30 @@ def _wheel_damage_default():
     return check_object(WHEEL_DAMAGE, {}, "", [])
 
 
+def _displacement_check(v):
+    """A wheel displacement's components within +-MAX_WHEEL_DISPLACEMENT, else the message."""
+    if max(map(abs, v)) <= MAX_WHEEL_DISPLACEMENT:
+        return None
+    return f"each of dx, dy, dz within +-{MAX_WHEEL_DISPLACEMENT:g} m (got {v})"
+
+
+#: one wheel's displacement [dx, dy, dz] (units[].axles[].wheel_displacement)
+WHEEL_DISPLACEMENT = F("vector3", default=lambda: [0.0, 0.0, 0.0], extra_check=_displacement_check,
+                       doc=f"[dx, dy, dz], m, each within +-{MAX_WHEEL_DISPLACEMENT:g}")
+
+
 AXLE = {
     "x": _num(-LENGTH_RANGE, LENGTH_RANGE, doc="axle x-coordinate from the sprung-mass CG, m (forward +)"),
     "track": _num(0.0, LENGTH_RANGE, lo_open=True, doc="m"),
     "unsprung_mass_per_wheel": _pos("kg"),
+    "unsprung_yaw_inertia": _optional(lo=0.0, doc="kg m^2: the yaw inertia of the axle's unsprung masses "
+                                                  "about vertical axes through their own mass centres "
+                                                  "(I_z,Unsprung of Eq. 10): of its two wheels together on "
+                                                  "an independent axle, of the axle on a solid one; null: "
+                                                  "derived, each wheel a disc of its tires' spin inertia "
+                                                  "(half of it about a diameter), a solid axle its roll "
+                                                  "inertia about its mass centre "
+                                                  "(engine.setup.derived.unsprung_yaw_inertias)"),
     "suspension": F("object", fields=SUSPENSION),
     "tire": F("str", doc="name of an entry of the unit's tires"),
     "dual": F("bool", default=False),
@@ -294,6 +319,17 @@ AXLE = {
                               doc="zeta of Eq. 32 for each wheel of this driven axle: its share of the "
                                   "drive torque; the shares of a unit's driven wheels sum to 1 (null on "
                                   "every driven axle: an equal share)"),
+    "wheel_displacement": F("sides", item=WHEEL_DISPLACEMENT, default=None, nullable=True,
+                            doc="the manual's user wheel displacement [dx, dy, dz]_Displ (Eq. 15-17, "
+                                "58-62), m, vehicle axes (x forward, y right, z down): the wheel "
+                                "centre of a damaged or modified vehicle moved from where the axle "
+                                "puts it, its suspension and tires with it (dz < 0 raises the wheel "
+                                "on the body, which then sits lower there); each component within "
+                                f"+-{MAX_WHEEL_DISPLACEMENT:g} m. One [dx, dy, dz] moves both wheels "
+                                "alike, {\"left\": [...], \"right\": [...]} each its own (a side "
+                                "left out is not moved); null: none. The springs keep the undisplaced "
+                                "vehicle's preloads, and the vehicle starts in the static equilibrium "
+                                "of the displaced one; a collision's set adds to it"),
     "wheel_damage": F("object", default=_wheel_damage_default, fields=WHEEL_DAMAGE,
                       doc="the wheels' collision mesh and damage thresholds (the manual's DyMESH "
                           "wheel contact and wheel damage, engine.wheel_damage); the thresholds "

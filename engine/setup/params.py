@@ -86,19 +86,25 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
                     CV, CK, P_BAR, P_PAIR, P_WCOLL)
     y0 = initial_state(model, lay, rows, d, statics, initial, tire_deflections)
     drivetrain.idle(model, y0)
+    displaced = axle.displacement_fields(units)
+    u_wheel = u_wheel if u_wheel is not None else default_wheel_inputs(nw)
     if P_ENV[L.E_TERRAIN] != L.TERRAIN_FLAT:
-        u_wheel = u_wheel if u_wheel is not None else default_wheel_inputs(nw)
         settle_on_terrain(model, y0, event.wheel_names(), u_wheel)
-        preload_lateral(model, y0, tire_loads, u_wheel)
+    if P_ENV[L.E_TERRAIN] != L.TERRAIN_FLAT or displaced:
+        # at rest on a crossfall, or on displaced wheels (their springs keep the undisplaced
+        # vehicle's preloads: the displaced vehicle stands elsewhere on them)
+        wheel_dz = [axle.wheel_displacement(w.ax, w.side)[2] for w in rows.wheels]
+        preload_lateral(model, y0, tire_loads, u_wheel, displaced, wheel_dz, event.wheel_names())
     apply_motion(model, lay, y0, [u.name for u in units], initial, env.ground_elevation)
     return model, y0
 
 
 def initial_state(model, lay, rows, typed_model, statics, initial, tire_deflections):
     """The state at rest in static equilibrium on flat ground: every unit in line behind its
-    lead unit at its speed (``engine.setup.equilibrium.place_units``), its wheels rolling, each
-    tire on its loading curve at its static deflection (the turning point of Eq. 93), the
-    brakes at the air temperature, unpressurised."""
+    lead unit at its speed (``engine.setup.equilibrium.place_units``), its wheels rolling (at
+    their loaded radius, the wheel centre's height without its displacement), each tire on its
+    loading curve at its static deflection (the turning point of Eq. 93), the brakes at the
+    air temperature, unpressurised."""
     y0 = np.zeros(lay.size)
     placement = place_units(typed_model, statics, initial)
     names = [u.name for u in typed_model.units]
@@ -113,8 +119,9 @@ def initial_state(model, lay, rows, typed_model, statics, initial, tire_deflecti
         y0[o + L.SX], y0[o + L.SY], y0[o + L.SZ], y0[o + L.SPSI] = X, Y, Z, yaw
         y0[o + L.SU] = speed
         cg_height = statics[ui].props.cg_height
-        for wi in range(r.wheel0, r.wheel0 + r.nwheels):
-            y0[lay.at("wheel", wi) + L.WOMEGA] = speed / (cg_height - P_WHEEL[wi, L.W_Z0])
+        for w in rows.wheels[r.wheel0:r.wheel0 + r.nwheels]:
+            dz = axle.wheel_displacement(w.ax, w.side)[2]
+            y0[lay.at("wheel", w.index) + L.WOMEGA] = speed / (cg_height - (P_WHEEL[w.index, L.W_Z0] - dz))
     for wi in range(P_WHEEL.shape[0]):
         y0[lay.at("wheel", wi) + L.WTEMP] = typed_model.environment.air_temperature
     return y0

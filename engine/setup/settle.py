@@ -78,7 +78,7 @@ def settle_on_terrain(model, y0, wheel_names, u_wheel):
         y0[ob + L.SX:ob + L.SZ + 1] = hitch - Rb @ C[L.C_BX:L.C_BZ + 1]
 
 
-def preload_lateral(model, y0, tire_loads, u_wheel):
+def preload_lateral(model, y0, tire_loads, u_wheel, displaced=(), wheel_dz=None, wheel_names=None):
     """Start every unit of a settled combination (:func:`settle_on_terrain`) in equilibrium
     across its crossfall: each tire's lateral force carries the share of the weight component
     along the road's lateral direction that its normal load carries of the weight, and the
@@ -100,11 +100,24 @@ def preload_lateral(model, y0, tire_loads, u_wheel):
     axles' heave and roll are solved
     (Newton, on the engine's own derivative) so that those accelerations vanish, the
     turning points of Eq. 93 following the deflections and the preload the normal loads. No
-    longitudinal preload: on a grade free-rolling wheels are not in equilibrium."""
+    longitudinal preload: on a grade free-rolling wheels are not in equilibrium.
+
+    ``displaced``: the fields of the event's wheel displacements that move a wheel
+    (``units[i].axles[j].wheel_displacement``, Eq. 15-17 and 58-62), if any (then called on
+    flat ground too). Every unit's pitch is then solved as well (its pitch acceleration
+    vanishing), and a towed unit's position along its x axis (its longitudinal acceleration
+    the tow unit's), so that the vehicle starts at rest on its displaced wheels, its springs at
+    the undisplaced vehicle's preloads. The iteration starts from the wheel centres where the
+    undisplaced vehicle has them (:func:`_undisplaced_start`; ``wheel_dz``: each wheel's dz),
+    and halves a step that leaves larger accelerations. A displacement the vehicle cannot
+    stand on (a tire that would lift off or deflect beyond its max_deflection, or no
+    equilibrium found) is an :class:`EventError` naming those fields (``wheel_names``: the
+    wheels' names, for the messages)."""
     P_UNIT, P_WHEEL, P_TIRE = model.P_UNIT, model.P_WHEEL, model.P_TIRE
     nu, nw, nt = P_UNIT.shape[0], P_WHEEL.shape[0], P_TIRE.shape[0]
     na = model.P_AXLE.shape[0]
     lay = L.StateLayout.of_model(model)
+    pitch = bool(displaced)
     rot = [_rotation(*y0[lay.at("body", u) + L.SPHI:lay.at("body", u) + L.SPSI + 1]) for u in range(nu)]
     unit_of = [int(P_WHEEL[int(P_TIRE[t, L.T_WHEEL]), L.W_UNIT]) for t in range(nt)]
     share = np.array([rot[u][2, 1] / rot[u][2, 2] for u in range(nu)])   # tan of the crossfall
@@ -150,8 +163,10 @@ def preload_lateral(model, y0, tire_loads, u_wheel):
             y0[lay.at("tire", t) + L.TKY] = (f * (d + rl) - d * stiff[t] * sin_a[u]) / (stiff[t] * rl)
 
     wb, ab = lay.base["wheel"], lay.base["axle"]
-    unknowns = [lay.at("body", u) + k for u in range(nu) for k in (L.SZ, L.SPHI)]
-    residuals = [lay.at("body", u) + k for u in range(nu) for k in (L.SW, L.SP)]
+    body = (L.SZ, L.SPHI, L.STHETA) if pitch else (L.SZ, L.SPHI)
+    rates = (L.SW, L.SP, L.SQ) if pitch else (L.SW, L.SP)
+    unknowns = [lay.at("body", u) + k for u in range(nu) for k in body]
+    residuals = [lay.at("body", u) + k for u in range(nu) for k in rates]
     for w in range(nw):
         if P_WHEEL[w, L.W_SOLID] < 0:
             unknowns.append(wb + L.N_WHEEL_STATE * w + L.WZ)
@@ -162,13 +177,19 @@ def preload_lateral(model, y0, tire_loads, u_wheel):
     for a in range(na):
         unknowns += [ab + L.N_AXLE_STATE * a + L.AZ, ab + L.N_AXLE_STATE * a + L.APHI]
         residuals += [ab + L.N_AXLE_STATE * a + L.AZD, ab + L.N_AXLE_STATE * a + L.APHID]
+    # pitched units move their hitch points along x: a towed unit follows its tow unit's
+    # (its longitudinal acceleration, relative to the tow unit's, vanishing)
+    along = [(lay.at("body", int(model.P_CONN[c, L.C_TOWED])), lay.at("body", int(model.P_CONN[c, L.C_TOW])))
+             for c in range(model.P_CONN.shape[0])] if pitch else []
+    unknowns += [b + L.SX for b, _ in along]
     # the unknowns and residuals of each vehicle (its lead unit's): its Newton step is solved on
     # its own, so that a vehicle starts as in an event of its own (the Jacobian is block diagonal)
     lead = [int(P_UNIT[u, L.U_LEAD]) for u in range(nu)]
-    owner = [lead[u] for u in range(nu) for _ in (L.SZ, L.SPHI)]
+    owner = [lead[u] for u in range(nu) for _ in body]
     owner += [lead[int(P_WHEEL[w, L.W_UNIT])] for w in range(nw) if P_WHEEL[w, L.W_SOLID] < 0]
     owner += [lead[int(model.P_CONN[c, L.C_TOWED])] for c in range(model.P_CONN.shape[0])]
     owner += [lead[int(model.P_AXLE[a, L.AX_UNIT])] for a in range(na) for _ in (L.AZ, L.APHI)]
+    owner += [lead[int(model.P_CONN[c, L.C_TOWED])] for c in range(len(along))]
     owner = np.array(owner)
     blocks = [np.flatnonzero(owner == lead) for lead in sorted(set(owner.tolist()))]
     evaluate = _derivative(model, u_wheel, y0.size)
@@ -176,13 +197,18 @@ def preload_lateral(model, y0, tire_loads, u_wheel):
 
     def residual(y):
         dy, y_tire = evaluate(y)
-        return dy[residuals], y_tire
+        r = dy[residuals]
+        if along:
+            r = np.concatenate([r, [dy[b + L.SU] - dy[a + L.SU] for b, a in along]])
+        return r, y_tire
 
+    if pitch:
+        _undisplaced_start(model, y0, lay, np.asarray(wheel_dz, dtype=float))
     loads = tire_loads
-    for _ in range(EQUILIBRIUM_ITERATIONS):
+    for _ in range(EQUILIBRIUM_ITERATIONS_PITCH if pitch else EQUILIBRIUM_ITERATIONS):
         preload(loads)
         r, y_tire = residual(y0)
-        J = np.zeros((len(residuals), len(unknowns)))
+        J = np.zeros((len(r), len(unknowns)))
         for j, i in enumerate(unknowns):
             y1 = y0.copy()
             y1[i] += EQUILIBRIUM_STEP
@@ -190,16 +216,73 @@ def preload_lateral(model, y0, tire_loads, u_wheel):
         step = np.zeros(len(unknowns))
         for b in blocks:       # residuals and unknowns in the same owner order
             step[b] = np.linalg.lstsq(J[np.ix_(b, b)], r[b], rcond=None)[0]
-        y0[unknowns] -= step
+        if pitch:
+            # a step that leaves larger accelerations is halved (the start on displaced
+            # wheels is further from equilibrium than a crossfall's)
+            base = y0[unknowns].copy()
+            for _ in range(EQUILIBRIUM_HALVINGS):
+                y0[unknowns] = base - step
+                if np.max(np.abs(residual(y0)[0])) < np.max(np.abs(r)):
+                    break
+                step = 0.5 * step
+        else:
+            y0[unknowns] -= step
         y_tire = evaluate(y0)[1]
         y0[turns] = y_tire[:, L.YT_DEFL]               # on the loading curve (Eq. 93)
         loads = y_tire[:, L.YT_FZ].copy()
     preload(loads)
+    if pitch:
+        _displaced_start_problems(model, y0, residual, displaced, wheel_names)
 
 
-#: Newton iterations of the start on a crossfall, and the finite-difference step (m, rad)
+#: Newton iterations of the start on a crossfall (of a displaced vehicle, which starts further
+#: from its equilibrium), and the finite-difference step (m, rad)
 EQUILIBRIUM_ITERATIONS = 4
+EQUILIBRIUM_ITERATIONS_PITCH = 8
+EQUILIBRIUM_HALVINGS = 10
 EQUILIBRIUM_STEP = 1e-6
+#: the accelerations (m/s^2, rad/s^2) below which a displaced vehicle's start is at rest
+DISPLACED_REST = 1e-6
+
+
+def _undisplaced_start(model, y0, lay, dz):
+    """The Newton start of a vehicle on displaced wheels: every wheel's centre where the
+    undisplaced vehicle has it (an independent wheel's z-displacement, a solid axle's heave and
+    roll, less its wheels' displacements dz), so that every tire starts on the ground at its static
+    deflection (a raised wheel would start in the air, where its tire gives the Newton step no
+    hold)."""
+    P_WHEEL, P_AXLE = model.P_WHEEL, model.P_AXLE
+    for w in range(P_WHEEL.shape[0]):
+        if P_WHEEL[w, L.W_SOLID] < 0:
+            y0[lay.at("wheel", w) + L.WZ] -= dz[w]
+    for a in range(P_AXLE.shape[0]):
+        ws = [w for w in range(P_WHEEL.shape[0]) if int(P_WHEEL[w, L.W_SOLID]) == a]
+        left, right = (ws[0], ws[1]) if P_WHEEL[ws[0], L.W_SIDE] < 0 else (ws[1], ws[0])
+        o = lay.at("axle", a)
+        y0[o + L.AZ] -= 0.5 * (dz[left] + dz[right])
+        y0[o + L.APHI] -= (dz[right] - dz[left]) / (P_WHEEL[right, L.W_Y0] - P_WHEEL[left, L.W_Y0])
+
+
+def _displaced_start_problems(model, y0, residual, fields, wheel_names):
+    """Raise :class:`EventError` when a vehicle with a wheel displacement has not been brought
+    to rest (:func:`preload_lateral` with ``displaced``): a tire off the ground or beyond its
+    max_deflection, or accelerations left; the message names the displacements' ``fields``."""
+    P_WHEEL, P_TIRE = model.P_WHEEL, model.P_TIRE
+    r, y_tire = residual(y0)
+    names = wheel_names or [f"wheel {w}" for w in range(P_WHEEL.shape[0])]
+    why = []
+    for t in range(P_TIRE.shape[0]):
+        w = int(P_TIRE[t, L.T_WHEEL])
+        if not y_tire[t, L.YT_FZ] > 0.0:
+            why.append(f"{names[w]} would lift off")
+        elif not y_tire[t, L.YT_DEFL] < P_TIRE[t, L.T_DMAX]:
+            why.append(f"{names[w]}'s tire would deflect {y_tire[t, L.YT_DEFL]:.4g} m, beyond its "
+                       f"max_deflection {P_TIRE[t, L.T_DMAX]:.4g} m")
+    if not why and not np.max(np.abs(r), initial=0.0) <= DISPLACED_REST:
+        why.append(f"no equilibrium found (an acceleration of {np.max(np.abs(r)):.3g} left)")
+    if why:
+        raise EventError([f"{', '.join(fields)}: the vehicle cannot stand on its displaced wheels "
+                          f"({'; '.join(dict.fromkeys(why))}); give smaller displacements"])
 
 
 def _derivative(model, u_wheel, n):

@@ -178,6 +178,8 @@ FRONT_X = EV["axles"][0]["x"] + 0.5 * (EV["dimensions"]["length"]
 
 def yaw_inertia() -> float:
     """The whole car's yaw inertia about its CG (:func:`whole_car_cg`): the sprung mass's,
-    moved from the sprung CG, and the unsprung masses at the axles."""
+    moved from the sprung CG, the unsprung masses at the axles, and the wheels' own (Eq. 10:
+    each a disc of its tire's spin inertia, half of it about a diameter)."""
     a, b = whole_car_cg()
-    return EV["sprung_mass"]["inertia"][2] + MS * (A_S - a) ** 2 + 2 * MU * (a ** 2 + b ** 2)
+    return (EV["sprung_mass"]["inertia"][2] + MS * (A_S - a) ** 2 + 2 * MU * (a ** 2 + b ** 2)
+            + I_SPIN / 2)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import layout as L
-from ..derived import loaded_radius
-from ..model import Sides
+from ..derived import loaded_radius, solid_axle_inertia
+from ..model import Sides, per_side
 from .rows import table
 
 
@@ -19,6 +19,20 @@ def bump_steer_coefficients(bump_steer, side):
     if isinstance(bump_steer, Sides):
         return bump_steer.side(side)
     return [side * k for k in bump_steer]
+
+
+def wheel_displacement(ax, side):
+    """(dx, dy, dz) of the event's ``wheel_displacement`` (Eq. 15-17, 58-62) of the wheel on
+    ``side`` (-1 left, +1 right) of axle ``ax``; zeros when it has none."""
+    d = per_side(ax.wheel_displacement, side)
+    return (0.0, 0.0, 0.0) if d is None else d
+
+
+def displacement_fields(units):
+    """The fields of the axles (``units[i].axles[j].wheel_displacement``) that displace a wheel."""
+    return [f"units[{i}].axles[{j}].wheel_displacement" for i, unit in enumerate(units)
+            for j, ax in enumerate(unit.axles)
+            if any(c != 0.0 for side in (-1, 1) for c in wheel_displacement(ax, side))]
 
 
 def _loaded_radius(r, units, statics):
@@ -40,8 +54,11 @@ def pack_wheels(P_WHEEL, rows, units, statics):
         dx, dy, dz = props.delta
         W = P_WHEEL[w]
         W[L.W_UNIT], W[L.W_AXLE], W[L.W_SIDE] = r.unit, r.axle, side
-        W[L.W_X], W[L.W_Y0] = ax.x - dx, side * ax.track / 2.0 - dy
-        W[L.W_Z0] = props.cg_height - _loaded_radius(r, units, statics)
+        # the wheel centre at rest on its springs' preloads (Eq. 15-17, 58-62): the axle's place,
+        # from the CG with its payloads, plus the event's wheel displacement
+        ddx, ddy, ddz = wheel_displacement(ax, side)
+        W[L.W_X], W[L.W_Y0] = (ax.x - dx) + ddx, (side * ax.track / 2.0 - dy) + ddy
+        W[L.W_Z0] = (props.cg_height - _loaded_radius(r, units, statics)) + ddz
         W[L.W_MUS] = ax.unsprung_mass_per_wheel
         W[L.W_K], W[L.W_C], W[L.W_FMU] = sus.spring_rate, sus.damping, sus.coulomb_friction
         W[L.W_FS0] = st.fs0[r.j]
@@ -65,21 +82,21 @@ def pack_axles(rows, units, statics):
     P_AXLE = np.zeros((len(rows.axles), L.N_AXLE_P))
     for a in rows.axles:
         r = a.wheel
-        _pack_axle(P_AXLE[a.index], r.unit, r.ax, statics[r.unit].props, _loaded_radius(r, units, statics))
+        rho_icm = solid_axle_inertia(r.ax, units[r.unit].tires[r.ax.tire], statics[r.unit].tire_deflections[r.j])
+        _pack_axle(P_AXLE[a.index], r.unit, r.ax, statics[r.unit].props, *rho_icm)
     return P_AXLE
 
 
-def _pack_axle(A, ui, ax, props, r_loaded):
+def _pack_axle(A, ui, ax, props, rho, icm):
     """Pack one solid axle (Eq. 19-26): its roll centre and mass centre from the sprung CG."""
     sus = ax.suspension
     A[L.AX_UNIT] = ui
     A[L.AX_X] = ax.x - props.delta[0]
     A[L.AX_YC] = -props.delta[1]
     A[L.AX_ZRC] = props.cg_height - sus.roll_center_height
-    A[L.AX_RHO] = sus.roll_center_height - r_loaded
-    m = 2.0 * ax.unsprung_mass_per_wheel
-    A[L.AX_M] = m
-    A[L.AX_ICM] = sus.axle_roll_inertia - m * A[L.AX_RHO] ** 2
+    A[L.AX_RHO] = rho
+    A[L.AX_M] = 2.0 * ax.unsprung_mass_per_wheel
+    A[L.AX_ICM] = icm
     A[L.AX_KRS] = sus.antisway_roll_stiffness
     A[L.AX_KAPPA] = sus.roll_steer
     A[L.AX_CAMBER] = sus.camber_set

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import layout as L
-from ..derived import unit_mass
+from ..derived import unit_mass, unsprung_yaw_inertias
 
 
 def pack_units(rows, units, statics):
@@ -19,6 +19,7 @@ def pack_units(rows, units, statics):
         P = P_UNIT[r.index]
         ix, iy, iz = props.inertia
         P[L.U_MS], P[L.U_IX], P[L.U_IY], P[L.U_IZ], P[L.U_IXZ] = props.mass, ix, iy, iz, props.Ixz
+        P[L.U_IZ_UNSPRUNG] = sum(unsprung_yaw_inertias(unit, statics[r.index]))       # Eq. 10
         P[L.U_CGH] = props.cg_height
         P[L.U_LEAD] = lead[r.index]
         P[L.U_MTOTAL] = unit_mass(unit)
