@@ -45,7 +45,7 @@ import math
 
 from .jit import njit
 from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_PLANE, BAR_RISER, CO_D0, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
-                     CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, CS_CONTACT,
+                     CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, CS_CONTACT, CS_HEADING0, CS_T0, CS_T1,
                      CS_VX0, CS_VY0, CS_VZ0, CV_CELL, E_COLL_BASE, E_COLL_T_ENV, E_GROUND_Z, E_MU,
                      E_TERRAIN, E_TERRAIN_TOP, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR,
                      FACE_RIGHT, FACE_ROOF, FR_R, IW_GRADEX, IW_GRADEY, IW_ROADZ, N_BODY,
@@ -73,6 +73,10 @@ POINT = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 #: work columns of Work.coll[u, :]
 WC_FX, WC_FY, WC_FZ, WC_MX, WC_MY, WC_MZ, WC_CONTACT, WC_DEPTH = range(8)
+#: s without contact that end a unit's impulse phase, its first contact episode (our reading
+#: of the manual's collision pulse; docs/equations.md, "The collision pulse"): a later contact
+#: (a secondary impact, the body settling on the road) is not part of collision.duration
+IMPULSE_GAP = 0.05
 
 
 # --- the force law (compiled; the mesh and the packing: engine.setup.collision) ----------------------------------------------------------
@@ -225,7 +229,8 @@ def vertex_contact(y, s, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, 
     """One vertex vi at r (vehicle frame; of wheel w's mesh, or of the exterior for w < 0; its
     memory at y[s]) at approach pen > 0 into a surface of normal n_b (vehicle frame, out of the
     surface, the surface at rest): with ``latch`` its largest approach raised to pen (and a
-    wheel's contact motion, engine.wheel_damage); else its force and moment about the CG added
+    wheel's contact motion, engine.wheel_damage), counted in out[6] when it presses beyond its
+    permanent crush; else its force and moment about the CG added
     to out[0:6] (and a wheel's load to wcoll[w]), and out[6], out[7] as :func:`_surface_pair`.
     ``vel``: (u, v, w, p, q, r) of the unit; ``sides`` >= 0: a wheel's sides only, times it (a
     riser, :func:`vertex_stiffness`: a vertex they do not turn to it does not touch it), else
@@ -234,8 +239,9 @@ def vertex_contact(y, s, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, 
     if sides >= 0.0 and k <= 0.0:
         return
     if latch:
+        if pen > (1.0 - e * e) * y[s]:      # pressed beyond its permanent crush: in contact
+            out[6] += 1.0
         _latch_vertex(y, s, w, pen, wcoll)
-        out[6] += 1.0
         return
     p, q, r = vel[3], vel[4], vel[5]
     vx = vel[0] + q * rz - r * ry
@@ -694,9 +700,11 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
         return pen, f
     s = vbase + vi
     if latch:
+        e = P.P_COLL[a, CO_E] if w < 0 else P.P_WCOLL[w, WC_E]
+        if pen > (1.0 - e * e) * y[s]:      # pressed beyond its permanent crush: in contact
+            out_a[6] += 1.0
+            out_b[6] += 1.0
         _latch_vertex(y, s, w, pen, wcoll)
-        out_a[6] += 1.0
-        out_b[6] += 1.0
         return pen, f
     PC = P.P_COLL
     # the normal in a's frame: R_a^T R_b n
@@ -933,6 +941,14 @@ def latch_contacts(y, t, P, U, W):
             y[s + CS_VX0] = R[0] * uu + R[1] * vv + R[2] * ww
             y[s + CS_VY0] = R[3] * uu + R[4] * vv + R[5] * ww
             y[s + CS_VZ0] = R[6] * uu + R[7] * vv + R[8] * ww
+            y[s + CS_HEADING0] = math.atan2(R[3], R[0])    # its x axis over the ground
+            y[s + CS_T0] = t
+            y[s + CS_T1] = t
+        elif y[s + CS_CONTACT] < 1.5 and y[s + CS_CONTACT] > 0.5:    # in its first episode
+            if row[6] > 0.0:
+                y[s + CS_T1] = t
+            elif t - y[s + CS_T1] > IMPULSE_GAP:
+                y[s + CS_CONTACT] = 2.0     # the impulse phase is over
     if moved:
         # the wheels' loads at this boundary (the largest approaches just latched leave the
         # loading forces as they were)
@@ -943,14 +959,14 @@ def latch_contacts(y, t, P, U, W):
 @njit
 def collision_outputs(y, P, u, frames, coll, y_unit_row, c_fx):
     """The unit's collision outputs from c_fx on (layout.YU_COLL_*): force, moment, contact,
-    deltaV, maxCrush and residualCrush. A vertex's crush is its approach less its face's
-    no-damage approach A/B (CRASH3: F/w = A + B C is F/w = B delta with delta = C + A/B); its
+    deltaV, maxCrush, residualCrush, deltaVx, deltaVy, pdof and duration. A vertex's crush is
+    its approach less its face's no-damage approach A/B (CRASH3: F/w = A + B C is F/w = B delta with delta = C + A/B); its
     residual crush is its permanent approach (1 - e^2) delta_max less the same."""
     for k in range(6):
         y_unit_row[c_fx + k] = coll[u, k]
     y_unit_row[c_fx + 6] = 1.0 if coll[u, WC_CONTACT] > 0.0 else 0.0
     s = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * u
-    dv = 0.0
+    dv, dx, dy = 0.0, 0.0, 0.0
     if y[s + CS_CONTACT] > 0.5:
         o = N_BODY * u
         R = frames[u, FR_R:FR_R + 9]
@@ -960,6 +976,21 @@ def collision_outputs(y, P, u, frames, coll, y_unit_row, c_fx):
         dz = R[6] * uu + R[7] * vv + R[8] * ww - y[s + CS_VZ0]
         dv = math.sqrt(dx * dx + dy * dy + dz * dz)
     y_unit_row[c_fx + 7] = dv
+    # the horizontal delta-V along and across the heading at first contact, the direction
+    # the impulse came from (clockwise from straight ahead), the time in contact
+    dvx, dvy, pdof, duration = 0.0, 0.0, 0.0, 0.0
+    if y[s + CS_CONTACT] > 0.5:
+        c, sn = math.cos(y[s + CS_HEADING0]), math.sin(y[s + CS_HEADING0])
+        dvx, dvy = c * dx + sn * dy, -sn * dx + c * dy
+        if dvx != 0.0 or dvy != 0.0:
+            pdof = math.atan2(-dvy, -dvx)
+            if pdof < 0.0:
+                pdof += 2.0 * math.pi
+        duration = y[s + CS_T1] - y[s + CS_T0]
+    y_unit_row[c_fx + 10] = dvx
+    y_unit_row[c_fx + 11] = dvy
+    y_unit_row[c_fx + 12] = pdof
+    y_unit_row[c_fx + 13] = duration
     vbase = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * P.P_UNIT.shape[0]
     v0, nv = int(P.P_COLL[u, CO_V0]), int(P.P_COLL[u, CO_NV])
     set_ = 1.0 - P.P_COLL[u, CO_E] * P.P_COLL[u, CO_E]     # the permanent share of an approach

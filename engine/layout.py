@@ -229,11 +229,13 @@ BAR_PLANE, BAR_WALL, BAR_RISER = 0.0, 1.0, 2.0
 PA_A, PA_B, PA_AX, PA_BX = range(4)
 N_PAIR_P = 4
 # the collision block of the state vector (at P_ENV[E_COLL_BASE]): per unit 1 once it has
-# touched anything, and its earth-fixed CG velocity then (for deltaV); then per vertex its
+# touched anything (2 once its first contact episode, the impulse phase, is over), its
+# earth-fixed CG velocity then (for deltaV), the heading of its x axis then (rad, earth X to
+# Y), the time of that first contact and of the phase's latest (s); then per vertex its
 # largest approach so far (m, the memory of the unloading path). The rates are zero; the
 # integrator latches them at each step boundary (engine.collision.latch_contacts)
-CS_CONTACT, CS_VX0, CS_VY0, CS_VZ0 = range(4)
-N_COLL_UNIT_STATE = 4
+CS_CONTACT, CS_VX0, CS_VY0, CS_VZ0, CS_HEADING0, CS_T0, CS_T1 = range(7)
+N_COLL_UNIT_STATE = 7
 # then per pair of P_PAIR (a, b) two: the face of b's box that a's vertices press on, and the
 # face of a's box that b's press on (0: none yet, else 1 + FACE_*), latched at the boundary
 # after the first vertex is inside, until none is
@@ -285,7 +287,8 @@ from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS,
  YU_SPEED, YU_BETA, YU_ENGINE, YU_CLUTCH,
  YU_AERO_FX, YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ,
  YU_COLL_FX, YU_COLL_FY, YU_COLL_FZ, YU_COLL_MX, YU_COLL_MY, YU_COLL_MZ, YU_COLL_CONTACT, YU_COLL_DV,
- YU_COLL_CRUSH, YU_COLL_RESIDUAL) = range(len(UNIT_OUTPUTS))
+ YU_COLL_CRUSH, YU_COLL_RESIDUAL, YU_COLL_DVX, YU_COLL_DVY, YU_COLL_PDOF,
+ YU_COLL_DURATION) = range(len(UNIT_OUTPUTS))
 IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR, IU_STEER_TORQUE, IU_DIFF_GEAR = range(len(UNIT_INPUTS))
 (IW_BPF, IW_MU, IW_ROADZ, IW_GRADEX, IW_GRADEY, IW_WATER, IW_BFORCE, IW_BFRIC, IW_DFORCE,
  IW_DFRIC) = range(len(WHEEL_INPUTS))
@@ -301,6 +304,7 @@ assert UNIT_INPUTS[IU_DIFF_GEAR] == "differentialGear"
 assert UNIT_OUTPUTS[YU_AERO_FX] == "aero.Fx" and UNIT_OUTPUTS[YU_AERO_MZ] == "aero.Mz"
 assert UNIT_OUTPUTS[YU_COLL_FX] == "collision.Fx" and UNIT_OUTPUTS[YU_COLL_CRUSH] == "collision.maxCrush"
 assert UNIT_OUTPUTS[YU_COLL_RESIDUAL] == "collision.residualCrush"
+assert UNIT_OUTPUTS[YU_COLL_DURATION] == "collision.duration"
 assert TIRE_OUTPUTS[YT_MZ] == "Mz" and STEERING_OUTPUTS[YS_TORQUE] == "torque"
 
 # --- scratch of the derivative evaluation: SCRATCH[row, column] ----------------------------
@@ -341,7 +345,8 @@ TIRE_STATE_NAMES = ("kx", "ky", "defl_turn")
 CONN_STATE_NAMES = ("hitch.failed",)
 PT_STATE_NAMES = ("engine_speed", "idle_governor", "clutch_engagement")
 STEER_STATE_NAMES = ("steering.angle", "steering.rate")
-COLL_STATE_NAMES = ("collision.contact", "collision.VX0", "collision.VY0", "collision.VZ0")
+COLL_STATE_NAMES = ("collision.contact", "collision.VX0", "collision.VY0", "collision.VZ0",
+                    "collision.heading0", "collision.T0", "collision.T1")
 DMG_STATE_NAMES = ("damage.dx", "damage.dy", "damage.toe", "damage.camber", "damage.approach")
 
 #: The blocks of the state vector in their order: (block, states per item, what an item is).

@@ -136,6 +136,7 @@ UNIT_OUTPUTS = (
     "aero.Fx", "aero.Fy", "aero.Fz", "aero.Mx", "aero.My", "aero.Mz",
     "collision.Fx", "collision.Fy", "collision.Fz", "collision.Mx", "collision.My", "collision.Mz",
     "collision.contact", "collision.deltaV", "collision.maxCrush", "collision.residualCrush",
+    "collision.deltaVx", "collision.deltaVy", "collision.pdof", "collision.duration",
 )
 #: the unit outputs only a unit with a drivetrain (a lead unit) has in the FMU
 DRIVETRAIN_OUTPUTS = ("engineSpeed", "clutchSlip")

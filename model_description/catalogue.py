@@ -165,6 +165,17 @@ FIELDS: dict[str, Field] = {
     "collision.residualCrush": Field("m", None, "Deepest permanent crush of the exterior mesh so "
                                      "far: a vertex's permanent approach, 1 - e^2 of its largest, "
                                      "less its face's A/B"),
+    "collision.deltaVx": Field("m/s", "km/h", "Change of the CG's horizontal velocity since the "
+                               "unit's first contact, along its heading at that contact (forward "
+                               "+; a recorder's longitudinal delta-V)"),
+    "collision.deltaVy": Field("m/s", "km/h", "Change of the CG's horizontal velocity since the "
+                               "unit's first contact, across its heading at that contact (right +)"),
+    "collision.pdof": Field("rad", "deg", "Principal direction of force: where the collision's "
+                            "delta-V (deltaVx, deltaVy) comes from, clockwise from straight ahead "
+                            "seen from above, 0 to 2 pi (0: 12 o'clock, frontal; pi/2: 3 o'clock, "
+                            "from the right); 0 before contact"),
+    "collision.duration": Field("s", None, "The impulse phase's duration: from the unit's first "
+                                "contact to the last before 50 ms without one (0 before contact)"),
     # wheel outputs
     "steer": Field("rad", "deg", "Road-wheel steer angle relative to the vehicle "
                    "(positive right)"),

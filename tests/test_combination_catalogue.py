@@ -65,8 +65,9 @@ def test_the_car_catalogue_is_unchanged():
     # 150, and since the launch parameters (engine.setup.launch) roll0, pitch0, lateralSpeed0,
     # verticalSpeed0, rollRate0, pitchRate0 and yawRate0: 157; since the differential gear
     # table (the input car.differentialGear, a two-speed axle): 158; since the CRASH3 A
-    # coefficients (the output car.collision.residualCrush): 159
-    assert len(rows) == len(expected["variables"]) == 159
+    # coefficients (the output car.collision.residualCrush): 159; since the live collision
+    # pulse (car.collision.deltaVx, deltaVy, pdof and duration): 163
+    assert len(rows) == len(expected["variables"]) == 163
     for row, want in zip(rows, expected["variables"]):
         assert row == want, row[0]
     xml = model_description_xml(catalogue, model_identifier="SimonCar",

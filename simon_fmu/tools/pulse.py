@@ -53,6 +53,8 @@ from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
+from engine.collision import IMPULSE_GAP
+
 #: the channel frequency classes computed (SAE J211-1)
 CLASSES = (60, 180)
 #: SAE J211-1 Appendix C: w_d = 2 pi CFC J211_FACTOR
@@ -72,8 +74,8 @@ EDR_STEP_S, EDR_END_S, EDR_MAX_S, EDR_AFTER_END_S = 0.010, 0.250, 0.300, 0.030
 EDR_DV_RESOLUTION_KMH, EDR_TIME_RESOLUTION_S = 1.0, 0.0025
 #: 49 CFR 563, Table III: the range of the recorded delta-V (km/h)
 EDR_DV_RANGE_KMH = 100.0
-#: s without contact that end the impulse phase
-GAP_S = 0.05
+#: s without contact that end the impulse phase (the FMU's collision.duration's)
+GAP_S = IMPULSE_GAP
 KMH = 3.6
 #: the unit's outputs the pulse is computed from
 COLUMNS = ("ax", "ay", "az", "p", "q", "r", "collision.contact", "collision.Fx", "collision.Fy")
