@@ -376,7 +376,7 @@ def _surface_range(y, P, first, count, w, vbase, vel, R, X, Y, Z, bar, clip, nbx
 
 @njit
 def _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0, mu, latch, out,
-                  body, wheels, wpose, wcoll, wvalid, u_unit, t):
+                  body, wheels, wpose, wcoll, wvalid, U, t):
     """Unit u's mesh (and with ``wheels`` its wheels' meshes) against a plane: normal n_b (unit,
     out of the solid side) in the vehicle frame, the CG at signed distance d0 from it; with
     ``clip`` only the triangle of ``bar``, a standing polygon of the terrain (a row of P_BAR),
@@ -387,7 +387,7 @@ def _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0,
     vertex's largest approach to its approach instead (state slots from ``vbase``). ``vel``:
     (u, v, w, p, q, r) of the unit; R, X, Y, Z its rotation and CG (read with ``clip``). The
     wheels' poses (``wpose``, computed when the unit's reach meets the plane,
-    engine.wheel_damage.ensure_poses, the driver's inputs ``u_unit`` at time t), their loads
+    engine.wheel_damage.ensure_poses, the driver's inputs ``U`` at time t), their loads
     into ``wcoll``. ``body``: whether the exterior meets it. A riser (the face of a step or
     kerb, BAR_RISER) is met by each wheel's sides while the wheel's centre is in front of it,
     their stiffness faded to zero as the centre nears its plane, within the mesh's half width
@@ -398,7 +398,7 @@ def _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0,
                        mu, vreg, latch, out, wpose, wcoll, -1.0)
     if not wheels or _reach_clear(P.P_COLL, u, nbx, nby, nbz, d0):
         return
-    ensure_poses(y, P, u_unit, t, u, wpose, wvalid)
+    ensure_poses(y, P, U, t, u, wpose, wvalid)
     riser = clip and bar[BA_KIND] == BAR_RISER
     w0 = int(P.P_UNIT[u, U_WHEEL0])
     for w in range(w0, w0 + int(P.P_UNIT[u, U_NWHEELS])):
@@ -440,7 +440,7 @@ def _earth_plane(R, X, Y, Z, px, py, pz, nx, ny, nz):
 
 
 @njit
-def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid, u_unit, t):
+def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid, U, t):
     """Unit u's mesh against the environment: the road (flat ground, the terrain mesh, or an
     external road: the plane of its first wheel's road inputs, through the road under that
     wheel's centre) and every barrier, which its wheels' meshes (at ``wpose``, their loads into
@@ -471,7 +471,7 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid
             zr, nx, ny, nz = u_wheel[w, IW_ROADZ], gx / m, gy / m, -1.0 / m
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, px, py, zr, nx, ny, nz)
         _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, P.P_ENV, False, nbx, nby, nbz, d0,
-                      mu * P.P_ENV[E_MU], latch, out, True, False, wpose, wcoll, wvalid, u_unit, t)
+                      mu * P.P_ENV[E_MU], latch, out, True, False, wpose, wcoll, wvalid, U, t)
     PB = P.P_BAR
     for b in range(PB.shape[0]):
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, PB[b, BA_X], PB[b, BA_Y], PB[b, BA_Z],
@@ -481,7 +481,7 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid
         body = not wall or d0 > 0.0
         if body or PB[b, BA_KIND] == BAR_RISER:
             _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, PB[b], wall, nbx, nby, nbz, d0, mu, latch,
-                          out, body, True, wpose, wcoll, wvalid, u_unit, t)
+                          out, body, True, wpose, wcoll, wvalid, U, t)
 
 
 # --- unit against unit -------------------------------------------------------------------
@@ -758,7 +758,7 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
 
 @njit
 def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_b, do_box, do_wheels,
-                       wpose, wcoll, wvalid, u_unit, t):
+                       wpose, wcoll, wvalid, U, t):
     """The vertices of unit a (those at vehicle-fixed x >= xa), and of its wheels' meshes,
     against the box of unit b (cut at x = xb behind): a vertex inside b's box (a vertex of a's
     box exterior: whose tributary cell reaches into it) meets the face of b's box that a's
@@ -817,7 +817,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
             deepest, face = pen, f
     w0, nw = int(P.P_UNIT[a, U_WHEEL0]), int(P.P_UNIT[a, U_NWHEELS])
     if do_wheels and PC[a, CO_WHEELS] > 0.0:
-        ensure_poses(y, P, u_unit, t, a, wpose, wvalid)
+        ensure_poses(y, P, U, t, a, wpose, wvalid)
     else:
         nw = 0
     for w in range(w0, w0 + nw):
@@ -858,7 +858,7 @@ def _apart(ba, bb):
 
 
 @njit
-def unit_pair(y, P, k, frames, latch, coll, wpose, wcoll, wvalid, u_unit, t):
+def unit_pair(y, P, k, frames, latch, coll, wpose, wcoll, wvalid, U, t):
     """Pair k of P_PAIR: each unit's vertices (and its wheels') against the other's box (cut
     behind at the pair's x of each), after a broad phase on the earth-fixed bounding boxes of
     the boxes and of the units' reaches (layout.CO_R0); into coll's rows of both units
@@ -882,9 +882,9 @@ def unit_pair(y, P, k, frames, latch, coll, wpose, wcoll, wvalid, u_unit, t):
             y[fs + PS_FACE_ON_A] = 0.0
         return
     _vertices_into_box(y, P, a, b, xa, xb, vbase, fs + PS_FACE_ON_B, frames, latch, coll[a], coll[b],
-                       boxes, a_wheels, wpose, wcoll, wvalid, u_unit, t)
+                       boxes, a_wheels, wpose, wcoll, wvalid, U, t)
     _vertices_into_box(y, P, b, a, xb, xa, vbase, fs + PS_FACE_ON_A, frames, latch, coll[b], coll[a],
-                       boxes, b_wheels, wpose, wcoll, wvalid, u_unit, t)
+                       boxes, b_wheels, wpose, wcoll, wvalid, U, t)
 
 
 @njit
@@ -904,10 +904,10 @@ def _collision_passes(y, P, U, W, t, latch):
             row[k] = 0.0
         if t >= P.P_ENV[E_COLL_T_ENV]:
             environment_pairs(y, P, U.u_wheel, u, W.frames, latch, row, W.wpose, wcoll, W.wvalid,
-                              U.u_unit, t)
+                              U, t)
     if t >= P.P_ENV[E_COLL_T_VEH]:
         for k in range(P.P_PAIR.shape[0]):
-            unit_pair(y, P, k, W.frames, latch, coll, W.wpose, wcoll, W.wvalid, U.u_unit, t)
+            unit_pair(y, P, k, W.frames, latch, coll, W.wpose, wcoll, W.wvalid, U, t)
 
 
 @njit

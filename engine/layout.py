@@ -78,8 +78,11 @@ N_STEER_STATE = 2
  U_MTOTAL, U_LEAD, U_STEERING, U_AXLE0, U_NAXLES, U_STEER_SLOT, U_STEER_MODE, U_STOP_LEFT,
  U_STOP_RIGHT, U_K_STOP, U_C_STOP, U_I_STEER, U_MU_AXIS, U_MU_COLUMN, U_NULL_BAND,
  U_TRAIL_M, U_IDLE, U_GOV_KP, U_GOV_TI, U_CL_CAP, U_CL_W0, U_CL_W1, U_CL_TAU, U_TAU_P,
- U_BRAKE_TABLE, U_DRIVE_TABLE, U_IZ_UNSPRUNG) = range(46)
-N_UNIT_P = 46
+ U_BRAKE_TABLE, U_DRIVE_TABLE, U_IZ_UNSPRUNG, U_STEER_INPUT, U_STEER_TRAVEL) = range(48)
+N_UNIT_P = 48
+# U_STEER_INPUT: the steer table option (engine.steering.AT_STEERING_WHEEL 0, AT_AXLE 1);
+# U_STEER_TRAVEL: the largest gear ratio (its magnitude) of its steered axles (the steering
+# wheel's travel between the stops is this ratio times the stop)
 # U_N_DIFFS, U_N_GEARS: how many differential gears (P_DIFF) and forward gears (P_GEAR) it has
 # U_IZ_UNSPRUNG: the unsprung masses' own yaw inertias, summed (kg m^2, Eq. 10's sum I_z,Unsprung;
 # U_IZ is the sprung mass's, with its payloads, Eq. 46)
@@ -108,11 +111,13 @@ MAX_DIFF_GEARS = 4  # differential gears a unit may have (two- and three-speed a
 (W_UNIT, W_AXLE, W_SIDE, W_X, W_Y0, W_Z0, W_MUS, W_K, W_C, W_FMU, W_FS0, W_KRS, W_TRACK, W_PARTNER,
  W_JCL, W_JK1, W_JK3, W_JER, W_RCL, W_RK1, W_RK3, W_RER, W_STEERED, W_BS0, W_BS1, W_BS2, W_BS3,
  W_DRIVEN, W_ZETA, W_TB_RATIO, W_PROPORTIONED, W_ISPIN, W_TIRE0, W_NTIRES, W_NHT, W_NCAM,
- W_SOLID, W_YS, W_BRAKE) = range(39)
-N_WHEEL_P = 39
+ W_SOLID, W_YS, W_BRAKE, W_STEER_RATIO) = range(40)
+N_WHEEL_P = 40
 # W_X, W_Y0, W_Z0: the wheel centre at rest on its springs' preloads (from the CG with its
 # payloads): the axle's place plus the event's wheel displacement (Eq. 15-17, 58-62's
 # Delta_Displ); W_Z0 is where its z-displacement (Eq. 17, 62) is measured from
+# W_STEER_RATIO: the steering gear ratio of the wheel's axle (its steering_gear_ratio, or the
+# unit's steering.gear_ratio; U_STEER_RATIO on a wheel that is not steered)
 # W_BRAKE: the wheel's brake design in P_BRAKE (engine.brakes), -1 for the generic torque ratio
 # W_SOLID: index of the wheel's solid axle in P_AXLE, -1 for an independent suspension;
 # W_YS: y of the wheel's spring on a solid axle (its side of the spring spacing)
@@ -291,7 +296,7 @@ from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS,
  YU_COLL_DURATION) = range(len(UNIT_OUTPUTS))
 IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR, IU_STEER_TORQUE, IU_DIFF_GEAR = range(len(UNIT_INPUTS))
 (IW_BPF, IW_MU, IW_ROADZ, IW_GRADEX, IW_GRADEY, IW_WATER, IW_BFORCE, IW_BFRIC, IW_DFORCE,
- IW_DFRIC) = range(len(WHEEL_INPUTS))
+ IW_DFRIC, IW_STEER) = range(len(WHEEL_INPUTS))
 IE_WIND_SPEED, IE_WIND_DIR, IE_GRAVITY_TILT = range(len(ENV_INPUTS))
 YA_ROLL, YA_HEAVE = range(len(AXLE_OUTPUTS))
 YC_ART, YC_FX, YC_FY, YC_FZ, YC_FAILED, YC_SEP = range(len(HITCH_OUTPUTS))
@@ -300,7 +305,7 @@ assert HITCH_OUTPUTS[YC_SEP] == "separation" and AXLE_OUTPUTS[YA_HEAVE] == "heav
 assert WHEEL_OUTPUTS[YW_DRIVET] == "driveTorque" and TIRE_OUTPUTS[YT_SKID] == "skid"
 assert WHEEL_OUTPUTS[YW_DAMAGE] == "damageDisplacement"
 assert UNIT_OUTPUTS[YU_CLUTCH] == "clutchSlip" and UNIT_INPUTS[IU_STEER_TORQUE] == "steeringWheelTorque"
-assert UNIT_INPUTS[IU_DIFF_GEAR] == "differentialGear"
+assert UNIT_INPUTS[IU_DIFF_GEAR] == "differentialGear" and WHEEL_INPUTS[IW_STEER] == "steerAngle"
 assert UNIT_OUTPUTS[YU_AERO_FX] == "aero.Fx" and UNIT_OUTPUTS[YU_AERO_MZ] == "aero.Mz"
 assert UNIT_OUTPUTS[YU_COLL_FX] == "collision.Fx" and UNIT_OUTPUTS[YU_COLL_CRUSH] == "collision.maxCrush"
 assert UNIT_OUTPUTS[YU_COLL_RESIDUAL] == "collision.residualCrush"

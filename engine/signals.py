@@ -36,6 +36,11 @@ wheel inputs
                         (Eq. 52); read only on a driven wheel with ``drivetrain.method`` 'friction'
     (the engine reads all four; the FMU has only those the unit's methods read,
     ``model_description.catalogue.TABLE_INPUTS``)
+    steerAngle          rad, the road-wheel steer angle of a steered wheel (positive right,
+                        as the output ``steer``); read only with the unit's steering.input
+                        'at_axle' (the manual's At Axle option), in place of the steering-
+                        wheel angle over the axle's gear ratio; the FMU has it on the steered
+                        wheels of such a unit only
 environment inputs
     windSpeed           m/s, >= 0
     windDirection       rad, direction the wind comes from, measured from earth X
@@ -126,7 +131,8 @@ from .jit import njit
 UNIT_INPUTS = ("steeringWheelAngle", "throttle", "brakePedalForce", "gear", "steeringWheelTorque",
                "differentialGear")
 WHEEL_INPUTS = ("brakePressureFactor", "frictionMultiplier", "roadZ", "roadGradeX", "roadGradeY",
-                "roadWaterDepth", "brakeForce", "brakeFriction", "driveForce", "driveFriction")
+                "roadWaterDepth", "brakeForce", "brakeFriction", "driveForce", "driveFriction",
+                "steerAngle")
 ENV_INPUTS = ("windSpeed", "windDirection", "gravityTilt")
 
 UNIT_OUTPUTS = (
@@ -174,6 +180,7 @@ INPUT_LIMITS = {
     "brakeFriction": (0.0, 1.0, 0.0),
     "driveForce": (0.0, 1.0e6, 0.0),
     "driveFriction": (0.0, 1.0, 0.0),
+    "steerAngle": (-1.5, 1.5, 0.0),     # the largest steering stop (engine.setup.fields.MAX_STEER_STOP)
     "windSpeed": (0.0, 100.0, 0.0),
     "windDirection": (-1.0e3, 1.0e3, 0.0),
     "gravityTilt": (-1.5, 1.5, 0.0),

@@ -239,7 +239,8 @@ class Simulation:
                 problems.append(f"{name}.steeringMode: one of " + ", ".join(
                     f"{k + 1} ({m})" for k, m in enumerate(STEERING_MODES)) + f" (got {mode!r})")
                 continue
-            problems.extend(steering_mode_problems(event.data["units"][i], f"units[{i}]", mode))
+            problems.extend(steering_mode_problems(event.data["units"][i], f"units[{i}]", mode,
+                                                   f"{name}.steeringMode" if name in modes else None))
             out[name] = mode
         return out
 

@@ -1,9 +1,13 @@
 """Steering system: the steer degree of freedom of the manual (Eq. 33-39) and its modes.
 
-The linkage is rigid: every steered wheel of a unit turns by the same angle delta about its
-steer axis (the vehicle z-line through the wheel centre: no caster, kingpin inclination or
-kingpin offset, the manual's simplification), delta = theta / eta with theta the steering-
-wheel angle and eta the gear ratio, plus the wheel's bump or roll steer. The one equation of
+The linkage is rigid: every steered wheel of a unit turns about its steer axis (the vehicle
+z-line through the wheel centre: no caster, kingpin inclination or kingpin offset, the manual's
+simplification) by delta = theta / eta with theta the steering-wheel angle and eta its axle's
+gear ratio (each steered axle's own ``steering_gear_ratio``, by default the unit's
+``steering.gear_ratio``), plus the wheel's bump or roll steer. With the manual's At Axle option
+(``steering.input`` "at_axle") each steered wheel's delta is instead its own input
+``steerAngle`` (:func:`driver_steer`); that option takes the mode ``off`` only, and its
+steering-wheel angle is 0. The one equation of
 motion, at the road wheel (Eq. 33-34), is
 
     I_Steering d2(delta)/dt2 = sum M_Stop + sum M_Axis + eta M_Column + sum M_Tire + eta T_driver
@@ -28,12 +32,16 @@ clamped there, and a free one presses into them with K_Stop while each wheel's k
 angle is held at its stop. See docs/equations.md (Steering system).
 """
 from .jit import njit
-from .layout import (CS_CONTACT, E_COLL_BASE, E_STEER_T0, IU_STEER, N_COLL_UNIT_STATE, SSA,
-                     U_STEER_MODE, U_STEER_RATIO, U_STOP_LEFT, U_STOP_RIGHT)
+from .layout import (CS_CONTACT, E_COLL_BASE, E_STEER_T0, IU_STEER, IW_STEER, N_COLL_UNIT_STATE, SSA,
+                     U_STEER_INPUT, U_STEER_MODE, U_STEER_TRAVEL, U_STOP_LEFT, U_STOP_RIGHT,
+                     W_STEER_RATIO)
 
 #: the modes, in the order of their codes 1, 2, ... (event ``steering.mode``)
 MODES = ("off", "normal", "append", "autostart", "torque")
 STEER_OFF, STEER_NORMAL, STEER_APPEND, STEER_AUTOSTART, STEER_TORQUE = range(1, len(MODES) + 1)
+#: the steer table options (event ``steering.input``), codes 0, 1 (``U_STEER_INPUT``)
+INPUTS = ("at_steering_wheel", "at_axle")
+AT_STEERING_WHEEL, AT_AXLE = range(len(INPUTS))
 
 
 @njit
@@ -98,8 +106,21 @@ def steering_wheel_angle(y, P, u_unit, u, clock, so):
         if mode == STEER_APPEND:
             theta += u_unit[u, IU_STEER]
         return theta, True
-    eta = PU[u, U_STEER_RATIO]
+    if PU[u, U_STEER_INPUT] == AT_AXLE:
+        return 0.0, False                # no steering wheel: the wheels take their own inputs
+    eta = PU[u, U_STEER_TRAVEL]          # the steered axle that reaches its stops last
     return clamp(u_unit[u, IU_STEER], -eta * PU[u, U_STOP_LEFT], eta * PU[u, U_STOP_RIGHT]), False
+
+
+@njit
+def driver_steer(P, u_wheel, u, w, theta):
+    """The steer angle the driver gives wheel w of unit u (rad, right +), before its bump or
+    roll steer, its stops and its damage set: with the option At Axle its input ``steerAngle``,
+    else the steering-wheel angle ``theta`` over its axle's gear ratio (the manual's At
+    Steering Wheel). Counts on a steered wheel only (the caller multiplies by W_STEERED)."""
+    if P.P_UNIT[u, U_STEER_INPUT] == AT_AXLE:
+        return u_wheel[w, IW_STEER]
+    return theta / P.P_WHEEL[w, W_STEER_RATIO]
 
 
 @njit

@@ -8,8 +8,9 @@ accumulated onto both units. Then each unit is solved on its own:
  2. aerodynamics from the relative wind: surfaces and devices (Eq. 136-142), and the
     collision force and moment on the unit's exterior mesh (``engine.collision``, Eq. 3, 7),
     evaluated for every unit after the synchronize phase;
- 3. driver controls: the steering-wheel angle (the driver's, through the gear ratio, or the
-    steering system's own, ``engine.steering``), engine torque (Eq. 50-51), source brake
+ 3. driver controls: the steering-wheel angle (the driver's, through each steered axle's gear
+    ratio, or the steering system's own, ``engine.steering``; with the option At Axle each
+    steered wheel's own input ``steerAngle``), engine torque (Eq. 50-51), source brake
     pressure (Eq. 48);
  4. per wheel: suspension force (Eq. 115-116), wheel kinematics (Eq. 16-17, 61-63, 79),
     and per tire: contact (Eq. 80-92; on a mesh road with the tread's envelope of the road,
@@ -60,7 +61,8 @@ from .connection import connection_forces
 from .drivetrain import (clutch_capacity, clutch_torque, differential_ratio, engagement_rate,
                          engine_speed, engine_torque, gear_ratio, governor_rate, governor_throttle)
 from .jit import njit, njit_inline
-from .steering import STEER_TORQUE, clamp, friction_moment, steering_wheel_angle, stop_moment
+from .steering import (STEER_TORQUE, clamp, driver_steer, friction_moment, steering_wheel_angle,
+                       stop_moment)
 from .kinematics import (ATT_ENTER, ATT_LEAVE, body_euler_rates, cos_sin, cross, euler_rates,
                          euler_trig, nearest_zyx, point_velocity, reindex_columns,
                          rotation_vehicle_to_earth, to_earth, to_vehicle, unindex_columns,
@@ -82,7 +84,7 @@ from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_
                      U_PROP_START, U_PUSHOUT, U_BRAKE_TABLE, U_DRIVE_TABLE, U_STEER_MODE, U_STEER_RATIO, U_STEER_SLOT,
                      U_STOP_LEFT, U_STOP_RIGHT, U_TRAIL_M, U_WHEEL0,
                      WOMEGA, WZ, WZD, W_DRIVEN, W_ISPIN, W_KRS, W_MUS, W_NTIRES, W_PARTNER,
-                     W_PROPORTIONED, W_SIDE, W_SOLID, W_STEERED, W_TB_RATIO, W_TIRE0, W_TRACK,
+                     W_PROPORTIONED, W_SIDE, W_SOLID, W_STEERED, W_STEER_RATIO, W_TB_RATIO, W_TIRE0, W_TRACK,
                      W_X, W_Y0, W_YS, W_Z0, W_ZETA, YA_HEAVE, YA_ROLL, YS_ANGLE, YS_RATE,
                      YS_TORQUE, YT_ALPHA, YT_DEFL, YT_FX,
                      YT_FY, YT_FZ, YT_INCL, YT_MU, YT_MZ, YT_ROADZ, YT_SKID, YT_SLIP, YT_TRAIL, YT_WATER, YU_AERO_FX, YU_COLL_FX, YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ, YU_AX,
@@ -269,7 +271,6 @@ def derivatives(y, dy, U, P, record, Y, err, W):
         F[0], F[1], F[2] = fax + W.ext[u, 0] + C[0], fay + W.ext[u, 1] + C[1], faz + W.ext[u, 2] + C[2]
         M[0], M[1], M[2] = max_ + W.ext[u, 3] + C[3], may + W.ext[u, 4] + C[4], maz + W.ext[u, 5] + C[5]
         # 3. driver controls: steering and drivetrain of the unit, brake pressure of its lead
-        road_steer = 0.0
         slot = int(P_UNIT[u, U_STEER_SLOT])
         free = False
         eta = P_UNIT[u, U_STEER_RATIO]
@@ -284,7 +285,6 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 # rigid: the driver's angle, held within the stops, is the state (latched)
                 W.latched[so + SSA] = theta
                 W.latched[so + SSR] = 0.0
-            road_steer = theta / eta
         m_steer = 0.0                    # tire and stop moments about the steer axes (Eq. 34)
         gear = int(round(u_unit[u, IU_GEAR]))
         diff_gear = int(round(u_unit[u, IU_DIFF_GEAR]))
@@ -351,7 +351,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 cam, dcam = camber_change(P_WHEEL, P.T_WHEEL, w, jounce)
                 ydot = dht * jrate
                 gdot = dcam * jrate
-                steer = road_steer * P_WHEEL[w, W_STEERED] + bump_steer(P_WHEEL, w, dz)
+                steer = driver_steer(P, u_wheel, u, w, theta) * P_WHEEL[w, W_STEERED] + bump_steer(P_WHEEL, w, dz)
                 yw = P_WHEEL[w, W_Y0] + ht + y[dmg + DM_Y]                       # Eq. 61
                 zw = P_WHEEL[w, W_Z0] + dz
                 piv_y, piv_z, piv_zd = yw, zw, dzd      # the point the wheel's camber turns about
@@ -374,7 +374,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 ydot = 0.0
                 gdot = phid
                 cam = phi + P_WHEEL[w, W_SIDE] * P_AXLE[solid, AX_CAMBER]             # Eq. 64
-                steer = road_steer * P_WHEEL[w, W_STEERED] + P_AXLE[solid, AX_KAPPA] * phi  # Eq. 65
+                steer = (driver_steer(P, u_wheel, u, w, theta) * P_WHEEL[w, W_STEERED]
+                         + P_AXLE[solid, AX_KAPPA] * phi)                              # Eq. 65
                 piv_y, piv_z, piv_zd = yc, zc, deld
                 dht, dcam = 0.0, 0.0          # (the independent wheel's slopes: unused here)
             steered = P_WHEEL[w, W_STEERED] > 0.5
@@ -514,7 +515,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                     t_p = pneumatic_trail(contact_length(ru, defl), xsl)
                     nbz = to_vehicle(R, nx, ny, nz)[2]
                     m_axis = (rcx - xw) * fby - (rcy - yw) * fbx - (t_p + trail_m) * fy * nbz
-                    m_steer += m_axis if steered else 0.0
+                    # referred to the unit's ratio eta through the axle's own (1 when the same)
+                    m_steer += m_axis * (eta / P_WHEEL[w, W_STEER_RATIO]) if steered else 0.0
                 f_gen += wheel_ground_force(F, M, q_d, q_p, solid - a0, rcx, rcy, rcz, fbx, fby,
                                             fbz, dcam, dht, yw, zw, piv_y, piv_z)
                 t_tire -= fx * rT

@@ -44,32 +44,32 @@ from .jit import njit
 from .kinematics import cos_sin
 from .layout import (APHI, AX_CAMBER, AX_KAPPA, AX_YC, AX_ZRC, AZ, DM_APPROACH, DM_CAMBER, DM_TOE,
                      DM_X, DM_Y, E_DMG_BASE, N_AXLE_STATE, N_DMG_STATE, N_STEER_STATE,
-                     N_WHEEL_STATE, U_NWHEELS, U_STEER_RATIO, U_STEER_SLOT, U_WHEEL0, W_SIDE,
+                     N_WHEEL_STATE, U_NWHEELS, U_STEER_SLOT, U_WHEEL0, W_SIDE,
                      W_SOLID, W_STEERED, W_X, W_Y0, W_Z0, WC_F0, WC_FMAX, WC_M0, WC_MMAX, WC_NV,
                      WC_RADIUS, WC_RATE, WL_CONTACT, WL_DEEPEST, WL_FX, WL_MX, WP_EX, WP_EY,
                      WP_EZ, WP_X, WP_Y, WP_Z, WZ, state_bases)
-from .steering import steering_wheel_angle
+from .steering import driver_steer, steering_wheel_angle
 from .suspension import bump_steer, camber_change, half_track_change
 
 # --- the pose (compiled) ---------------------------------------------------------------
 
 @njit
-def road_steer_angle(y, P, u_unit, u, clock, steer_base):
-    """The road-wheel steer of unit u from its steering, as ``engine.vehicle`` takes it
-    (engine.steering.steering_wheel_angle through the gear); 0 for a unit without a steering
-    system."""
+def steering_angle(y, P, u_unit, u, clock, steer_base):
+    """The steering-wheel angle of unit u, as ``engine.vehicle`` takes it
+    (engine.steering.steering_wheel_angle); 0 for a unit without a steering system."""
     slot = int(P.P_UNIT[u, U_STEER_SLOT])
     if slot < 0:
         return 0.0
-    theta = steering_wheel_angle(y, P, u_unit, u, clock, steer_base + N_STEER_STATE * slot)[0]
-    return theta / P.P_UNIT[u, U_STEER_RATIO]
+    return steering_wheel_angle(y, P, u_unit, u, clock, steer_base + N_STEER_STATE * slot)[0]
 
 
 @njit
-def wheel_geometry(y, P, w, road_steer, wheel_base, axle_base, dmg):
+def wheel_geometry(y, P, U, u, w, theta, wheel_base, axle_base, dmg):
     """Wheel w's centre (vehicle frame, from the CG), steer and camber, as the derivative takes
-    them (Eq. 58-65), with its damage set (state block ``dmg``)."""
+    them (Eq. 58-65), with its damage set (state block ``dmg``); ``theta``: its unit u's
+    steering-wheel angle, ``U`` the inputs (engine.steering.driver_steer)."""
     PW = P.P_WHEEL
+    road_steer = driver_steer(P, U.u_wheel, u, w, theta)
     solid = int(PW[w, W_SOLID])
     xw = PW[w, W_X] + y[dmg + DM_X]
     if solid < 0:
@@ -93,17 +93,17 @@ def wheel_geometry(y, P, w, road_steer, wheel_base, axle_base, dmg):
 
 
 @njit
-def unit_wheel_poses(y, P, u_unit, clock, u, pose):
+def unit_wheel_poses(y, P, U, clock, u, pose):
     """The pose of every wheel mesh of unit u (``layout.WP_*``) into pose[w]."""
     PU, PWC = P.P_UNIT, P.P_WCOLL
     wheel_base, axle_base, _, _, _, steer_base = state_bases(P)
     dbase = int(P.P_ENV[E_DMG_BASE])
     w0 = int(PU[u, U_WHEEL0])
-    road = road_steer_angle(y, P, u_unit, u, clock, steer_base)
+    theta = steering_angle(y, P, U.u_unit, u, clock, steer_base)
     for w in range(w0, w0 + int(PU[u, U_NWHEELS])):
         if PWC[w, WC_NV] <= 0.0:
             continue
-        xw, yw, zw, steer, cam = wheel_geometry(y, P, w, road, wheel_base, axle_base,
+        xw, yw, zw, steer, cam = wheel_geometry(y, P, U, u, w, theta, wheel_base, axle_base,
                                                 dbase + N_DMG_STATE * w)
         cs, ss = cos_sin(steer + y[dbase + N_DMG_STATE * w + DM_TOE])
         cc, sc = cos_sin(cam + y[dbase + N_DMG_STATE * w + DM_CAMBER])
@@ -122,11 +122,11 @@ def unit_wheel_poses(y, P, u_unit, clock, u, pose):
 
 
 @njit
-def ensure_poses(y, P, u_unit, clock, u, pose, valid):
+def ensure_poses(y, P, U, clock, u, pose, valid):
     """Unit u's wheel poses into pose, computed once per collision pass (``valid[u]``): only a
     unit whose reach meets something pays for them."""
     if valid[u] == 0.0:
-        unit_wheel_poses(y, P, u_unit, clock, u, pose)
+        unit_wheel_poses(y, P, U, clock, u, pose)
         valid[u] = 1.0
 
 

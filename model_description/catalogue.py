@@ -101,6 +101,11 @@ FIELDS: dict[str, Field] = {
                         "Force table); with brakes.method force"),
     "brakeFriction": Field(None, None, "Attempted braking, fraction of the tires' available "
                            "friction (Eq. 49, % Available Friction, 0..1); with brakes.method friction"),
+    "steerAngle": Field("rad", "deg", "Road-wheel steer angle of this steered wheel, positive "
+                        "right (SAE J670), relative to the vehicle; the unit's steering.input "
+                        "'at_axle' (the manual's At Axle option) only, in place of the "
+                        "steering-wheel angle over the axle's gear ratio; bump and roll steer "
+                        "add to it"),
     "driveForce": Field("N", None, "Attempted tractive effort at the ground (Eq. 52); driven "
                         "wheels with drivetrain.method force"),
     "driveFriction": Field(None, None, "Attempted traction, fraction of the tires' available "
@@ -230,12 +235,18 @@ ROAD_INPUTS = ("roadZ", "roadGradeX", "roadGradeY", "roadWaterDepth")
 #: its unit's ``brakes.method`` reads, and a driven wheel the one ``drivetrain.method`` reads
 TABLE_INPUTS = {("brakes", "force"): "brakeForce", ("brakes", "friction"): "brakeFriction",
                 ("drivetrain", "force"): "driveForce", ("drivetrain", "friction"): "driveFriction"}
+#: the wheel inputs a wheel has only with an option of its unit: the table inputs, and the
+#: road-wheel angle of the steering option At Axle (:func:`_table_inputs`)
+OPTION_INPUTS = tuple(TABLE_INPUTS.values()) + ("steerAngle",)
 
 
 def _table_inputs(unit, axle):
     """The table inputs (TABLE_INPUTS) a wheel on ``axle`` of ``unit`` has (records of the
-    typed model, :mod:`engine.setup.model`)."""
+    typed model, :mod:`engine.setup.model`), and ``steerAngle`` on a steered axle of a unit
+    with the steering option At Axle."""
     keys = set()
+    if axle.steered and unit.steering is not None and unit.steering.input == "at_axle":
+        keys.add("steerAngle")
     for part in ("brakes", "drivetrain"):
         record = getattr(unit, part)
         method = record.method if record is not None else None
@@ -537,7 +548,7 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
                 wheel = f"{u}.axle{number}.{side}"
                 for j, key in enumerate(engine.WHEEL_INPUTS):
                     if (key in ROAD_INPUTS and not external) or \
-                            (key in TABLE_INPUTS.values() and key not in tables):
+                            (key in OPTION_INPUTS and key not in tables):
                         continue
                     b.add_input(f"{wheel}.{key}", f"<unit>.axle<k>.<side>.{key}", key,
                                 Binding("u_wheel", (wheel_index[wheel], j)))

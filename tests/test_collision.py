@@ -34,8 +34,10 @@ def _wheels(model):
     """The wheel meshes' poses, loads and pose flags, the driver's inputs and the time (none of
     the cube's meshes; the car's wheels at rest)."""
     n = model.P_WHEEL.shape[0]
-    return (np.zeros((n, L.N_WPOSE)), np.zeros((n, L.N_WLOAD)), np.zeros(model.P_UNIT.shape[0]),
-            np.zeros((model.P_UNIT.shape[0], len(engine.UNIT_INPUTS))), 0.0)
+    nu = model.P_UNIT.shape[0]
+    return (np.zeros((n, L.N_WPOSE)), np.zeros((n, L.N_WLOAD)), np.zeros(nu),
+            L.Inputs(np.zeros((nu, len(engine.UNIT_INPUTS))), np.zeros((n, len(engine.WHEEL_INPUTS))),
+                     np.zeros(len(engine.ENV_INPUTS))), 0.0)
 
 
 def _frames(roll=0.0, pitch=0.0):

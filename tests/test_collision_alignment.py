@@ -120,7 +120,9 @@ def _pair_force(model, y, boxes, depth, pitch=0.0, raised=0.0):
     coll = np.zeros((2, 8))
     nw = model.P_WHEEL.shape[0]
     unit_pair(y, model, 0, frames, False, coll, np.zeros((nw, L.N_WPOSE)),
-              np.zeros((nw, L.N_WLOAD)), np.zeros(2), np.zeros((2, len(engine.UNIT_INPUTS))),
+              np.zeros((nw, L.N_WLOAD)), np.zeros(2),
+              L.Inputs(np.zeros((2, len(engine.UNIT_INPUTS))), np.zeros((nw, len(engine.WHEEL_INPUTS))),
+                       np.zeros(len(engine.ENV_INPUTS))),
               model.P_ENV[L.E_COLL_T_VEH])
     return -coll[0, 0], poses
 

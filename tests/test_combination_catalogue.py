@@ -32,7 +32,7 @@ from lxml import etree
 import engine
 from engine.signals import AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS
 from model_description import build_catalogue, model_description_xml, variable_table
-from model_description.catalogue import AXLE_FIELDS, HITCH_FIELDS, HITCH_NAMES, ROAD_INPUTS, TABLE_INPUTS
+from model_description.catalogue import AXLE_FIELDS, HITCH_FIELDS, HITCH_NAMES, OPTION_INPUTS, ROAD_INPUTS
 from simon_fmu.vehicle.build import DESCRIPTION, fmu_model_description
 
 DATA = Path(__file__).parent / "data"
@@ -98,8 +98,8 @@ def test_only_lead_units_have_initial_conditions_and_driver_inputs(catalogue):
     for wheel in [f"{u}.axle{k}.{side}" for u in ("tractor", "trailer") for k in (1, 2, 3)
                   for side in ("left", "right")]:
         for key in engine.WHEEL_INPUTS:   # the road inputs are an external terrain's only,
-            # the table inputs a brakes/drivetrain table option's only
-            absent = key in ROAD_INPUTS or key in TABLE_INPUTS.values()
+            # the table inputs a brakes/drivetrain table option's only, steerAngle At Axle's only
+            absent = key in ROAD_INPUTS or key in OPTION_INPUTS
             assert f"{wheel}.{key}" not in c if absent else c[f"{wheel}.{key}"].causality == "input"
     for side in ("left", "right"):   # the tractor's drive axles run on duals
         for pos in ("inner", "outer"):
@@ -146,10 +146,10 @@ def test_bindings_cover_every_cell_once_and_numbering_follows_the_order(combinat
              "y_steer": (len(combination.steering_unit_names()), len(STEERING_OUTPUTS))}
     for source, (rows, columns) in sizes.items():
         cells = [v.binding.index for v in catalogue if v.binding.source == source]
-        # on flat ground the wheels have no road inputs; with pedal brakes and an engine, no
-        # table inputs
+        # on flat ground the wheels have no road inputs; with pedal brakes, an engine and the
+        # steering option At Steering Wheel, no table inputs and no steerAngle
         used = [j for j in range(columns) if source != "u_wheel"
-                or engine.WHEEL_INPUTS[j] not in ROAD_INPUTS + tuple(TABLE_INPUTS.values())]
+                or engine.WHEEL_INPUTS[j] not in ROAD_INPUTS + OPTION_INPUTS]
         # a towed unit (the trailer, row 1) has no drivetrain outputs
         expected = [(i, j) for i in range(rows) for j in used
                     if not (source == "y_unit" and i == 1

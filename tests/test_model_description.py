@@ -14,7 +14,7 @@ from lxml import etree
 import engine
 from engine.signals import STEERING_OUTPUTS
 from model_description import build_catalogue, variable_table
-from model_description.catalogue import ROAD_INPUTS, TABLE_INPUTS, TIRE_NAMES
+from model_description.catalogue import OPTION_INPUTS, ROAD_INPUTS, TIRE_NAMES
 from simon_fmu.vehicle.build import fmu_model_description
 
 from conftest import renamed_event
@@ -81,8 +81,9 @@ def test_interface_names_of_issue_2(catalogue):
 @pytest.mark.parametrize("terrain", ["flat", "external"])
 def test_every_engine_field_has_a_variable(terrain):
     """The bindings cover every cell of the engine's input and output arrays exactly once, but
-    the road inputs (ROAD_INPUTS), which only an external terrain has, and the brake and
-    throttle table inputs (TABLE_INPUTS), which the sedan's pedal and engine methods do not read."""
+    the road inputs (ROAD_INPUTS), which only an external terrain has, and the inputs of the
+    options (OPTION_INPUTS: the brake and throttle tables, the road-wheel angles of At Axle
+    steering), which the sedan's pedal, engine and At Steering Wheel options do not read."""
     data = engine.load_event().data
     data["environment"]["terrain"] = {"type": terrain}
     event = engine.load_event(data)
@@ -90,7 +91,7 @@ def test_every_engine_field_has_a_variable(terrain):
     road = [k for k in engine.WHEEL_INPUTS if k in ROAD_INPUTS]
     assert road == ["roadZ", "roadGradeX", "roadGradeY", "roadWaterDepth"]
     wheel_inputs = len(engine.WHEEL_INPUTS) - (0 if terrain == "external" else len(road)) \
-        - len(TABLE_INPUTS)
+        - len(OPTION_INPUTS)
     sizes = {"u_unit": (len(event.units), len(engine.UNIT_INPUTS)),
              "u_wheel": (len(event.wheel_names()), wheel_inputs),
              "u_env": (len(engine.ENV_INPUTS),),

@@ -122,26 +122,76 @@ def _run_two_speed(inst) -> list[list]:
     return rows
 
 
+def _compare_and_refuse(event, tmp_path_factory, instance, run, what, name, value, accepts):
+    """Build the native and the development FMU of ``event``, run both with ``run`` and check
+    they agree within 1e-9; then the input ``name`` set to ``value`` is refused by the native
+    FMU with ``accepts`` (its range's text)."""
+    from simon_fmu.native.build import build_native
+    slug = what.replace(" ", "-")
+    native = build_native(event, tmp_path_factory.mktemp("native-" + slug) / "SimonCar.fmu",
+                          log=lambda text: None)
+    development = fmus.vehicle(event, tmp_path_factory.mktemp("dev-" + slug) / "SimonCar.fmu")
+    a = run(instance(native, name="native"))
+    b = run(instance(development, name="development"))
+    worst = max(abs(x - y) / max(1.0, abs(y)) for ra, rb in zip(a, b) for x, y in zip(ra, rb))
+    print(f"{what}, native vs development FMU: largest relative difference {worst:.3g}")
+    assert worst <= 1e-9
+    inst = instance(native, name="refused")
+    inst.start()
+    inst.set(name, value)
+    with pytest.raises(Exception):
+        inst.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)
+    assert any(f"input {name} = {float(value)} rejected: it accepts a value in {accepts}" in m
+               for m in inst.messages()), inst.messages()
+
+
 def test_native_two_speed_axle_matches_the_development_fmu(two_speed_event, tmp_path_factory, instance):
     """The input differentialGear has its native slot: its range, the clutch engaged at the
     start for the differential gear the run starts in, and the shift in a run give the
     development FMU's results; a differential gear outside the table is refused naming it."""
-    from simon_fmu.native.build import build_native
-    native = build_native(two_speed_event, tmp_path_factory.mktemp("native-2s") / "SimonCar.fmu",
-                          log=lambda text: None)
-    development = fmus.vehicle(two_speed_event, tmp_path_factory.mktemp("dev-2s") / "SimonCar.fmu")
-    a = _run_two_speed(instance(native, name="native"))
-    b = _run_two_speed(instance(development, name="development"))
-    worst = max(abs(x - y) / max(1.0, abs(y)) for ra, rb in zip(a, b) for x, y in zip(ra, rb))
-    print(f"two-speed axle, native vs development FMU: largest relative difference {worst:.3g}")
-    assert worst <= 1e-9
-    inst = instance(native, name="refused")
+    _compare_and_refuse(two_speed_event, tmp_path_factory, instance, _run_two_speed, "two-speed axle",
+                        "car.differentialGear", 3, "1 .. 2")
+
+
+@pytest.fixture(scope="module")
+def at_axle_event(tmp_path_factory) -> Path:
+    """The sedan at speed with both axles steered At Axle (each wheel's angle an input)."""
+    import engine
+    data = json.loads(engine.load_event().to_json())
+    unit = data["units"][0]
+    unit["axles"][1]["steered"] = True
+    unit["steering"]["input"] = "at_axle"
+    unit["initial"]["speed"] = SPEED
+    path = tmp_path_factory.mktemp("native-at-axle") / "sedan-at-axle.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _run_at_axle(inst) -> list[list]:
+    """A lane change of the four road-wheel angles, each its own (rear in opposite phase, left
+    and right apart)."""
+    reals = [v.name for v in inst.md.modelVariables if v.causality == "output" and v.type == "Real"]
+    vrs = [inst.vr[n] for n in reals]
+    gains = {"car.axle1.left": 0.02, "car.axle1.right": 0.018, "car.axle2.left": -0.006,
+             "car.axle2.right": -0.004}
     inst.start()
-    inst.set("car.differentialGear", 3)
-    with pytest.raises(Exception):
-        inst.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)
-    assert any("input car.differentialGear = 3.0 rejected: it accepts a value in 1 .. 2" in m
-               for m in inst.messages()), inst.messages()
+    inst.set("car.gear", 4)
+    inst.set("car.throttle", 0.2)
+    rows, t = [], 0.0
+    for _ in range(200):
+        for w, g in gains.items():
+            inst.set(f"{w}.steerAngle", g * _steer(t + 1.0) / 1.2)
+        inst.fmu.doStep(currentCommunicationPoint=t, communicationStepSize=0.01)
+        t += 0.01
+        rows.append([t] + list(inst.fmu.getReal(vrs)))
+    return rows
+
+
+def test_native_at_axle_steering_matches_the_development_fmu(at_axle_event, tmp_path_factory, instance):
+    """The wheel inputs steerAngle have their native slots: a run steered At Axle gives the
+    development FMU's results; an angle outside -1.5 .. 1.5 is refused naming it."""
+    _compare_and_refuse(at_axle_event, tmp_path_factory, instance, _run_at_axle, "At Axle steering",
+                        "car.axle2.right.steerAngle", 2.0, "-1.5 .. 1.5")
 
 
 def test_native_binary_needs_only_libc_and_libm(native_fmu, tmp_path):

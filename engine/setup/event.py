@@ -27,7 +27,7 @@ from .fields import (  # noqa: F401  (engine.setup.event.<name>, as before)
     MAX_INFLATION_PRESSURE, MAX_TREAD_DEPTH, TERRAIN_TYPES, TERRAIN_FIELDS, TERRAIN_DEFAULTS,
     HYDROPLANING_MODELS, BRAKE_METHODS, DRIVE_METHODS, HYDROPLANING_TIRE_FIELDS,
     HYDROPLANING_MATERIAL_FIELDS, MAX_DIFF_GEARS, MAX_TEXTURE_DEPTH, MAX_STEER_STOP, MAX_TRAIL,
-    STEERING_DOF_FIELDS, SOLID_FIELDS, INDEPENDENT_FIELDS, SUSPENSION, BRAKE_DESIGN,
+    STEER_INPUTS, STEERING_DOF_FIELDS, SOLID_FIELDS, INDEPENDENT_FIELDS, SUSPENSION, BRAKE_DESIGN,
     DEFAULT_WHEEL_DAMAGE, WHEEL_DAMAGE, AXLE, PAYLOAD, AERO, REAR, FRONT, TIRE, STEERING,
     DEFAULT_CRUSH_B, DEFAULT_RESTITUTION, COLLISION, UNIT, MATERIAL, TERRAIN, MAX_BARRIERS, BARRIER, EVENT)
 from .model import event_model
@@ -580,12 +580,27 @@ def _read_terrain(data, problems):
         return None
 
 
-def steering_mode_problems(unit, path, mode):
+def steering_mode_problems(unit, path, mode, mode_name=None):
     """What a unit's ``steering`` (validated data of ``units[i]``, at ``path``) lacks for the
-    steering mode ``mode``: the data of the steer degree of freedom, unless it is "off"."""
+    steering mode ``mode``: the data of the steer degree of freedom, unless it is "off". The
+    steer degree of freedom has one steering-wheel angle: it needs the option at_steering_wheel
+    and one gear ratio on every steered axle. ``mode_name``: where the mode was given (default
+    the event's ``steering.mode``; the FMU's ``<unit>.steeringMode``)."""
     st = unit.get("steering")
     if mode == "off" or not st:
         return []
+    mode_name = mode_name or f"{path}.steering.mode"
+    if st.get("input") == "at_axle":
+        return [f"{mode_name}: 'off' with steering.input 'at_axle' (the road-wheel angles are the "
+                f"inputs steerAngle; the steer degree of freedom turns the wheels from the steering "
+                f"wheel; got {mode!r})"]
+    ratios = {j: a["steering_gear_ratio"] for j, a in enumerate(unit.get("axles") or [])
+              if a and a.get("steered") and a.get("steering_gear_ratio") is not None}
+    for j, ratio in ratios.items():
+        if ratio != st["gear_ratio"]:
+            return [f"{path}.axles[{j}].steering_gear_ratio: null or the unit's steering.gear_ratio "
+                    f"{st['gear_ratio']!r} with the steering mode {mode!r} (the steer degree of freedom "
+                    f"has one road-wheel angle; {mode_name} 'off' takes a ratio per axle; got {ratio!r})"]
     out = [f"{path}.steering.{key}: missing; {STEERING[key].accepts().replace(' or null', '')} "
            f"(required by the steering mode {mode!r}; {STEERING[key].doc.split(';')[0]})"
            for key in STEERING_DOF_FIELDS if st.get(key) is None]
@@ -596,8 +611,13 @@ def steering_mode_problems(unit, path, mode):
 
 
 def _steering_problems(data, problems):
-    """Each unit's steering has the data its own ``steering.mode`` needs."""
+    """Each unit's steering has the data its own ``steering.mode`` needs; an axle's own
+    steering gear ratio is on a steered axle."""
     for i, u in enumerate(data.get("units") or []):
+        for j, a in enumerate((u or {}).get("axles") or []):
+            if a and a.get("steering_gear_ratio") is not None and not a.get("steered"):
+                problems.append(f"units[{i}].axles[{j}].steering_gear_ratio: only on a steered axle "
+                                f"(remove it, or set steered)")
         st = (u or {}).get("steering")
         if st and st.get("mode"):
             problems.extend(steering_mode_problems(u, f"units[{i}]", st["mode"]))

@@ -120,6 +120,9 @@ MAX_TRAIL = 1.0            # m, a mechanical trail
 #: the steering fields a steering mode other than "off" needs (engine.steering)
 STEERING_DOF_FIELDS = ("stop_left", "stop_right", "stop_stiffness", "steer_inertia",
                        "column_inertia", "null_band")
+#: the steer table options of the manual (engine.steering.INPUTS): the driver steers at the
+#: steering wheel (through each steered axle's gear ratio), or gives each steered wheel's angle
+STEER_INPUTS = ("at_steering_wheel", "at_axle")
 
 
 def _num(lo=None, hi=None, lo_open=False, hi_open=False, default=None, doc=""):
@@ -303,6 +306,11 @@ AXLE = {
     "dual": F("bool", default=False),
     "dual_spacing": _nonneg("centre distance of dual tires, m", default=0.0),
     "steered": F("bool"),
+    "steering_gear_ratio": _optional(
+        extra_check=lambda v: None if v != 0.0 else "a number other than 0 (got 0.0)",
+        doc="this steered axle's steering gear ratio (steering-wheel angle : its road-wheel angle; "
+            "< 0: steered in opposite phase, a rear axle of four-wheel steering; null: the unit's "
+            "steering.gear_ratio); only on a steered axle"),
     "driven": F("bool"),
     "brake_torque_ratio": F("sides", item=F("number", lo=0.0), default=None, nullable=True,
                             doc="N m/Pa, the generic brake (Eq. 47), for both wheels or per wheel "
@@ -431,7 +439,13 @@ TIRE = {
 }
 
 STEERING = {
-    "gear_ratio": _pos("steering-wheel angle : road-wheel angle"),
+    "gear_ratio": _pos("steering-wheel angle : road-wheel angle, of every steered axle that gives "
+                       "no steering_gear_ratio of its own"),
+    "input": F("str", choices=STEER_INPUTS, default="at_steering_wheel",
+               doc="the manual's steer table option: at_steering_wheel: the input "
+                   "steeringWheelAngle over each steered axle's gear ratio; at_axle: the inputs "
+                   "<unit>.axle<k>.<side>.steerAngle, each steered wheel's road-wheel angle (needs "
+                   "mode 'off')"),
     "mode": F("str", choices=STEERING_MODES, default="off",
               doc="steer degree of freedom (Eq. 33-39): off: rigid, the road wheels follow the "
                   "steering-wheel input; normal: hands off; append: the driver's angle plus the "

@@ -57,7 +57,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     P_GEAR, P_DIFF, P_ENG, N_ENG = drivetrain.pack_units(P_UNIT, rows, units)
     P_WHEEL = np.zeros((nw, L.N_WHEEL_P))
     T_WHEEL = axle.pack_wheels(P_WHEEL, rows, units, statics)
-    steering.pack_wheels(P_WHEEL, rows)
+    steering.pack_wheels(P_WHEEL, rows, units, P_UNIT)
     drivetrain.pack_wheels(P_WHEEL, rows)
     designs = brakes.pack_wheels(P_WHEEL, rows)
     P_TIRE, TT, tire_loads, tire_deflections = tire.pack_tires(P_WHEEL, rows, units, statics, env.gravity)

@@ -13,6 +13,10 @@ runs on those values; an importer may still set other ones.
 - The *final drive ratio* is the differential's ratio; with a differential gear table (a
   two-speed axle) its first entry, the differential gear the vehicle FMU starts in
   (``differentialGear`` = 1): the driver shifts the transmission, not the axle.
+- The *steering ratio* is that of the first steered axle (its ``steering_gear_ratio``, or the
+  unit's ``steering.gear_ratio``): the driver steers by the front wheels. The driver turns the
+  steering wheel, so a unit with the steering option At Axle (``steering.input`` "at_axle",
+  which reads each wheel's ``steerAngle`` instead) does not follow it.
 - The *understeer gradient* is the steady-state bicycle model's
   ``K = m_f / C_f - m_r / C_r`` (rad per m/s^2 of lateral acceleration): ``m_f``, ``m_r`` the
   static load on the steered and the other axles as mass, ``C_f``, ``C_r`` the sums of their
@@ -27,6 +31,7 @@ from typing import NamedTuple, Optional
 
 import engine
 from engine.setup import derived
+from engine.setup.pack.steering import axle_ratio
 
 
 class VehicleBody(NamedTuple):
@@ -87,7 +92,8 @@ def driver_starts(event: "engine.Event", unit: Optional[str] = None) -> dict:
     u = unit_data(event, unit)
     drivetrain = u.drivetrain
     return {"wheelbase": wheelbase(event, unit),
-            "steeringRatio": float(u.steering.gear_ratio),
+            "steeringRatio": next((axle_ratio(u, a) for a in u.axles if a.steered),
+                                  float(u.steering.gear_ratio)),
             "understeerGradient": understeer_gradient(event, unit),
             "tireRadius": rolling_radius(event, unit, driven_only=True),
             "finalDriveRatio": derived.differential_ratios(drivetrain)[0],

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from ... import layout as L
-from ...steering import MODES
+from ...steering import INPUTS as STEER_INPUTS, MODES
 
 
 def mode_code(name):
@@ -37,6 +37,14 @@ def stop_limits(steering) -> tuple:
     return tuple(math.inf if stop is None else stop for stop in (steering.stop_left, steering.stop_right))
 
 
+def axle_ratio(unit, axle) -> float:
+    """The steering gear ratio of a steered ``axle`` of ``unit`` (records): its own
+    steering_gear_ratio, else the unit's steering.gear_ratio (the manual's ratio per axle)."""
+    if axle.steering_gear_ratio is not None:
+        return float(axle.steering_gear_ratio)
+    return float(unit.steering.gear_ratio)
+
+
 def pack_units(P_UNIT, units, steering_units, steering_modes):
     """``steering_units``: the units with a steering system (``Event.steering_unit_names``),
     in the order of their steering states; ``steering_modes``: per unit name, a mode in place
@@ -45,12 +53,20 @@ def pack_units(P_UNIT, units, steering_units, steering_modes):
         P = P_UNIT[ui]
         P[L.U_STEERING] = 1.0 if unit.steering else 0.0
         P[L.U_STEER_RATIO] = unit.steering.gear_ratio if unit.steering else 1.0
+        P[L.U_STEER_INPUT] = STEER_INPUTS.index(unit.steering.input) if unit.steering else 0.0
+        ratios = [axle_ratio(unit, a) for a in unit.axles if a.steered] if unit.steering else []
+        P[L.U_STEER_TRAVEL] = max(abs(r) for r in ratios) if ratios else P[L.U_STEER_RATIO]
         _pack_steering(P, unit, steering_units, steering_modes)
 
 
-def pack_wheels(P_WHEEL, rows):
+def pack_wheels(P_WHEEL, rows, units, P_UNIT):
+    """The steered wheels and their axles' gear ratios (``P_UNIT``'s packed first: a wheel
+    that is not steered has its unit's ratio)."""
     for r in rows.wheels:
+        unit = units[r.unit]
         P_WHEEL[r.index, L.W_STEERED] = 1.0 if r.ax.steered else 0.0
+        P_WHEEL[r.index, L.W_STEER_RATIO] = (axle_ratio(unit, r.ax) if r.ax.steered and unit.steering
+                                             else P_UNIT[r.unit, L.U_STEER_RATIO])
 
 
 def _pack_steering(P, unit, steering_units, steering_modes):
