@@ -268,6 +268,15 @@ COLLISION_KEYS = {  # the fields the collisions brought, with the values an even
         ("ground_clearance", None), ("mesh_vertices", 300), ("cab_length", None),
         ("mesh_file", None))},
 }
+MANUAL_KEYS = {  # the fields the rest of the manual's options brought (At Axle steering and a
+    # ratio per axle, the differential gear table, CRASH3 A, wheel displacement, the unsprung
+    # yaw inertia), with the values an event without them gets
+    "units[0].steering.input": "at_steering_wheel",
+    "units[0].drivetrain.differential_ratios": None,
+    "units[0].collision.crush_a": None,
+    **{f"units[0].axles[{k}].{f}": None for k in (0, 1)
+       for f in ("steering_gear_ratio", "wheel_displacement", "unsprung_yaw_inertia")},
+}
 SEVERE_KEYS = {  # the fields the severe events brought, with the values an event without them gets
     "simulation.tire_limit": "wheel",
     **{f"units[0].initial.{k}": 0.0 for k in ("roll", "pitch", "v", "w", "p", "q", "r")},
@@ -303,7 +312,7 @@ def test_sedan_data_is_the_file_plus_defaults():
     # every value of the file comes back as written; the rest is exactly the defaults
     assert {k: got.get(k) for k in given} == given
     defaults = {**NEW_KEYS, **TERRAIN_KEYS, **AERO_KEYS, **BRAKE_KEYS, **STEERING_KEYS, **COLLISION_KEYS,
-                **SEVERE_KEYS, **OLD_DEFAULTS}
+                **SEVERE_KEYS, **MANUAL_KEYS, **OLD_DEFAULTS}
     assert {k: v for k, v in got.items() if k not in given} == _flatten(defaults)
     ev = engine.load_event()
     assert (ev.lead_unit_names(), ev.connection_names(), ev.solid_axle_names()) == (["car"], [], [])

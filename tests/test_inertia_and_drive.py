@@ -13,7 +13,7 @@ from engine import layout as L
 from engine.tire import radial_force, turning_point_rate
 
 from conftest import build
-from support.sedan import (CDA, EV, G, H, M, MS, MU, RHO, TIRE, WB, loaded_radius,
+from support.sedan import (CDA, EV, G, H, I_SPIN, M, MS, MU, RHO, TIRE, WB, loaded_radius,
                            static_loads)
 
 BASE = json.loads(engine.load_event().to_json())
@@ -53,7 +53,8 @@ def _roll_yaw_closed_form(ixz, d=0.01):
     sprung mass and the unsprung point masses. At the instant each wheel is free to move
     vertically on its own suspension, so a wheel carries inertia only horizontally: in roll
     m z^2 (its lateral acceleration -z p'), in yaw m (x^2 + y^2), and the product term
-    -m x z couples them like Ixz.
+    -m x z couples them like Ixz. The wheels' own yaw inertias (Eq. 10's sum I_z,Unsprung:
+    each a disc of its tire's spin inertia, half of it about a diameter) add to I_z.
 
     The roll moment: jounce -d left and +d right changes the spring forces by -/+ k d and
     the anti-sway bar (relative roll -2d/t) by -/+ 2 K_rs d / t^2; acting on the body at
@@ -73,7 +74,7 @@ def _roll_yaw_closed_form(ixz, d=0.01):
     mass = np.array([
         [M, -m * z.sum(), m * x.sum()],
         [-m * z.sum(), ix + m * (z * z).sum(), -(ixz + m * (x * z).sum())],
-        [m * x.sum(), -(ixz + m * (x * z).sum()), iz + m * (x * x + y * y).sum()],
+        [m * x.sum(), -(ixz + m * (x * z).sum()), iz + m * (x * x + y * y).sum() + I_SPIN / 2],
     ])
     return np.linalg.solve(mass, [0.0, mx, 0.0])
 
