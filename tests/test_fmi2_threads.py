@@ -81,9 +81,12 @@ from fmpy.fmi2 import FMU2Slave
 folders = sys.argv[1:]
 barrier = threading.Barrier(len(folders))
 results = [None] * len(folders)
+# read before the threads start: fmpy validates each against the FMI schema with lxml, whose
+# schema parser is not thread-safe ("Document is not valid XML Schema" now and then)
+descriptions = [read_model_description(folder) for folder in folders]
 
 def run(i, folder):
-    md = read_model_description(folder)
+    md = descriptions[i]
     fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder,
                     modelIdentifier=md.coSimulation.modelIdentifier, instanceName=f"t{i}")
     barrier.wait()
