@@ -10,14 +10,13 @@ crushed.
 """
 from __future__ import annotations
 
-import copy
 import json
 import math
 
 import pytest
 
 import engine
-from support.fixtures import BARRIER_X
+from support.fixtures import barrier_event
 from support.fmus import event_fmu
 from support.run import run
 from support.sedan import M
@@ -33,10 +32,8 @@ RECORD = ("car.u", "car.collision.maxCrush", "car.collision.residualCrush", "car
 
 
 def _barrier_event(crush_a):
-    data = copy.deepcopy(DATA)
-    data["environment"]["barriers"] = [{"point": [BARRIER_X, 0.0, 0.0], "normal": [-1.0, 0.0, 0.0]}]
-    if crush_a is not None:
-        data["units"][0]["collision"]["crush_a"] = crush_a
+    data = barrier_event()
+    data["units"][0]["collision"]["crush_a"] = crush_a
     return data
 
 
@@ -44,11 +41,6 @@ def _barrier_event(crush_a):
 def crash3_fmu(fmu_dir):
     return event_fmu(fmu_dir, "crash3_barrier",
                      _barrier_event({"front": A_FRONT, "side": A_SIDE, "rear": A_REAR}))
-
-
-@pytest.fixture(scope="module")
-def b_only_fmu(fmu_dir):
-    return event_fmu(fmu_dir, "crash3_b_only", _barrier_event(None))
 
 
 def _crash(instance, fmu, speed, t_end=0.7):
@@ -71,7 +63,7 @@ def _energy_in(r, spin):
     return 0.5 * M * v_in ** 2 + e_spin
 
 
-def test_full_width_frontal_crush_is_the_crash3_energys(instance, crash3_fmu, b_only_fmu):
+def test_full_width_frontal_crush_is_the_crash3_energys(instance, crash3_fmu, barrier_fmu):
     col = CAR["collision"]
     B, e = col["crush_stiffness"]["front"], col["restitution"]
     d0 = A_FRONT / B
@@ -92,7 +84,7 @@ def test_full_width_frontal_crush_is_the_crash3_energys(instance, crash3_fmu, b_
     assert residual == pytest.approx((1.0 - e * e) * (crush + d0) - d0, rel=1e-9)
     assert 0.0 < residual < crush
     # A changes what is crush, not the motion: without it the same run reports C + A/B
-    r0, _ = _crash(instance, b_only_fmu, V_TEST)
+    r0, _ = _crash(instance, barrier_fmu, V_TEST)
     assert max(abs(a - b) for a, b in zip(r0["car.u"], r["car.u"])) == 0.0
     assert r0["car.collision.maxCrush"][-1] == pytest.approx(crush + d0, abs=1e-12)
     assert r0["car.collision.residualCrush"][-1] == pytest.approx((1.0 - e * e) * (crush + d0),

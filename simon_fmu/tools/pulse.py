@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 import numpy as np
+from scipy.integrate import cumulative_trapezoid, trapezoid
 
 from engine.collision import IMPULSE_GAP
 
@@ -134,13 +135,6 @@ def point_acceleration(a_cg: np.ndarray, omega: np.ndarray, dt: float,
     r = np.asarray(point, dtype=np.float64)
     wdot = np.gradient(omega, dt, axis=0)
     return a_cg + np.cross(wdot, r) + np.cross(omega, np.cross(omega, r))
-
-
-def _cumulative(a: np.ndarray, dt: float) -> np.ndarray:
-    """The integral of a from the first sample (trapezoidal), same length."""
-    out = np.zeros_like(a)
-    out[1:] = np.cumsum(0.5 * (a[1:] + a[:-1]) * dt)
-    return out
 
 
 def time_zero(dvx: np.ndarray, dvy: np.ndarray, dt: float) -> Optional[int]:
@@ -243,7 +237,7 @@ def collision_pulse(data: Mapping[str, np.ndarray], unit: str,
                 f = cfc_filter(acc[:, k], dt, c)
                 columns[f"{place}.a{axis}.cfc{c}"] = ("m/s2", f)
                 peaks[f"{place}.a{axis}.cfc{c}"] = float(f[np.argmax(np.abs(f))])
-    dvx_all, dvy_all = _cumulative(recorder[:, 0], dt), _cumulative(recorder[:, 1], dt)
+    dvx_all, dvy_all = (cumulative_trapezoid(recorder[:, k], dx=dt, initial=0.0) for k in (0, 1))
     zero = time_zero(dvx_all, dvy_all, dt)
     summary: dict = {"unit": unit, "point": point, "sample_interval_s": dt,
                      "cfc_not_computed": {str(c): f"needs a sample rate of at least "
@@ -291,8 +285,8 @@ def collision_pulse(data: Mapping[str, np.ndarray], unit: str,
     else:
         first, last = phase
         sl = slice(first, last + 1)
-        jx = float(_cumulative(cols[f"{unit}.collision.Fx"][sl], dt)[-1])
-        jy = float(_cumulative(cols[f"{unit}.collision.Fy"][sl], dt)[-1])
+        jx = float(trapezoid(cols[f"{unit}.collision.Fx"][sl], dx=dt))
+        jy = float(trapezoid(cols[f"{unit}.collision.Fy"][sl], dx=dt))
         deg, clock = pdof(jx, jy)
         dvx_c = float(dvx_all[last] - dvx_all[first])
         dvy_c = float(dvy_all[last] - dvy_all[first])

@@ -60,9 +60,14 @@ def crab_fmu(fmu_dir):
     return fmus.vehicle(event_file, fmu_dir / "SimonCrab.fmu")
 
 
+def barrier_event() -> dict:
+    """The default car's event with a rigid wall square to its path 1 m ahead of its front."""
+    data = copy.deepcopy(DATA)
+    data["environment"]["barriers"] = [{"point": [BARRIER_X, 0.0, 0.0], "normal": [-1.0, 0.0, 0.0]}]
+    return data
+
+
 @pytest.fixture(scope="module")
 def barrier_fmu(fmu_dir):
     """The default car, a rigid wall square to its path 1 m ahead of its front."""
-    data = copy.deepcopy(DATA)
-    data["environment"]["barriers"] = [{"point": [BARRIER_X, 0.0, 0.0], "normal": [-1.0, 0.0, 0.0]}]
-    return fmus.event_fmu(fmu_dir, "collision_barrier", data)
+    return fmus.event_fmu(fmu_dir, "collision_barrier", barrier_event())
