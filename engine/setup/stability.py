@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import layout as L
+from ..eigen import EIG_OK, eigenvalues, eigenvector_peak
 from ..integrator import record
 from ..layout import Outputs, new_work
 
@@ -115,7 +116,10 @@ def jacobian(sim, free=None) -> np.ndarray:
 def stable_step(sim) -> StableStep:
     """The largest RK4 step that resolves every damped mode of ``sim`` at its current state.
 
-    Raises ValueError naming a state whose rate is not finite there.
+    The eigenvalues and the state that names the stiffest mode (the largest component of its
+    eigenvector) come from the compiled kernels of ``engine.eigen``, which need no LAPACK.
+    Raises ValueError naming a state whose rate is not finite there, and
+    np.linalg.LinAlgError when the eigenvalues or the eigenvector are not found.
     """
     free = free_states(sim.model)
     J = jacobian(sim, free)
@@ -123,16 +127,25 @@ def stable_step(sim) -> StableStep:
     if bad.size:
         raise ValueError(f"{sim.state_names[free[bad[0]]]}: the equations of motion are not finite "
                          f"about the initial state")
-    values, vectors = np.linalg.eig(J)
-    best = StableStep(math.inf, 0j, "")
-    for k, lam in enumerate(values):
+    n = len(free)
+    wr, wi = np.zeros(n), np.zeros(n)
+    if eigenvalues(J.copy(), n, wr, wi) != EIG_OK:
+        raise np.linalg.LinAlgError("Eigenvalues did not converge")
+    h_max, stiffest = math.inf, -1
+    for k in range(n):
+        lam = complex(wr[k], wi[k])
         if lam.real > _NEUTRAL * abs(lam):
             continue
         h = rk4_limit(lam)
-        if h < best.h_max:
-            best = StableStep(h, complex(lam),
-                              sim.state_names[free[int(np.argmax(np.abs(vectors[:, k])))]])
-    return best
+        if h < h_max:
+            h_max, stiffest = h, k
+    if stiffest < 0:
+        return StableStep(math.inf, 0j, "")
+    peak = eigenvector_peak(J, n, wr[stiffest], wi[stiffest], np.zeros((2 * n, 2 * n)),
+                            np.zeros(2 * n), np.zeros(n), np.zeros(2 * n, dtype=np.int64))
+    if peak < 0:
+        raise np.linalg.LinAlgError("the eigenvector of the stiffest mode was not found")
+    return StableStep(h_max, complex(wr[stiffest], wi[stiffest]), sim.state_names[free[peak]])
 
 
 class ContactStep(NamedTuple):
