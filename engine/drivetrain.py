@@ -30,8 +30,10 @@ table (a two-speed axle; one entry for a single ``differential_ratio``).
 import math
 
 from .jit import njit, njit_inline
-from .layout import (EM_CT_X, EM_CT_Y, EM_WOT_X, EM_WOT_Y, U_CL_CAP, U_CL_TAU, U_CL_W0, U_CL_W1,
-                     U_GOV_KP, U_GOV_TI, U_IDLE)
+from .layout import (EM_CT_X, EM_CT_Y, EM_WOT_X, EM_WOT_Y, IU_DIFF_GEAR, IU_GEAR, N_PT_STATE,
+                     N_WHEEL_STATE, PT_ENGAGE, PT_GOV, PT_OMEGA, U_CL_CAP, U_CL_TAU, U_CL_W0,
+                     U_CL_W1, U_GOV_KP, U_GOV_TI, U_IDLE, U_N_DRIVEN, U_NWHEELS, U_WHEEL0,
+                     W_DRIVEN, WOMEGA, state_bases)
 from .tables import interp1
 
 RPM = 60.0 / (2.0 * math.pi)
@@ -140,3 +142,31 @@ def clutch_torque(capacity, t_engine, i_engine, omega_e, omega_t, a_t, b_t, tau)
     if need < -capacity:
         return -capacity
     return need
+
+
+@njit
+def engage_clutches(y, U, P):
+    """At the start, an engine in gear turns with its wheels: its clutch starts locked and
+    closed where the transmission turns faster than idle (the governor then closed), so that a
+    vehicle started at speed in gear does not first spin its engine up from idle; omega_t as in
+    Eq. 50, for the gear and differential gear inputs the run starts with. Called once, before
+    the first step (``engine.Simulation``, the native FMU). Returns 0."""
+    wb, _, _, _, pb, _ = state_bases(P)
+    PU = P.P_UNIT
+    for u in range(PU.shape[0]):
+        if PU[u, U_IDLE] <= 0.0 or PU[u, U_N_DRIVEN] <= 0.0:
+            continue
+        ratio = gear_ratio(P.P_GEAR, u, int(round(U.u_unit[u, IU_GEAR]))) * \
+            differential_ratio(P.P_DIFF, u, int(round(U.u_unit[u, IU_DIFF_GEAR])))
+        w0, n = int(PU[u, U_WHEEL0]), int(PU[u, U_NWHEELS])
+        spin = 0.0
+        for w in range(w0, w0 + n):
+            if P.P_WHEEL[w, W_DRIVEN] > 0.5:
+                spin += y[wb + N_WHEEL_STATE * w + WOMEGA]
+        omega_t = ratio * spin / PU[u, U_N_DRIVEN]
+        po = pb + N_PT_STATE * u
+        if omega_t > PU[u, U_IDLE]:
+            y[po + PT_OMEGA] = omega_t
+            y[po + PT_GOV] = 0.0
+            y[po + PT_ENGAGE] = 1.0
+    return 0

@@ -26,7 +26,8 @@ from .setup.fields import LIGHT_VEHICLE_MASS, PLAUSIBLE_SPEED_HEAVY, PLAUSIBLE_S
 from .setup.footprint import start_overlap_problems
 from .setup.launch import MOTION_FIELDS, motion_problems
 from .jit import compiled_entry
-from .setup.params import engage_clutches, pack
+from .drivetrain import engage_clutches
+from .setup.params import pack
 from .setup.progress import COMPILING, says_when_slow
 from .setup.stability import contact_step, stable_step
 from .setup.start_clear import start_overlap_problems as mesh_overlap_problems
@@ -322,26 +323,33 @@ class Simulation:
                        doc="Steering outputs [steering system (``steering_names``), STEERING_OUTPUTS].")
 
     # --- information ------------------------------------------------------------------
-    def _speed_warnings(self, given: dict) -> list:
-        """A message per lead unit whose initial speed is beyond a plausible one for its
-        vehicle (engine.setup.fields.PLAUSIBLE_SPEED_LIGHT, PLAUSIBLE_SPEED_HEAVY)."""
+    def speed_limits(self) -> list:
+        """Per vehicle (``Event.vehicles``): its lead unit's name, the plausible initial speed
+        for it (m/s; engine.setup.fields.PLAUSIBLE_SPEED_LIGHT, PLAUSIBLE_SPEED_HEAVY) and what
+        kind of vehicle that limit is for, as the speed warnings name it."""
         out = []
         for names in self.event.vehicles():
-            lead = names[0]
-            speed = self.initial[lead]["speed0"]
             mass = sum(float(self.model.P_UNIT[self.unit_names.index(n), L.U_MTOTAL])
                        for n in names)
             light = len(names) == 1 and mass <= LIGHT_VEHICLE_MASS
-            limit = PLAUSIBLE_SPEED_LIGHT if light else PLAUSIBLE_SPEED_HEAVY
+            kind = (f"a vehicle of one unit of {mass:.0f} kg" if light else
+                    f"a vehicle of {mass:.0f} kg" if len(names) == 1 else
+                    f"a combination of {len(names)} units")
+            out.append((names[0], PLAUSIBLE_SPEED_LIGHT if light else PLAUSIBLE_SPEED_HEAVY, kind))
+        return out
+
+    def _speed_warnings(self, given: dict) -> list:
+        """A message per lead unit whose initial speed is beyond a plausible one for its
+        vehicle (:meth:`speed_limits`)."""
+        out = []
+        for lead, limit, kind in self.speed_limits():
+            speed = self.initial[lead]["speed0"]
             if abs(speed) <= limit:
                 continue
             if "speed0" in (given.get(lead) or {}):
                 name = f"{lead}.speed0"
             else:
                 name = f"units[{self.unit_names.index(lead)}].initial.speed"
-            kind = (f"a vehicle of one unit of {mass:.0f} kg" if light else
-                    f"a vehicle of {mass:.0f} kg" if len(names) == 1 else
-                    f"a combination of {len(names)} units")
             out.append(f"{name} = {speed:g} m/s ({speed * 3.6:g} km/h) is above the plausible "
                        f"{limit:g} m/s ({limit * 3.6:g} km/h) for {kind}: a speed in km/h? "
                        f"{name} is in m/s")
@@ -441,7 +449,7 @@ class Simulation:
         t_end = float(t_end)
         self.check_inputs()
         if self.time == 0.0 and self._grid_steps == 0:
-            engage_clutches(self.model, self.y, self.u_unit)   # the gears the run starts in
+            engage_clutches(self.y, self._inputs, self.model)   # the gears the run starts in
         tol = 1e-9 * max(1.0, abs(t_end))
         n_total = int(math.floor((t_end - self._grid_time) / h + 1e-6))
         n = n_total - self._grid_steps

@@ -17,7 +17,8 @@ from scipy.optimize import linear_sum_assignment
 import engine
 from engine.eigen import EIG_NONFINITE, EIG_OK, PEAK_TIE, eigenvalues, eigenvector_peak
 from engine.setup.event import TRACTOR_SEMITRAILER_EVENT
-from engine.setup.stability import _NEUTRAL, free_states, jacobian, rk4_limit, stable_step
+from engine.setup.stability import free_states, jacobian, rk4_limit, stable_step
+from engine.stability import NEUTRAL as _NEUTRAL
 
 EPS = np.finfo(float).eps
 #: |ours - LAPACK| / (kappa eps ||B||_1), random matrices of sizes 1..60 (plain, diagonally

@@ -217,15 +217,111 @@ def test_model_description_is_the_development_fmus(native_fmu, development_fmu):
     assert xml(native_fmu) == xml(development_fmu)
 
 
-def test_parameters_are_not_tunable_yet(native_fmu, instance):
+def _run_with(inst, parameters: dict) -> tuple:
+    """Set ``parameters`` during initialisation, then the lane change of :func:`_run` for 1.5 s:
+    (exitInitializationMode's status, the messages, the rows of outputs)."""
+    reals = [v.name for v in inst.md.modelVariables if v.causality == "output" and v.type == "Real"]
+    vrs = [inst.vr[n] for n in reals]
+    inst.fmu.setupExperiment(startTime=0.0)
+    inst.fmu.enterInitializationMode()
+    for name, value in parameters.items():
+        inst.set(name, value)
+    try:
+        status = inst.fmu.exitInitializationMode()
+    except Exception as exc:  # noqa: BLE001 - fmpy raises on fmi2Error
+        return f"error: {exc}", inst.messages(), []
+    inst.set("car.gear", 4)
+    rows, t = [list(inst.fmu.getReal(vrs))], 0.0
+    for _ in range(150):
+        inst.set("car.steeringWheelAngle", _steer(t + 1.0))
+        inst.fmu.doStep(currentCommunicationPoint=t, communicationStepSize=0.01)
+        t += 0.01
+        rows.append(list(inst.fmu.getReal(vrs)))
+    return status, inst.messages(), rows
+
+
+#: parameters set at initialisation: the native FMU applies the set-up's operations for them
+#: (simon_fmu/native/tuning.py) and checks the step at the new initial state with the step-size
+#: kernel; measured: every output identical to the development FMU's at every point
+TUNED = [
+    {"car.speed0": 27.5, "frictionMultiplier": 0.75},
+    {"car.speed0": 12.0, "stepSize": 0.0005, "car.X0": -40.0, "car.Y0": 3.5, "car.yaw0": 0.4},
+    {"car.yawRate0": 0.15, "car.lateralSpeed0": -0.4, "car.rollRate0": 0.05,
+     "car.steeringMode": 2, "stepSize": 0.002},
+]
+
+
+@pytest.mark.parametrize("parameters", TUNED, ids=["speed-friction", "place-step", "motion-mode"])
+def test_parameters_set_at_initialisation(native_fmu, development_fmu, instance, parameters):
+    native = _run_with(instance(native_fmu, name="native"), parameters)
+    development = _run_with(instance(development_fmu, name="development"), parameters)
+    assert native[0] == development[0] == 0          # fmi2OK
+    assert native[2] == development[2]
+    speed0 = parameters.get("car.speed0", SPEED)
+    vx = [v.name for v in instance(native_fmu).md.modelVariables
+          if v.causality == "output" and v.type == "Real"].index("car.u")
+    assert native[2][0][vx] == pytest.approx(speed0, rel=1e-12)
+
+
+@pytest.mark.parametrize("parameters, message", [
+    ({"car.speed0": 250.0},
+     "parameter car.speed0 = 250.0 rejected: it accepts a finite value in [-100.0, 100.0]"),
+    ({"car.steeringMode": 9},
+     "parameter car.steeringMode = 9 rejected: it accepts one of 1 (Off)"),
+    ({"car.speed0": 75.0}, "car.speed0 = 75 m/s (270 km/h) is above the plausible"),
+])
+def test_parameters_refused_as_the_development_fmu_refuses_them(native_fmu, development_fmu,
+                                                                instance, parameters, message):
+    native = _run_with(instance(native_fmu, name="native"), parameters)
+    development = _run_with(instance(development_fmu, name="development"), parameters)
+    said = [m for m in native[1] if message in m]
+    assert said, native[1]
+    assert said == [m for m in development[1] if message in m]
+    assert (native[0] == development[0]) or (str(native[0]).startswith("error")
+                                             and str(development[0]).startswith("error"))
+
+
+@pytest.fixture(scope="module")
+def stiff_fmus(tmp_path_factory) -> tuple:
+    """The sedan with a front spring of 1e9 N/m (a wheel-hop mode near 6000 rad/s, stable up to
+    about 0.46 ms) at an internal step of 0.1 ms: its native and its development FMU."""
+    import engine
+    from simon_fmu.native.build import build_native
+    data = json.loads(engine.load_event().to_json())
+    data["units"][0]["axles"][0]["suspension"]["spring_rate"] = 1.0e9
+    data["simulation"]["step_size"] = 1.0e-4
+    folder = tmp_path_factory.mktemp("native-stiff")
+    event = folder / "stiff.json"
+    event.write_text(json.dumps(data))
+    return (build_native(event, folder / "native.fmu", log=lambda text: None, platforms="linux64"),
+            fmus.vehicle(event, folder / "development.fmu"))
+
+
+@pytest.mark.parametrize("parameters", [{"stepSize": 0.001},
+                                        {"stepSize": 0.001, "car.speed0": 15.0}],
+                         ids=["the-builds-limit", "the-kernels-limit"])
+def test_a_step_beyond_the_stiffest_mode_is_refused(stiff_fmus, instance, parameters):
+    """Only the step changed: the build's limit; the initial state changed too: the step-size
+    kernel's, at the new state. The same message as the development FMU's."""
+    native = _run_with(instance(stiff_fmus[0], name="native"), parameters)
+    development = _run_with(instance(stiff_fmus[1], name="development"), parameters)
+    said = [m for m in native[1] if "the parameters are not accepted: stepSize: a step <=" in m]
+    assert len(said) == 1 and "car.axle1" in said[0], native[1]
+    assert said == [m for m in development[1] if m in said]
+    assert str(native[0]).startswith("error") and str(development[0]).startswith("error")
+
+
+def test_a_parameter_the_build_cannot_tune_keeps_its_value(native_fmu, instance):
+    """The launch attitude places the car on its lowest point: not an operation the runtime
+    repeats, so the native FMU refuses another value, saying why."""
     inst = instance(native_fmu, name="tuned")
     inst.fmu.setupExperiment(startTime=0.0)
     inst.fmu.enterInitializationMode()
-    inst.set("car.speed0", SPEED)            # its build value: accepted
+    inst.set("car.roll0", 0.0)               # its build value: accepted
     with pytest.raises(Exception):
-        inst.set("car.speed0", 10.0)
-    assert any("car.speed0 = 10.0: not tunable in the native FMU yet" in m
-               for m in inst.messages())
+        inst.set("car.roll0", 0.1)
+    assert any("car.roll0 = 0.1: not tunable in the native FMU yet (its effect on y[2] is not a "
+               "product, quotient or sum of its value" in m for m in inst.messages())
 
 
 def test_fmu_state_and_refused_input(native_fmu, instance):

@@ -21,7 +21,6 @@ from .equilibrium import connection_rates, place_units, static_state
 from .meshes import empty_mesh
 from .pack import aero, axle, brakes, connection, drivetrain, environment, steering, tire, unit
 from .pack.axle import bump_steer_coefficients  # noqa: F401  (engine.setup.params' name, as before)
-from .pack.drivetrain import engage_clutches  # noqa: F401  (engine.Simulation calls it)
 from .pack.environment import TERRAIN_TYPES  # noqa: F401
 from .pack.rows import rows as packing_rows
 from .launch import apply_motion

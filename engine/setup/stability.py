@@ -38,45 +38,33 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import layout as L
-from ..eigen import EIG_OK, eigenvalues, eigenvector_peak
-from ..integrator import record
+from .. import stability as K
 from ..layout import Outputs, new_work
-
-#: relative size of the finite-difference perturbation of each state
-_FD_STEP = 1.0e-6
-#: relative real part below which a mode counts as undamped (on the imaginary axis)
-_NEUTRAL = 1.0e-9
-#: bisection steps on h (each halves the bracket)
-_BISECTIONS = 60
 
 
 class StableStep(NamedTuple):
-    """The largest stable step, s (inf when no damped mode limits it), and its mode."""
+    """The largest stable step, s (inf when no damped mode limits it), and its mode: its
+    eigenvalue, the state its eigenvector peaks in; ``free``, the states linearised
+    (:func:`free_states`), and ``column``, the index of that state among them (-1: none)."""
     h_max: float
     eigenvalue: complex
     state: str
+    free: tuple = ()
+    column: int = -1
 
 
 def rk4_amplification(z):
-    """|R(z)| of the classical Runge-Kutta method (its stability function)."""
-    return np.abs(1.0 + z + z * z / 2.0 + z ** 3 / 6.0 + z ** 4 / 24.0)
+    """|R(z)| of the classical Runge-Kutta method (its stability function; the kernel
+    :func:`engine.stability.rk4_amplification`)."""
+    z = complex(z)
+    return K.rk4_amplification(z.real, z.imag)
 
 
 def rk4_limit(lam: complex) -> float:
-    """The largest h > 0 with |R(h lam)| <= 1 along the ray of ``lam`` (Re lam <= 0)."""
+    """The largest h > 0 with |R(h lam)| <= 1 along the ray of ``lam`` (Re lam <= 0; the
+    kernel :func:`engine.stability.rk4_limit`)."""
     lam = complex(lam)
-    if abs(lam) == 0.0:
-        return math.inf
-    if lam.real > -_NEUTRAL * abs(lam):       # undamped: the region's imaginary-axis reach
-        return 2.0 * math.sqrt(2.0) / abs(lam)
-    lo, hi = 0.0, 4.0 / abs(lam)              # the region lies within |z| < 4 in the left half
-    for _ in range(_BISECTIONS):
-        mid = 0.5 * (lo + hi)
-        if rk4_amplification(mid * lam) <= 1.0:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return K.rk4_limit(lam.real, lam.imag)
 
 
 def free_states(model) -> np.ndarray:
@@ -89,63 +77,52 @@ def free_states(model) -> np.ndarray:
     return np.flatnonzero(keep)
 
 
+def kernel_work(size: int, free) -> dict:
+    """The arrays :func:`engine.stability.stable_step` works in, by its argument names, for a
+    state of ``size`` and the states ``free`` (the native FMU carries them too)."""
+    n = len(free)
+    return {"free": np.ascontiguousarray(free, dtype=np.int64), "base": np.zeros(size),
+            "shifted": np.zeros(size), "J": np.zeros((n, n)), "A": np.zeros((n, n)),
+            "wr": np.zeros(n), "wi": np.zeros(n), "M": np.zeros((2 * n, 2 * n)),
+            "x": np.zeros(2 * n), "d": np.zeros(n), "piv": np.zeros(2 * n, dtype=np.int64),
+            "out": np.zeros(5)}
+
+
+def _fresh(sim):
+    """The simulation's state and inputs with outputs, error flags and scratch of their own
+    (the check leaves the simulation alone)."""
+    y = np.array(sim.y, dtype=np.float64)
+    outputs = Outputs(*(np.zeros_like(a) for a in sim._outputs))
+    return y, sim._inputs, sim.model, outputs, np.zeros(2, dtype=np.int64), new_work(sim.model)
+
+
 def jacobian(sim, free=None) -> np.ndarray:
     """d(y')/dy over the states ``free`` (default :func:`free_states`) at the simulation's
-    current state and inputs, by forward differences."""
-    y0 = np.array(sim.y, dtype=np.float64)
+    current state and inputs, by forward differences (:func:`engine.stability.jacobian`)."""
     free = free_states(sim.model) if free is None else free
-    n = len(free)
-    outputs = Outputs(*(np.zeros_like(a) for a in sim._outputs))
-    err = np.zeros(2, dtype=np.int64)
-    work = new_work(sim.model)
-    work.clock[0] = math.inf     # the steering mode autostart as it will be: free
-    base, shifted = np.zeros(y0.size), np.zeros(y0.size)
-    inputs = sim._inputs
-    record(y0, base, inputs, sim.model, outputs, err, work)
-    J = np.empty((n, n))
-    y = y0.copy()
-    for c, i in enumerate(free):
-        e = _FD_STEP * max(1.0, abs(y0[i]))
-        y[i] = y0[i] + e
-        record(y, shifted, inputs, sim.model, outputs, err, work)
-        J[:, c] = (shifted[free] - base[free]) / e
-        y[i] = y0[i]
-    return J
+    w = kernel_work(sim.y.size, free)
+    K.jacobian(*_fresh(sim), w["free"], w["base"], w["shifted"], w["J"])
+    return w["J"]
 
 
 def stable_step(sim) -> StableStep:
-    """The largest RK4 step that resolves every damped mode of ``sim`` at its current state.
+    """The largest RK4 step that resolves every damped mode of ``sim`` at its current state
+    (:func:`engine.stability.stable_step`).
 
-    The eigenvalues and the state that names the stiffest mode (the largest component of its
-    eigenvector) come from the compiled kernels of ``engine.eigen``, which need no LAPACK.
-    Raises ValueError naming a state whose rate is not finite there, and
-    np.linalg.LinAlgError when the eigenvalues or the eigenvector are not found.
+    Raises ValueError naming a state whose rate is not finite there.
     """
     free = free_states(sim.model)
-    J = jacobian(sim, free)
-    bad = np.flatnonzero(~np.isfinite(J).all(axis=0))
-    if bad.size:
-        raise ValueError(f"{sim.state_names[free[bad[0]]]}: the equations of motion are not finite "
-                         f"about the initial state")
-    n = len(free)
-    wr, wi = np.zeros(n), np.zeros(n)
-    if eigenvalues(J.copy(), n, wr, wi) != EIG_OK:
-        raise np.linalg.LinAlgError("Eigenvalues did not converge")
-    h_max, stiffest = math.inf, -1
-    for k in range(n):
-        lam = complex(wr[k], wi[k])
-        if lam.real > _NEUTRAL * abs(lam):
-            continue
-        h = rk4_limit(lam)
-        if h < h_max:
-            h_max, stiffest = h, k
-    if stiffest < 0:
-        return StableStep(math.inf, 0j, "")
-    peak = eigenvector_peak(J, n, wr[stiffest], wi[stiffest], np.zeros((2 * n, 2 * n)),
-                            np.zeros(2 * n), np.zeros(n), np.zeros(2 * n, dtype=np.int64))
-    if peak < 0:
-        raise np.linalg.LinAlgError("the eigenvector of the stiffest mode was not found")
-    return StableStep(h_max, complex(wr[stiffest], wi[stiffest]), sim.state_names[free[peak]])
+    w = kernel_work(sim.y.size, free)
+    status = K.stable_step(*_fresh(sim), *w.values())
+    out = w["out"]
+    if status == K.NOT_FINITE:
+        raise ValueError(f"{sim.state_names[free[int(out[3])]]}: the equations of motion are not "
+                         f"finite about the initial state")
+    if status != K.FOUND:
+        raise ValueError("the eigenvalues of its modes at the initial state did not converge")
+    column = int(out[3])
+    return StableStep(float(out[0]), complex(out[1], out[2]),
+                      sim.state_names[free[column]] if column >= 0 else "", tuple(free), column)
 
 
 class ContactStep(NamedTuple):

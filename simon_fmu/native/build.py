@@ -35,6 +35,7 @@ from engine.signals import WHOLE_INPUTS
 
 from . import kernels as K
 from . import targets as T
+from . import tuning
 from .resources import pack, texts
 
 C_DIR = Path(__file__).resolve().parent / "c"
@@ -230,26 +231,6 @@ def resource_arrays(event, sim, catalogue, guid: str) -> dict:
     arrays["in.accepts"] = texts(accepts)
     arrays["in.whole_texts"] = texts(WHOLE_TEXTS)
 
-    # the clutches engaged before the first step (Simulation.advance at time 0), per unit, gear
-    # and differential gear: rows (unit, gear, differential gear, state index, value), computed
-    # by a second simulation
-    gear = engine.UNIT_INPUTS.index("gear")
-    diff = engine.UNIT_INPUTS.index("differentialGear")
-    rows = []
-    probe = engine.Simulation(event)
-    start = probe.get_state()
-    gear_lo = int(engine.INPUT_LIMITS["gear"][0])
-    diff_lo = int(engine.INPUT_LIMITS["differentialGear"][0])
-    for u in range(len(sim.unit_names)):
-        for g in range(gear_lo, n_gears[u] + 1):
-            for d in range(diff_lo, n_diffs[u] + 1):
-                probe.set_state(start)
-                probe.u_unit[u, gear] = g
-                probe.u_unit[u, diff] = d
-                probe.advance(0.0)
-                for k in np.flatnonzero(probe.y != start.y):
-                    rows.append((u, g, d, int(k), float(probe.y[k])))
-    arrays["clutch"] = np.array(rows, dtype=np.float64).reshape(-1, 5)
 
     terrain = event.model.environment.terrain.type
     arrays["meta"] = np.array([
@@ -260,9 +241,13 @@ def resource_arrays(event, sim, catalogue, guid: str) -> dict:
         vehicle.ERR_NONFINITE,
         L.T_DMAX,                            # 5 P_TIRE's column of the maximum deflection
         float(MAX_STEPS_PER_ADVANCE),        # 6 most steps of one advance
-        float(gear),                         # 7 u_unit's column of the gear
-        float(diff),                         # 8 u_unit's column of the differential gear
+        float(engine.UNIT_INPUTS.index("gear")),              # 7 u_unit's column of the gear
+        float(engine.UNIT_INPUTS.index("differentialGear")),  # 8 and of the differential gear
     ])
+    # the parameters the runtime sets, and the step-size kernel's arrays (simon_fmu/native/tuning.py)
+    tune, reasons = tuning.tables(event, sim, catalogue)
+    arrays.update(tune)
+    arrays["tune.reasons"] = texts(reasons.get(v.name, "") for v in catalogue)
     arrays["tire.names"] = texts(sim.tire_names)
     arrays["state.names"] = texts(sim.state_names)
     arrays["guid"] = texts([guid])

@@ -30,6 +30,10 @@ from pathlib import Path
 KERNELS = {
     "advance": ("y", "t0", "h", "n", "work", "U", "P", "Y", "err", "W"),
     "record": ("y", "dy", "U", "P", "Y", "err", "W"),
+    "stable_step": ("y", "U", "P", "Y", "err", "W", "stab.free", "stab.base", "stab.shifted",
+                    "stab.J", "stab.A", "stab.wr", "stab.wi", "stab.M", "stab.x", "stab.d", "stab.piv",
+                    "stab.out"),
+    "engage_clutches": ("y", "U", "P"),
 }
 
 
@@ -103,16 +107,25 @@ def compile_kernels(signature, out_dir: Path) -> dict:
     """Compile ``advance`` for ``signature`` (its numba argument types) and write the files of
     the module docstring; returns the ABI description."""
     from numba.core import types
-    from engine import integrator
+    from engine import drivetrain, integrator, stability
     signature = tuple(signature)
     integrator.advance.compile(signature)
     y, t0, h, n, work, U, P, Y, err, W = signature
     # record(y, dy, U, P, Y, err, W): the types advance calls it with (dy = work[0])
+    f1, f2 = types.Array(work.dtype, 1, "C"), types.Array(work.dtype, 2, "C")
+    i1 = types.Array(types.int64, 1, "C")
     sigs = {"advance": signature,
-            "record": (y, types.Array(work.dtype, 1, "C"), U, P, Y, err, W)}
+            "record": (y, f1, U, P, Y, err, W),
+            # stable_step(y, U, P, Y, err, W, free, base, shifted, J, A, wr, wi, M, x, d, piv, out)
+            "stable_step": (y, U, P, Y, err, W, i1, f1, f1, f2, f2, f1, f1, f2, f1, f1, i1, f1),
+            "engage_clutches": (y, U, P)}
+    stability.stable_step.compile(sigs["stable_step"])
+    drivetrain.engage_clutches.compile(sigs["engage_clutches"])
+    modules = {"advance": integrator, "record": integrator, "stable_step": stability,
+               "engage_clutches": drivetrain}
     abi, irs, symbols = {"kernels": {}}, [], []
     for name, sig in sigs.items():
-        kernel = getattr(integrator, name)
+        kernel = getattr(modules[name], name)
         over = kernel.overloads.get(sig)
         if over is None:
             raise LookupError(f"{name}: not compiled for {sig}; compiled: {list(kernel.overloads)}")

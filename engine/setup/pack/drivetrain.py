@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import layout as L
-from ...drivetrain import RPM, differential_ratio, engine_torque, gear_ratio
+from ...drivetrain import RPM, engine_torque
 from ..derived import differential_ratios
 from ..event import DRIVE_METHODS
 from .rows import table
@@ -82,26 +82,3 @@ def idle(model, y0):
             po = _powertrain(model, u)
             y0[po + L.PT_OMEGA] = idle_speed
             y0[po + L.PT_GOV] = min(1.0, max(0.0, -closed / (wot - closed))) if wot > closed else 1.0
-
-
-def engage_clutches(model, y, u_unit):
-    """At the start, an engine in gear turns with its wheels: its clutch starts locked and
-    closed where the transmission turns faster than idle (the governor then closed), so that a vehicle
-    started at speed in gear does not first spin its engine up from idle. Called before the
-    first step, with the gear inputs (gear and differential gear) the simulation starts with."""
-    wb = L.StateLayout.of_model(model).base["wheel"]
-    for u in range(model.P_UNIT.shape[0]):
-        P = model.P_UNIT[u]
-        if P[L.U_IDLE] <= 0.0 or P[L.U_N_DRIVEN] <= 0.0:
-            continue
-        ratio = gear_ratio(model.P_GEAR, u, int(round(u_unit[u, L.IU_GEAR]))) * \
-            differential_ratio(model.P_DIFF, u, int(round(u_unit[u, L.IU_DIFF_GEAR])))
-        w0, n = int(P[L.U_WHEEL0]), int(P[L.U_NWHEELS])
-        spin = sum(y[wb + L.N_WHEEL_STATE * w + L.WOMEGA] for w in range(w0, w0 + n)
-                   if model.P_WHEEL[w, L.W_DRIVEN] > 0.5)
-        omega_t = ratio * spin / P[L.U_N_DRIVEN]
-        po = _powertrain(model, u)
-        if omega_t > P[L.U_IDLE]:
-            y[po + L.PT_OMEGA] = omega_t
-            y[po + L.PT_GOV] = 0.0
-            y[po + L.PT_ENGAGE] = 1.0

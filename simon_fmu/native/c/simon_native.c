@@ -9,8 +9,11 @@
    do around the kernel is done here the same way: the slave's copy of the inputs, copied into
    the kernel's at doStep and checked there; the communication steps sub-stepped on the grid
    of the internal step, a remainder taken as one shorter step; the clutches engaged before
-   the first step; the same log messages. Parameters cannot be tuned yet: the set-up
-   (equilibrium, preloads, step-size check) ran at build time for their start values. */
+   the first step; the same log messages. The set-up (equilibrium, preloads) ran at build time
+   for the parameters' start values; a parameter the build found tunable
+   (simon_fmu/native/tuning.py) is applied at fmi2ExitInitializationMode by the operations the
+   set-up does for it, with the engine's checks of the parameters and of the step size (the
+   step-size kernel, engine/stability.py); any other parameter keeps its start value. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +34,12 @@ enum { S_PARAMETER = 9, S_CALCULATED = 10 };
 enum { M_STEP = 0, M_WHEEL_SETUP, M_ERR_DEFLECTION, M_ERR_OFF_TERRAIN, M_ERR_NONFINITE, M_T_DMAX,
        M_MAX_STEPS, M_GEAR_COLUMN, M_DIFF_COLUMN };
 enum { PHASE_INSTANTIATED, PHASE_INIT, PHASE_STEP, PHASE_TERMINATED };
+/* a parameter's kind and an effect row's operation (simon_fmu/native/tuning.py) */
+enum { K_FIXED = 0, K_TUNABLE, K_STEP, K_ZERO_ONLY };
+enum { OP_DIV = 0, OP_MUL, OP_ADD, OP_ITEM };
+/* tune.stable: the build's limit of the step size (engine.setup.stability.stable_step) */
+enum { S_HMAX = 0, S_RE, S_IM, S_STATE, S_MIN_STEP };
+#define SN_MAX_TARGETS 64
 
 static const char *const INPUT_NAMES[3] = {"U.u_unit", "U.u_wheel", "U.u_env"};
 static const char *const SHADOW_NAMES[3] = {"in.u_unit", "in.u_wheel", "in.u_env"};
@@ -62,9 +71,18 @@ typedef struct {
                                            input accepts (engine.signals.WHOLE_INPUTS) */
     const char **in_names, **in_accepts, **in_whole_texts;
     int nin, nwhole_texts;
-    const double *clutch;
-    int nclutch;
     const double *meta;
+    /* the parameters (tune.*): kind, current values, range, effects, messages */
+    const int64_t *tune_kind;
+    double *tune_value;
+    const double *tune_lo, *tune_hi, *tune_rows, *tune_items, *tune_speed, *tune_stable;
+    int ntune_rows, ntune_items, ntune_speed, ntune_targets;
+    const char **tune_accepts, **tune_zero, **tune_zero_tail, **tune_texts, **tune_reasons;
+    sn_array *tune_target[SN_MAX_TARGETS];
+    sn_array *stab[SN_MAX_ARRAYS];      /* the step-size kernel's arguments */
+    sn_array *eng[SN_MAX_ARRAYS];       /* engage_clutches' arguments */
+    int mutable_[SN_MAX_ARRAYS];        /* the arrays an FMU state holds */
+    double step;                        /* the internal step (stepSize) */
     const char **tire_names, **state_names;
     int ntires, nstates;
     const double *p_tire;
@@ -316,6 +334,7 @@ static void restore_initial(sn_instance *c)
     c->grid_steps = 0;
     c->failed = 0;
     c->failure[0] = '\0';
+    c->step = c->meta[M_STEP];
 }
 
 static const char *bind(sn_instance *c)
@@ -327,6 +346,16 @@ static const char *bind(sn_instance *c)
     for (int i = 0; i < sn_record_narrays; i++)
         if ((c->rec[i] = find(c, sn_record_arrays[i])) == NULL) {
             snprintf(why, sizeof why, "the resources have no array %s", sn_record_arrays[i]);
+            return why;
+        }
+    for (int i = 0; i < sn_engage_clutches_narrays; i++)
+        if ((c->eng[i] = find(c, sn_engage_clutches_arrays[i])) == NULL) {
+            snprintf(why, sizeof why, "the resources have no array %s", sn_engage_clutches_arrays[i]);
+            return why;
+        }
+    for (int i = 0; i < sn_stable_step_narrays; i++)
+        if ((c->stab[i] = find(c, sn_stable_step_arrays[i])) == NULL) {
+            snprintf(why, sizeof why, "the resources have no array %s", sn_stable_step_arrays[i]);
             return why;
         }
     for (int i = 0; i < 3; i++)
@@ -342,8 +371,11 @@ static const char *bind(sn_instance *c)
         }
     const char *needed[] = {"y", "err", "W.fault", "var.table", "var.value", "var.names", "in.lo",
                             "in.hi", "in.whole", "in.names", "in.accepts", "in.whole_texts",
-                            "clutch", "meta",
-                            "tire.names", "state.names", "P.P_TIRE"};
+                            "meta",
+                            "tire.names", "state.names", "P.P_TIRE", "tune.kind", "tune.value",
+                            "tune.lo", "tune.hi", "tune.accepts", "tune.rows", "tune.targets",
+                            "tune.zero", "tune.zero_tail", "tune.items", "tune.texts",
+                            "tune.speed", "tune.stable", "tune.reasons"};
     for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
         if (find(c, needed[i]) == NULL) {
             snprintf(why, sizeof why, "the resources have no array %s", needed[i]);
@@ -366,12 +398,75 @@ static const char *bind(sn_instance *c)
     c->in_names = strings(find(c, "in.names"), &n);
     c->in_accepts = strings(find(c, "in.accepts"), &n);
     c->in_whole_texts = strings(find(c, "in.whole_texts"), &c->nwhole_texts);
-    sn_array *cl = find(c, "clutch");
-    c->clutch = (const double *)cl->init;
-    c->nclutch = (int)cl->shape[0];
     c->meta = (const double *)find(c, "meta")->init;
     c->tire_names = strings(find(c, "tire.names"), &c->ntires);
     c->state_names = strings(find(c, "state.names"), &c->nstates);
+    c->tune_kind = (const int64_t *)find(c, "tune.kind")->init;
+    c->tune_value = find(c, "tune.value")->data;
+    c->tune_lo = (const double *)find(c, "tune.lo")->init;
+    c->tune_hi = (const double *)find(c, "tune.hi")->init;
+    sn_array *tr = find(c, "tune.rows"), *ti = find(c, "tune.items"), *ts = find(c, "tune.speed");
+    c->tune_rows = (const double *)tr->init;
+    c->ntune_rows = tr->ndim == 2 && tr->shape[1] == 6 ? (int)tr->shape[0] : -1;
+    c->tune_items = (const double *)ti->init;
+    c->ntune_items = ti->ndim == 2 && ti->shape[1] == 3 ? (int)ti->shape[0] : -1;
+    c->tune_speed = (const double *)ts->init;
+    c->ntune_speed = ts->ndim == 2 && ts->shape[1] == 3 ? (int)ts->shape[0] : -1;
+    c->tune_stable = (const double *)find(c, "tune.stable")->init;
+    int na, nz, nzt, ntx;
+    c->tune_accepts = strings(find(c, "tune.accepts"), &na);
+    c->tune_zero = strings(find(c, "tune.zero"), &nz);
+    c->tune_zero_tail = strings(find(c, "tune.zero_tail"), &nzt);
+    c->tune_texts = strings(find(c, "tune.texts"), &ntx);
+    int nr;
+    c->tune_reasons = strings(find(c, "tune.reasons"), &nr);
+    const char **targets = strings(find(c, "tune.targets"), &c->ntune_targets);
+    int targets_ok = targets != NULL && c->ntune_targets <= SN_MAX_TARGETS;
+    for (int k = 0; targets_ok && k < c->ntune_targets; k++)
+        targets_ok = (c->tune_target[k] = find(c, targets[k])) != NULL
+                     && c->tune_target[k]->dtype == 1;
+    free(targets);
+    if (!targets_ok || !c->tune_accepts || !c->tune_zero || !c->tune_zero_tail || !c->tune_texts
+            || !c->tune_reasons || nr != c->nvars || na != c->nvars || nz != c->nvars || nzt != c->nvars || c->ntune_rows < 0
+            || c->ntune_items < 0 || c->ntune_speed < 0
+            || find(c, "tune.value")->nitems != c->nvars || find(c, "tune.kind")->nitems != c->nvars
+            || find(c, "tune.stable")->nitems != S_MIN_STEP + 1) {
+        snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
+        return why;
+    }
+    for (int r = 0; r < c->ntune_rows; r++) {
+        const double *row = c->tune_rows + 6 * r;
+        int64_t vr = (int64_t)row[0], t = (int64_t)row[1], k = (int64_t)row[2];
+        if (vr < 0 || vr >= c->nvars || t < 0 || t >= c->ntune_targets || k < 0
+                || k >= c->tune_target[t]->nitems) {
+            snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
+            return why;
+        }
+    }
+    for (int r = 0; r < c->ntune_items; r++)
+        if ((int64_t)c->tune_items[3 * r + 2] < 0 || (int64_t)c->tune_items[3 * r + 2] >= ntx) {
+            snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
+            return why;
+        }
+    for (int r = 0; r < c->ntune_speed; r++)
+        if ((int64_t)c->tune_speed[3 * r + 2] < 0 || (int64_t)c->tune_speed[3 * r + 2] >= ntx
+                || (int64_t)c->tune_speed[3 * r] < 0 || (int64_t)c->tune_speed[3 * r] >= c->nvars) {
+            snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
+            return why;
+        }
+    /* an FMU state holds every array that changes: the kernels' state, inputs, outputs and
+       scratch, the slave's inputs, the parameters' values, and the packed parameters that a
+       parameter writes */
+    for (int i = 0; i < c->narrays; i++) {
+        const char *n = c->arrays[i].name;
+        c->mutable_[i] = strcmp(n, "y") == 0 || strcmp(n, "work") == 0 || strcmp(n, "dy") == 0 ||
+            strcmp(n, "err") == 0 || strncmp(n, "U.", 2) == 0 || strncmp(n, "Y.", 2) == 0 ||
+            strncmp(n, "W.", 2) == 0 || strcmp(n, "in.u_unit") == 0 ||
+            strcmp(n, "in.u_wheel") == 0 || strcmp(n, "in.u_env") == 0 ||
+            strcmp(n, "tune.value") == 0;
+    }
+    for (int r = 0; r < c->ntune_rows; r++)
+        c->mutable_[c->tune_target[(int64_t)c->tune_rows[6 * r + 1]] - c->arrays] = 1;
     sn_array *pt = find(c, "P.P_TIRE");
     c->p_tire = pt->data;
     c->p_tire_cols = pt->ndim == 2 ? pt->shape[1] : 0;
@@ -404,6 +499,11 @@ static void release(sn_instance *c)
     free(c->in_whole_texts);
     free(c->tire_names);
     free(c->state_names);
+    free(c->tune_accepts);
+    free(c->tune_zero);
+    free(c->tune_zero_tail);
+    free(c->tune_texts);
+    free(c->tune_reasons);
     free(c->pool);
     free(c->file);
     free(c->name);
@@ -465,26 +565,17 @@ static int bad_input(sn_instance *c, double *value, int *kind)
 }
 
 /* the clutches engage before the first step for the gears (transmission and differential) the
-   run starts in (engine.Simulation at its first advance: engine.setup.params.engage_clutches),
-   from the build's table of rows (unit, gear, differential gear, state index, value) */
+   run starts in: the kernel engine.drivetrain.engage_clutches, as engine.Simulation calls it */
 static void engage_clutches(sn_instance *c)
 {
-    const double *u_unit = c->in[0]->data;
-    int64_t cols = c->in[0]->ndim == 2 ? c->in[0]->shape[1] : 1;
-    int64_t gear = (int64_t)c->meta[M_GEAR_COLUMN];
-    int64_t diff = (int64_t)c->meta[M_DIFF_COLUMN];
-    for (int r = 0; r < c->nclutch; r++) {
-        const double *row = c->clutch + 5 * r;
-        int64_t unit = (int64_t)row[0];
-        if (round(u_unit[unit * cols + gear]) == row[1] && round(u_unit[unit * cols + diff]) == row[2])
-            c->y[(int64_t)row[3]] = row[4];
-    }
+    int64_t status = 0;
+    sn_call_engage_clutches(c->eng, &status);
 }
 
 /* engine.Simulation.advance to t_end (from start_time); 0 done, 1 refused (why), 2 failed */
 static int advance(sn_instance *c, double t_end, char *why, size_t size)
 {
-    double h = c->meta[M_STEP];
+    double h = c->step;
     double t_max = c->time + c->meta[M_MAX_STEPS] * h;
     if (!isfinite(t_end) || !(c->time <= t_end && t_end <= t_max)) {
         char a[40], b[40];
@@ -517,6 +608,174 @@ static int advance(sn_instance *c, double t_end, char *why, size_t size)
         c->time = n <= 0 ? t_end : c->time;
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------ the parameters */
+
+static size_t state_size(sn_instance *c);
+static void state_write(sn_instance *c, unsigned char *p);
+static int state_read(sn_instance *c, const unsigned char *p, size_t size);
+
+/* a parameter's value as the development FMU prints it ({value!r}) */
+static void param_repr(sn_instance *c, int64_t vr, char *buf, size_t size)
+{
+    const int64_t *t = c->var_table + 5 * vr;
+    if (t[1] == T_INTEGER)
+        snprintf(buf, size, "%lld", (long long)c->tune_value[vr]);
+    else
+        py_repr(buf, size, c->tune_value[vr]);
+}
+
+static int is_parameter(sn_instance *c, int64_t vr) { return c->var_table[5 * vr + 2] == C_PARAMETER; }
+
+/* append text to buf (at *at), truncating */
+static void append(char *buf, size_t size, size_t *at, const char *text)
+{
+    if (*at < size) {
+        int n = snprintf(buf + *at, size - *at, "%s", text);
+        *at += n > 0 ? (size_t)n : 0;
+        if (*at >= size)
+            *at = size - 1;
+    }
+}
+
+/* The step-size check of engine.Simulation._check_step_size for the current state: the limit
+   of engine.setup.stability.stable_step (the build's, when only the step changed; else the
+   step-size kernel's, engine/stability.py). 0, or 1 with the message in why. */
+static int check_step(sn_instance *c, int moved, char *why, size_t size)
+{
+    double h_max = c->tune_stable[S_HMAX], re = c->tune_stable[S_RE], im = c->tune_stable[S_IM];
+    int64_t state = (int64_t)c->tune_stable[S_STATE];
+    if (moved) {
+        /* the kernel evaluates the derivative on the instance's arrays: keep them */
+        size_t n = state_size(c);
+        unsigned char *keep = malloc(n);
+        if (keep == NULL) {
+            snprintf(why, size, "out of memory (%zu bytes) for the step-size check", n);
+            return 1;
+        }
+        state_write(c, keep);
+        int64_t found = 0;
+        int32_t status = sn_call_stable_step(c->stab, &found);
+        const double *out = find(c, "stab.out")->data;
+        const int64_t *free_ = find(c, "stab.free")->data;
+        int64_t nfree = find(c, "stab.free")->nitems;
+        state_read(c, keep, n);
+        free(keep);
+        int64_t code = (int64_t)out[4], col = (int64_t)out[3];
+        if (status != 0 || code == 2) {
+            snprintf(why, size, "the parameters are not accepted: the event cannot be integrated: "
+                     "the eigenvalues of its modes at the initial state did not converge");
+            return 1;
+        }
+        if (code == 1) {
+            snprintf(why, size, "the parameters are not accepted: the event cannot be integrated: "
+                     "%s: the equations of motion are not finite about the initial state",
+                     col >= 0 && col < nfree ? c->state_names[free_[col]] : "a state");
+            return 1;
+        }
+        h_max = out[0];
+        re = out[1];
+        im = out[2];
+        state = col >= 0 && col < nfree ? free_[col] : -1;
+    }
+    if (c->step <= h_max)
+        return 0;
+    char got[40];
+    py_repr(got, sizeof got, c->step);
+    snprintf(why, size, "the parameters are not accepted: stepSize: a step <= %.3g s for this "
+             "vehicle (got %s): its stiffest mode, in %s, has the eigenvalue %.4g%+.4gj 1/s at the "
+             "initial state, and the 4th-order Runge-Kutta step is stable only up to h = %.3g s "
+             "for it%s", h_max, got, state >= 0 && state < c->nstates ? c->state_names[state] : "",
+             re, im, h_max, isfinite(h_max) && h_max >= c->tune_stable[S_MIN_STEP] ? "" :
+             "; no step the engine accepts resolves it: check the stiffnesses and masses of the "
+             "event");
+    return 1;
+}
+
+/* The parameters at the end of initialisation, as the development FMU takes them
+   (SimonSlave._simulation, engine.Simulation): their ranges, the engine's problems with them,
+   then the set-up's operations for each (tune.rows), the outputs at the initial state and the
+   step-size check. Nothing to do when every parameter has its start value: the build ran the
+   set-up for those. 0, or 1 with the message in why. */
+static int setup_parameters(sn_instance *c, char *why, size_t size)
+{
+    int changed = 0, moved = 0;
+    for (int64_t vr = 0; vr < c->nvars; vr++) {
+        double v = c->tune_value[vr], b = c->var_value[vr];
+        if (is_parameter(c, vr) && v != b && !(isnan(v) && isnan(b))) {
+            changed = 1;
+            moved |= c->tune_kind[vr] != K_STEP;
+        }
+    }
+    if (!changed)
+        return 0;
+    char text[40];
+    for (int64_t vr = 0; vr < c->nvars; vr++) {        /* runtime.protocol.range_problem */
+        double v = c->tune_value[vr];
+        if (is_parameter(c, vr) && !(isfinite(v) && v >= c->tune_lo[vr] && v <= c->tune_hi[vr])) {
+            param_repr(c, vr, text, sizeof text);
+            snprintf(why, size, "parameter %s = %s rejected: it accepts %s", c->var_names[vr], text,
+                     c->tune_accepts[vr]);
+            return 1;
+        }
+    }
+    size_t at = 0;
+    int problems = 0;
+    append(why, size, &at, "the parameters are not accepted: ");
+    for (int64_t vr = 0; vr < c->nvars; vr++)       /* engine.setup.launch.motion_problems */
+        if (c->tune_kind[vr] == K_ZERO_ONLY && c->tune_value[vr] != 0.0) {
+            param_repr(c, vr, text, sizeof text);
+            append(why, size, &at, problems++ ? "; " : "");
+            append(why, size, &at, c->tune_zero[vr]);
+            append(why, size, &at, text);
+            append(why, size, &at, c->tune_zero_tail[vr]);
+        }
+    for (int r = 0; r < c->ntune_items; r++) {      /* engine.Simulation._steering_modes */
+        const double *row = c->tune_items + 3 * r;
+        if (c->tune_value[(int64_t)row[0]] == row[1]) {
+            append(why, size, &at, problems++ ? "; " : "");
+            append(why, size, &at, c->tune_texts[(int64_t)row[2]]);
+        }
+    }
+    if (problems)
+        return 1;
+    for (int r = 0; r < c->ntune_rows; r++) {       /* the set-up's operations */
+        const double *row = c->tune_rows + 6 * r;
+        double v = c->tune_value[(int64_t)row[0]], k = row[4];
+        double *slot = (double *)c->tune_target[(int64_t)row[1]]->data + (int64_t)row[2];
+        switch ((int)row[3]) {
+        case OP_DIV: *slot = v / k; break;
+        case OP_MUL: *slot = k * v; break;
+        case OP_ADD: *slot = v + k; break;
+        default: if (v == row[5]) *slot = k; break;
+        }
+    }
+    for (int64_t vr = 0; vr < c->nvars; vr++)
+        if (c->tune_kind[vr] == K_STEP)
+            c->step = c->tune_value[vr];
+    if (run(c, 0.0, 0, why, size) != 0)             /* the outputs at the initial state */
+        return 1;
+    return check_step(c, moved, why, size);
+}
+
+/* engine.Simulation._speed_warnings, logged at the end of initialisation; their number */
+static int speed_warnings(sn_instance *c)
+{
+    int n = 0;
+    for (int r = 0; r < c->ntune_speed; r++) {
+        const double *row = c->tune_speed + 3 * r;
+        int64_t vr = (int64_t)row[0];
+        double speed = c->tune_value[vr], limit = row[1];
+        if (fabs(speed) <= limit)
+            continue;
+        const char *name = c->var_names[vr];
+        LOG_WARNING(c, "%s = %g m/s (%g km/h) is above the plausible %g m/s (%g km/h) for %s: a "
+                    "speed in km/h? %s is in m/s", name, speed, speed * 3.6, limit, limit * 3.6,
+                    c->tune_texts[(int64_t)row[2]], name);
+        n++;
+    }
+    return n;
 }
 
 /* ------------------------------------------------------------------ FMI: life cycle */
@@ -612,9 +871,17 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component comp)
             return fmi2Error;
         }
     }
+    char why[sizeof c->failure];
+    if (setup_parameters(c, why, sizeof why) != 0) {
+        c->phase = PHASE_STEP;
+        c->failed = 1;
+        snprintf(c->failure, sizeof c->failure, "%s", why);
+        LOG_ERROR(c, "%s", c->failure);
+        return fmi2Error;
+    }
     c->phase = PHASE_STEP;
-    say(c, fmi2OK, "logAll", "simulation ready: internal step %g s", c->meta[M_STEP]);
-    return fmi2OK;
+    say(c, fmi2OK, "logAll", "simulation ready: internal step %g s", c->step);
+    return speed_warnings(c) ? fmi2Warning : fmi2OK;
 }
 
 fmi2Status fmi2Terminate(fmi2Component comp)
@@ -654,6 +921,8 @@ static double get_value(sn_instance *c, const int64_t *t)
         return value_of(c->shadow[source], offset);
     if (source < 9)
         return value_of(c->out[source - 3], offset);
+    if (source == S_PARAMETER)
+        return c->tune_value[t[0]];
     return c->var_value[t[0]];
 }
 
@@ -712,13 +981,16 @@ static fmi2Status set(sn_instance *c, const fmi2ValueReference vr[], size_t nvr,
                 LOG_WARNING(c, "parameter %s is fixed after initialisation; %s ignored", name, text);
                 if (status < fmi2Warning)
                     status = fmi2Warning;
+            } else if (c->tune_kind[t[0]] != K_FIXED) {
+                c->tune_value[t[0]] = v;      /* checked and applied at the end of initialisation */
             } else if (v != c->var_value[t[0]] && !(isnan(v) && isnan(c->var_value[t[0]]))) {
                 char built[40];
                 py_repr(text, sizeof text, v);
                 py_repr(built, sizeof built, c->var_value[t[0]]);
-                LOG_ERROR(c, "%s: %s = %s: not tunable in the native FMU yet (its set-up ran at "
-                          "build time for %s; build the FMU from an event with that value)",
-                          function, name, text, built);
+                const char *reason = c->tune_reasons[t[0]];
+                LOG_ERROR(c, "%s: %s = %s: not tunable in the native FMU yet (%s%sits set-up ran "
+                          "at build time for %s; build the FMU from an event with that value)",
+                          function, name, text, reason, *reason ? "; " : "", built);
                 status = fmi2Error;
             }
         } else {
@@ -907,30 +1179,23 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2ValueRefer
 
 /* ------------------------------------------------------------------ FMI: FMU state
    A state is every array that changes (the kernels' state, inputs, outputs and scratch, the
-   slave's inputs: all but the packed parameters P.* and the tables) and the clocks. */
+   slave's inputs, the parameters and the packed parameters they write: bind) and the clocks. */
 
 typedef struct {
     char magic[8];
     uint64_t size;
     double start_time, comm_time, time, grid_time;
     int64_t grid_steps, phase, failed;
+    double step;
     char failure[1024];
 } sn_state_header;
 
-static int mutable_array(const sn_array *a)
-{
-    const char *n = a->name;
-    return strcmp(n, "y") == 0 || strcmp(n, "work") == 0 || strcmp(n, "dy") == 0 ||
-           strcmp(n, "err") == 0 || strncmp(n, "U.", 2) == 0 || strncmp(n, "Y.", 2) == 0 ||
-           strncmp(n, "W.", 2) == 0 || strcmp(n, "in.u_unit") == 0 ||
-           strcmp(n, "in.u_wheel") == 0 || strcmp(n, "in.u_env") == 0;
-}
 
 static size_t state_size(sn_instance *c)
 {
     size_t n = sizeof(sn_state_header);
     for (int i = 0; i < c->narrays; i++)
-        if (mutable_array(&c->arrays[i]))
+        if (c->mutable_[i])
             n += c->arrays[i].nbytes;
     return n;
 }
@@ -943,12 +1208,12 @@ static void state_write(sn_instance *c, unsigned char *p)
     h.size = state_size(c);
     h.start_time = c->start_time; h.comm_time = c->comm_time;
     h.time = c->time; h.grid_time = c->grid_time; h.grid_steps = c->grid_steps;
-    h.phase = c->phase; h.failed = c->failed;
+    h.phase = c->phase; h.failed = c->failed; h.step = c->step;
     memcpy(h.failure, c->failure, sizeof h.failure);
     memcpy(p, &h, sizeof h);
     p += sizeof h;
     for (int i = 0; i < c->narrays; i++)
-        if (mutable_array(&c->arrays[i])) {
+        if (c->mutable_[i]) {
             memcpy(p, c->arrays[i].data, c->arrays[i].nbytes);
             p += c->arrays[i].nbytes;
         }
@@ -964,13 +1229,13 @@ static int state_read(sn_instance *c, const unsigned char *p, size_t size)
         return -1;
     p += sizeof h;
     for (int i = 0; i < c->narrays; i++)
-        if (mutable_array(&c->arrays[i])) {
+        if (c->mutable_[i]) {
             memcpy(c->arrays[i].data, p, c->arrays[i].nbytes);
             p += c->arrays[i].nbytes;
         }
     c->start_time = h.start_time; c->comm_time = h.comm_time;
     c->time = h.time; c->grid_time = h.grid_time; c->grid_steps = h.grid_steps;
-    c->phase = (int)h.phase; c->failed = (int)h.failed;
+    c->phase = (int)h.phase; c->failed = (int)h.failed; c->step = h.step;
     memcpy(c->failure, h.failure, sizeof c->failure);
     c->failure[sizeof c->failure - 1] = '\0';
     return 0;

@@ -30,5 +30,11 @@ int32_t sn_call_advance(sn_array *const *a, double t0, double h, int64_t n, void
 extern const char *const sn_record_arrays[];
 extern const int sn_record_narrays;
 int32_t sn_call_record(sn_array *const *a, void *ret);
+extern const char *const sn_stable_step_arrays[];
+extern const int sn_stable_step_narrays;
+int32_t sn_call_stable_step(sn_array *const *a, void *ret);
+extern const char *const sn_engage_clutches_arrays[];
+extern const int sn_engage_clutches_narrays;
+int32_t sn_call_engage_clutches(sn_array *const *a, void *ret);
 
 #endif

@@ -1,0 +1,326 @@
+"""Which parameters the native FMU sets itself at initialisation, and what each one writes.
+
+The development FMU runs the engine's set-up (``engine.setup.params.pack``: equilibrium,
+placement, the initial motion) again for the parameters a host sets. The native FMU carries
+that set-up's result for the parameters' start values, and, per parameter, the set-up's own
+answer to a change of it, found at build time by running the set-up for other values
+(:func:`effects`):
+
+* a Real parameter whose every effect on the packed arrays and the state is one of
+  ``slot = value / c``, ``slot = c * value`` or ``slot = value + c`` (``c`` a constant of the
+  event), bit for bit at three values, is *tunable*: the runtime writes those slots with the
+  same floating-point operation the set-up does (``car.speed0`` sets each unit's forward speed
+  and each wheel's spin, speed / rolling radius; ``frictionMultiplier`` scales the road's
+  friction);
+* an Enumeration parameter is tunable with the slots the set-up writes for each of its items;
+* ``stepSize`` is tunable: it is the integrator's step, checked at initialisation as
+  ``engine.Simulation`` checks it (the contact limit of the meshes, the modes of the initial
+  state, :mod:`engine.stability`);
+* any other parameter (one whose effect is not of these forms, a launch attitude whose
+  placement depends on the lowest point, a position when the start can meet another vehicle
+  or a barrier, any initial condition on a road other than flat ground) keeps its start
+  value: the runtime refuses another one, naming it.
+
+A parameter that the engine accepts only as zero for this event (the motion of a lead unit
+that tows, ``engine.setup.launch.motion_problems``) is refused with the engine's message.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from engine import layout as L
+from engine.setup.launch import MOTION_FIELDS
+from engine.setup.params import pack
+
+#: what the runtime does with a parameter (``tune.kind``)
+FIXED, TUNABLE, STEP, ZERO_ONLY = 0, 1, 2, 3
+#: the operation of an effect row: slot = value / c, c * value, value + c, or (an item of an
+#: Enumeration) the constant c when the value is the row's item
+OP_DIV, OP_MUL, OP_ADD, OP_ITEM = 0, 1, 2, 3
+#: the arrays an effect can write: the state, then the packed parameters by field
+TARGETS = ("y",) + tuple(f"P.{f}" for f in L.Model._fields)
+#: the body states that place a unit: a parameter that writes one moves the vehicle
+_PLACEMENT = (L.SX, L.SY, L.SZ, L.SPHI, L.STHETA, L.SPSI)
+#: how far from its start value each probe of a Real parameter goes (odd, so that no form
+#: other than the true one reproduces three of them bit for bit)
+_PROBES = (1.2345678901, -0.7654321987, 2.7182818285)
+
+
+class Effects(NamedTuple):
+    """Per variable (by value reference): ``kind`` (FIXED ...), and the rows (value reference,
+    target, flat index, op, constant, item) the runtime applies; ``reasons`` says why a
+    parameter stays fixed (for docs/native.md and the build's log)."""
+    kind: np.ndarray
+    rows: np.ndarray
+    reasons: dict
+
+
+def _arrays(model, y0) -> list:
+    return [np.asarray(y0)] + [np.asarray(a) for a in model]
+
+
+def _setup(event, sim, fm=None, initial=None, modes=None) -> list:
+    """The set-up's arrays (the state and the packed parameters, in :data:`TARGETS` order) for
+    the simulation's parameters with the given ones in their place."""
+    model, y0 = pack(event, sim.friction_multiplier if fm is None else fm,
+                     sim.initial if initial is None else initial,
+                     None, sim.steering_modes if modes is None else modes)
+    return _arrays(model, y0)
+
+
+def _changed(base: list, other: list) -> list:
+    """(target, flat index) of every slot that differs (NaN equal to NaN)."""
+    out = []
+    for t, (a, b) in enumerate(zip(base, other)):
+        if a.shape != b.shape:
+            raise ValueError(f"{TARGETS[t]} changes its shape")
+        a, b = a.ravel(), b.ravel()
+        diff = ~((a == b) | (np.isnan(a) & np.isnan(b)))
+        out += [(t, int(k)) for k in np.flatnonzero(diff)]
+    return out
+
+
+def _near(c: float):
+    """c and its neighbours a few units in the last place away."""
+    yield c
+    lo = hi = c
+    for _ in range(4):
+        lo, hi = np.nextafter(lo, -math.inf), np.nextafter(hi, math.inf)
+        yield float(lo)
+        yield float(hi)
+
+
+def _form(points) -> tuple | None:
+    """(op, c) such that every (value, slot) of ``points`` is op(value, c) bit for bit, or None."""
+    v1, s1 = points[1]
+    candidates = []
+    if s1 != 0.0 and v1 != 0.0:
+        candidates += [(OP_DIV, c) for c in _near(v1 / s1)]
+    if v1 != 0.0:
+        candidates += [(OP_MUL, c) for c in _near(s1 / v1)]
+    candidates += [(OP_ADD, c) for c in _near(s1 - v1)]
+    for op, c in candidates:
+        if all(_apply(op, v, c) == s or (math.isnan(s) and math.isnan(_apply(op, v, c)))
+               for v, s in points):
+            return op, c
+    return None
+
+
+def _apply(op: int, v: float, c: float) -> float:
+    """The runtime's operation (simon_native.c, apply_parameters)."""
+    with np.errstate(all="ignore"):
+        if op == OP_DIV:
+            return float(np.float64(v) / np.float64(c))
+        if op == OP_MUL:
+            return float(np.float64(c) * np.float64(v))
+        return float(np.float64(v) + np.float64(c))
+
+
+def _probes(v, start: float) -> list:
+    lo = -math.inf if v.min is None else float(v.min)
+    hi = math.inf if v.max is None else float(v.max)
+    out = []
+    for d in _PROBES:
+        p = start + d
+        if not lo <= p <= hi:
+            p = start - d
+        if lo <= p <= hi and p not in out and p != start:
+            out.append(p)
+    return out
+
+
+def effects(event, sim, catalogue) -> Effects:
+    """The native FMU's parameter table for the event built as ``sim`` (module docstring)."""
+    from model_description.catalogue import ENUMERATIONS
+
+    params = [v for v in catalogue if v.causality == "parameter"]
+    nvars = len(catalogue)
+    kind = np.zeros(nvars, np.int64)
+    reasons = {}
+    base = _setup(event, sim)
+    for t, (a, b) in enumerate(zip(base, _arrays(sim.model, sim.y))):
+        if not np.array_equal(a, b, equal_nan=True):
+            raise RuntimeError(f"the set-up does not reproduce the simulation's {TARGETS[t]}")
+    lay = L.StateLayout.of_model(sim.model)
+    placing = {lay.at("body", u) + s for u in range(len(sim.unit_names)) for s in _PLACEMENT}
+    flat = event.model.environment.terrain is None or event.model.environment.terrain.type == "flat"
+    alone = len(event.vehicles()) == 1 and sim.model.P_BAR.shape[0] == 0
+    towing = {vehicle[0] for vehicle in event.vehicles() if len(vehicle) > 1}
+    rows, owner = [], {}
+    for v in params:
+        source, index = v.binding
+        vr = v.value_reference
+        if source == "parameter" and index == ("stepSize",):
+            kind[vr] = STEP
+            continue
+        if source == "initial" and index[1] in MOTION_FIELDS and index[0] in towing:
+            kind[vr] = ZERO_ONLY
+            continue
+        if source == "initial" and not flat:
+            reasons[v.name] = "an initial condition on a road other than flat ground (the " \
+                              "vehicle is settled on the road at build time)"
+            continue
+        found = _effect(event, sim, v, base, ENUMERATIONS)
+        if isinstance(found, str):
+            reasons[v.name] = found
+            continue
+        if any(t == 0 and k in placing for _, t, k, _, _, _ in found) and not alone:
+            reasons[v.name] = "a position or attitude when the start can meet another vehicle " \
+                              "or a barrier (checked at build time)"
+            continue
+        kind[vr] = TUNABLE
+        for row in found:
+            owner.setdefault((row[1], row[2]), set()).add(vr)
+        rows += found
+    shared = {vr for vrs in owner.values() if len(vrs) > 1 for vr in vrs}
+    names = {v.value_reference: v.name for v in params}
+    for vr in shared:         # two parameters writing one slot: the set-up combines them
+        kind[vr] = FIXED
+        reasons[names[vr]] = "it writes a slot another parameter writes too"
+    rows = [r for r in rows if r[0] not in shared]
+    table = np.array(rows, dtype=np.float64).reshape(-1, 6)
+    return Effects(kind, table, reasons)
+
+
+def _effect(event, sim, v, base, enumerations):
+    """The effect rows of parameter ``v`` (value reference, target, flat index, op, constant,
+    item), or the reason it stays fixed."""
+    source, index = v.binding
+    start = float(v.start)
+
+    def arrays_at(value):
+        if source == "parameter":
+            return _setup(event, sim, fm=value)
+        if source == "initial":
+            initial = copy.deepcopy(sim.initial)
+            initial[index[0]][index[1]] = value
+            return _setup(event, sim, initial=initial)
+        modes = dict(sim.steering_modes)
+        from engine.steering import MODES
+        modes[index[0]] = MODES[int(value) - 1]
+        return _setup(event, sim, modes=modes)
+
+    vr = v.value_reference
+    if v.type == "Enumeration":
+        rows = []
+        for item in range(1, len(enumerations[v.declared_type].items) + 1):
+            if item == int(start):
+                continue
+            other = arrays_at(item)
+            for t, k in _changed(base, other):
+                rows.append((vr, t, k, OP_ITEM, float(other[t].ravel()[k]), item))
+        # an item's rows restore what another item's rows wrote: every slot any item writes
+        # gets a row for every item
+        slots = sorted({(t, k) for _, t, k, _, _, _ in rows})
+        full = []
+        for item in range(1, len(enumerations[v.declared_type].items) + 1):
+            arrays = base if item == int(start) else arrays_at(item)
+            full += [(vr, t, k, OP_ITEM, float(arrays[t].ravel()[k]), item) for t, k in slots]
+        return full
+    if source == "parameter" and index != ("frictionMultiplier",):
+        return "not a parameter of the set-up"
+    probes = _probes(v, start)
+    if len(probes) < 2:
+        return "its range leaves no room to probe it"
+    results = [(p, arrays_at(p)) for p in probes]
+    slots = sorted({s for _, arrays in results for s in _changed(base, arrays)})
+    rows = []
+    for t, k in slots:
+        points = [(start, float(base[t].ravel()[k]))] + \
+                 [(p, float(arrays[t].ravel()[k])) for p, arrays in results]
+        form = _form(points)
+        if form is None:
+            return f"its effect on {TARGETS[t]}[{k}] is not a product, quotient or sum of its value"
+        rows.append((vr, t, k, form[0], form[1], 0))
+    return rows
+
+
+#: a value no parameter has: it marks where the engine's message prints the value
+_SENTINEL = 1.2345678901234567e-7
+
+
+def _split(message: str, value) -> tuple[str, str]:
+    """The text of ``message`` before and after ``repr(value)`` (which it holds once)."""
+    head, sep, tail = message.partition(repr(value))
+    if not sep or repr(value) in tail:
+        raise RuntimeError(f"cannot find where {message!r} prints its value")
+    return head, tail
+
+
+def tables(event, sim, catalogue) -> dict:
+    """The native FMU's parameter tables, ``tune.*``, and the step-size kernel's arrays,
+    ``stab.*`` (docs/native.md, "Parameters")."""
+    from engine import Simulation
+    from engine.setup.launch import motion_problems
+    from engine.setup.stability import contact_step, stable_step, kernel_work
+    from model_description.catalogue import ENUMERATIONS
+    from simon_fmu.runtime.protocol import _accepts
+    from .resources import texts
+
+    found = effects(event, sim, catalogue)
+    kind = found.kind.copy()
+    nvars = len(catalogue)
+    values = np.zeros(nvars)
+    lo, hi = np.full(nvars, -math.inf), np.full(nvars, math.inf)
+    accepts, zero, zero_tail = [""] * nvars, [""] * nvars, [""] * nvars
+    item_rows, speed_rows, messages = [], [], []
+    reasons = dict(found.reasons)
+    contact = contact_step(sim.model)
+    for v in catalogue:
+        vr = v.value_reference
+        if v.causality != "parameter":
+            continue
+        values[vr] = float(v.start)
+        lo[vr] = -math.inf if v.min is None else float(v.min)
+        hi[vr] = math.inf if v.max is None else float(v.max)
+        accepts[vr] = ENUMERATIONS[v.declared_type].accepts() if v.type == "Enumeration" \
+            else _accepts(v)
+        source, index = v.binding
+        if kind[vr] == STEP and contact.h_max < hi[vr]:
+            kind[vr] = FIXED      # its message depends on the step beyond its value
+            reasons[v.name] = "a step beyond the limit of the meshes' stiffest contact " \
+                              f"({contact.h_max:.3g} s) is possible"
+        if kind[vr] == ZERO_ONLY:
+            lead, key = index
+            problem, = motion_problems(event, {lead: {key: _SENTINEL}})
+            zero[vr], zero_tail[vr] = _split(problem, _SENTINEL)
+        if v.type == "Enumeration" and kind[vr] == TUNABLE:
+            for item in range(1, len(ENUMERATIONS[v.declared_type].items) + 1):
+                problems = []
+                Simulation._steering_modes(event, {index[0]: item}, problems)
+                if problems:
+                    item_rows.append((vr, item, len(messages)))
+                    messages.append("; ".join(problems))
+    names = {v.name: v.value_reference for v in catalogue}
+    for lead, limit, what in sim.speed_limits():
+        vr = names.get(f"{lead}.speed0")
+        if vr is not None:
+            speed_rows.append((vr, limit, len(messages)))
+            messages.append(what)
+    # the step-size check: the build's limit, and the kernel's arrays
+    limit = stable_step(sim)
+    free = np.asarray(limit.free, dtype=np.int64)
+    state = int(free[limit.column]) if limit.column >= 0 else -1
+    from engine.setup.event import MIN_STEP_SIZE
+    # the arrays the rows write (each a float64 array of the kernels' arguments), renumbered
+    rows = found.rows.copy()
+    used = sorted({int(t) for t in rows[:, 1]})
+    rows[:, 1] = [used.index(int(t)) for t in rows[:, 1]]
+    out = {
+        "tune.kind": kind, "tune.value": values, "tune.lo": lo, "tune.hi": hi,
+        "tune.accepts": texts(accepts), "tune.rows": rows,
+        "tune.targets": texts(TARGETS[t] for t in used),
+        "tune.zero": texts(zero), "tune.zero_tail": texts(zero_tail),
+        "tune.items": np.array(item_rows, np.float64).reshape(-1, 3),
+        "tune.texts": texts(messages),
+        "tune.speed": np.array(speed_rows, np.float64).reshape(-1, 3),
+        "tune.stable": np.array([limit.h_max, limit.eigenvalue.real, limit.eigenvalue.imag,
+                                 float(state), MIN_STEP_SIZE]),
+    }
+    for name, a in kernel_work(sim.y.size, free).items():
+        out[f"stab.{name}"] = a
+    return out, reasons
