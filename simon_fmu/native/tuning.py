@@ -160,16 +160,14 @@ def effects(event, sim, catalogue) -> Effects:
         if source == "initial" and index[1] in MOTION_FIELDS and index[0] in towing:
             kind[vr] = ZERO_ONLY
             continue
-        if source == "initial" and not flat:
-            reasons[v.name] = "an initial condition on a road other than flat ground (the " \
-                              "vehicle is settled on the road at build time)"
-            continue
         found = _effect(event, sim, v, base, ENUMERATIONS)
         if isinstance(found, str):
             reasons[v.name] = found
             continue
-        if any(t == 0 and k in placing for _, t, k, _, _, _ in found) and not alone:
-            reasons[v.name] = "a position or attitude when the start can meet another vehicle " \
+        if any(t == 0 and k in placing for _, t, k, _, _, _ in found) and not (alone and flat):
+            reasons[v.name] = "a position or attitude on a road other than flat ground (the " \
+                              "vehicle was settled on the road at build time)" if not flat else \
+                              "a position or attitude when the start can meet another vehicle " \
                               "or a barrier (checked at build time)"
             continue
         kind[vr] = TUNABLE
