@@ -46,6 +46,8 @@ DOUBLE_EVENT = os.path.join(DATA_DIR, "double.json")
 DOUBLE_FIXED_DOLLY_EVENT = os.path.join(DATA_DIR, "double-fixed-dolly.json")
 #: two vehicles: the reference sedan twice (units ``car``, ``car2``), on crossing paths
 TWO_CARS_EVENT = os.path.join(DATA_DIR, "two-cars.json")
+#: a rigid truck and a full trailer on a turntable: ``truck``, ``trailer``
+TRUCK_FULL_TRAILER_EVENT = os.path.join(DATA_DIR, "truck-full-trailer.json")
 #: two vehicles: the sedan (``car``) and the tractor-semitrailer (``tractor``, ``trailer``)
 CAR_AND_SEMITRAILER_EVENT = os.path.join(DATA_DIR, "car-and-semitrailer.json")
 
