@@ -376,7 +376,7 @@ def _surface_range(y, P, first, count, w, vbase, vel, R, X, Y, Z, bar, clip, nbx
 
 @njit
 def _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0, mu, latch, out,
-                  body, wheels, wpose, wcoll, wvalid, U, t):
+                  body, wheels, wpose, wcoll, wvalid, U, t, frames):
     """Unit u's mesh (and with ``wheels`` its wheels' meshes) against a plane: normal n_b (unit,
     out of the solid side) in the vehicle frame, the CG at signed distance d0 from it; with
     ``clip`` only the triangle of ``bar``, a standing polygon of the terrain (a row of P_BAR),
@@ -398,7 +398,7 @@ def _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0,
                        mu, vreg, latch, out, wpose, wcoll, -1.0)
     if not wheels or _reach_clear(P.P_COLL, u, nbx, nby, nbz, d0):
         return
-    ensure_poses(y, P, U, t, u, wpose, wvalid)
+    ensure_poses(y, P, U, t, u, wpose, wvalid, frames)
     riser = clip and bar[BA_KIND] == BAR_RISER
     w0 = int(P.P_UNIT[u, U_WHEEL0])
     for w in range(w0, w0 + int(P.P_UNIT[u, U_NWHEELS])):
@@ -471,7 +471,8 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid
             zr, nx, ny, nz = u_wheel[w, IW_ROADZ], gx / m, gy / m, -1.0 / m
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, px, py, zr, nx, ny, nz)
         _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, P.P_ENV, False, nbx, nby, nbz, d0,
-                      mu * P.P_ENV[E_MU], latch, out, True, False, wpose, wcoll, wvalid, U, t)
+                      mu * P.P_ENV[E_MU], latch, out, True, False, wpose, wcoll, wvalid, U, t,
+                      frames)
     PB = P.P_BAR
     for b in range(PB.shape[0]):
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, PB[b, BA_X], PB[b, BA_Y], PB[b, BA_Z],
@@ -481,7 +482,7 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid
         body = not wall or d0 > 0.0
         if body or PB[b, BA_KIND] == BAR_RISER:
             _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, PB[b], wall, nbx, nby, nbz, d0, mu, latch,
-                          out, body, True, wpose, wcoll, wvalid, U, t)
+                          out, body, True, wpose, wcoll, wvalid, U, t, frames)
 
 
 # --- unit against unit -------------------------------------------------------------------
@@ -817,7 +818,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
             deepest, face = pen, f
     w0, nw = int(P.P_UNIT[a, U_WHEEL0]), int(P.P_UNIT[a, U_NWHEELS])
     if do_wheels and PC[a, CO_WHEELS] > 0.0:
-        ensure_poses(y, P, U, t, a, wpose, wvalid)
+        ensure_poses(y, P, U, t, a, wpose, wvalid, frames)
     else:
         nw = 0
     for w in range(w0, w0 + nw):

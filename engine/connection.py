@@ -20,16 +20,28 @@ torsion (Eq. 127) acts in roll on both; the hitch friction (Eq. 128) acts in yaw
 articulation rate; a pitch-rigid joint (the fixed dolly's fifth wheel) adds a spring and
 damper on the relative pitch about the towed unit's y-axis, preloaded with its static moment.
 
+A full trailer's turntable (a drawbar of ``drawbar_length`` L > 0, docs/equations.md, "Full
+trailer: the turntable"): the drawbar is a massless link, hinged at the tow unit's hitch (point
+a) and at the turntable's king pin (point b, on the trailer body), whose yaw it sets. It holds
+the two points' earth-horizontal distance s at L, with a force along it only:
+
+    F_C = [K_C (s - L) + C_C (V_a - V_b).e] e,       e = (R_a - R_b)_horizontal / s
+
+and the turntable's angle (the front axle's steer angle) is the drawbar's direction in the
+trailer's x-y plane, delta = atan2(d_y, d_x) with d = A_b^T (R_a - R_b)_horizontal, its rate
+from the points' velocities (FRAMES[b, FR_TT ..], read by the wheels of the unit's turntable
+axle, :func:`turntable_point`).
+
 A connection fails, for good, when the magnitude of F_C exceeds its failure force at a step
 boundary not before its failure start time (``engine.integrator``); a failed connection
 carries nothing.
 """
 import math
 
-from .jit import njit
+from .jit import njit, njit_inline
 from .kinematics import cross, point_velocity
-from .layout import (C_AX, C_AY, C_AZ, C_BX, C_BY, C_BZ, C_C, C_CFRAME, C_CPITCH, C_FAIL_F, C_FAIL_T,
-                     C_K, C_KFRAME,
+from .layout import (C_AX, C_AY, C_AZ, C_BX, C_BY, C_BZ, C_C, C_CFRAME, C_CPITCH, C_DRAWBAR,
+                     C_FAIL_F, C_FAIL_T, C_K, C_KFRAME, FR_TT, FR_TT_RATE, FR_TT_X, FR_TT_Y,
                      C_KPITCH, C_M0, C_MU, C_NULL, C_P0, C_RADIUS, C_TOW, C_TOWED, C_VERTICAL,
                      CFAILED, FR_ANG, FR_BRATES, FR_R, N_BODY, N_CONN_STATE, SP, SQ, SR, SU, SV,
                      SW, SX, SY, SZ, YC_ART, YC_FAILED, YC_FX, YC_FY, YC_FZ, YC_SEP)
@@ -112,14 +124,23 @@ def connection_forces(y, P_CONN, conn_base, F, ext, conn_force, record, y_conn):
         # the separation in the directions the joint holds (a hinged drawbar: horizontal)
         sep = math.sqrt(dX * dX + dY * dY + (dZ * dZ if P[C_VERTICAL] > 0.5 else 0.0))
         fbx = fby = fbz = 0.0
+        if P[C_DRAWBAR] > 0.0:
+            sep = turntable(F, b, P, dX, dY, VXa - VXb, VYa - VYb, y[ob + SP], y[ob + SQ],
+                            y[ob + SR])
         if not failed:
-            # Eq. 117, with the static preload along the tow unit's z-axis
-            zx, zy, zz = _earth(F, a, 0.0, 0.0, 1.0)
-            FX = P[C_K] * dX + P[C_C] * (VXa - VXb) - P[C_P0] * zx
-            FY = P[C_K] * dY + P[C_C] * (VYa - VYb) - P[C_P0] * zy
-            FZ = P[C_K] * dZ + P[C_C] * (VZa - VZb) - P[C_P0] * zz
-            if P[C_VERTICAL] < 0.5:
-                FZ = 0.0
+            if P[C_DRAWBAR] > 0.0:
+                # the turntable's drawbar: along itself only (module docstring)
+                s = max(math.sqrt(dX * dX + dY * dY), 1e-9)
+                f = P[C_K] * (s - P[C_DRAWBAR]) + P[C_C] * ((VXa - VXb) * dX + (VYa - VYb) * dY) / s
+                FX, FY, FZ = f * dX / s, f * dY / s, 0.0
+            else:
+                # Eq. 117, with the static preload along the tow unit's z-axis
+                zx, zy, zz = _earth(F, a, 0.0, 0.0, 1.0)
+                FX = P[C_K] * dX + P[C_C] * (VXa - VXb) - P[C_P0] * zx
+                FY = P[C_K] * dY + P[C_C] * (VYa - VYb) - P[C_P0] * zy
+                FZ = P[C_K] * dZ + P[C_C] * (VZa - VZb) - P[C_P0] * zz
+                if P[C_VERTICAL] < 0.5:
+                    FZ = 0.0
             conn_force[c] = math.sqrt(FX * FX + FY * FY + FZ * FZ)
             fbx, fby, fbz = _vehicle(F, b, FX, FY, FZ)                      # Eq. 120
             fax, fay, faz = _vehicle(F, a, -FX, -FY, -FZ)                   # Eq. 119
@@ -165,6 +186,33 @@ def connection_forces(y, P_CONN, conn_base, F, ext, conn_force, record, y_conn):
             y_conn[c, YC_FZ] = fbz
             y_conn[c, YC_FAILED] = 1.0 if failed else 0.0
             y_conn[c, YC_SEP] = sep
+
+
+@njit_inline
+def turntable(F, b, P, dX, dY, dVX, dVY, p, q, r):
+    """The turntable of towed unit b into FRAMES[b, FR_TT ..]: its angle delta and rate (the
+    direction of the earth-horizontal hitch-to-king-pin vector (dX, dY) in b's x-y plane, of
+    rate (dVX, dVY); b's body rates p, q, r) and its centre (the king pin, P's point b).
+    Returns the drawbar's stretch |s - L| (the output ``separation``)."""
+    dx, dy, dz = _vehicle(F, b, dX, dY, 0.0)
+    ex, ey, ez = _vehicle(F, b, dVX, dVY, 0.0)
+    # the rate in b's axes: A^T d' less the body's rotation, w x d
+    ex -= q * dz - r * dy
+    ey -= r * dx - p * dz
+    n = max(dx * dx + dy * dy, 1e-18)
+    F[b, FR_TT] = math.atan2(dy, dx)
+    F[b, FR_TT_RATE] = (dx * ey - dy * ex) / n
+    F[b, FR_TT_X], F[b, FR_TT_Y] = P[C_BX], P[C_BY]
+    return abs(math.sqrt(dX * dX + dY * dY) - P[C_DRAWBAR])
+
+
+@njit_inline
+def turntable_point(F, u, x, y):
+    """The point (x, y) of unit u's turntable (vehicle axes, from the CG, as at a turntable
+    angle of 0) turned with it about its centre: where it is on the body."""
+    c, s = math.cos(F[u, FR_TT]), math.sin(F[u, FR_TT])
+    x0, y0 = F[u, FR_TT_X], F[u, FR_TT_Y]
+    return x0 + c * (x - x0) - s * (y - y0), y0 + s * (x - x0) + c * (y - y0)
 
 
 @njit

@@ -126,18 +126,20 @@ N_WHEEL_P = 40
 # x of the axle, y and z of its roll centre at static equilibrium (from the sprung CG), rho:
 # the axle's mass centre below the roll centre (Eq. 19-24), its mass and roll inertia about
 # its own mass centre, the anti-sway bar's roll stiffness, roll steer (Eq. 65), camber set
-# (Eq. 64)
-AX_UNIT, AX_X, AX_YC, AX_ZRC, AX_RHO, AX_M, AX_ICM, AX_KRS, AX_KAPPA, AX_CAMBER = range(10)
-N_AXLE_P = 10
+# (Eq. 64), and 1 for the front axle of a full trailer on a turntable (engine.connection)
+AX_UNIT, AX_X, AX_YC, AX_ZRC, AX_RHO, AX_M, AX_ICM, AX_KRS, AX_KAPPA, AX_CAMBER, AX_TURNTABLE = range(11)
+N_AXLE_P = 11
 
 # --- packed connections: P_CONN[c, :] ------------------------------------------------------
 # tow and towed unit, the tow unit's rear point and the towed unit's front point (vehicle-
 # fixed from each CG), constraint rate and damping (Eq. 117), 1 when the joint carries vertical
 # force, its static vertical load (up on the towed unit +), frame torsion (Eq. 127), hitch
 # friction (Eq. 128), pitch stiffness, damping and static moment (a pitch-rigid joint), failure
+# force and start time, and the length of a turntable's drawbar (m; 0: no turntable)
 (C_TOW, C_TOWED, C_AX, C_AY, C_AZ, C_BX, C_BY, C_BZ, C_K, C_C, C_VERTICAL, C_P0, C_KFRAME,
- C_CFRAME, C_MU, C_RADIUS, C_NULL, C_KPITCH, C_CPITCH, C_M0, C_FAIL_F, C_FAIL_T) = range(22)
-N_CONN_P = 22
+ C_CFRAME, C_MU, C_RADIUS, C_NULL, C_KPITCH, C_CPITCH, C_M0, C_FAIL_F, C_FAIL_T,
+ C_DRAWBAR) = range(23)
+N_CONN_P = 23
 # wheel tables T_WHEEL[w, table, row] (half-track change, camber change) and engine maps
 # P_ENG[u, table, row] have as many rows as the event's longest table
 T_HT_X, T_HT_Y, T_CAM_X, T_CAM_Y = range(4)
@@ -330,8 +332,11 @@ S_A = S_R + 3       # rows S_A .. S_A+5, columns 0..5: the unit's reduced 6x6 sy
 # (vehicle-fixed, about its CG); AXLE_WORK[axle of the unit, :] a solid axle's eliminated block
 # FRAMES[u, 12:15] the body's roll, pitch and yaw (the continuous Euler angles the outputs
 # give) and FRAMES[u, 15:18] their rates (equal to FRAMES[u, 9:12] at attitude index 0)
-FR_R, FR_RATES, FR_ANG, FR_BRATES = 0, 9, 12, 15
-N_FRAME = 18
+# FRAMES[u, 18:22] a full trailer's turntable (engine.connection): its angle and rate (rad,
+# rad/s, right +: the drawbar's direction in the unit's x-y plane) and its centre's x and y
+# (from the CG); zeros on a unit without one
+FR_R, FR_RATES, FR_ANG, FR_BRATES, FR_TT, FR_TT_RATE, FR_TT_X, FR_TT_Y = 0, 9, 12, 15, 18, 19, 20, 21
+N_FRAME = 22
 (AW_B, AW_MINV, AW_BQ) = (0, 12, 15)   # B (6x2, row-major), M_qq^-1 (a, b, c), b_q (2)
 N_AXLE_WORK = 17
 

@@ -57,7 +57,7 @@ from .brakes import (brake_torque_capacity, design_torque_ratio, pressure_rate, 
                      TABLE_FORCE, V_TABLE, table_force, table_tire_forces, temperature_rate,
                      wheel_pressure)
 from .collision import FRICTION_SPEED, collision_forces, collision_outputs
-from .connection import connection_forces
+from .connection import connection_forces, turntable_point
 from .drivetrain import (clutch_capacity, clutch_torque, differential_ratio, engagement_rate,
                          engine_speed, engine_torque, gear_ratio, governor_rate, governor_throttle)
 from .jit import njit, njit_inline
@@ -67,8 +67,8 @@ from .kinematics import (ATT_ENTER, ATT_LEAVE, body_euler_rates, cos_sin, cross,
                          euler_trig, nearest_zyx, point_velocity, reindex_columns,
                          rotation_vehicle_to_earth, to_earth, to_vehicle, unindex_columns,
                          zyx_angles)
-from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_RHO, AX_X,
-                     AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, FR_R, FR_RATES, IE_WIND_DIR,
+from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_RHO, AX_TURNTABLE,
+                     AX_X, AX_YC, AX_ZRC, AZ, AZD, E_G, E_HYDRO, FR_R, FR_RATES, IE_WIND_DIR,
                      IE_GRAVITY_TILT, IE_WIND_SPEED, IU_BRAKE, IU_DIFF_GEAR, IU_GEAR, IU_STEER_TORQUE, IU_THROTTLE, IW_BFORCE, IW_BFRIC, IW_DFORCE, IW_DFRIC, IW_BPF, IW_MU,
                      N_AXLE_STATE, N_BODY, N_CONN_STATE, N_PT_STATE, N_TIRE_STATE, N_WHEEL_STATE,
                      E_AIR_T, PT_ENGAGE, PT_GOV, PT_OMEGA, SP, U_TAU_P, W_BRAKE, WPRESS, WTEMP,
@@ -91,7 +91,8 @@ from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_
                      YU_AY, YU_AZ, YU_BETA, YU_SPEED, YU_X, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
                      YW_JOUNCE, YW_SPIN, YW_STEER, YW_DAMAGE, DM_CAMBER, DM_TOE, DM_X, DM_Y,
                      E_DMG_BASE, N_DMG_STATE)
-from .layout import (E_TERRAIN, E_TIRE_LIMIT, FR_ANG, FR_BRATES, N_BODY_OUT, SAPITCH, SAROLL, SATT,
+from .layout import (E_TERRAIN, E_TIRE_LIMIT, FR_ANG, FR_BRATES, FR_TT, FR_TT_RATE, FR_TT_X,
+                     FR_TT_Y, N_BODY_OUT, SAPITCH, SAROLL, SATT,
                      SAYAW, TERRAIN_MESH, T_CRIM, T_CSIDE, T_HALFW, T_KRIM, T_KT, T_RRIM,
                      TIRE_LIMIT_STOP, YU_ROLL, state_bases)  # state_bases: the integrator's too
 from .sprung_mass import add_solid_axle, assemble_unit, finish_unit, solid_axle_accelerations
@@ -154,7 +155,33 @@ def synchronize_frames(y, P, W):
 
 
 @njit_inline
-def wheel_ground_force(F, M, q_d, q_p, ka, px, py, pz, fx, fy, fz, dcam, dht, yw, zw, piv_y, piv_z):
+def turntable_axes(fr, u, px, py, fx, fy):
+    """The y of the point (px, py) and the y component of the force (fx, fy) (vehicle axes of
+    unit u) in the axes of its turntable (``engine.connection``; frames ``fr``)."""
+    c, s = math.cos(fr[u, FR_TT]), math.sin(fr[u, FR_TT])
+    y0 = fr[u, FR_TT_Y]
+    return y0 - s * (px - fr[u, FR_TT_X]) + c * (py - y0), -s * fx + c * fy
+
+
+@njit_inline
+def carrier_velocity(px, py, pz, ydot, gdot, piv_y, piv_z, piv_zd, fr, u, tt):
+    """The velocity (vehicle axes) of the point p of a wheel's carrier relative to the body:
+    its lateral rate ydot and its camber turning at gdot about the line (piv_y, piv_z), which
+    rises at piv_zd; on a turntable (``tt``) these in the turntable's axes, plus the
+    turntable's turn about its centre (frames ``fr`` of unit u)."""
+    if not tt:
+        return 0.0, ydot - gdot * (pz - piv_z), piv_zd + gdot * (py - piv_y)
+    yt, _ = turntable_axes(fr, u, px, py, 0.0, 0.0)
+    c, s = math.cos(fr[u, FR_TT]), math.sin(fr[u, FR_TT])
+    vl = ydot - gdot * (pz - piv_z)
+    om = fr[u, FR_TT_RATE]
+    return (-s * vl - om * (py - fr[u, FR_TT_Y]), c * vl + om * (px - fr[u, FR_TT_X]),
+            piv_zd + gdot * (yt - piv_y))
+
+
+@njit_inline
+def wheel_ground_force(F, M, q_d, q_p, ka, px, py, pz, fx, fy, fz, dcam, dht, yw, zw, piv_y, piv_z,
+                       fr, u, tt):
     """A ground force f on a wheel at the point p (vehicle frame, from the CG) onto the unit's
     sums F and M (Eq. 3, 7) and onto its suspension: for a wheel of solid axle ka (>= 0, the
     unit's axle index) the axle's heave and roll (about the roll centre piv), else (ka < 0)
@@ -162,7 +189,8 @@ def wheel_ground_force(F, M, q_d, q_p, ka, px, py, pz, fx, fy, fz, dcam, dht, yw
     point's velocity per unit wheel z-rate (Eq. 69-70), i.e. the vertical force and, through
     the half-track and camber change (their slopes dht, dcam; the wheel centre yw, zw), the
     lateral force (the jacking force that lifts an independent axle's roll centre off the
-    ground)."""
+    ground). On a full trailer's turntable (``tt``; frames ``fr`` of unit u) the axle rolls
+    about the turntable's x-axis: its generalised force takes p and f in the turntable's axes."""
     F[0] += fx
     F[1] += fy
     F[2] += fz
@@ -172,6 +200,9 @@ def wheel_ground_force(F, M, q_d, q_p, ka, px, py, pz, fx, fy, fz, dcam, dht, yw
     M[2] += mz
     if ka < 0:
         return fz + fy * (dcam * (pz - zw) - dht) - fz * dcam * (py - yw)
+    if tt:
+        # the axle rolls about the turntable's x-axis: p and f in the turntable's axes
+        py, fy = turntable_axes(fr, u, px, py, fx, fy)
     q_d[ka] += fz
     q_p[ka] += (py - piv_y) * fz - (pz - piv_z) * fy
     return 0.0
@@ -355,6 +386,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 yw = P_WHEEL[w, W_Y0] + ht + y[dmg + DM_Y]                       # Eq. 61
                 zw = P_WHEEL[w, W_Z0] + dz
                 piv_y, piv_z, piv_zd = yw, zw, dzd      # the point the wheel's camber turns about
+                tt = False
             else:
                 # wheel of a solid axle: a point of the axle (Eq. 58-60, 64-65)
                 ao = axle_base + N_AXLE_STATE * solid
@@ -378,6 +410,12 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                          + P_AXLE[solid, AX_KAPPA] * phi)                              # Eq. 65
                 piv_y, piv_z, piv_zd = yc, zc, deld
                 dht, dcam = 0.0, 0.0          # (the independent wheel's slopes: unused here)
+                tt = P_AXLE[solid, AX_TURNTABLE] > 0.5
+                if tt:
+                    # a full trailer's turntable (engine.connection): the axle turns with it
+                    # about its centre, the drawbar's angle its wheels' steer
+                    xw, yw = turntable_point(W.frames, u, xw, yw)
+                    steer += W.frames[u, FR_TT]
             steered = P_WHEEL[w, W_STEERED] > 0.5
             trail_m = 0.0
             if steered:
@@ -440,8 +478,11 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 # contact-patch velocity (Eq. 66-70): the body's, plus the wheel's motion
                 # relative to it (its own z-rate, or the axle's heave and roll)
                 vcx, vcy, vcz = point_velocity(uu, vv, ww, p, q, r, rcx, rcy, rcz)
-                vcy += ydot - gdot * (rcz - piv_z)
-                vcz += piv_zd + gdot * (rcy - piv_y)
+                dvx, dvy, dvz = carrier_velocity(rcx, rcy, rcz, ydot, gdot, piv_y, piv_z, piv_zd,
+                                                 W.frames, u, tt)
+                vcx += dvx
+                vcy += dvy
+                vcz += dvz
                 vex, vey, vez = to_earth(R, vcx, vcy, vcz)
                 u_gp = vex * xx + vey * xy + vez * xz                      # Eq. 74
                 v_gp = vex * yx + vey * yy + vez * yz                      # Eq. 78
@@ -518,7 +559,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                     # referred to the unit's ratio eta through the axle's own (1 when the same)
                     m_steer += m_axis * (eta / P_WHEEL[w, W_STEER_RATIO]) if steered else 0.0
                 f_gen += wheel_ground_force(F, M, q_d, q_p, solid - a0, rcx, rcy, rcz, fbx, fby,
-                                            fbz, dcam, dht, yw, zw, piv_y, piv_z)
+                                            fbz, dcam, dht, yw, zw, piv_y, piv_z, W.frames, u, tt)
                 t_tire -= fx * rT
                 m_roll += rr_t
                 if not stop_at_dmax:
@@ -546,8 +587,11 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                         # the point's velocity: the body's, the wheel's motion relative to it,
                         # and its spin (rolling forward turns the wheel about -a)
                         vpx, vpy, vpz = point_velocity(uu, vv, ww, p, q, r, pbx, pby, pbz)
-                        vpy += ydot - gdot * (pbz - piv_z)
-                        vpz += piv_zd + gdot * (pby - piv_y)
+                        dvx, dvy, dvz = carrier_velocity(pbx, pby, pbz, ydot, gdot, piv_y, piv_z,
+                                                         piv_zd, W.frames, u, tt)
+                        vpx += dvx
+                        vpy += dvy
+                        vpz += dvz
                         vqx, vqy, vqz = to_earth(R, vpx, vpy, vpz)
                         lx, ly, lz = pex - cex, pey - cey, pez - cez
                         sx_, sy_, sz_ = cross(axe, aye, aze, lx, ly, lz)
@@ -563,7 +607,8 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                         t_tire -= tq[0] * axe + tq[1] * aye + tq[2] * aze
                         gbx, gby, gbz = to_vehicle(R, gx_, gy_, gz_)
                         f_gen += wheel_ground_force(F, M, q_d, q_p, solid - a0, pbx, pby, pbz, gbx,
-                                                    gby, gbz, dcam, dht, yw, zw, piv_y, piv_z)
+                                                    gby, gbz, dcam, dht, yw, zw, piv_y, piv_z,
+                                                    W.frames, u, tt)
                 if record:
                     y_tire[t, YT_FX] = fx
                     y_tire[t, YT_FY] = fy

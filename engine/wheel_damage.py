@@ -42,8 +42,9 @@ import math
 
 from .jit import njit
 from .kinematics import cos_sin
-from .layout import (APHI, AX_CAMBER, AX_KAPPA, AX_YC, AX_ZRC, AZ, DM_APPROACH, DM_CAMBER, DM_TOE,
-                     DM_X, DM_Y, E_DMG_BASE, N_AXLE_STATE, N_DMG_STATE, N_STEER_STATE,
+from .connection import turntable_point
+from .layout import (APHI, AX_CAMBER, AX_KAPPA, AX_TURNTABLE, AX_YC, AX_ZRC, AZ, DM_APPROACH, DM_CAMBER, DM_TOE,
+                     DM_X, DM_Y, E_DMG_BASE, FR_TT, N_AXLE_STATE, N_DMG_STATE, N_STEER_STATE,
                      N_WHEEL_STATE, U_NWHEELS, U_STEER_SLOT, U_WHEEL0, W_SIDE,
                      W_SOLID, W_STEERED, W_X, W_Y0, W_Z0, WC_F0, WC_FMAX, WC_M0, WC_MMAX, WC_NV,
                      WC_RADIUS, WC_RATE, WL_CONTACT, WL_DEEPEST, WL_FX, WL_MX, WP_EX, WP_EY,
@@ -93,8 +94,9 @@ def wheel_geometry(y, P, U, u, w, theta, wheel_base, axle_base, dmg):
 
 
 @njit
-def unit_wheel_poses(y, P, U, clock, u, pose):
-    """The pose of every wheel mesh of unit u (``layout.WP_*``) into pose[w]."""
+def unit_wheel_poses(y, P, U, clock, u, pose, frames):
+    """The pose of every wheel mesh of unit u (``layout.WP_*``) into pose[w]; a wheel of a full
+    trailer's turntable turned with it (``frames``, engine.connection)."""
     PU, PWC = P.P_UNIT, P.P_WCOLL
     wheel_base, axle_base, _, _, _, steer_base = state_bases(P)
     dbase = int(P.P_ENV[E_DMG_BASE])
@@ -105,6 +107,10 @@ def unit_wheel_poses(y, P, U, clock, u, pose):
             continue
         xw, yw, zw, steer, cam = wheel_geometry(y, P, U, u, w, theta, wheel_base, axle_base,
                                                 dbase + N_DMG_STATE * w)
+        solid = int(P.P_WHEEL[w, W_SOLID])
+        if solid >= 0 and P.P_AXLE[solid, AX_TURNTABLE] > 0.5:
+            xw, yw = turntable_point(frames, u, xw, yw)
+            steer += frames[u, FR_TT]
         cs, ss = cos_sin(steer + y[dbase + N_DMG_STATE * w + DM_TOE])
         cc, sc = cos_sin(cam + y[dbase + N_DMG_STATE * w + DM_CAMBER])
         p = pose[w]
@@ -122,11 +128,11 @@ def unit_wheel_poses(y, P, U, clock, u, pose):
 
 
 @njit
-def ensure_poses(y, P, U, clock, u, pose, valid):
+def ensure_poses(y, P, U, clock, u, pose, valid, frames):
     """Unit u's wheel poses into pose, computed once per collision pass (``valid[u]``): only a
     unit whose reach meets something pays for them."""
     if valid[u] == 0.0:
-        unit_wheel_poses(y, P, U, clock, u, pose)
+        unit_wheel_poses(y, P, U, clock, u, pose, frames)
         valid[u] = 1.0
 
 

@@ -290,7 +290,9 @@ HITCH_FIELDS: dict[str, Field] = {
                     "Boolean"),
     "separation": Field("m", None, "Distance between the two mating connection points "
                         "(the joint's deflection while connected; horizontal for a hinged "
-                        "drawbar, which holds the points only there)"),
+                        "drawbar, which holds the points only there; for a full trailer's "
+                        "turntable drawbar, how far the points' horizontal distance is from "
+                        "the drawbar's length)"),
 }
 
 #: The FMU variable name of each connection output of towed unit ``u``.

@@ -201,7 +201,7 @@ def test_every_problem_in_one_error():
 
 
 @pytest.mark.parametrize("path", [E.DEFAULT_EVENT, E.TRACTOR_SEMITRAILER_EVENT, E.DOUBLE_EVENT,
-                                  E.DOUBLE_FIXED_DOLLY_EVENT])
+                                  E.DOUBLE_FIXED_DOLLY_EVENT, E.TRUCK_FULL_TRAILER_EVENT])
 def test_validated_data_loads_again_unchanged(path):
     """The FMU build writes the validated data out and loads it again."""
     data = engine.load_event(path).data
@@ -270,12 +270,13 @@ COLLISION_KEYS = {  # the fields the collisions brought, with the values an even
 }
 MANUAL_KEYS = {  # the fields the rest of the manual's options brought (At Axle steering and a
     # ratio per axle, the differential gear table, CRASH3 A, wheel displacement, the unsprung
-    # yaw inertia), with the values an event without them gets
+    # yaw inertia, the full trailer's turntable), with the values an event without them gets
     "units[0].steering.input": "at_steering_wheel",
     "units[0].drivetrain.differential_ratios": None,
     "units[0].collision.crush_a": None,
     **{f"units[0].axles[{k}].{f}": None for k in (0, 1)
        for f in ("steering_gear_ratio", "wheel_displacement", "unsprung_yaw_inertia")},
+    **{f"units[0].axles[{k}].turntable": False for k in (0, 1)},  # a full trailer's turntable
 }
 SEVERE_KEYS = {  # the fields the severe events brought, with the values an event without them gets
     "simulation.tire_limit": "wheel",

@@ -121,6 +121,18 @@ def format_reference() -> str:
               "`dolly` is allowed on a unit whose front connection is a drawbar; a `fixed` dolly's",
               "rear connection needs `pitch_stiffness` > 0. Connection model `tow` needs the tow",
               "unit's rear `stiffness` and `damping`.", "",
+              "A *full trailer* is one towed unit whose front axle sits on a turntable that its",
+              "drawbar steers: that axle (its first, a solid axle, not steered) has `turntable` true,",
+              "and its front connection is a `drawbar` with a `drawbar_length` (m, in plan view from",
+              "the tow unit's pintle to the turntable's king pin, which is the connection's `point`).",
+              "The front axle's steer angle is then the angle between the drawbar and the trailer",
+              "body; the drawbar is massless, hinged at both ends, so that the trailer carries its",
+              "load on its own axles (no vertical load at the pintle) and the pintle's",
+              "`frame_torsion`, `hitch_friction` and pitch stiffness must be 0, and the drawbar has no",
+              "`failure_force`. The trailer starts in line, its king pin `drawbar_length` behind the",
+              "pintle; the two points lie at the same height (a level drawbar). `dolly` stays null:",
+              "a converter dolly and a semitrailer remain the way to model a dolly of its own",
+              "(`docs/equations.md`, \"Full trailer: the turntable\").", "",
               "A solid axle (`suspension.type` \"solid\") needs `roll_center_height`, `spring_spacing`",
               "and `axle_roll_inertia` (above m_axle rho^2, m_axle = 2 x `unsprung_mass_per_wheel`, rho",
               "from the roll centre to the loaded wheel centre); `roll_steer` and `camber_set` default",
@@ -165,7 +177,13 @@ def format_reference() -> str:
               "3.50 m x 2.50 m. Its two connections use the connection model `both`: with `heavier`",
               "the light dolly's joint pitch mode between two 20 t units needs a step below 0.39 ms.",
               "`engine/data/double-fixed-dolly.json` is the double with a `fixed` dolly; its fifth",
-              "wheel's pitch stiffness 1.0e8 N m/rad and damping 1.0e5 N m s/rad are project values.", ""]
+              "wheel's pitch stiffness 1.0e8 N m/rad and damping 1.0e5 N m s/rad are project values.",
+              "`engine/data/truck-full-trailer.json` is a rigid truck and a two-axle full trailer on a",
+              "turntable, project data built from the reference units: the truck is the tractor with",
+              "its front and first drive axle only (a 4.08 m wheelbase) and a pintle 1.92 m behind",
+              "its rear axle, 0.90 m high; the trailer carries the semitrailer's axle, tire and brakes",
+              "on a 10 t, 10 m body with axles 3.0 m ahead of and behind its CG, the front one on the",
+              "turntable whose king pin is over it, and a 3.0 m drawbar.", ""]
     return "\n".join(lines)
 
 

@@ -280,6 +280,7 @@ def pack_pairs(units, deltas):
         rear = tow.connections.rear
         nose = (rear.point[0] - deltas[ai][0]) + (unit_box(unit, deltas[bi])[0]
                                                   - (front.point[0] - deltas[bi][0]))
+        nose -= front.drawbar_length or 0.0       # a full trailer's, its drawbar further back
         if not nose < x_cab:
             raise EventError([f"units[{ai}].collision.cab_length: a cab that ends ahead of the "
                               f"front of the unit it tows ({unit.name}) at rest: at most "

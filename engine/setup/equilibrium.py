@@ -406,7 +406,8 @@ def place_units(model, units_static, initial) -> list:
     """Per unit of the :class:`engine.setup.model.EventModel` ``model`` (X, Y, Z, yaw) of its
     adjusted CG, earth axes. ``initial``: {lead unit name:
     {"X0", "Y0", "yaw0", "speed0"}}. A lead unit at its X0, Y0, yaw0; a towed unit in line
-    with its tow unit (the same yaw), its front point on the tow unit's rear point in X and Y;
+    with its tow unit (the same yaw), its front point on the tow unit's rear point in X and Y
+    (a full trailer's king pin its drawbar_length straight behind it);
     every unit at Z = ground_elevation - its adjusted CG height (level, at rest on its
     wheels; the mating points' heights agree, ``static_equilibrium_problems``)."""
     units = model.units
@@ -427,5 +428,7 @@ def place_units(model, units_static, initial) -> list:
         xr, yr, _ = adjusted(units[i].connections.rear.point, units_static[i].props.delta)
         xf, yf, _ = adjusted(front.point, props.delta)
         hx, hy = X + c * xr - s * yr, Y + s * xr + c * yr          # the hitch point, earth X, Y
-        out[j] = (hx - (c * xf - s * yf), hy - (s * xf + c * yf), z, yaw)
+        # a full trailer's drawbar puts its turntable's king pin its length behind the hitch
+        lb = front.drawbar_length or 0.0
+        out[j] = (hx - lb * c - (c * xf - s * yf), hy - lb * s - (s * xf + c * yf), z, yaw)
     return out

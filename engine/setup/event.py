@@ -46,6 +46,8 @@ DOUBLE_EVENT = os.path.join(DATA_DIR, "double.json")
 DOUBLE_FIXED_DOLLY_EVENT = os.path.join(DATA_DIR, "double-fixed-dolly.json")
 #: two vehicles: the reference sedan twice (units ``car``, ``car2``), on crossing paths
 TWO_CARS_EVENT = os.path.join(DATA_DIR, "two-cars.json")
+#: a rigid truck and a full trailer on a turntable: ``truck``, ``trailer``
+TRUCK_FULL_TRAILER_EVENT = os.path.join(DATA_DIR, "truck-full-trailer.json")
 #: two vehicles: the sedan (``car``) and the tractor-semitrailer (``tractor``, ``trailer``)
 CAR_AND_SEMITRAILER_EVENT = os.path.join(DATA_DIR, "car-and-semitrailer.json")
 
@@ -476,6 +478,74 @@ def _connection_problems(units, problems):
                             + ("" if rear else "; give the dolly a rear connection"))
 
 
+def _turntable_problems(units, problems):
+    """A full trailer's turntable (``axles[0].turntable``) is the first axle of a towed unit
+    that is not a dolly, a solid axle, behind a drawbar with a ``drawbar_length`` that fails
+    never; the pintle that tows it transmits no moment (a drawbar hinged at both ends); a
+    ``drawbar_length`` belongs to such a trailer only (engine.connection)."""
+    index = {u["name"]: i for i, u in enumerate(units) if u and u.get("name")}
+    for i, u in enumerate(units):
+        if not u:
+            continue
+        p = f"units[{i}]"
+        axles = [a or {} for a in (u.get("axles") or [])]
+        table = [j for j, a in enumerate(axles) if a.get("turntable")]
+        front = (u.get("connections") or {}).get("front")
+        for j in table:
+            ap = f"{p}.axles[{j}]"
+            if j != 0:
+                problems.append(f"{ap}.turntable: only on the unit's first axle, the front axle its "
+                                f"drawbar steers (got true on axle {j})")
+            sus = axles[j].get("suspension") or {}
+            if sus.get("type") not in (None, "solid"):
+                problems.append(f"{ap}.suspension.type: 'solid' on a turntable axle (the beam axle "
+                                f"the turntable carries; got {sus.get('type')!r})")
+            if axles[j].get("steered") and front is None:
+                problems.append(f"{ap}.steered: false on a turntable axle (its drawbar steers it; got "
+                                "true)")
+        if table and front is None:
+            problems.append(f"{p}.axles[{table[0]}].turntable: only on a towed unit, a full trailer "
+                            "whose connections.front is a drawbar with a drawbar_length (got a lead "
+                            "unit, without connections.front)")
+            continue
+        if not table:
+            if front and front.get("drawbar_length") is not None:
+                problems.append(f"{p}.connections.front.drawbar_length: only on a full trailer whose "
+                                "first axle has turntable true (the drawbar steers it; got "
+                                f"{front['drawbar_length']!r} with no turntable axle); remove it")
+            continue
+        if front.get("type") not in (None, "drawbar"):
+            problems.append(f"{p}.connections.front.type: 'drawbar' on a full trailer with a turntable "
+                            f"axle (got {front['type']!r})")
+        if u.get("dolly") is not None:
+            problems.append(f"{p}.dolly: null on a full trailer with a turntable axle (the turntable "
+                            f"is part of the trailer; got {u['dolly']!r})")
+        if front.get("drawbar_length") is None:
+            problems.append(f"{p}.connections.front.drawbar_length: missing; a length > 0, m, from "
+                            f"the pintle to the turntable's king pin (required by {p}.axles[0]"
+                            ".turntable)")
+        if front.get("failure_force") is not None:
+            problems.append(f"{p}.connections.front.failure_force: null on a full trailer's drawbar "
+                            "(the turntable has no state of its own to keep once the drawbar is "
+                            f"gone; got {front['failure_force']!r})")
+        k = index.get(front.get("tow"))
+        rear = (units[k].get("connections") or {}).get("rear") if k is not None and units[k] else None
+        if not rear:
+            continue
+        rp = f"units[{k}].connections.rear"
+        for key, sub in (("frame_torsion", ("stiffness", "damping")), ("hitch_friction", ("coefficient",))):
+            got = {f: (rear.get(key) or {}).get(f) for f in sub}
+            if any(v for v in got.values()):
+                problems.append(f"{rp}.{key}: " + " and ".join(f"{f} 0" for f in sub)
+                                + f" on the pintle that tows {p}'s turntable drawbar (a drawbar "
+                                "hinged at both ends carries a force along itself only; got "
+                                + ", ".join(f"{f} {v!r}" for f, v in got.items()) + ")")
+        for key in ("pitch_stiffness", "pitch_damping"):
+            if rear.get(key):
+                problems.append(f"{rp}.{key}: 0 on the pintle that tows {p}'s turntable drawbar "
+                                f"(got {rear[key]!r})")
+
+
 def _vehicle_problems(units, raw_units, problems):
     """In an event of several vehicles (several lead units) every lead unit gives its own
     ``initial``: the default, all 0, would start them all in one place."""
@@ -708,6 +778,7 @@ def validate_event(raw, base=None) -> Event:
                 if abs(sm["Ixz"]) >= math.sqrt(ix) * math.sqrt(iz):
                     problems.append(f"{p}.sprung_mass.Ixz: |Ixz| < sqrt(Ix*Iz) (got {sm['Ixz']})")
         _connection_problems(data["units"], problems)
+        _turntable_problems(data["units"], problems)
         _vehicle_problems(data["units"], raw["units"], problems)
     if data is not None:
         _terrain_problems(data, raw, os.getcwd() if base is None else os.fspath(base), problems)

@@ -311,6 +311,12 @@ AXLE = {
         doc="this steered axle's steering gear ratio (steering-wheel angle : its road-wheel angle; "
             "< 0: steered in opposite phase, a rear axle of four-wheel steering; null: the unit's "
             "steering.gear_ratio); only on a steered axle"),
+    "turntable": F("bool", default=False,
+                   doc="the front axle of a full trailer on a turntable that its drawbar steers: "
+                       "its steer angle is the angle between the drawbar and the trailer body "
+                       "(the unit's connections.front: a drawbar with a drawbar_length, whose "
+                       "point is the turntable's king pin); the first axle of a towed unit that "
+                       "is not a dolly, a solid axle, not steered"),
     "driven": F("bool"),
     "brake_torque_ratio": F("sides", item=F("number", lo=0.0), default=None, nullable=True,
                             doc="N m/Pa, the generic brake (Eq. 47), for both wheels or per wheel "
@@ -389,6 +395,11 @@ FRONT = {
                doc="connection model: Use Heavier Vehicle / Use Both Vehicles / Use Tow Veh Properties"),
     "deflection": _num(MIN_JOINT_DEFLECTION, MAX_JOINT_DEFLECTION, default=0.001,
                        doc="joint deflection under the governing weight, m (K_C = W / deflection)"),
+    "drawbar_length": _optional(lo=0.0, lo_open=True, hi=LENGTH_RANGE,
+                                doc="a full trailer's drawbar to its turntable (an axle with "
+                                    "turntable true): m, from the tow unit's pintle (its "
+                                    "connections.rear.point) to the turntable's king pin (this "
+                                    "connection's point) in plan view; null: no turntable"),
     "failure_force": _optional(lo=0.0, lo_open=True, doc="N; null: never fails"),
     "failure_start_time": _nonneg("s", default=0.0),
 }

@@ -112,7 +112,8 @@ def pack_reach(P_COLL, P_UNIT, P_WHEEL, P_WCOLL, units):
     grown by the wheel's travel (its suspension's jounce and rebound clearances plus the
     wheel's radius, beyond which a stop's force rises steeply) and its largest set
     (deformation_rate times (max_force - max_no_damage_force), plus its rim's turn, as much
-    again, and no more than the exterior's diagonal), about its static centre."""
+    again, and no more than the exterior's diagonal), about its static centre; a wheel of a
+    full trailer's turntable, grown by the circle the turntable turns it on."""
     w = 0
     for u, unit in enumerate(units):
         row = P_COLL[u]
@@ -129,6 +130,10 @@ def pack_reach(P_COLL, P_UNIT, P_WHEEL, P_WCOLL, units):
                 # most), in Python floats: a rate of 1 m/N times a force of 1e300 N is inf
                 set_max = min(2.0 * float(pw[WC_RATE]) * float(pw[WC_FMAX] - pw[WC_F0]), across)
                 r = pw[WC_BOUND] + travel + set_max
+                if axle.turntable:
+                    # a full trailer's turntable turns the wheel about the front point
+                    px, py, _ = unit.connections.front.point
+                    r += 2.0 * (abs(axle.x - px) + abs(py) + axle.track / 2.0)
                 c = P_WHEEL[w, [W_X, W_Y0, W_Z0]]
                 lo, hi = np.minimum(lo, c - r), np.maximum(hi, c + r)
                 row[CO_WHEELS] = 1.0

@@ -100,3 +100,4 @@ def _pack_axle(A, ui, ax, props, rho, icm):
     A[L.AX_KRS] = sus.antisway_roll_stiffness
     A[L.AX_KAPPA] = sus.roll_steer
     A[L.AX_CAMBER] = sus.camber_set
+    A[L.AX_TURNTABLE] = 1.0 if ax.turntable else 0.0

@@ -36,3 +36,4 @@ def _pack_connection(C, units, statics, cs, link, k_c, c_c):
         C[L.C_M0] = cs.M
     C[L.C_FAIL_F] = front.failure_force or 0.0
     C[L.C_FAIL_T] = front.failure_start_time
+    C[L.C_DRAWBAR] = front.drawbar_length or 0.0
