@@ -352,8 +352,8 @@ def eigenvector_peak(J, n, lam_re, lam_im, M, x, d, piv):
     For a repeated eigenvalue the vector is one of its eigenspace (for a semisimple one, the
     part of b in it, amplified; for a defective one, its eigenvector), whichever that is:
     another vector of the same eigenspace may peak elsewhere, as numpy's (LAPACK's) may."""
-    big = lam_im != 0.0
-    N = 2 * n if big else n
+    pair = lam_im != 0.0          # complex: the real form of twice the size
+    N = 2 * n if pair else n
     for i in range(n):
         for j in range(n):
             if not math.isfinite(J[i, j]):
@@ -362,7 +362,7 @@ def eigenvector_peak(J, n, lam_re, lam_im, M, x, d, piv):
     balance(M, n, d)
     for i in range(n):
         M[i, i] -= lam_re
-    if big:
+    if pair:
         for i in range(n):
             for j in range(n):
                 M[n + i, n + j] = M[i, j]
@@ -386,11 +386,11 @@ def eigenvector_peak(J, n, lam_re, lam_im, M, x, d, piv):
     # LU with partial pivoting, whole rows swapped (P M = L U, L unit lower)
     for k in range(N):
         p = k
-        big_k = abs(M[k, k])
+        largest = abs(M[k, k])
         for i in range(k + 1, N):
-            if abs(M[i, k]) > big_k:
+            if abs(M[i, k]) > largest:
                 p = i
-                big_k = abs(M[i, k])
+                largest = abs(M[i, k])
         piv[k] = p
         if p != k:
             for j in range(N):
@@ -439,16 +439,16 @@ def eigenvector_peak(J, n, lam_re, lam_im, M, x, d, piv):
     top = 0.0
     for i in range(n):
         x[i] *= d[i]
-        if big:
+        if pair:
             x[n + i] *= d[i]
-        top = max(top, math.hypot(x[i], x[n + i]) if big else abs(x[i]))
+        top = max(top, math.hypot(x[i], x[n + i]) if pair else abs(x[i]))
     if not (top > 0.0 and math.isfinite(top)):
         return -1
     for i in range(N):
         x[i] /= top
     peak = -1
     for i in range(n):
-        size = math.hypot(x[i], x[n + i]) if big else abs(x[i])
+        size = math.hypot(x[i], x[n + i]) if pair else abs(x[i])
         if peak < 0 and size >= 1.0 - PEAK_TIE:
             peak = i
     return peak
