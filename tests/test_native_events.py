@@ -162,6 +162,15 @@ def double(folder):
             lambda r: max(np.abs(r["trailer2.yaw"])) > 0.01)
 
 
+def full_trailer(folder):
+    """engine/data/truck-full-trailer.json: a truck and a full trailer whose front axle is on a
+    turntable steered by its drawbar."""
+    data = json.loads((DATA / "truck-full-trailer.json").read_text())
+    data["units"][0]["initial"]["speed"] = 12.0
+    return (data, SHORT_STEPS, _lane_change("truck", 8, 2.0, start=0.2),
+            lambda r: max(np.abs(r["trailer.axle1.left.steer"])) > 0.01)
+
+
 def wet_mesh(folder):
     """A mesh of two wet materials, the Gallaway hydroplaning model, a disc brake (its
     lining's friction falling with its temperature) on every wheel: braking in a slalom."""
@@ -212,7 +221,7 @@ def friction_tables(folder):
 
 SCENARIOS = {f.__name__.replace("_", "-"): f for f in
              (truck, two_cars, mesh_road, crg_road, barrier, external_road, steering_torque,
-              steering_autostart, double, wet_mesh, friction_tables)}
+              steering_autostart, double, full_trailer, wet_mesh, friction_tables)}
 
 
 @pytest.fixture(scope="module")
