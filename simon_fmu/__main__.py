@@ -12,6 +12,8 @@ report (:mod:`simon_fmu.studies`).
 OpenCRG file (:mod:`simon_fmu.tools.rough_road`).
 ``python -m simon_fmu pulse HISTORY.csv --unit car -o OUT_DIR`` writes a run's collision pulse,
 CFC-filtered, and its event data recorder table (:mod:`simon_fmu.tools.pulse`).
+``python -m simon_fmu crash3-coefficients --mass KG --speed KM_H --width M --crush C1 .. C6``
+prints the CRASH3 A and B of a full-width frontal barrier test (:mod:`simon_fmu.tools.crash3`).
 
 Every command that writes checks its ``-o`` first, before any work
 (:func:`simon_fmu.runtime.packaging.check_output`): it never replaces one of its own input
@@ -162,7 +164,12 @@ def main(argv: list[str] | None = None) -> int:
                             "(x forward, y right, z down; default: the CG)")
     pulse.add_argument("-o", "--output", default="out/pulse",
                        help="folder for pulse.csv, edr.csv and summary.json (default: out/pulse)")
+    from .tools.crash3 import add_parser as add_crash3_parser
+    add_crash3_parser(commands)
     args = parser.parse_args(argv)
+    if args.command == "crash3-coefficients":
+        from .tools.crash3 import main as crash3_main
+        return crash3_main(args)
     if args.command == "pulse":
         from .tools.pulse import main as pulse_main
         return pulse_main(args)

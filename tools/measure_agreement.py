@@ -20,6 +20,9 @@ kernel digest, so that a run of some of them (``--only``) leaves the others as t
   rearward-amplification  tests/test_dolly_fmu.py's rearward_amplification of the double
   native-platforms        tests/test_native_platforms.py's Windows (wine) and ARM64 (qemu)
                           runs, under pytest, read from what their comparison prints
+  crash-validation        tests/test_crash_validation.py's cases (tests/support/
+                          crash_validation.py): three NHTSA barrier tests of the 1987 Toyota
+                          Camry, each one's crush predicted from the others' CRASH3 A and B
 
 The FMUs are the tests' (tests/support/fmus.py: built once for the sources and kept).
 
@@ -180,9 +183,29 @@ def native_platforms(work: Path) -> dict:
             "qemu_version": version("qemu-aarch64", "--version")}
 
 
+def crash_validation(work: Path) -> dict:
+    """tests/test_crash_validation.py's figures: the published tests, and each case's measured
+    crush, CRASH3 closed form and crush, residual crush and rebound through the FMU."""
+    from support import crash_validation as cv
+    from support import fmus
+    made = []
+
+    def make(fmu):
+        made.append(_instance(fmu, f"validation{len(made)}"))
+        return made[-1]
+
+    def fmu_for(number, a, b):
+        return fmus.event_fmu(work, f"camry_{number}", cv.case_event(number, a, b))
+    try:
+        return cv.figures(make, fmu_for)
+    finally:
+        for inst in made:
+            inst.free()
+
+
 FIGURES = {"locked-stop": locked_stop, "tbone": tbone, "understeer": understeer, "rollover": rollover,
            "rearward-amplification": rearward_amplification,
-           "native-platforms": native_platforms}
+           "native-platforms": native_platforms, "crash-validation": crash_validation}
 
 
 def _plain(value):

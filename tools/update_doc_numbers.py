@@ -51,7 +51,8 @@ SCANNED = ("README.md", "docs/benchmarks.md", "docs/native.md", "docs/standalone
 #: The pages scanned for agreement figures outside any marker (AGREEMENT): those above and the
 #: pages that repeat the README's.
 AGREEMENT_SCANNED = SCANNED + ("docs/usage.md", "docs/guide-crash-reconstruction.md",
-                               "docs/guide-own-vehicle.md", "docs/limitations.md")
+                               "docs/guide-own-vehicle.md", "docs/limitations.md",
+                               "docs/validation.md")
 #: Figures that another test checks against what it measures, left unmarked on purpose:
 #: a pattern, and the test.
 CHECKED_ELSEWHERE = {
