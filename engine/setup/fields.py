@@ -408,23 +408,25 @@ _load_row = F("number", lo=0.0)
 
 
 def _table(kind, doc, **kw):
-    """A field of the table form: required with property_model "table" (checked with it)."""
-    return F(kind, default=None, nullable=True, default_text="required with property_model 'table'",
-             doc=doc, **kw)
+    """A field of the table form: required with property_model "table" (checked with it),
+    else it may be left out (not null)."""
+    return F(kind, default=None, default_text="required with property_model 'table'", doc=doc, **kw)
 
 
-def _partial(value, unit, name):
+def _partial(value, unit=""):
     """A property in the partial-derivative form: its value at the reference load and speed
     (``value``: the field of the table's items) and its first derivatives."""
+    per = f"{unit} per" if unit else "per"
     return F("object", default=None, nullable=True,
              default_text="derived from the table",
-             doc=f"{name}: p = value + per_load (F_z - reference_load) + per_speed (|V| - "
-                 f"reference_speed); null: derived from the tire's table {name} at the reference "
-                 f"load and speed (its interpolated value and slopes there)",
+             doc="value + per_load (F_z - reference_load) + per_speed (speed - reference_speed); "
+                 "null: derived from the tire's table at the reference load and speed (its "
+                 "interpolated value and slopes there)",
              fields={"value": F(value.kind, lo=value.lo, hi=value.hi, lo_open=value.lo_open,
-                                hi_open=value.hi_open, doc=f"at the reference load and speed, {unit}"),
-                     "per_load": _num(default=0.0, doc=f"derivative in load, {unit} per N"),
-                     "per_speed": _num(default=0.0, doc=f"derivative in speed, {unit} per m/s")})
+                                hi_open=value.hi_open,
+                                doc="at the reference load and speed" + (f", {unit}" if unit else "")),
+                     "per_load": _num(default=0.0, doc=f"derivative in load, {per} N"),
+                     "per_speed": _num(default=0.0, doc=f"derivative in speed, {per} m/s")})
 
 
 _friction = _num(0.0, MAX_FRICTION, lo_open=True)
@@ -432,11 +434,11 @@ _slip_at_peak = F("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
 PARTIAL_DERIVATIVES = {
     "reference_load": _pos("F_z0, the load at which the values are given, N"),
     "reference_speed": _nonneg("V_0, the speed at which the values are given, m/s"),
-    "peak_friction": _partial(_friction, "1", "peak_friction"),
-    "slide_friction": _partial(_friction, "1", "slide_friction"),
-    "slip_at_peak": _partial(_slip_at_peak, "1", "slip_at_peak"),
-    "cornering_stiffness": _partial(_nonneg(), "N/rad", "cornering_stiffness"),
-    "camber_stiffness": _partial(_nonneg(), "N/rad", "camber_stiffness"),
+    "peak_friction": _partial(_friction),
+    "slide_friction": _partial(_friction),
+    "slip_at_peak": _partial(_slip_at_peak),
+    "cornering_stiffness": _partial(_nonneg(), "N/rad"),
+    "camber_stiffness": _partial(_nonneg(), "N/rad"),
 }
 
 TIRE = {
@@ -457,12 +459,12 @@ TIRE = {
         "sigma_v": _nonneg("velocity coefficient, N s/m"),
     }),
     "property_model": F("str", choices=PROPERTY_MODELS, default="table",
-                        doc="how the properties below depend on load and speed: table, by linear "
+                        doc="how the properties below depend on load and speed: table, linear "
                             "interpolation in the tables over test_loads and test_speeds (the "
-                            "manual's SIMON); partial_derivatives, a value at a reference load and "
-                            "speed and its first derivatives (the HSRI and EDVDS form; "
-                            "partial_derivatives). The manual does not say which of HVE's tire "
-                            "model versions Vers 1, 2, 3 either is"),
+                            "manual's SIMON); partial_derivatives, each property a value at a "
+                            "reference load and speed with its first derivatives (the HSRI and "
+                            "EDVDS form, the field partial_derivatives). The manual does not map "
+                            "either to HVE's tire model versions Vers 1, 2, 3"),
     "test_loads": _table("list", item=_pos(), min_items=1, max_items=MAX_TIRE_TESTS, doc="N, increasing"),
     "test_speeds": _table("list", item=_nonneg(), min_items=1, max_items=MAX_TIRE_TESTS,
                           doc="m/s, increasing"),
