@@ -116,7 +116,8 @@ def _derive(c, pd, keys, load, speed, path, problems):
                             f"{unit}, to derive {', '.join(have)} from its tables (got {ref:g})")
             ok = False
     shapes = all(len(c[key]) == len(loads) and all(len(r) == len(speeds) for r in c[key]) for key in have)
-    if not ok or not shapes:                    # a grid of the wrong shape is reported already
+    increasing = all(b > a for xs in (loads, speeds) for a, b in zip(xs, xs[1:]))
+    if not (ok and shapes and increasing):      # the tables' own problems are reported already
         return
     for key in have:
         value, per_load, per_speed = value_and_slopes(loads, speeds, c[key], load, speed)
