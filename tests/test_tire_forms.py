@@ -13,6 +13,7 @@ and (4000 - 1500) / 4000 = 0.625; mu_p 0.97 and (0.94 - 1.00) / 4000 = -1.5e-5 p
 from __future__ import annotations
 
 import copy
+import json
 
 import numpy as np
 import pytest
@@ -203,5 +204,10 @@ def test_a_form_without_tables_names_each_property_it_lacks():
                    for key in ("cornering_stiffness", "camber_stiffness")]
     t["partial_derivatives"].update(cornering_stiffness={"value": 70000.0, "per_load": 7.5},
                                     camber_stiffness={"value": 3000.0})
-    front = validate_event(data).model.units[0].tires["front"]
+    event = validate_event(data)
+    front = event.model.units[0].tires["front"]
     assert front.test_loads is None and front.partial_derivatives.camber_stiffness.per_load == 0.0
+    # a validated event holds the table fields as null: it validates again as it is (an FMU
+    # builds from it)
+    again = validate_event(json.loads(event.to_json()))
+    assert again.data["units"][0]["tires"]["front"] == event.data["units"][0]["tires"]["front"]

@@ -409,8 +409,9 @@ _load_row = F("number", lo=0.0)
 
 def _table(kind, doc, **kw):
     """A field of the table form: required with property_model "table" (checked with it),
-    else it may be left out (not null)."""
-    return F(kind, default=None, default_text="required with property_model 'table'", doc=doc, **kw)
+    else left out or null (as a validated event holds it)."""
+    return F(kind, default=None, nullable=True, default_text="required with property_model 'table'",
+             doc=doc, **kw)
 
 
 def _partial(value, unit=""):
