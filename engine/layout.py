@@ -147,14 +147,21 @@ T_HT_X, T_HT_Y, T_CAM_X, T_CAM_Y = range(4)
 # --- packed tire parameters: P_TIRE[t, :] ------------------------------------------------
 (T_WHEEL, T_DY, T_RU, T_KT, T_KBAR, T_D2, T_LAMBDA, T_DMAX, T_SIG0, T_SIGV, T_RLX, T_RLY,
  T_FZMIN, T_TAU, T_NLOAD, T_NSPEED, T_LOAD0, T_LOAD1, T_LOAD2, T_SPEED0, T_SPEED1, T_SPEED2,
- T_PRESSURE, T_TREAD, T_WIDTH, T_RRIM, T_HALFW, T_KRIM, T_CRIM, T_CSIDE) = range(30)
-N_TIRE_P = 30
+ T_PRESSURE, T_TREAD, T_WIDTH, T_RRIM, T_HALFW, T_KRIM, T_CRIM, T_CSIDE, T_PROPS) = range(31)
+N_TIRE_P = 31
 # T_PRESSURE, T_TREAD, T_WIDTH: inflation pressure (Pa), tread depth and width (m), for
 # hydroplaning
 # T_RRIM, T_HALFW: the radius of the rim's flange (the unloaded radius less the section
 # height) and half the tire's width (its sidewalls' offset from the wheel plane), m; T_KRIM,
 # T_CRIM: the rim's contact stiffness (N/m) and damping (N s/m); T_CSIDE: the sidewall's
 # damping (its stiffness is K_T): the wheel beyond its tread (simulation.tire_limit "wheel")
+# T_PROPS: how the tire's properties depend on load and speed (tires[].property_model):
+# PROPS_TABLE, the tables TT by linear interpolation in the test loads T_LOAD0.. and speeds
+# T_SPEED0..; PROPS_PARTIAL, the method of partial derivatives: T_LOAD0 and T_SPEED0 hold the
+# reference load and speed, TT[t, prop, 0, 0] the property there, TT[t, prop, 1, 0] its
+# derivative in load and TT[t, prop, 0, 1] in speed (the coefficients of a first-order
+# expansion, engine.tire.partial_properties)
+PROPS_TABLE, PROPS_PARTIAL = 0, 1
 MAX_TIRE_TESTS = 3  # test loads, and test speeds, of a tire (T_LOAD0..2, T_SPEED0..2)
 # property planes of the tire table TT[t, prop, load, speed]
 TP_MUP, TP_MUS, TP_SP, TP_CA, TP_CG = range(5)

@@ -28,8 +28,8 @@ See docs/equations.md.
 import math
 
 from .jit import njit, njit_inline
-from .layout import (T_D2, T_KBAR, T_KT, T_LAMBDA, T_LOAD0, T_NLOAD, T_NSPEED, T_SPEED0,
-                     TP_CA, TP_CG, TP_MUP, TP_MUS, TP_SP)
+from .layout import (PROPS_PARTIAL, T_D2, T_KBAR, T_KT, T_LAMBDA, T_LOAD0, T_NLOAD, T_NSPEED,
+                     T_PROPS, T_SPEED0, TP_CA, TP_CG, TP_MUP, TP_MUS, TP_SP)
 from .tables import bracket
 
 #: below this contact-patch speed (m/s) the slip states get extra damping (standstill)
@@ -44,6 +44,12 @@ TAU_MIN = 1.0e-3
 K_EPS = 1.0e-6
 #: spin speed (rad/s) below which the rolling-resistance moment is ramped to zero (Eq. 114)
 OMEGA_RR = 1.0
+#: the physical limits of the properties the method of partial derivatives gives
+#: (:func:`partial_properties`): the least friction coefficient (peak and slide; at zero
+#: friction Eq. 101 divides zero by zero), and the range of the slip at peak friction (Eq. 95
+#: and 101 need 0 < S_mu_p < 1)
+MU_MIN = 1.0e-3
+SP_MIN, SP_MAX = 1.0e-3, 0.999
 
 
 @njit
@@ -162,7 +168,10 @@ def tire_axes(ax, ay, az, nx, ny, nz):
 @njit_inline
 def properties(P, TT, t, load, speed):
     """Effective mu_p', mu_s', S_mu_p', C_alpha', C_gamma' at (F_R, u_GP), by linear
-    interpolation in the test loads and speeds (the table look-up after Eq. 94)."""
+    interpolation in the test loads and speeds (the table look-up after Eq. 94), or by the
+    method of partial derivatives for a tire that asks for it (:func:`partial_properties`)."""
+    if P[t, T_PROPS] == PROPS_PARTIAL:
+        return partial_properties(P, TT, t, load, speed)
     nl = int(P[t, T_NLOAD])
     ns = int(P[t, T_NSPEED])
     il, fl = bracket(P[t, T_LOAD0:T_LOAD0 + 3], nl, load)
@@ -179,6 +188,31 @@ def properties(P, TT, t, load, speed):
                 + w10 * TT[t, k, il1, iv] + w11 * TT[t, k, il1, iv1])
 
     return blend(TP_MUP), blend(TP_MUS), blend(TP_SP), blend(TP_CA), blend(TP_CG)
+
+
+@njit_inline
+def partial_properties(P, TT, t, load, speed):
+    """mu_p', mu_s', S_mu_p', C_alpha', C_gamma' at (F_R, u_GP) by the method of partial
+    derivatives of the HSRI and EDVDS tire models, which the manual's table look-up replaced
+    (after Eq. 112): each property p = p_0 + dp/dF_z (F_R - F_z0) + dp/dV (|u_GP| - V_0), its
+    value p_0 at the reference load F_z0 (``T_LOAD0``) and speed V_0 (``T_SPEED0``) in
+    ``TT[t, p, 0, 0]``, its derivatives in ``TT[t, p, 1, 0]`` and ``TT[t, p, 0, 1]``.
+
+    The form extrapolates without bound, where a table holds its end values; it is clamped to
+    the properties' physical limits only: frictions at least :data:`MU_MIN`, the slide
+    friction at most the peak friction (the mu-slip curve of Eq. 95-100 peaks at S_mu_p),
+    S_mu_p within [:data:`SP_MIN`, :data:`SP_MAX`], stiffnesses not negative
+    (docs/equations.md, "Tire properties by partial derivatives")."""
+    dl = load - P[t, T_LOAD0]
+    dv = abs(speed) - P[t, T_SPEED0]
+
+    def linear(k):
+        return TT[t, k, 0, 0] + TT[t, k, 1, 0] * dl + TT[t, k, 0, 1] * dv
+
+    mup = max(linear(TP_MUP), MU_MIN)
+    mus = min(max(linear(TP_MUS), MU_MIN), mup)
+    sp = min(max(linear(TP_SP), SP_MIN), SP_MAX)
+    return mup, mus, sp, max(linear(TP_CA), 0.0), max(linear(TP_CG), 0.0)
 
 
 @njit

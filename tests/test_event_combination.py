@@ -270,13 +270,17 @@ COLLISION_KEYS = {  # the fields the collisions brought, with the values an even
 }
 MANUAL_KEYS = {  # the fields the rest of the manual's options brought (At Axle steering and a
     # ratio per axle, the differential gear table, CRASH3 A, wheel displacement, the unsprung
-    # yaw inertia, the full trailer's turntable), with the values an event without them gets
+    # yaw inertia, the full trailer's turntable, the tire properties by partial derivatives),
+    # with the values an event without them gets
     "units[0].steering.input": "at_steering_wheel",
     "units[0].drivetrain.differential_ratios": None,
     "units[0].collision.crush_a": None,
     **{f"units[0].axles[{k}].{f}": None for k in (0, 1)
        for f in ("steering_gear_ratio", "wheel_displacement", "unsprung_yaw_inertia")},
     **{f"units[0].axles[{k}].turntable": False for k in (0, 1)},  # a full trailer's turntable
+    # the tire property forms: the manual's tables
+    **{f"units[0].tires.{t}.{key}": value for t in ("front", "rear") for key, value in (
+        ("property_model", "table"), ("partial_derivatives", None))},
 }
 SEVERE_KEYS = {  # the fields the severe events brought, with the values an event without them gets
     "simulation.tire_limit": "wheel",

@@ -43,7 +43,11 @@ def format_reference() -> str:
                  "axles name their tire here |")
     lines += describe(TIRE, "units[].tires.<name>")
     lines += ["", "Tire property grids (`peak_friction` ... `camber_stiffness`) have one row per test load",
-              "and one column per test speed. The default relaxation lengths are 0.2 m",
+              "and one column per test speed. A tire of `\"property_model\": \"partial_derivatives\"`",
+              "gives each property instead as a value at `reference_load` and `reference_speed` with",
+              "its derivatives in load and in speed, extrapolated linearly and held only at physical",
+              "limits; a property it leaves out is derived from the tire's table (docs/equations.md,",
+              "\"Tire properties by partial derivatives\"). The default relaxation lengths are 0.2 m",
               "(longitudinal) and 0.4 m (lateral); the default skid flag uses F_z,min = 50 N and",
               "tau = 0.1 (Eq. 113).", "",
               "An event file is UTF-8 JSON with each key once per object, nested at most "

@@ -24,10 +24,13 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from .. import layout as L
 from ..aerodynamics import air_density as _air_density
+from ..tire import properties
 from .equilibrium import static_state
 from .model import typed_event, typed_unit
 from .payload import sprung_properties
+from .tire_properties import pack_partial_derivatives
 
 
 def differential_ratios(drivetrain) -> tuple:
@@ -239,19 +242,30 @@ def understeer_gradient(event, unit: Optional[str] = None) -> float:
     """The steady-state bicycle model's understeer gradient of the unit, rad per m/s^2 of
     lateral acceleration: ``K = m_f / C_f - m_r / C_r``, ``m_f``, ``m_r`` the static load on
     the steered and the other axles as mass, ``C_f``, ``C_r`` the sums of their tires'
-    cornering stiffness at their static loads (the tire table at its lowest test speed)."""
+    cornering stiffness at their static loads (the tire table at its lowest test speed; a tire
+    by partial derivatives at its reference speed)."""
     model = typed_event(event)
     g = model.environment.gravity
     mass, stiffness = {True: 0.0, False: 0.0}, {True: 0.0, False: 0.0}
     for axle, tire, load, _ in static_wheels(model, unit):
         tires = 2 if axle.dual else 1
-        table = np.asarray(tire.cornering_stiffness, float)[:, 0]
         steered = bool(axle.steered)
         mass[steered] += tires * load / g
-        stiffness[steered] += tires * float(np.interp(load, tire.test_loads, table))
+        stiffness[steered] += tires * cornering_stiffness(tire, load)
     if not (stiffness[True] > 0 and stiffness[False] > 0):
         raise ValueError("the understeer gradient needs a steered and an unsteered axle")
     return mass[True] / stiffness[True] - mass[False] / stiffness[False]
+
+
+def cornering_stiffness(tire, load: float) -> float:
+    """A typed tire's cornering stiffness C_alpha' at ``load``, N/rad: its table at its lowest
+    test speed, or by partial derivatives at its reference speed (``engine.tire``)."""
+    if tire.property_model == "partial_derivatives":
+        P, TT = np.zeros((1, L.N_TIRE_P)), np.zeros((1, L.N_TIRE_PROPS, L.MAX_TIRE_TESTS, L.MAX_TIRE_TESTS))
+        pack_partial_derivatives(P[0], TT[0], tire.partial_derivatives)
+        return float(properties(P, TT, 0, load, tire.partial_derivatives.reference_speed)[3])
+    table = np.asarray(tire.cornering_stiffness, float)[:, 0]
+    return float(np.interp(load, tire.test_loads, table))
 
 
 def air_density(event) -> float:

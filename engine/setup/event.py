@@ -31,6 +31,7 @@ from .fields import (  # noqa: F401  (engine.setup.event.<name>, as before)
     DEFAULT_WHEEL_DAMAGE, WHEEL_DAMAGE, AXLE, PAYLOAD, AERO, REAR, FRONT, TIRE, STEERING,
     DEFAULT_CRUSH_B, DEFAULT_RESTITUTION, COLLISION, UNIT, MATERIAL, TERRAIN, MAX_BARRIERS, BARRIER, EVENT)
 from .model import event_model
+from .tire_properties import property_problems
 from .schema import Field as F, check_object, shown
 from .vehicle_classes import defaults as class_defaults, inferred_class
 
@@ -175,6 +176,7 @@ def _check_tires(tires, path, problems):
                         if b > a:
                             problems.append(f"{p}.slide_friction[{i}][{j}]: a value <= peak_friction "
                                             f"[{i}][{j}] = {a} (got {b})")
+        property_problems(c, p, problems)
         if c.get("secondary_stiffness_deflection") and c.get("max_deflection") and \
                 c["secondary_stiffness_deflection"] >= c["max_deflection"]:
             problems.append(f"{p}.secondary_stiffness_deflection: a deflection below max_deflection "

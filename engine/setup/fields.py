@@ -110,6 +110,17 @@ HYDROPLANING_MODELS = ("off", "nasa", "nasa-tti", "gallaway")
 #: (0 the brake system / engine model, engine.brakes.TABLE_FORCE, TABLE_FRICTION)
 BRAKE_METHODS = ("pedal", "force", "friction")
 DRIVE_METHODS = ("engine", "force", "friction")
+#: tires[].property_model: how a tire's properties depend on its load and speed: "table", by
+#: linear interpolation in tables over test loads and speeds (the manual's SIMON), or
+#: "partial_derivatives", a value at a reference load and speed with its first derivatives
+#: (the HSRI and EDVDS form the manual says SIMON replaced; engine.tire.partial_properties)
+PROPERTY_MODELS = ("table", "partial_derivatives")
+#: the load- and speed-dependent tire properties (Eq. 94 ff.): each a table, or a value with
+#: its derivatives
+TIRE_PROPERTIES = ("peak_friction", "slide_friction", "slip_at_peak", "cornering_stiffness",
+                   "camber_stiffness")
+#: the tire fields of the table form: required with property_model "table"
+TIRE_TABLE_FIELDS = ("test_loads", "test_speeds") + TIRE_PROPERTIES
 #: the tire fields every tire needs when simulation.hydroplaning is not "off"
 HYDROPLANING_TIRE_FIELDS = ("inflation_pressure", "tread_depth", "width")
 #: the material fields every material of a mesh needs with these hydroplaning models
@@ -405,6 +416,43 @@ FRONT = {
 }
 
 _load_row = F("number", lo=0.0)
+
+
+def _table(kind, doc, **kw):
+    """A field of the table form: required with property_model "table" (checked with it),
+    else left out or null (as a validated event holds it)."""
+    return F(kind, default=None, nullable=True, default_text="required with property_model 'table'",
+             doc=doc, **kw)
+
+
+def _partial(value, unit=""):
+    """A property in the partial-derivative form: its value at the reference load and speed
+    (``value``: the field of the table's items) and its first derivatives."""
+    per = f"{unit} per" if unit else "per"
+    return F("object", default=None, nullable=True,
+             default_text="derived from the table",
+             doc="value + per_load (F_z - reference_load) + per_speed (speed - reference_speed); "
+                 "null: derived from the tire's table at the reference load and speed (its "
+                 "interpolated value and slopes there)",
+             fields={"value": F(value.kind, lo=value.lo, hi=value.hi, lo_open=value.lo_open,
+                                hi_open=value.hi_open,
+                                doc="at the reference load and speed" + (f", {unit}" if unit else "")),
+                     "per_load": _num(default=0.0, doc=f"derivative in load, {per} N"),
+                     "per_speed": _num(default=0.0, doc=f"derivative in speed, {per} m/s")})
+
+
+_friction = _num(0.0, MAX_FRICTION, lo_open=True)
+_slip_at_peak = F("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+PARTIAL_DERIVATIVES = {
+    "reference_load": _pos("F_z0, the load at which the values are given, N"),
+    "reference_speed": _nonneg("V_0, the speed at which the values are given, m/s"),
+    "peak_friction": _partial(_friction),
+    "slide_friction": _partial(_friction),
+    "slip_at_peak": _partial(_slip_at_peak),
+    "cornering_stiffness": _partial(_nonneg(), "N/rad"),
+    "camber_stiffness": _partial(_nonneg(), "N/rad"),
+}
+
 TIRE = {
     "unloaded_radius": _num(0.0, LENGTH_RANGE, lo_open=True, doc="m"),
     "radial_stiffness": _pos("initial radial stiffness K_T, N/m"),
@@ -422,15 +470,26 @@ TIRE = {
         "sigma0": _nonneg("load coefficient"),
         "sigma_v": _nonneg("velocity coefficient, N s/m"),
     }),
-    "test_loads": F("list", item=_pos(), min_items=1, max_items=MAX_TIRE_TESTS, doc="N, increasing"),
-    "test_speeds": F("list", item=_nonneg(), min_items=1, max_items=MAX_TIRE_TESTS,
-                     doc="m/s, increasing"),
-    "peak_friction": F("grid", item=_num(0.0, MAX_FRICTION, lo_open=True), doc="[load][speed]"),
-    "slide_friction": F("grid", item=_num(0.0, MAX_FRICTION, lo_open=True), doc="[load][speed]"),
-    "slip_at_peak": F("grid", item=F("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
-                      doc="[load][speed]"),
-    "cornering_stiffness": F("grid", item=_nonneg(), doc="[load][speed], N/rad"),
-    "camber_stiffness": F("grid", item=_nonneg(), doc="[load][speed], N/rad"),
+    "property_model": F("str", choices=PROPERTY_MODELS, default="table",
+                        doc="how the properties below depend on load and speed: table, linear "
+                            "interpolation in the tables over test_loads and test_speeds (the "
+                            "manual's SIMON); partial_derivatives, each property a value at a "
+                            "reference load and speed with its first derivatives (the HSRI and "
+                            "EDVDS form, the field partial_derivatives). The manual does not map "
+                            "either to HVE's tire model versions Vers 1, 2, 3"),
+    "test_loads": _table("list", item=_pos(), min_items=1, max_items=MAX_TIRE_TESTS, doc="N, increasing"),
+    "test_speeds": _table("list", item=_nonneg(), min_items=1, max_items=MAX_TIRE_TESTS,
+                          doc="m/s, increasing"),
+    "peak_friction": _table("grid", item=_friction, doc="[load][speed]"),
+    "slide_friction": _table("grid", item=_friction, doc="[load][speed]"),
+    "slip_at_peak": _table("grid", item=_slip_at_peak, doc="[load][speed]"),
+    "cornering_stiffness": _table("grid", item=_nonneg(), doc="[load][speed], N/rad"),
+    "camber_stiffness": _table("grid", item=_nonneg(), doc="[load][speed], N/rad"),
+    "partial_derivatives": F("object", default=None, nullable=True, fields=PARTIAL_DERIVATIVES,
+                             default_text="required with property_model 'partial_derivatives'",
+                             doc="the properties by partial derivatives (property_model "
+                                 "partial_derivatives; refused with 'table'): each clamped to its "
+                                 "physical limits, not to a range of loads and speeds"),
     "relaxation_length": F("object", default=lambda: {"longitudinal": 0.2, "lateral": 0.4}, fields={
         "longitudinal": _pos("m"),
         "lateral": _pos("m"),

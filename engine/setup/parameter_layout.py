@@ -61,7 +61,9 @@ SPECS = (
     Spec("P_TIRE", "float64", ("tire", "column"), 1, (), "N_TIRE_P", "pack.tire",
          "a tire (per wheel: single, or a dual's inner then outer)"),
     Spec("TT", "float64", ("tire", "property", "test load", "test speed"), 1, (), "N_TIRE_PROPS",
-         "pack.tire", "a tire's property grids, test load by test speed"),
+         "pack.tire", "a tire's property grids, test load by test speed (a tire by partial "
+         "derivatives, T_PROPS: each property's value at [0, 0], its derivatives in load and speed "
+         "at [1, 0] and [0, 1])"),
     Spec("P_AERO", "float64", ("aero surface", "column"), 1, (), "N_AERO_P", "pack.aero",
          "an aero surface or device (one zero row when there are none)"),
     Spec("P_ENV", "float64", ("column",), 0, (), "N_ENV_P", "pack.environment",

@@ -8,6 +8,7 @@ import numpy as np
 
 from ... import layout as L
 from ..derived import rim_radius, tire_width
+from ..tire_properties import PLANES, pack_partial_derivatives
 
 #: the damping ratio of a wheel's rim and sidewall contact with the road (simulation.tire_limit
 #: "wheel"), on the tire's static load: the damping of a rubber contact that comes to rest
@@ -57,13 +58,15 @@ def _pack_tire(P_TIRE, TT, t, w, dy, tire):
     T[L.T_TREAD] = tire.tread_depth or 0.0
     T[L.T_WIDTH] = tire.width or 0.0
     T[L.T_TAU] = tire.skid_flag.adhesion_fraction
+    if tire.property_model == "partial_derivatives":
+        pack_partial_derivatives(T, TT[t], tire.partial_derivatives)
+        return
     loads, speeds = tire.test_loads, tire.test_speeds
     T[L.T_NLOAD], T[L.T_NSPEED] = len(loads), len(speeds)
     T[L.T_LOAD0:L.T_LOAD0 + len(loads)] = loads
     T[L.T_SPEED0:L.T_SPEED0 + len(speeds)] = speeds
-    for k, grid in ((L.TP_MUP, tire.peak_friction), (L.TP_MUS, tire.slide_friction), (L.TP_SP, tire.slip_at_peak),
-                    (L.TP_CA, tire.cornering_stiffness), (L.TP_CG, tire.camber_stiffness)):
-        grid = np.asarray(grid)
+    for k, key in PLANES:
+        grid = np.asarray(getattr(tire, key))
         TT[t, k, :grid.shape[0], :grid.shape[1]] = grid
 
 
