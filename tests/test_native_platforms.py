@@ -23,6 +23,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEED = 20.0
+#: the initial speed the plan sets (a parameter; the FMU is built at SPEED)
+TUNED_SPEED = 18.0
 #: qemu-user's root for the ARM64 dynamic loader and C library (libc6-arm64-cross)
 ARM64_ROOT = Path("/usr/aarch64-linux-gnu")
 #: Windows DLLs a native FMU's DLL may import: the kernel and the C runtime
@@ -74,7 +76,8 @@ def fmu_dir(native_fmu, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def plan(fmu_dir) -> tuple[Path, int]:
-    """The lane change of tests/test_native_fmu.py as a plan for native_run; and the row width."""
+    """The lane change of tests/test_native_fmu.py, with the speed, the road's friction and the
+    start's X set as parameters, as a plan for native_run; and the row width."""
     from fmpy import read_model_description
     md = read_model_description(str(fmu_dir))
     vr = {v.name: v.valueReference for v in md.modelVariables}
@@ -82,7 +85,11 @@ def plan(fmu_dir) -> tuple[Path, int]:
              if v.causality == "output" and v.type == "Real"]
     bools = [v.valueReference for v in md.modelVariables
              if v.causality == "output" and v.type == "Boolean"]
-    lines = [f"real {len(reals)} " + " ".join(map(str, reals)),
+    # parameters set in initialisation mode: the runtime applies them and checks the step at the
+    # new initial state with the step-size kernel, on every platform
+    lines = [f"parr {vr['car.speed0']} {_bits(TUNED_SPEED)}",
+             f"parr {vr['frictionMultiplier']} {_bits(0.9)}", f"parr {vr['car.X0']} {_bits(5.0)}",
+             f"real {len(reals)} " + " ".join(map(str, reals)),
              f"bool {len(bools)} " + " ".join(map(str, bools)),
              f"seti {vr['car.gear']} 4", f"setr {vr['car.throttle']} {_bits(0.2)}", "record"]
     t = 0.0
@@ -139,6 +146,7 @@ def _compare(name: str, rows: np.ndarray, reference: np.ndarray) -> float:
           f"outputs, largest relative difference {worst:.3g}, {identical} of {rows.size} values "
           f"bit-identical")
     assert np.max(np.abs(reference[:, 2])) > 0.5       # car.Y: the vehicle changed lanes
+    assert reference[0, 1] == rows[0, 1] == 5.0         # car.X at the start: the parameter X0
     return worst
 
 

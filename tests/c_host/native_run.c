@@ -8,6 +8,8 @@
  * Usage: native_run LIBRARY RESOURCE_URI GUID PLAN OUT
  *
  * PLAN, one command a line (a value is the 16 hex digits of a double's bit pattern):
+ *   pari VR INT            fmi2SetInteger in initialisation mode (before any other command)
+ *   parr VR VALUE          fmi2SetReal in initialisation mode (before any other command)
  *   real N vr1 .. vrN      the Real outputs to record
  *   bool N vr1 .. vrN      the Boolean outputs to record (as 0.0 or 1.0)
  *   seti VR INT            fmi2SetInteger after initialisation
@@ -85,8 +87,9 @@ int main(int argc, char **argv)
     if (c == NULL)
         return 3;
     if (fmi2SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0) != fmi2OK
-            || fmi2EnterInitializationMode(c) != fmi2OK || fmi2ExitInitializationMode(c) != fmi2OK)
+            || fmi2EnterInitializationMode(c) != fmi2OK)
         return 3;
+    int initialising = 1;
     static fmi2ValueReference vr_real[MAX_VARS], vr_bool[MAX_VARS];
     static fmi2Real reals[MAX_VARS], row[2 * MAX_VARS + 1];
     static fmi2Boolean bools[MAX_VARS];
@@ -96,7 +99,28 @@ int main(int argc, char **argv)
     while (fscanf(plan, "%31s", word) == 1) {
         fmi2Status s = fmi2OK;
         int record = 0;
-        if (strcmp(word, "real") == 0 || strcmp(word, "bool") == 0) {
+        int parameter = strcmp(word, "pari") == 0 || strcmp(word, "parr") == 0;
+        if (parameter && !initialising) {
+            fprintf(stderr, "%s after initialisation\n", word);
+            return 1;
+        }
+        if (!parameter && initialising) {
+            initialising = 0;
+            if (fmi2ExitInitializationMode(c) != fmi2OK) {
+                fprintf(stderr, "fmi2ExitInitializationMode failed\n");
+                return 3;
+            }
+        }
+        if (parameter && fscanf(plan, "%31s %31s", a, b) == 2) {
+            fmi2ValueReference vr = (fmi2ValueReference)strtoul(a, NULL, 10);
+            if (word[3] == 'i') {
+                fmi2Integer v = (fmi2Integer)strtol(b, NULL, 10);
+                s = fmi2SetInteger(c, &vr, 1, &v);
+            } else {
+                fmi2Real v = bits(b);
+                s = fmi2SetReal(c, &vr, 1, &v);
+            }
+        } else if (strcmp(word, "real") == 0 || strcmp(word, "bool") == 0) {
             size_t n;
             if (fscanf(plan, "%zu", &n) != 1 || n > MAX_VARS)
                 return 1;
