@@ -30,13 +30,14 @@ def _plane_z(TR_NRM, i, X, Y):
 def mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL, X, Y):
     """The index of the road triangle under earth (X, Y), or -1 off the road: found in the grid
     cell of (X, Y) by a barycentric test in XY, edges inclusive."""
-    size = TR_GRID[2]
+    size_x = TR_GRID[2]
+    size_y = TR_GRID[5]
     nx = int(TR_GRID[3])
     ny = int(TR_GRID[4])
-    if size <= 0.0 or nx < 1 or ny < 1:
+    if size_x <= 0.0 or size_y <= 0.0 or nx < 1 or ny < 1:
         return -1
-    fx = (X - TR_GRID[0]) / size
-    fy = (Y - TR_GRID[1]) / size
+    fx = (X - TR_GRID[0]) / size_x
+    fy = (Y - TR_GRID[1]) / size_y
     if not (fx >= 0.0 and fx <= nx and fy >= 0.0 and fy <= ny):
         return -1
     c = min(int(fx), nx - 1) + nx * min(int(fy), ny - 1)
@@ -106,9 +107,8 @@ def line_interval(TR_TRI, i, X0, Y0, hx, hy):
 
 @njit
 def _cell_of(TR_GRID, x, y):
-    size = TR_GRID[2]
-    ix = min(max(int(math.floor((x - TR_GRID[0]) / size)), 0), int(TR_GRID[3]) - 1)
-    iy = min(max(int(math.floor((y - TR_GRID[1]) / size)), 0), int(TR_GRID[4]) - 1)
+    ix = min(max(int(math.floor((x - TR_GRID[0]) / TR_GRID[2])), 0), int(TR_GRID[3]) - 1)
+    iy = min(max(int(math.floor((y - TR_GRID[1]) / TR_GRID[5])), 0), int(TR_GRID[4]) - 1)
     return ix, iy
 
 

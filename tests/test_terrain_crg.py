@@ -185,3 +185,19 @@ def test_a_road_folding_over_itself_is_refused_naming_the_cells(tmp_path):
     text = str(error.value)
     assert text.startswith(f"{path}: the cell u = ") and " overlaps the cell u = " in text
     assert "their heights differ by" in text
+
+
+def test_the_lookup_grid_of_a_fine_road_holds_a_few_triangles_per_cell(tmp_path):
+    """An OpenCRG road's triangles are long and thin (2 cm along the road, 4 m across for the
+    rough roads' two long sections): the grid's cells follow each axis's mean extent, so a cell
+    holds a few of them (a square cell of the larger extent held about 400, each tried at every
+    look-up), and every point of the road is still found."""
+    from simon_fmu.tools.rough_road import rough_road, write_crg
+    crg = write_crg(tmp_path / "rough.crg", rough_road("B", 100.0, 1), 100.0)
+    mesh = load_crg(str(crg), (0.0, 0.0, 0.0))
+    per_cell = np.diff(mesh.TR_START)
+    assert per_cell.max() <= 12, per_cell.max()      # measured 8 (a square cell: 400)
+    X = np.linspace(0.01, 99.99, 4001)
+    for y in (-1.9, -0.3, 0.0, 1.2, 1.9):
+        found = [lookup(mesh, x, y)[0] for x in X]
+        assert all(found), y

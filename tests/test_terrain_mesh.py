@@ -169,7 +169,7 @@ def _ns_per_lookup(mesh, n=10_000):
     point near the last one), not at random points, whose cost on a mesh larger than the
     processor's caches is that of the memory, not of the index."""
     grid = mesh.TR_GRID
-    lo, hi = grid[:2], grid[:2] + grid[2] * grid[3:5]
+    lo, hi = grid[:2], grid[:2] + grid[[2, 5]] * grid[3:5]
     s = np.linspace(0.0, 1.0, n)
     X = lo[0] + s * (hi[0] - lo[0])
     Y = 0.5 * (lo[1] + hi[1]) + 0.3 * (hi[1] - lo[1]) * np.sin(6.0 * s)

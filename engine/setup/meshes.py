@@ -62,7 +62,7 @@ class TerrainMesh(NamedTuple):
     #: (m, 3) per material (friction multiplier, water depth m, texture depth m); row 0: no
     #: usemtl, (1, 0, 0)
     TR_MATP: np.ndarray
-    #: (5,) the grid: x0, y0, cell size, nx, ny
+    #: (6,) the grid: x0, y0, the cells' size along X, nx, ny, their size along Y
     TR_GRID: np.ndarray
     #: (nx*ny + 1,) int64: triangles of cell c = ix + nx*iy are TR_CELL[TR_START[c]:TR_START[c+1]]
     TR_START: np.ndarray
@@ -80,7 +80,7 @@ class TerrainMesh(NamedTuple):
 def empty_mesh() -> TerrainMesh:
     """The zero-size arrays a terrain without a mesh packs (the grid all zeros)."""
     return TerrainMesh(np.zeros((0, 9)), np.zeros((0, 4)), np.zeros(0), np.zeros((0, 3)),
-                       np.zeros(5), np.zeros(1, np.int64), np.zeros(0, np.int64),
+                       np.zeros(6), np.zeros(1, np.int64), np.zeros(0, np.int64),
                        np.zeros((0, 9)), ())
 
 
@@ -316,29 +316,36 @@ def _grid(tri):
     """A uniform XY grid over the road triangles, with each cell's list of the triangles whose
     XY bounding box overlaps it (CSR: TR_START, TR_CELL; cell index ix + nx*iy).
 
-    The cell size is the mean XY extent of the triangles (the larger of a triangle's X and Y
-    extents, averaged), so a cell holds a few triangles on average and a triangle touches a
-    few cells. If the road's bounding box would need more than _CELLS_PER_TRIANGLE cells per
-    triangle (a sparse mesh, say a long diagonal strip) the cells are enlarged to that count,
-    which bounds the grid's memory by the mesh's size."""
+    The cells' size along X is the triangles' mean X extent, along Y their mean Y extent, so
+    a cell holds a few triangles on average and a triangle touches a few cells, also where the
+    triangles are long and thin (an OpenCRG road's: 2 cm along the road, metres across it; a
+    square cell of their larger extent would hold hundreds, each tried at every look-up). If
+    the road's bounding box would need more than _CELLS_PER_TRIANGLE cells per triangle (a
+    sparse mesh, say a long diagonal strip) the cells are enlarged to that count, which bounds
+    the grid's memory by the mesh's size."""
     xs, ys = tri[:, 0::3], tri[:, 1::3]
     lo_x, hi_x, lo_y, hi_y = xs.min(axis=1), xs.max(axis=1), ys.min(axis=1), ys.max(axis=1)
     x0, y0 = lo_x.min(), lo_y.min()
     width, height = hi_x.max() - x0, hi_y.max() - y0
-    size = float(np.mean(np.maximum(hi_x - lo_x, hi_y - lo_y)))
+    extent = float(np.mean(np.maximum(hi_x - lo_x, hi_y - lo_y)))
+    # each at least a thousandth of the larger (a triangle's XY projection has an area)
+    size_x = max(float(np.mean(hi_x - lo_x)), 1e-3 * extent)
+    size_y = max(float(np.mean(hi_y - lo_y)), 1e-3 * extent)
     limit = _CELLS_PER_TRIANGLE * len(tri)
-    if (width / size + 1.0) * (height / size + 1.0) > limit:
-        size = max(size, math.sqrt(width * height / limit), max(width, height) / limit)
-    nx = max(1, math.ceil(width / size))
-    ny = max(1, math.ceil(height / size))
+    if (width / size_x + 1.0) * (height / size_y + 1.0) > limit:
+        grow = max(1.0, math.sqrt(width * height / (size_x * size_y * limit)),
+                   width / (size_x * limit), height / (size_y * limit))
+        size_x, size_y = size_x * grow, size_y * grow
+    nx = max(1, math.ceil(width / size_x))
+    ny = max(1, math.ceil(height / size_y))
 
-    def cells(lo, hi, origin, n):    # computed as the lookup computes a point's cell
+    def cells(lo, hi, origin, n, size):    # computed as the lookup computes a point's cell
         first = np.clip(np.floor((lo - origin) / size), 0, n - 1).astype(np.int64)
         last = np.clip(np.floor((hi - origin) / size), 0, n - 1).astype(np.int64)
         return first, last - first + 1
 
-    ix0, wx = cells(lo_x, hi_x, x0, nx)
-    iy0, wy = cells(lo_y, hi_y, y0, ny)
+    ix0, wx = cells(lo_x, hi_x, x0, nx, size_x)
+    iy0, wy = cells(lo_y, hi_y, y0, ny, size_y)
     counts = wx * wy
     owner = np.repeat(np.arange(len(tri), dtype=np.int64), counts)
     local = np.arange(owner.size) - np.repeat(np.cumsum(counts) - counts, counts)
@@ -346,5 +353,5 @@ def _grid(tri):
     order = np.argsort(index, kind="stable")
     start = np.zeros(nx * ny + 1, dtype=np.int64)
     start[1:] = np.cumsum(np.bincount(index, minlength=nx * ny))
-    grid = np.array([x0, y0, size, nx, ny], dtype=np.float64)
+    grid = np.array([x0, y0, size_x, nx, ny, size_y], dtype=np.float64)
     return grid, start, np.ascontiguousarray(owner[order])
