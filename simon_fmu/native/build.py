@@ -241,13 +241,9 @@ def resource_arrays(event, sim, catalogue, guid: str) -> dict:
         vehicle.ERR_NONFINITE,
         L.T_DMAX,                            # 5 P_TIRE's column of the maximum deflection
         float(MAX_STEPS_PER_ADVANCE),        # 6 most steps of one advance
-        float(engine.UNIT_INPUTS.index("gear")),              # 7 u_unit's column of the gear
-        float(engine.UNIT_INPUTS.index("differentialGear")),  # 8 and of the differential gear
     ])
     # the parameters the runtime sets, and the step-size kernel's arrays (simon_fmu/native/tuning.py)
-    tune, reasons = tuning.tables(event, sim, catalogue)
-    arrays.update(tune)
-    arrays["tune.reasons"] = texts(reasons.get(v.name, "") for v in catalogue)
+    arrays.update(tuning.tables(event, sim, catalogue))
     arrays["tire.names"] = texts(sim.tire_names)
     arrays["state.names"] = texts(sim.state_names)
     arrays["guid"] = texts([guid])

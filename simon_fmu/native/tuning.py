@@ -111,7 +111,7 @@ def _form(points) -> tuple | None:
 
 
 def _apply(op: int, v: float, c: float) -> float:
-    """The runtime's operation (simon_native.c, apply_parameters)."""
+    """The runtime's operation (simon_native.c, setup_parameters)."""
     with np.errstate(all="ignore"):
         if op == OP_DIV:
             return float(np.float64(v) / np.float64(c))
@@ -204,21 +204,13 @@ def _effect(event, sim, v, base, enumerations):
 
     vr = v.value_reference
     if v.type == "Enumeration":
-        rows = []
-        for item in range(1, len(enumerations[v.declared_type].items) + 1):
-            if item == int(start):
-                continue
-            other = arrays_at(item)
-            for t, k in _changed(base, other):
-                rows.append((vr, t, k, OP_ITEM, float(other[t].ravel()[k]), item))
+        items = range(1, len(enumerations[v.declared_type].items) + 1)
+        arrays = {item: base if item == int(start) else arrays_at(item) for item in items}
         # an item's rows restore what another item's rows wrote: every slot any item writes
         # gets a row for every item
-        slots = sorted({(t, k) for _, t, k, _, _, _ in rows})
-        full = []
-        for item in range(1, len(enumerations[v.declared_type].items) + 1):
-            arrays = base if item == int(start) else arrays_at(item)
-            full += [(vr, t, k, OP_ITEM, float(arrays[t].ravel()[k]), item) for t, k in slots]
-        return full
+        slots = sorted({s for item in items for s in _changed(base, arrays[item])})
+        return [(vr, t, k, OP_ITEM, float(arrays[item][t].ravel()[k]), item)
+                for item in items for t, k in slots]
     if source == "parameter" and index != ("frictionMultiplier",):
         return "not a parameter of the set-up"
     probes = _probes(v, start)
@@ -251,8 +243,10 @@ def _split(message: str, value) -> tuple[str, str]:
 
 def tables(event, sim, catalogue) -> dict:
     """The native FMU's parameter tables, ``tune.*``, and the step-size kernel's arrays,
-    ``stab.*`` (docs/native.md, "Parameters")."""
+    ``stab.*`` (docs/native.md, "Parameters"). The parameters' current values are the
+    instance's copy of ``var.value``."""
     from engine import Simulation
+    from engine.setup.event import MIN_STEP_SIZE
     from engine.setup.launch import motion_problems
     from engine.setup.stability import contact_step, stable_step, kernel_work
     from model_description.catalogue import ENUMERATIONS
@@ -262,7 +256,6 @@ def tables(event, sim, catalogue) -> dict:
     found = effects(event, sim, catalogue)
     kind = found.kind.copy()
     nvars = len(catalogue)
-    values = np.zeros(nvars)
     lo, hi = np.full(nvars, -math.inf), np.full(nvars, math.inf)
     accepts, zero, zero_tail = [""] * nvars, [""] * nvars, [""] * nvars
     item_rows, speed_rows, messages = [], [], []
@@ -272,7 +265,6 @@ def tables(event, sim, catalogue) -> dict:
         vr = v.value_reference
         if v.causality != "parameter":
             continue
-        values[vr] = float(v.start)
         lo[vr] = -math.inf if v.min is None else float(v.min)
         hi[vr] = math.inf if v.max is None else float(v.max)
         accepts[vr] = ENUMERATIONS[v.declared_type].accepts() if v.type == "Enumeration" \
@@ -303,13 +295,12 @@ def tables(event, sim, catalogue) -> dict:
     limit = stable_step(sim)
     free = np.asarray(limit.free, dtype=np.int64)
     state = int(free[limit.column]) if limit.column >= 0 else -1
-    from engine.setup.event import MIN_STEP_SIZE
     # the arrays the rows write (each a float64 array of the kernels' arguments), renumbered
     rows = found.rows.copy()
     used = sorted({int(t) for t in rows[:, 1]})
     rows[:, 1] = [used.index(int(t)) for t in rows[:, 1]]
     out = {
-        "tune.kind": kind, "tune.value": values, "tune.lo": lo, "tune.hi": hi,
+        "tune.kind": kind, "tune.lo": lo, "tune.hi": hi,
         "tune.accepts": texts(accepts), "tune.rows": rows,
         "tune.targets": texts(TARGETS[t] for t in used),
         "tune.zero": texts(zero), "tune.zero_tail": texts(zero_tail),
@@ -318,7 +309,8 @@ def tables(event, sim, catalogue) -> dict:
         "tune.speed": np.array(speed_rows, np.float64).reshape(-1, 3),
         "tune.stable": np.array([limit.h_max, limit.eigenvalue.real, limit.eigenvalue.imag,
                                  float(state), MIN_STEP_SIZE]),
+        "tune.reasons": texts(reasons.get(v.name, "") for v in catalogue),
     }
     for name, a in kernel_work(sim.y.size, free).items():
         out[f"stab.{name}"] = a
-    return out, reasons
+    return out

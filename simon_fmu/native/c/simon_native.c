@@ -32,7 +32,7 @@ enum { T_REAL = 0, T_INTEGER = 1, T_BOOLEAN = 2 };
 enum { C_PARAMETER = 0, C_CALCULATED = 1, C_INPUT = 2, C_OUTPUT = 3 };
 enum { S_PARAMETER = 9, S_CALCULATED = 10 };
 enum { M_STEP = 0, M_WHEEL_SETUP, M_ERR_DEFLECTION, M_ERR_OFF_TERRAIN, M_ERR_NONFINITE, M_T_DMAX,
-       M_MAX_STEPS, M_GEAR_COLUMN, M_DIFF_COLUMN };
+       M_MAX_STEPS };
 enum { PHASE_INSTANTIATED, PHASE_INIT, PHASE_STEP, PHASE_TERMINATED };
 /* a parameter's kind and an effect row's operation (simon_fmu/native/tuning.py) */
 enum { K_FIXED = 0, K_TUNABLE, K_STEP, K_ZERO_ONLY };
@@ -72,7 +72,8 @@ typedef struct {
     const char **in_names, **in_accepts, **in_whole_texts;
     int nin, nwhole_texts;
     const double *meta;
-    /* the parameters (tune.*): kind, current values, range, effects, messages */
+    /* the parameters (tune.*): kind, current values (the instance's copy of var.value), range,
+       effects, messages */
     const int64_t *tune_kind;
     double *tune_value;
     const double *tune_lo, *tune_hi, *tune_rows, *tune_items, *tune_speed, *tune_stable;
@@ -372,7 +373,7 @@ static const char *bind(sn_instance *c)
     const char *needed[] = {"y", "err", "W.fault", "var.table", "var.value", "var.names", "in.lo",
                             "in.hi", "in.whole", "in.names", "in.accepts", "in.whole_texts",
                             "meta",
-                            "tire.names", "state.names", "P.P_TIRE", "tune.kind", "tune.value",
+                            "tire.names", "state.names", "P.P_TIRE", "tune.kind",
                             "tune.lo", "tune.hi", "tune.accepts", "tune.rows", "tune.targets",
                             "tune.zero", "tune.zero_tail", "tune.items", "tune.texts",
                             "tune.speed", "tune.stable", "tune.reasons"};
@@ -402,7 +403,7 @@ static const char *bind(sn_instance *c)
     c->tire_names = strings(find(c, "tire.names"), &c->ntires);
     c->state_names = strings(find(c, "state.names"), &c->nstates);
     c->tune_kind = (const int64_t *)find(c, "tune.kind")->init;
-    c->tune_value = find(c, "tune.value")->data;
+    c->tune_value = find(c, "var.value")->data;
     c->tune_lo = (const double *)find(c, "tune.lo")->init;
     c->tune_hi = (const double *)find(c, "tune.hi")->init;
     sn_array *tr = find(c, "tune.rows"), *ti = find(c, "tune.items"), *ts = find(c, "tune.speed");
@@ -427,9 +428,10 @@ static const char *bind(sn_instance *c)
                      && c->tune_target[k]->dtype == 1;
     free(targets);
     if (!targets_ok || !c->tune_accepts || !c->tune_zero || !c->tune_zero_tail || !c->tune_texts
-            || !c->tune_reasons || nr != c->nvars || na != c->nvars || nz != c->nvars || nzt != c->nvars || c->ntune_rows < 0
+            || !c->tune_reasons || nr != c->nvars || na != c->nvars || nz != c->nvars
+            || nzt != c->nvars || c->ntune_rows < 0
             || c->ntune_items < 0 || c->ntune_speed < 0
-            || find(c, "tune.value")->nitems != c->nvars || find(c, "tune.kind")->nitems != c->nvars
+            || find(c, "var.value")->nitems != c->nvars || find(c, "tune.kind")->nitems != c->nvars
             || find(c, "tune.stable")->nitems != S_MIN_STEP + 1) {
         snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
         return why;
@@ -463,7 +465,7 @@ static const char *bind(sn_instance *c)
             strcmp(n, "err") == 0 || strncmp(n, "U.", 2) == 0 || strncmp(n, "Y.", 2) == 0 ||
             strncmp(n, "W.", 2) == 0 || strcmp(n, "in.u_unit") == 0 ||
             strcmp(n, "in.u_wheel") == 0 || strcmp(n, "in.u_env") == 0 ||
-            strcmp(n, "tune.value") == 0;
+            strcmp(n, "var.value") == 0;
     }
     for (int r = 0; r < c->ntune_rows; r++)
         c->mutable_[c->tune_target[(int64_t)c->tune_rows[6 * r + 1]] - c->arrays] = 1;
