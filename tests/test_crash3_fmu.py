@@ -16,9 +16,9 @@ import math
 import pytest
 
 import engine
+from support.barrier import neutral_run, spin_energy
 from support.fixtures import barrier_event
 from support.fmus import event_fmu
-from support.run import run
 from support.sedan import M
 
 DATA = json.loads(engine.load_event().to_json())
@@ -44,13 +44,8 @@ def crash3_fmu(fmu_dir):
 
 
 def _crash(instance, fmu, speed, t_end=0.7):
-    inst = instance(fmu).start({"car.speed0": speed})
-    spin = [inst.get(w + ".spin") for w in WHEELS]
-
-    def neutral(t, i):
-        i.set("car.gear", 0)
-    r = run(inst, t_end, neutral, h=0.001, record=RECORD)
-    return r, spin
+    r = neutral_run(instance, fmu, speed, t_end, RECORD, start=[w + ".spin" for w in WHEELS])
+    return r, r["start"]
 
 
 def _energy_in(r, spin):
@@ -58,9 +53,7 @@ def _energy_in(r, spin):
     and its wheels' spin energy (each wheel's tire spin inertia), J."""
     first = next(i for i, f in enumerate(r["car.collision.Fx"]) if f != 0.0)
     v_in = r["car.u"][first - 1]
-    tires = [CAR["tires"][a["tire"]]["spin_inertia"] for a in CAR["axles"]]
-    e_spin = 0.5 * sum(tires[k // 2] * s ** 2 for k, s in enumerate(spin))
-    return 0.5 * M * v_in ** 2 + e_spin
+    return 0.5 * M * v_in ** 2 + spin_energy(CAR, spin)
 
 
 def test_full_width_frontal_crush_is_the_crash3_energys(instance, crash3_fmu, barrier_fmu):

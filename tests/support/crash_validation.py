@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from simon_fmu.tools.crash3 import average_crush, barrier_crush, coefficients, speed_line
+from support.barrier import neutral_run, spin_energy
 from support.fixtures import barrier_event
-from support.run import run
 from support.sedan import DATA as PUBLISHED_SEDAN
 
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "nhtsa-camry-1987-frontal.json"
@@ -73,16 +73,8 @@ def case_event(number: int, a: float, b: float) -> dict:
 
 
 def crash(instance, fmu, speed: float) -> dict:
-    """The car of ``fmu`` in neutral at ``speed0`` = ``speed`` into its wall (``instance(fmu)``
-    makes an instance, freed after the run)."""
-    inst = instance(fmu).start({"car.speed0": speed})
-
-    def neutral(t, i):
-        i.set("car.gear", 0)
-    try:
-        return run(inst, T_END, neutral, h=0.001, record=RECORD)
-    finally:
-        inst.free()
+    """The car of ``fmu`` in neutral at ``speed0`` = ``speed`` into its wall."""
+    return neutral_run(instance, fmu, speed, T_END, RECORD)
 
 
 def impact(instance, fmu, speed: float) -> dict:
@@ -97,9 +89,7 @@ def impact(instance, fmu, speed: float) -> dict:
     first = int(np.argmax(contact))
     last = len(contact) - 1 - int(np.argmax(contact[::-1]))
     assert last < len(contact) - 1, "the car is still against the wall at the end of the run"
-    unit = PUBLISHED_SEDAN["units"][0]
-    inertia = [unit["tires"][axle["tire"]]["spin_inertia"] for axle in unit["axles"]]
-    spin = sum(0.5 * inertia[k // 2] * r[w][first - 1] ** 2 for k, w in enumerate(WHEELS))
+    spin = spin_energy(PUBLISHED_SEDAN["units"][0], [r[w][first - 1] for w in WHEELS])
     return {"speed_in": float(r["car.u"][first - 1]), "spin_energy": float(spin),
             "max_crush": float(r["car.collision.maxCrush"][-1]),
             "residual_crush": float(r["car.collision.residualCrush"][-1]),
