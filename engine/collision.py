@@ -43,7 +43,7 @@ a connection's failure.
 """
 import math
 
-from .jit import njit
+from .jit import dynamic, njit
 from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_PLANE, BAR_RISER, CO_D0, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
                      CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, CS_CONTACT, CS_HEADING0, CS_T0, CS_T1,
                      CS_VX0, CS_VY0, CS_VZ0, CV_CELL, E_COLL_BASE, E_COLL_T_ENV, E_GROUND_Z, E_MU,
@@ -332,7 +332,7 @@ def _mesh_terrain_pair(y, P, u, vbase, R, X, Y, Z, vel, latch, out, wpose, wcoll
         nbx = -(R[0] * nx + R[3] * ny + R[6] * nz)
         nby = -(R[1] * nx + R[4] * ny + R[7] * nz)
         nbz = -(R[2] * nx + R[5] * ny + R[8] * nz)
-        vertex_contact(y, vbase + vi, P, vi, -1, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau,
+        vertex_contact(y, vbase + vi, P, vi, dynamic(-1), rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau,
                        mu0 * fr * P.P_ENV[E_MU], vreg, latch, out, wpose, wcoll, -1.0)
 
 
@@ -394,7 +394,7 @@ def _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0,
     (:func:`_riser_share`): the tread over its edge is the tire envelope's (engine.envelope)."""
     v0, nv, e, tau, vreg = _unit_mesh(P.P_COLL, u)
     if body and _box_depth(P.P_COLL, u, nbx, nby, nbz, d0) < 0.0:     # the broad phase
-        _surface_range(y, P, v0, nv, -1, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0, e, tau,
+        _surface_range(y, P, v0, nv, dynamic(-1), vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0, e, tau,
                        mu, vreg, latch, out, wpose, wcoll, -1.0)
     if not wheels or _reach_clear(P.P_COLL, u, nbx, nby, nbz, d0):
         return
@@ -470,8 +470,8 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid
             m = math.sqrt(1.0 + gx * gx + gy * gy)
             zr, nx, ny, nz = u_wheel[w, IW_ROADZ], gx / m, gy / m, -1.0 / m
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, px, py, zr, nx, ny, nz)
-        _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, P.P_ENV, False, nbx, nby, nbz, d0,
-                      mu * P.P_ENV[E_MU], latch, out, True, False, wpose, wcoll, wvalid, U, t,
+        _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, P.P_ENV, dynamic(False), nbx, nby, nbz, d0,
+                      mu * P.P_ENV[E_MU], latch, out, dynamic(True), dynamic(False), wpose, wcoll, wvalid, U, t,
                       frames)
     PB = P.P_BAR
     for b in range(PB.shape[0]):
@@ -482,7 +482,7 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid
         body = not wall or d0 > 0.0
         if body or PB[b, BA_KIND] == BAR_RISER:
             _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, PB[b], wall, nbx, nby, nbz, d0, mu, latch,
-                          out, body, True, wpose, wcoll, wvalid, U, t, frames)
+                          out, body, dynamic(True), wpose, wcoll, wvalid, U, t, frames)
 
 
 # --- unit against unit -------------------------------------------------------------------
@@ -652,8 +652,9 @@ def _box_in_frame(box, Ra, Rb, pos_a, pos_b):
     ax = Ra[0] * ex + Ra[3] * ey + Ra[6] * ez
     ay = Ra[1] * ex + Ra[4] * ey + Ra[7] * ez
     az = Ra[2] * ex + Ra[5] * ey + Ra[8] * ez
-    rx, ry, rz = (_axis_reach(Ra, Rb, 0, hx, hy, hz), _axis_reach(Ra, Rb, 1, hx, hy, hz),
-                  _axis_reach(Ra, Rb, 2, hx, hy, hz))
+    rx, ry, rz = (_axis_reach(Ra, Rb, dynamic(0), hx, hy, hz),
+                  _axis_reach(Ra, Rb, dynamic(1), hx, hy, hz),
+                  _axis_reach(Ra, Rb, dynamic(2), hx, hy, hz))
     return ax - rx, ax + rx, ay - ry, ay + ry, az - rz, az + rz
 
 
@@ -673,7 +674,7 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     p = (px, py, pz)
     inside = True
     for m in range(3):      # its cell (a point: the vertex) against the box grown by EDGE
-        lo, hi = _cell_along(M, cell, -1, m, p[m])
+        lo, hi = _cell_along(M, cell, dynamic(-1), m, p[m])
         if not (box[2 * m] - EDGE < hi and lo < box[2 * m + 1] + EDGE):
             return 0.0, -1
         inside = inside and box[2 * m] - EDGE < p[m] < box[2 * m + 1] + EDGE
@@ -719,12 +720,12 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     if w < 0:
         # its share of the area its faces have in common with b's face
         ka = clipped_stiffness(P.CK, vi, nax, nay, naz, M, cell, p, box, f)
-        Ka = areal_stiffness(PC[a], CO_K0, P.CK, vi, nax, nay, naz)
+        Ka = areal_stiffness(PC[a], dynamic(CO_K0), P.CK, vi, nax, nay, naz)
         half = 0.5      # b's vertices meet a's box as well
     else:
         ka = vertex_stiffness(P.CK, vi, w, wpose, nax, nay, naz, -1.0)
         nwx, nwy, nwz = wheel_normal(wpose, w, nax, nay, naz)
-        Ka = areal_stiffness(P.P_WCOLL[w], WC_K0, P.CK, vi, nwx, nwy, nwz)
+        Ka = areal_stiffness(P.P_WCOLL[w], dynamic(WC_K0), P.CK, vi, nwx, nwy, nwz)
         half = 1.0      # nothing of b meets the wheel's mesh
     if ka <= 0.0 or Ka + Kb <= 0.0:
         return pen, f
@@ -812,7 +813,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
         if rx < xa or not (lx <= rx + cell[1] and rx + cell[0] <= hx and ly <= ry + cell[3]
                            and ry + cell[2] <= hy and lz <= rz + cell[5] and rz + cell[4] <= hz):
             continue        # behind the cut, or outside b's box seen from a (the cheap test)
-        pen, f = _vertex_into_box(y, P, vi, -1, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, pos_a,
+        pen, f = _vertex_into_box(y, P, vi, dynamic(-1), rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, pos_a,
                                   pos_b, vel_a, vel_b, vbase, latch, out_a, out_b, wpose, wcoll)
         if pen > deepest:
             deepest, face = pen, f
@@ -917,7 +918,7 @@ def collision_forces(y, P, U, W, t):
     W.coll[u, 0:6], whether it touches into W.coll[u, 6] and its exterior's deepest approach
     now into W.coll[u, 7]; each wheel mesh's load into W.wcoll (its pose computed where its
     unit's reach meets something, engine.wheel_damage.ensure_poses)."""
-    _collision_passes(y, P, U, W, t, False)
+    _collision_passes(y, P, U, W, t, dynamic(False))
 
 
 @njit
@@ -928,7 +929,7 @@ def latch_contacts(y, t, P, U, W):
     (engine.wheel_damage.damage_step). W.frames: the units' rotations of this state
     (``vehicle.synchronize``)."""
     base = int(P.P_ENV[E_COLL_BASE])
-    _collision_passes(y, P, U, W, t, True)
+    _collision_passes(y, P, U, W, t, dynamic(True))
     moved = contact_motions(y, P, W.wcoll, W.wmotion)
     coll, frames = W.coll, W.frames
     for u in range(P.P_UNIT.shape[0]):
@@ -953,7 +954,7 @@ def latch_contacts(y, t, P, U, W):
     if moved:
         # the wheels' loads at this boundary (the largest approaches just latched leave the
         # loading forces as they were)
-        _collision_passes(y, P, U, W, t, False)
+        _collision_passes(y, P, U, W, t, dynamic(False))
     damage_step(y, P, W.wcoll, W.wmotion)
 
 

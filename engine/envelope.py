@@ -36,7 +36,7 @@ the point contact (``engine.terrain``); only mesh roads take this path (``engine
 """
 import math
 
-from .jit import njit
+from .jit import dynamic, njit
 from .layout import E_MU
 from .terrain_mesh import line_interval, mesh_triangle, plane_z
 
@@ -286,7 +286,7 @@ def tread_envelope(P, cx, cy, cz, ax, ay, az, r, halfw):
     # across the tread: its mean height and the height under the centre
     T0, _, _, lat0, zl0, il0, fs, fz, ls, lz, lat = walk(TR_TRI, TR_NRM, TR_GRID, TR_START,
                                                          TR_CELL, cx, cy, lx, ly, halfw,
-                                                         MODE_SECTION, r, cz, 0.0)
+                                                         dynamic(MODE_SECTION), r, cz, 0.0)
     shift = 0.0
     if lat and lat0:
         # held level beyond the road's ends
@@ -294,7 +294,7 @@ def tread_envelope(P, cx, cy, cz, ax, ay, az, r, halfw):
         shift = T0 / (2.0 * halfw) - zl0
     # along the heading: the disc's interference with the profile
     A, Ms, Mu, lon0, z0, i0, _, _, _, _, _ = walk(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL,
-                                                  cx, cy, hx, hy, r, MODE_DISC, r, cz, shift)
+                                                  cx, cy, hx, hy, r, dynamic(MODE_DISC), r, cz, shift)
     if not lon0:
         if not (lat and lat0):
             return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0

@@ -15,7 +15,7 @@ import numpy as np
 
 from .collision import latch_contacts
 from .connection import latch_failures
-from .jit import njit
+from .jit import dynamic, njit
 from .layout import E_COLL_BASE
 from .vehicle import ERR_NONFINITE, derivatives, latch_attitude, state_bases, synchronize_frames
 
@@ -23,7 +23,7 @@ from .vehicle import ERR_NONFINITE, derivatives, latch_attitude, state_bases, sy
 @njit
 def record(y, dy, U, P, Y, err, W):
     """The derivative at y with the outputs recorded: compiled once, outside the step loop."""
-    derivatives(y, dy, U, P, True, Y, err, W)
+    derivatives(y, dy, U, P, dynamic(True), Y, err, W)
 
 
 @njit
@@ -60,7 +60,7 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
             if s == 0:
                 for i in range(m):
                     W.latched[i] = y[i]
-            derivatives(y if s == 0 else yt, ks, U, P, False, Y, err, W)
+            derivatives(y if s == 0 else yt, ks, U, P, dynamic(False), Y, err, W)
             if s == 0:
                 if err[0] != 0:
                     break
@@ -72,7 +72,7 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
                 if latch_failures(y, t0 + step * h, P.P_CONN, conn_base, W.conn_force):
                     for i in range(m):
                         W.latched[i] = y[i]
-                    derivatives(y, ks, U, P, False, Y, err, W)
+                    derivatives(y, ks, U, P, dynamic(False), Y, err, W)
                     for i in range(m):
                         y[i] = W.latched[i]
                 for i in range(m):

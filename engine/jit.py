@@ -15,7 +15,8 @@ import os
 from pathlib import Path
 
 import numba
-from numba.core import caching, config
+from numba.core import caching, config, types
+from numba.extending import intrinsic
 
 #: The folder of the engine's sources (this package, or an FMU's bundled copy of it).
 ENGINE_DIR = Path(__file__).resolve().parent
@@ -131,6 +132,28 @@ def njit_inline(fn):
     1.7 minutes with them called; the sedan ran at the same speed, and two cars 2 to 4 %
     slower. (With ``derivatives`` inlined too, it took 13 minutes and 4.4 GB.)"""
     return numba.njit(inline="always", **_OPTIONS)(fn)
+
+
+if config.DISABLE_JIT:
+    def dynamic(value):
+        """``value`` itself (the kernels run as Python)."""
+        return value
+else:
+    @intrinsic
+    def dynamic(typingctx, value):
+        """``value``, typed as a value known only at run time.
+
+        numba types a constant passed to a kernel as a literal (``Literal[bool](True)``,
+        ``Literal[int](-1)``) and compiles the kernel once for each such constant, with
+        every kernel it passes the argument on to: the model's derivative once with its
+        outputs recorded and once without, the collision kernels up to eight times. A flag
+        or an index passed through ``dynamic`` is compiled once, as a plain ``bool`` or
+        ``int64``, and tested where the kernel reads it, which costs a branch."""
+        plain = types.unliteral(value)
+
+        def codegen(context, builder, signature, args):
+            return args[0]
+        return plain(plain), codegen
 
 
 def compiled_entry(kernel, args):
