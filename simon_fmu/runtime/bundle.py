@@ -66,8 +66,20 @@ def digest(files: list[tuple[str, Path]]) -> str:
     return h.hexdigest()[:16]
 
 
+#: rewritten sources by (source, names, file name): every build of one process stages the same
+#: files, and parsing them twice over took most of a build's time
+_REWRITTEN: dict = {}
+
+
 def rewrite_imports(source: str, names: dict[str, str], filename: str = "<source>") -> str:
     """Rewrite absolute imports of the packages in ``names`` (old name -> new dotted name)."""
+    key = (source, tuple(sorted(names.items())), filename)
+    if key not in _REWRITTEN:
+        _REWRITTEN[key] = _rewrite_imports(source, names, filename)
+    return _REWRITTEN[key]
+
+
+def _rewrite_imports(source: str, names: dict[str, str], filename: str) -> str:
     tree = ast.parse(source, filename)
     edits = []
     for node in ast.walk(tree):
