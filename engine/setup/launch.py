@@ -12,12 +12,10 @@ combination's equilibrium): otherwise the fields must be zero.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .. import layout as L
-from .settle import _rotation
+from ..launch import place_launch
 
 #: the initial-condition keys of the attitude and motion (Simulation's initial, the FMU's
 #: parameters <unit>.<key>) and their fields in units[i].initial
@@ -51,39 +49,18 @@ def motion_problems(event, initial: dict) -> list:
 def apply_motion(model, lay, y0, unit_names, initial: dict, ground_z: float) -> None:
     """Set each lead unit's attitude and motion from ``initial`` into ``y0`` (module docstring);
     a unit turned out of level is placed with its lowest tire or body vertex on the ground at
-    earth Z ``ground_z`` (down +)."""
+    earth Z ``ground_z`` (down +): the kernel :func:`engine.launch.place_launch`, which the
+    native FMU runs too."""
     for u, name in enumerate(unit_names):
         given = initial.get(name) or {}
         o = lay.at("body", u)
         for key, slot in _SLOTS.items():
             if given.get(key):
                 y0[o + slot] = given[key]
-        if given.get("roll0") or given.get("pitch0"):
-            y0[o + L.SZ] += ground_z - _lowest(model, lay, y0, u)
+        if launched(given):
+            place_launch(y0, model, np.zeros((3, 3)), u, float(ground_z))
 
 
-def _lowest(model, lay, y0, u) -> float:
-    """The earth Z (down +) of unit u's lowest point: of its tires (each the circle of its
-    unloaded radius in its wheel plane, at its equilibrium travel, unsteered) and of its
-    exterior mesh's vertices."""
-    o = lay.at("body", u)
-    R = _rotation(y0[o + L.SPHI], y0[o + L.STHETA], y0[o + L.SPSI])
-    Z = y0[o + L.SZ]
-    low = -math.inf
-    P_UNIT, P_WHEEL, P_TIRE = model.P_UNIT, model.P_WHEEL, model.P_TIRE
-    w0, nw = int(P_UNIT[u, L.U_WHEEL0]), int(P_UNIT[u, L.U_NWHEELS])
-    axle = R @ np.array([0.0, 1.0, 0.0])
-    down = np.array([0.0, 0.0, 1.0])
-    inplane = down - axle[2] * axle        # the wheel plane's direction nearest the ground's normal
-    cos_incl = float(np.linalg.norm(inplane))
-    for w in range(w0, w0 + nw):
-        dz = y0[lay.at("wheel", w) + L.WZ]
-        t0, nt = int(P_WHEEL[w, L.W_TIRE0]), int(P_WHEEL[w, L.W_NTIRES])
-        for t in range(t0, t0 + nt):
-            centre = R @ np.array([P_WHEEL[w, L.W_X], P_WHEEL[w, L.W_Y0] + P_TIRE[t, L.T_DY],
-                                   P_WHEEL[w, L.W_Z0] + dz])
-            low = max(low, Z + centre[2] + P_TIRE[t, L.T_RU] * cos_incl)
-    v0, nv = int(model.P_COLL[u, L.CO_V0]), int(model.P_COLL[u, L.CO_NV])
-    if nv > 0:
-        low = max(low, Z + float((model.CV[v0:v0 + nv, :3] @ R.T)[:, 2].max()))
-    return low
+def launched(given: dict) -> bool:
+    """Whether a lead unit's initial keys ``given`` turn it out of level (a launch)."""
+    return bool(given.get("roll0") or given.get("pitch0"))

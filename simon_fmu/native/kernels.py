@@ -34,6 +34,7 @@ KERNELS = {
                     "stab.J", "stab.A", "stab.wr", "stab.wi", "stab.M", "stab.x", "stab.d", "stab.piv",
                     "stab.out"),
     "engage_clutches": ("y", "U", "P"),
+    "place_launch": ("y", "P", "launch.R", "u", "ground_z"),
 }
 
 
@@ -107,7 +108,7 @@ def compile_kernels(signature, out_dir: Path) -> dict:
     """Compile ``advance`` for ``signature`` (its numba argument types) and write the files of
     the module docstring; returns the ABI description."""
     from numba.core import types
-    from engine import drivetrain, integrator, stability
+    from engine import drivetrain, integrator, launch, stability
     signature = tuple(signature)
     integrator.advance.compile(signature)
     y, t0, h, n, work, U, P, Y, err, W = signature
@@ -118,11 +119,14 @@ def compile_kernels(signature, out_dir: Path) -> dict:
             "record": (y, f1, U, P, Y, err, W),
             # stable_step(y, U, P, Y, err, W, free, base, shifted, J, A, wr, wi, M, x, d, piv, out)
             "stable_step": (y, U, P, Y, err, W, i1, f1, f1, f2, f2, f1, f1, f2, f1, f1, i1, f1),
-            "engage_clutches": (y, U, P)}
+            "engage_clutches": (y, U, P),
+            # place_launch(y, P, R, u, ground_z)
+            "place_launch": (y, P, f2, types.int64, types.float64)}
     stability.stable_step.compile(sigs["stable_step"])
     drivetrain.engage_clutches.compile(sigs["engage_clutches"])
+    launch.place_launch.compile(sigs["place_launch"])
     modules = {"advance": integrator, "record": integrator, "stable_step": stability,
-               "engage_clutches": drivetrain}
+               "engage_clutches": drivetrain, "place_launch": launch}
     abi, irs, symbols = {"kernels": {}}, [], []
     for name, sig in sigs.items():
         kernel = getattr(modules[name], name)

@@ -16,10 +16,14 @@ answer to a change of it, found at build time by running the set-up for other va
 * ``stepSize`` is tunable: it is the integrator's step, checked at initialisation as
   ``engine.Simulation`` checks it (the contact limit of the meshes, the modes of the initial
   state, :mod:`engine.stability`);
-* any other parameter (one whose effect is not of these forms, a launch attitude whose
-  placement depends on the lowest point, a position when the start can meet another vehicle
-  or a barrier, any initial condition on a road other than flat ground) keeps its start
-  value: the runtime refuses another one, naming it.
+* a lead unit's launch attitude (``roll0``, ``pitch0``) on flat ground, for a vehicle of one
+  unit alone: the angles are such rows, and the unit is then placed on its lowest point by
+  the kernel the set-up runs (``engine.launch.place_launch``, from the unit's equilibrium
+  height: ``tune.launch``); the build checks at three values that the two together give the
+  set-up's state bit for bit;
+* any other parameter (one whose effect is not of these forms, a position when the start can
+  meet another vehicle or a barrier, any initial condition on a road other than flat ground)
+  keeps its start value: the runtime refuses another one, naming it.
 
 A parameter that the engine accepts only as zero for this event (the motion of a lead unit
 that tows, ``engine.setup.launch.motion_problems``) is refused with the engine's message.
@@ -33,7 +37,8 @@ from typing import NamedTuple
 import numpy as np
 
 from engine import layout as L
-from engine.setup.launch import MOTION_FIELDS
+from engine.launch import place_launch
+from engine.setup.launch import MOTION_FIELDS, launched
 from engine.setup.params import pack
 
 #: what the runtime does with a parameter (``tune.kind``)
@@ -45,6 +50,8 @@ OP_DIV, OP_MUL, OP_ADD, OP_ITEM = 0, 1, 2, 3
 TARGETS = ("y",) + tuple(f"P.{f}" for f in L.Model._fields)
 #: the body states that place a unit: a parameter that writes one moves the vehicle
 _PLACEMENT = (L.SX, L.SY, L.SZ, L.SPHI, L.STHETA, L.SPSI)
+#: the initial keys of a launch attitude (engine.setup.launch)
+_LAUNCH = ("roll0", "pitch0")
 #: how far from its start value each probe of a Real parameter goes (odd, so that no form
 #: other than the true one reproduces three of them bit for bit)
 _PROBES = (1.2345678901, -0.7654321987, 2.7182818285)
@@ -53,10 +60,13 @@ _PROBES = (1.2345678901, -0.7654321987, 2.7182818285)
 class Effects(NamedTuple):
     """Per variable (by value reference): ``kind`` (FIXED ...), and the rows (value reference,
     target, flat index, op, constant, item) the runtime applies; ``reasons`` says why a
-    parameter stays fixed (for docs/native.md and the build's log)."""
+    parameter stays fixed (for docs/native.md and the build's log); ``launch``, per unit whose
+    launch attitude is tunable: (unit, flat index of its Z in y, value reference of its roll0,
+    of its pitch0, its equilibrium Z, the ground's Z), placed after the rows."""
     kind: np.ndarray
     rows: np.ndarray
     reasons: dict
+    launch: np.ndarray
 
 
 def _arrays(model, y0) -> list:
@@ -150,7 +160,8 @@ def effects(event, sim, catalogue) -> Effects:
     flat = event.model.environment.terrain is None or event.model.environment.terrain.type == "flat"
     alone = len(event.vehicles()) == 1 and sim.model.P_BAR.shape[0] == 0
     towing = {vehicle[0] for vehicle in event.vehicles() if len(vehicle) > 1}
-    rows, owner = [], {}
+    rows, owner, launches = [], {}, {}
+    names = {v.name: v.value_reference for v in params}
     for v in params:
         source, index = v.binding
         vr = v.value_reference
@@ -160,7 +171,16 @@ def effects(event, sim, catalogue) -> Effects:
         if source == "initial" and index[1] in MOTION_FIELDS and index[0] in towing:
             kind[vr] = ZERO_ONLY
             continue
-        found = _effect(event, sim, v, base, ENUMERATIONS)
+        ignore, u = frozenset(), -1
+        if source == "initial" and index[1] in _LAUNCH and alone and flat:
+            # its unit's height is the placement's (checked below), not one of the rows
+            u = sim.unit_names.index(index[0])
+            ignore = frozenset({(0, lay.at("body", u) + L.SZ)})
+        found = _effect(event, sim, v, base, ENUMERATIONS, ignore)
+        if not isinstance(found, str) and ignore:
+            if u not in launches:
+                launches[u] = _launch_row(event, sim, lay, u, names)
+            found = _launch_problem(event, sim, v, found, launches[u]) or found
         if isinstance(found, str):
             reasons[v.name] = found
             continue
@@ -175,18 +195,56 @@ def effects(event, sim, catalogue) -> Effects:
             owner.setdefault((row[1], row[2]), set()).add(vr)
         rows += found
     shared = {vr for vrs in owner.values() if len(vrs) > 1 for vr in vrs}
-    names = {v.value_reference: v.name for v in params}
+    named = {v.value_reference: v.name for v in params}
     for vr in shared:         # two parameters writing one slot: the set-up combines them
         kind[vr] = FIXED
-        reasons[names[vr]] = "it writes a slot another parameter writes too"
+        reasons[named[vr]] = "it writes a slot another parameter writes too"
     rows = [r for r in rows if r[0] not in shared]
     table = np.array(rows, dtype=np.float64).reshape(-1, 6)
-    return Effects(kind, table, reasons)
+    launch = [row for row in launches.values()
+              if any(kind[int(vr)] == TUNABLE for vr in row[2:4])]
+    return Effects(kind, table, reasons, np.array(launch, dtype=np.float64).reshape(-1, 6))
 
 
-def _effect(event, sim, v, base, enumerations):
+def _launch_row(event, sim, lay, u, names) -> tuple:
+    """(unit, flat index of its Z, value references of its roll0 and pitch0, its Z at
+    equilibrium (the set-up's with both zero), the ground's Z): a row of ``tune.launch``."""
+    lead = sim.unit_names[u]
+    initial = copy.deepcopy(sim.initial)
+    initial[lead].update({key: 0.0 for key in _LAUNCH})
+    z = lay.at("body", u) + L.SZ
+    level = _setup(event, sim, initial=initial)[0]
+    return (u, z, names[f"{lead}.roll0"], names[f"{lead}.pitch0"], float(level[z]),
+            float(event.model.environment.ground_elevation))
+
+
+def _launch_problem(event, sim, v, rows, launch) -> str | None:
+    """None when the rows of the launch-attitude parameter ``v`` and the placement kernel give
+    the set-up's state bit for bit at three values (the runtime's order: the rows, the
+    equilibrium Z, then the placement when the unit is turned), else why not."""
+    u, z, _, _, z_level, ground = launch
+    lead, key = v.binding[1]
+    if any(t != 0 for _, t, _, _, _, _ in rows):
+        return "it changes a packed parameter besides the state"
+    for value in _probes(v, float(v.start)):
+        initial = copy.deepcopy(sim.initial)
+        initial[lead][key] = value
+        want = _setup(event, sim, initial=initial)[0]
+        y = np.array(sim.y, dtype=np.float64)
+        for _, _, k, op, c, _ in rows:
+            y[int(k)] = _apply(int(op), value, c)
+        y[int(z)] = z_level
+        if launched(initial[lead]):
+            place_launch(y, sim.model, np.zeros((3, 3)), int(u), ground)
+        if not np.array_equal(y, want, equal_nan=True):
+            return "the placement on the lowest point does not reproduce the set-up's state"
+    return None
+
+
+def _effect(event, sim, v, base, enumerations, ignore=frozenset()):
     """The effect rows of parameter ``v`` (value reference, target, flat index, op, constant,
-    item), or the reason it stays fixed."""
+    item), or the reason it stays fixed; the slots (target, flat index) in ``ignore`` are
+    left to the caller."""
     source, index = v.binding
     start = float(v.start)
 
@@ -217,7 +275,7 @@ def _effect(event, sim, v, base, enumerations):
     if len(probes) < 2:
         return "its range leaves no room to probe it"
     results = [(p, arrays_at(p)) for p in probes]
-    slots = sorted({s for _, arrays in results for s in _changed(base, arrays)})
+    slots = sorted({s for _, arrays in results for s in _changed(base, arrays)} - ignore)
     rows = []
     for t, k in slots:
         points = [(start, float(base[t].ravel()[k]))] + \
@@ -310,6 +368,8 @@ def tables(event, sim, catalogue) -> dict:
         "tune.stable": np.array([limit.h_max, limit.eigenvalue.real, limit.eigenvalue.imag,
                                  float(state), MIN_STEP_SIZE]),
         "tune.reasons": texts(reasons.get(v.name, "") for v in catalogue),
+        "tune.launch": found.launch,
+        "launch.R": np.zeros((3, 3)),
     }
     for name, a in kernel_work(sim.y.size, free).items():
         out[f"stab.{name}"] = a

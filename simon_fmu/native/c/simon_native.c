@@ -77,11 +77,13 @@ typedef struct {
     const int64_t *tune_kind;
     double *tune_value;
     const double *tune_lo, *tune_hi, *tune_rows, *tune_items, *tune_speed, *tune_stable;
-    int ntune_rows, ntune_items, ntune_speed, ntune_targets;
+    const double *tune_launch;          /* per unit: u, its Z in y, roll0, pitch0, Z level, ground Z */
+    int ntune_rows, ntune_items, ntune_speed, ntune_targets, ntune_launch;
     const char **tune_accepts, **tune_zero, **tune_zero_tail, **tune_texts, **tune_reasons;
     sn_array *tune_target[SN_MAX_TARGETS];
     sn_array *stab[SN_MAX_ARRAYS];      /* the step-size kernel's arguments */
     sn_array *eng[SN_MAX_ARRAYS];       /* engage_clutches' arguments */
+    sn_array *lau[SN_MAX_ARRAYS];       /* place_launch's arguments */
     int mutable_[SN_MAX_ARRAYS];        /* the arrays an FMU state holds */
     double step;                        /* the internal step (stepSize) */
     const char **tire_names, **state_names;
@@ -354,6 +356,11 @@ static const char *bind(sn_instance *c)
             snprintf(why, sizeof why, "the resources have no array %s", sn_engage_clutches_arrays[i]);
             return why;
         }
+    for (int i = 0; i < sn_place_launch_narrays; i++)
+        if ((c->lau[i] = find(c, sn_place_launch_arrays[i])) == NULL) {
+            snprintf(why, sizeof why, "the resources have no array %s", sn_place_launch_arrays[i]);
+            return why;
+        }
     for (int i = 0; i < sn_stable_step_narrays; i++)
         if ((c->stab[i] = find(c, sn_stable_step_arrays[i])) == NULL) {
             snprintf(why, sizeof why, "the resources have no array %s", sn_stable_step_arrays[i]);
@@ -376,7 +383,7 @@ static const char *bind(sn_instance *c)
                             "tire.names", "state.names", "P.P_TIRE", "tune.kind",
                             "tune.lo", "tune.hi", "tune.accepts", "tune.rows", "tune.targets",
                             "tune.zero", "tune.zero_tail", "tune.items", "tune.texts",
-                            "tune.speed", "tune.stable", "tune.reasons"};
+                            "tune.speed", "tune.stable", "tune.reasons", "tune.launch"};
     for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
         if (find(c, needed[i]) == NULL) {
             snprintf(why, sizeof why, "the resources have no array %s", needed[i]);
@@ -413,6 +420,9 @@ static const char *bind(sn_instance *c)
     c->ntune_items = ti->ndim == 2 && ti->shape[1] == 3 ? (int)ti->shape[0] : -1;
     c->tune_speed = (const double *)ts->init;
     c->ntune_speed = ts->ndim == 2 && ts->shape[1] == 3 ? (int)ts->shape[0] : -1;
+    sn_array *tl = find(c, "tune.launch");
+    c->tune_launch = (const double *)tl->init;
+    c->ntune_launch = tl->ndim == 2 && tl->shape[1] == 6 ? (int)tl->shape[0] : -1;
     c->tune_stable = (const double *)find(c, "tune.stable")->init;
     int na, nz, nzt, ntx;
     c->tune_accepts = strings(find(c, "tune.accepts"), &na);
@@ -430,7 +440,7 @@ static const char *bind(sn_instance *c)
     if (!targets_ok || !c->tune_accepts || !c->tune_zero || !c->tune_zero_tail || !c->tune_texts
             || !c->tune_reasons || nr != c->nvars || na != c->nvars || nz != c->nvars
             || nzt != c->nvars || c->ntune_rows < 0
-            || c->ntune_items < 0 || c->ntune_speed < 0
+            || c->ntune_items < 0 || c->ntune_speed < 0 || c->ntune_launch < 0
             || find(c, "var.value")->nitems != c->nvars || find(c, "tune.kind")->nitems != c->nvars
             || find(c, "tune.stable")->nitems != S_MIN_STEP + 1) {
         snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
@@ -751,6 +761,14 @@ static int setup_parameters(sn_instance *c, char *why, size_t size)
         case OP_MUL: *slot = k * v; break;
         case OP_ADD: *slot = v + k; break;
         default: if (v == row[5]) *slot = k; break;
+        }
+    }
+    for (int r = 0; r < c->ntune_launch; r++) {     /* engine.setup.launch.apply_motion */
+        const double *row = c->tune_launch + 6 * r;
+        c->y[(int64_t)row[1]] = row[4];             /* the unit level, at equilibrium */
+        if (c->tune_value[(int64_t)row[2]] != 0.0 || c->tune_value[(int64_t)row[3]] != 0.0) {
+            int64_t status = 0;                     /* turned: on its lowest point */
+            sn_call_place_launch(c->lau, (int64_t)row[0], row[5], &status);
         }
     }
     for (int64_t vr = 0; vr < c->nvars; vr++)

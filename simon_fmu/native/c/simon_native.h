@@ -36,5 +36,8 @@ int32_t sn_call_stable_step(sn_array *const *a, void *ret);
 extern const char *const sn_engage_clutches_arrays[];
 extern const int sn_engage_clutches_narrays;
 int32_t sn_call_engage_clutches(sn_array *const *a, void *ret);
+extern const char *const sn_place_launch_arrays[];
+extern const int sn_place_launch_narrays;
+int32_t sn_call_place_launch(sn_array *const *a, int64_t u, double ground_z, void *ret);
 
 #endif

@@ -1,0 +1,57 @@
+"""The launch placement (kernel): a unit turned to a launch attitude touches the ground.
+
+A lead unit started at a roll or pitch (``units[i].initial``: roll, pitch; the FMU parameters
+``<unit>.roll0``, ``<unit>.pitch0``) keeps its wheels' equilibrium travel and is lowered or
+raised so that its lowest tire or exterior-mesh vertex just touches flat ground (a tire at
+zero deflection): a launch, not an equilibrium (``engine.setup.launch`` sets the attitude and
+motion; docs/limitations.md). A kernel, so that the native FMU places a launch set at
+initialisation with the same arithmetic as the set-up.
+"""
+import math
+
+from .jit import njit
+from .kinematics import euler_trig, rotation_vehicle_to_earth
+from .layout import (CO_NV, CO_V0, N_BODY, N_WHEEL_STATE, SPHI, SPSI, STHETA, SZ, T_DY, T_RU,
+                     U_NWHEELS, U_WHEEL0, W_NTIRES, W_TIRE0, W_X, W_Y0, W_Z0, WZ, state_bases)
+
+
+@njit
+def lowest_point(y, P, R, u):
+    """The earth Z (down +) of unit u's lowest point in the state y: of its tires, each the
+    circle of its unloaded radius in its wheel plane about its centre at the wheel's travel
+    (unsteered), and of its exterior mesh's vertices (Eq. 53: R, a 3x3 scratch, receives the
+    unit's rotation)."""
+    o = N_BODY * u
+    rotation_vehicle_to_earth(*euler_trig(y[o + SPHI], y[o + STHETA], y[o + SPSI]), R)
+    Z = y[o + SZ]
+    # the wheel plane's direction nearest the ground's normal: down - (axle . down) axle, of
+    # length cos(inclination); the tire's lowest point lies its radius along it
+    ax, ay, az = R[0, 1], R[1, 1], R[2, 1]
+    ix, iy, iz = 0.0 - az * ax, 0.0 - az * ay, 1.0 - az * az
+    cos_incl = math.sqrt(ix * ix + iy * iy + iz * iz)
+    wheel_base = state_bases(P)[0]
+    P_WHEEL, P_TIRE = P.P_WHEEL, P.P_TIRE
+    low = -math.inf
+    w0 = int(P.P_UNIT[u, U_WHEEL0])
+    for w in range(w0, w0 + int(P.P_UNIT[u, U_NWHEELS])):
+        dz = y[wheel_base + N_WHEEL_STATE * w + WZ]
+        t0 = int(P_WHEEL[w, W_TIRE0])
+        for t in range(t0, t0 + int(P_WHEEL[w, W_NTIRES])):
+            cz = (R[2, 0] * P_WHEEL[w, W_X] + R[2, 1] * (P_WHEEL[w, W_Y0] + P_TIRE[t, T_DY])
+                  + R[2, 2] * (P_WHEEL[w, W_Z0] + dz))
+            low = max(low, Z + cz + P_TIRE[t, T_RU] * cos_incl)
+    v0, nv = int(P.P_COLL[u, CO_V0]), int(P.P_COLL[u, CO_NV])
+    if nv > 0:
+        CV = P.CV
+        top = -math.inf
+        for v in range(v0, v0 + nv):
+            top = max(top, R[2, 0] * CV[v, 0] + R[2, 1] * CV[v, 1] + R[2, 2] * CV[v, 2])
+        low = max(low, Z + top)
+    return low
+
+
+@njit
+def place_launch(y, P, R, u, ground_z):
+    """Raise or lower unit u in the state y so that its lowest point (:func:`lowest_point`)
+    is at earth Z ``ground_z`` (down +)."""
+    y[N_BODY * u + SZ] += ground_z - lowest_point(y, P, R, u)
