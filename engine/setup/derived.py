@@ -29,6 +29,7 @@ from ..aerodynamics import air_density as _air_density
 from ..tire import properties
 from .equilibrium import static_state
 from .model import typed_event, typed_unit
+from .pack.steering import axle_ratio
 from .payload import sprung_properties
 from .tire_properties import pack_partial_derivatives
 
@@ -241,20 +242,42 @@ def rolling_radius(event, unit: Optional[str] = None, driven_only: bool = False)
 def understeer_gradient(event, unit: Optional[str] = None) -> float:
     """The steady-state bicycle model's understeer gradient of the unit, rad per m/s^2 of
     lateral acceleration: ``K = m_f / C_f - m_r / C_r``, ``m_f``, ``m_r`` the static load on
-    the steered and the other axles as mass, ``C_f``, ``C_r`` the sums of their tires'
-    cornering stiffness at their static loads (the tire table at its lowest test speed; a tire
-    by partial derivatives at its reference speed)."""
+    the axles ahead of and behind the sprung-mass CG as mass, ``C_f``, ``C_r`` the sums of
+    their tires' cornering stiffness at their static loads (the tire table at its lowest test
+    speed; a tire by partial derivatives at its reference speed). The gradient is the
+    vehicle's whatever its axles steer: which do is :func:`bicycle_steering_ratio`'s."""
     model = typed_event(event)
     g = model.environment.gravity
     mass, stiffness = {True: 0.0, False: 0.0}, {True: 0.0, False: 0.0}
     for axle, tire, load, _ in static_wheels(model, unit):
         tires = 2 if axle.dual else 1
-        steered = bool(axle.steered)
-        mass[steered] += tires * load / g
-        stiffness[steered] += tires * cornering_stiffness(tire, load)
+        front = axle.x > 0.0
+        mass[front] += tires * load / g
+        stiffness[front] += tires * cornering_stiffness(tire, load)
     if not (stiffness[True] > 0 and stiffness[False] > 0):
-        raise ValueError("the understeer gradient needs a steered and an unsteered axle")
+        raise ValueError("the understeer gradient needs axles ahead of and behind the CG")
     return mass[True] / stiffness[True] - mass[False] / stiffness[False]
+
+
+def bicycle_steering_ratio(unit) -> float:
+    """The steering-wheel angle per radian of the bicycle model's steer, ``1 / (d_f - d_r)``:
+    ``d_f``, ``d_r`` the mean steer per radian at the steering wheel of the axles ahead of and
+    behind the sprung-mass CG (an axle's 1 / its gear ratio, ``engine.setup.pack.steering
+    .axle_ratio``; 0 for one not steered): the front axle's ratio for a car that steers it
+    alone; a rear axle steered in phase (a ratio of the front's sign) lowers the yaw gain,
+    one in counter-phase raises it. A unit whose axles steer its front and rear alike has
+    no such ratio (its wheels crab)."""
+    u = typed_unit(unit)
+    steer = {True: [], False: []}
+    for axle in u.axles:
+        steer[axle.x > 0.0].append(1.0 / axle_ratio(u, axle) if axle.steered else 0.0)
+    if not steer[True] or not steer[False]:
+        raise ValueError("the bicycle model needs axles ahead of and behind the CG")
+    net = float(np.mean(steer[True]) - np.mean(steer[False]))
+    if net == 0.0:
+        raise ValueError("the unit steers its front and rear axles alike (crab steering): the "
+                         "steering wheel gives no yaw response to steer by")
+    return 1.0 / net
 
 
 def cornering_stiffness(tire, load: float) -> float:

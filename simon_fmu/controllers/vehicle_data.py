@@ -13,13 +13,16 @@ runs on those values; an importer may still set other ones.
 - The *final drive ratio* is the differential's ratio; with a differential gear table (a
   two-speed axle) its first entry, the differential gear the vehicle FMU starts in
   (``differentialGear`` = 1): the driver shifts the transmission, not the axle.
-- The *steering ratio* is that of the first steered axle (its ``steering_gear_ratio``, or the
-  unit's ``steering.gear_ratio``): the driver steers by the front wheels. The driver turns the
+- The *steering ratio* is the bicycle model's: the steering-wheel angle per radian of the
+  front axles' steer less the rear axles' (ahead of and behind the CG; an axle's own
+  ``steering_gear_ratio``, or the unit's ``steering.gear_ratio``), so the front axle's ratio
+  for a car that steers it alone, and a car whose rear axle steers too is steered by its net
+  yaw gain (``engine.setup.derived.bicycle_steering_ratio``). The driver turns the
   steering wheel, so a unit with the steering option At Axle (``steering.input`` "at_axle",
   which reads each wheel's ``steerAngle`` instead) does not follow it.
 - The *understeer gradient* is the steady-state bicycle model's
   ``K = m_f / C_f - m_r / C_r`` (rad per m/s^2 of lateral acceleration): ``m_f``, ``m_r`` the
-  static load on the steered and the other axles as mass, ``C_f``, ``C_r`` the sums of their
+  static load on the axles ahead of and behind the CG as mass, ``C_f``, ``C_r`` the sums of their
   tires' cornering stiffness at their static loads (the tire table at its lowest test speed).
 
 Both, and the wheelbase and the body's front, are computed in :mod:`engine.setup.derived`, as
@@ -31,7 +34,6 @@ from typing import NamedTuple, Optional
 
 import engine
 from engine.setup import derived
-from engine.setup.pack.steering import axle_ratio
 
 
 class VehicleBody(NamedTuple):
@@ -92,8 +94,7 @@ def driver_starts(event: "engine.Event", unit: Optional[str] = None) -> dict:
     u = unit_data(event, unit)
     drivetrain = u.drivetrain
     return {"wheelbase": wheelbase(event, unit),
-            "steeringRatio": next((axle_ratio(u, a) for a in u.axles if a.steered),
-                                  float(u.steering.gear_ratio)),
+            "steeringRatio": derived.bicycle_steering_ratio(u),
             "understeerGradient": understeer_gradient(event, unit),
             "tireRadius": rolling_radius(event, unit, driven_only=True),
             "finalDriveRatio": derived.differential_ratios(drivetrain)[0],
