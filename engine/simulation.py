@@ -139,7 +139,7 @@ class Simulation:
                     vals[k] = float(v)
             init[unit.name] = vals
         problems += motion_problems(event, init)
-        modes = self._steering_modes(event, steering_modes or {}, problems)
+        modes = self.steering_modes_of(event, steering_modes or {}, problems)
         if problems:
             raise EventError(problems)
         self.event = event
@@ -219,7 +219,7 @@ class Simulation:
         self._check_step_size()
 
     @staticmethod
-    def _steering_modes(event, modes, problems):
+    def steering_modes_of(event, modes, problems):
         """Every steering system's mode name: the event's, or that of ``modes`` (a name or a
         code); what is not accepted is added to ``problems``."""
         names = event.steering_unit_names()
@@ -269,6 +269,8 @@ class Simulation:
         try:
             with says_when_slow(COMPILING):      # the first evaluation compiles the model
                 limit = stable_step(self)
+            #: the step-size limit at the initial state (engine.setup.stability.StableStep)
+            self.step_limit = limit
         except (ValueError, np.linalg.LinAlgError) as exc:
             raise EventError([f"the event cannot be integrated: {exc}"]) from None
         if not self.step_size <= limit.h_max:

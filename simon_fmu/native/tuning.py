@@ -306,7 +306,7 @@ def tables(event, sim, catalogue) -> dict:
     from engine import Simulation
     from engine.setup.event import MIN_STEP_SIZE
     from engine.setup.launch import motion_problems
-    from engine.setup.stability import contact_step, stable_step, kernel_work
+    from engine.setup.stability import contact_step, kernel_work
     from model_description.catalogue import ENUMERATIONS
     from simon_fmu.runtime.protocol import _accepts
     from .resources import texts
@@ -339,7 +339,7 @@ def tables(event, sim, catalogue) -> dict:
         if v.type == "Enumeration" and kind[vr] == TUNABLE:
             for item in range(1, len(ENUMERATIONS[v.declared_type].items) + 1):
                 problems = []
-                Simulation._steering_modes(event, {index[0]: item}, problems)
+                Simulation.steering_modes_of(event, {index[0]: item}, problems)
                 if problems:
                     item_rows.append((vr, item, len(messages)))
                     messages.append("; ".join(problems))
@@ -350,7 +350,7 @@ def tables(event, sim, catalogue) -> dict:
             speed_rows.append((vr, limit, len(messages)))
             messages.append(what)
     # the step-size check: the build's limit, and the kernel's arrays
-    limit = stable_step(sim)
+    limit = sim.step_limit               # the simulation's check found it at this state
     free = np.asarray(limit.free, dtype=np.int64)
     state = int(free[limit.column]) if limit.column >= 0 else -1
     # the arrays the rows write (each a float64 array of the kernels' arguments), renumbered
