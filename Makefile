@@ -13,14 +13,13 @@ SOURCES := $(shell find engine model_description simon_fmu -name '*.py' -o -name
 setup:
 	@bash tools/setup_system.sh
 
-# The environment is re-created only when pyproject.toml changes. --no-compile: Python writes
-# the bytecode of the modules it imports when it first imports them, not of every installed file.
+# The environment is re-created only when pyproject.toml changes.
 .venv: $(STAMP)
 
 $(STAMP): pyproject.toml
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --no-compile -e '.[test]'
+	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
 $(FMU): $(STAMP) $(SOURCES)
