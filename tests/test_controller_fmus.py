@@ -6,6 +6,7 @@ import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import fmi2Error
 
 from conftest import ROOT, renamed_event
+from support import fmus
 from support.sedan import axle_tire, cornering_stiffness, lever_loads
 
 H = 0.01
@@ -21,10 +23,12 @@ G = 9.80665
 
 
 def _build_controller(command: str, output, event_file):
-    """Build a controller FMU for ``event_file`` the way a user does, in its own process."""
-    subprocess.run([sys.executable, "-m", "simon_fmu", command, str(event_file), "-o",
-                    str(output)], check=True, cwd=ROOT, capture_output=True)
-    return output
+    """Build a controller FMU for ``event_file`` the way a user does, in its own process,
+    once for all sessions with the same sources and event (tests/support/fmus.py)."""
+    def make(path):
+        subprocess.run([sys.executable, "-m", "simon_fmu", command, str(event_file), "-o",
+                        str(path)], check=True, cwd=ROOT, capture_output=True)
+    return fmus.cached(fmus.command_key(command, Path(event_file).read_text()), output, make)
 
 
 def _initialising(instance, fmu):

@@ -241,11 +241,18 @@ def fmpy_venv(tmp_path_factory) -> Path:
     Python, installed from the package registries."""
     if not os.access(FOREIGN_PYTHON, os.X_OK):
         pytest.skip(f"{FOREIGN_PYTHON} is needed for a foreign Python host")
-    venv = tmp_path_factory.mktemp("fmpy-only") / "venv"
-    subprocess.run([FOREIGN_PYTHON, "-m", "venv", str(venv)], check=True, capture_output=True)
-    done = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "fmpy", "numpy<2"],
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, f"pip install fmpy failed:\n{done.stderr[-3000:]}"
+    requirements = ("fmpy", "numpy<2")
+
+    def make(venv: Path) -> None:
+        subprocess.run([FOREIGN_PYTHON, "-m", "venv", str(venv)], check=True,
+                       capture_output=True)
+        done = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", *requirements],
+                              capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, f"pip install fmpy failed:\n{done.stderr[-3000:]}"
+    # made once for all sessions with the same sources (tests/support/fmus.py)
+    version = subprocess.run([FOREIGN_PYTHON, "--version"], capture_output=True,
+                             text=True).stdout.strip()
+    venv = fmus.cached_folder(fmus.key("fmpy-only venv", version, *requirements), make)
     return venv / "bin" / "python"
 
 

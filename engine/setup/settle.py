@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import layout as L
 from .errors import EventError
+from ..jit import compiled_entry
 from ..kinematics import euler_trig, rotation_vehicle_to_earth
 from ..signals import INPUT_LIMITS
 from ..terrain import surface
@@ -299,11 +300,15 @@ def _derivative(model, u_wheel, n):
                   np.zeros((int(np.sum(model.P_UNIT[:, L.U_STEER_SLOT] >= 0)), len(L.STEERING_OUTPUTS))))
     W = L.new_work(model)
     err = np.zeros(2, dtype=np.int64)
+    kernel = []     # record's entry point for these arrays, once the first state is known
 
     def evaluate(y):
         dy = np.zeros(n)
         err[:] = 0
-        record(y, dy, U, model, Y, err, W)
+        args = (np.ascontiguousarray(y, dtype=np.float64), dy, U, model, Y, err, W)
+        if not kernel:
+            kernel.append(compiled_entry(record, args))
+        kernel[0](*args)
         return dy, Y.y_tire.copy()
     return evaluate
 

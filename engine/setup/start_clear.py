@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import layout as L
 from ..collision import EDGE
+from ..jit import compiled_entry
 from .settle import _rotation
 from ..terrain import surface
 
@@ -52,9 +53,15 @@ def _road_depth(model, u_wheel, u, pts, R, cg):
     the road under that wheel's centre, as ``engine.collision.environment_pairs`` meets it."""
     w = int(model.P_UNIT[u, L.U_WHEEL0])
     foot = cg + R @ np.array([model.P_WHEEL[w, L.W_X], model.P_WHEEL[w, L.W_Y0], 0.0])
+    fx, fy = float(foot[0]), float(foot[1])
     depth = np.full(len(pts), -np.inf)
-    for i, (X, Y, Z) in enumerate(pts):
-        found, z, _, _, nz = surface(model, u_wheel, w, foot[0], foot[1], X, Y)[:5]
+    if len(pts) == 0:
+        return depth
+    # the kernel's entry point for these arrays: a call through numba's dispatcher would work
+    # out the type of every array of the model again for each of the hundreds of points
+    road = compiled_entry(surface, (model, u_wheel, w, fx, fy, 0.0, 0.0))
+    for i, (X, Y, Z) in enumerate(pts.tolist()):
+        found, z, _, _, nz = road(model, u_wheel, w, fx, fy, X, Y)[:5]
         if found:
             depth[i] = (Z - z) * nz
     return depth

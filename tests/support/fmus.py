@@ -92,7 +92,7 @@ def _locked(path: Path):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _key(*parts: str) -> str:
+def key(*parts: str) -> str:
     return hashlib.sha256("\0".join((sources_digest(),) + parts).encode()).hexdigest()[:24]
 
 
@@ -104,13 +104,19 @@ def vehicle_key(event_file: Optional[Path], model_identifier: str = "SimonCar",
     event = engine.load_event(event_file)
     files = [hashlib.sha256(Path(p).read_bytes()).hexdigest()
              for p in resource_files(event).values()]
-    return _key("vehicle", model_identifier, library, fmu_event_json(event), *files)
+    return key("vehicle", model_identifier, library, fmu_event_json(event), *files)
+
+
+def command_key(command: str, event: str) -> str:
+    """The key of the FMU ``python -m simon_fmu <command> EVENT`` builds from the event text
+    ``event`` (a command-line build in its own process, as a user runs it)."""
+    return key("command", command, event)
 
 
 def standalone_key(command: str) -> str:
     """The key of the standalone FMU ``python -m simon_fmu <command> --standalone`` builds
     (it carries this interpreter and the packages named in :func:`_sources_digest`)."""
-    return _key("standalone", command, sys.base_prefix)
+    return key("standalone", command, sys.base_prefix)
 
 
 def cached(key: str, output: Path, make) -> Path:
@@ -134,6 +140,20 @@ def cached(key: str, output: Path, make) -> Path:
     return output
 
 
+def cached_folder(key: str, make) -> Path:
+    """The folder ``key`` of the cache, made in place with ``make(path)`` when no session
+    has (for what cannot move once made, as a virtual environment)."""
+    folder = cache_dir() / key
+    done = folder / ".complete"
+    if not done.is_file():
+        with _locked(cache_dir() / f"{key}.lock"):
+            if not done.is_file():
+                shutil.rmtree(folder, ignore_errors=True)    # a session stopped half-way
+                make(folder)
+                done.write_text(key + "\n")
+    return folder
+
+
 def vehicle(event_file: Optional[Path], output: Path, warm_cache: bool = False,
             **options) -> Path:
     """The vehicle FMU of ``event_file`` (None: the default car) at ``output``, as
@@ -154,7 +174,7 @@ def controller(kind: str, output: Path, event_file: Optional[Path] = None) -> Pa
     from simon_fmu.controllers import build as controllers
     builder = {"driver": controllers.build_driver, "abs": controllers.build_abs}[kind]
     event = "" if event_file is None else Path(event_file).read_text()
-    return cached(_key("controller", kind, event), output,
+    return cached(key("controller", kind, event), output,
                   lambda path: builder(event_file, path))
 
 
