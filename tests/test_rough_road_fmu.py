@@ -45,9 +45,15 @@ SEED = 1
 T_END = SETTLE + PERIOD / SPEED + 0.2
 
 
+#: the road of each class and its file, written once a session
+_ROADS: dict = {}
+
+
 def _road_fmu(fmu_dir, road_class: str, friction: bool = True):
-    road = rough_road(road_class, LENGTH, SEED, period=PERIOD)
-    crg = write_crg(fmu_dir / f"rough_{road_class}.crg", road, LENGTH)
+    if road_class not in _ROADS:
+        road = rough_road(road_class, LENGTH, SEED, period=PERIOD)
+        _ROADS[road_class] = road, write_crg(fmu_dir / f"rough_{road_class}.crg", road, LENGTH)
+    road, crg = _ROADS[road_class]
     data = event_data()
     data["environment"]["terrain"] = {"type": "crg", "file": str(crg),
                                       "origin": [-START, 0.0, 0.0]}
