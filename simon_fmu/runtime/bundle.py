@@ -14,19 +14,18 @@ numba's cache index refer to the same lines as the sources.
 from __future__ import annotations
 
 import ast
-import hashlib
 import importlib.util
 from pathlib import Path
 
+from .entry import ENGINE_FILES, digest, package_files  # noqa: F401 - digest is part of this module
+
 #: The project's packages an FMU needs at run time, and which of their files it takes.
 RUNTIME = {
-    "engine": ("**/*.py", "data/*.json"),
+    "engine": ENGINE_FILES,
     "model_description": ("*.py",),
     "simon_fmu": ("__init__.py", "vehicle/__init__.py", "vehicle/slave.py",
                   "runtime/__init__.py", "runtime/protocol.py", "runtime/exit_guard.py"),
 }
-#: Bumped whenever the rewriting below changes what it writes.
-_REWRITE_VERSION = b"1"
 
 
 class BundleError(Exception):
@@ -48,22 +47,8 @@ def runtime_files(runtime: dict | None = None) -> list[tuple[str, Path]]:
     """
     files = {}
     for name, patterns in (RUNTIME if runtime is None else runtime).items():
-        root = package_dir(name)
-        for pattern in patterns:
-            for path in root.glob(pattern):
-                if path.is_file() and "__pycache__" not in path.parts:
-                    files[f"{name}/{path.relative_to(root).as_posix()}"] = path
+        files.update(package_files(name, package_dir(name), patterns))
     return sorted(files.items())
-
-
-def digest(files: list[tuple[str, Path]]) -> str:
-    """A short content hash of the bundled files (names and bytes)."""
-    h = hashlib.sha256(_REWRITE_VERSION)
-    for rel, path in files:
-        data = path.read_bytes()
-        h.update(f"{rel}\0{len(data)}\0".encode())
-        h.update(data)
-    return h.hexdigest()[:16]
 
 
 #: rewritten sources by (source, names, file name): every build of one process stages the same

@@ -15,18 +15,83 @@ folder cannot be written, the package is imported from the resources folder itse
 standalone FMU (``resources/standalone/``, see docs/standalone.md) always imports its packages
 in place: its compiled kernels are found by content, not by file times, and it writes nothing.
 
+A development FMU run where the project's own ``engine`` package is importable with exactly
+the files its bundled engine was made from (the repository it was built in, unedited since)
+takes that package instead of its copy (:func:`development_engine`): one compile of the kernels
+serves the repository and its FMUs, and a process that uses both holds one engine, not two.
+
 The project's FMI library (:mod:`simon_fmu.runtime.fmi2_library`) imports this file once per process,
 as ``resources/slavemodule.txt`` names it. pythonfmu 0.7.0's library (``build --library
 pythonfmu``) runs it again for every instance; the second time it only looks the package
 up in ``sys.modules``.
 """
+import hashlib
+import importlib
 import importlib.util
 import os
+import pkgutil
 import shutil
 import sys
 import threading
 import types
 from pathlib import Path
+
+
+#: The engine's files an FMU bundles (patterns under the package's folder).
+ENGINE_FILES = ("**/*.py", "data/*.json")
+#: The version of the import rewriting of simon_fmu.runtime.bundle, which the digests cover:
+#: bumped whenever the rewriting changes what it writes.
+REWRITE_VERSION = b"1"
+
+
+def package_files(name: str, root: Path, patterns) -> dict:
+    """{path in the bundle (``name/...``): source file} for the files of the package folder
+    ``root`` that match ``patterns``."""
+    files = {}
+    for pattern in patterns:
+        for path in root.glob(pattern):
+            if path.is_file() and "__pycache__" not in path.parts:
+                files[f"{name}/{path.relative_to(root).as_posix()}"] = path
+    return files
+
+
+def digest(files) -> str:
+    """A short content hash of bundled files, (path in the bundle, source file) pairs sorted
+    by path: their names and bytes, and the rewriting's version."""
+    h = hashlib.sha256(REWRITE_VERSION)
+    for rel, path in files:
+        data = path.read_bytes()
+        h.update(f"{rel}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.hexdigest()[:16]
+
+
+def development_engine(name: str):
+    """The importable package ``engine`` when its files are those the bundled engine ``name``
+    (``simon_engine_<digest>``) was made from, imported with every module of it, each also
+    under the bundled name (so that the bundled slave's imports find it); else None.
+
+    The engine's modules import each other only relatively, so a bundled copy is the files
+    themselves: the same digest is the same code. A folder named ``engine`` with other files
+    (another version, or another project's package) gives another digest and is not taken."""
+    prefix = "simon_engine_"
+    if not name.startswith(prefix) or os.environ.get("SIMON_FMU_BUNDLED_ENGINE"):
+        return None
+    try:
+        spec = importlib.util.find_spec("engine")
+        roots = list(spec.submodule_search_locations or []) if spec else []
+        if len(roots) != 1 or digest(sorted(package_files(
+                "engine", Path(roots[0]), ENGINE_FILES).items())) != name[len(prefix):]:
+            return None
+        package = importlib.import_module("engine")
+        for info in pkgutil.walk_packages(package.__path__, "engine."):
+            importlib.import_module(info.name)
+    except Exception:  # noqa: BLE001 - the bundled copy serves instead
+        return None
+    for key, module in list(sys.modules.items()):
+        if key == "engine" or key.startswith("engine."):
+            sys.modules[name + key[len("engine"):]] = module
+    return package
 
 
 def cache_root() -> Path:
@@ -82,6 +147,10 @@ def load_package(resources: Path, name: str):
 def _load_package(resources: Path, name: str):
     if name in sys.modules:
         return sys.modules[name]
+    if not (resources / "standalone").is_dir():
+        shared = development_engine(name)
+        if shared is not None:
+            return shared
     location = resources / name if (resources / "standalone").is_dir() \
         else stable_copy(resources / name, name)
     spec = importlib.util.spec_from_file_location(

@@ -201,22 +201,25 @@ def builds() -> list[str]:
 
 _COMPILE_IN_TREE = ("import engine; s = engine.Simulation(engine.load_event()); "
                     "s.advance(1.5 * s.step_size)")
-_BUILD_CAR = ("import sys; sys.path.insert(0, sys.argv[1]); from support import fmus; "
-              "fmus.vehicle(None, fmus.cache_dir() / 'warm-up' / 'SimonCar.fmu', "
-              "warm_cache=True)")
+_COMPILE_NATIVE = ("import tempfile; from pathlib import Path; "
+                   "from simon_fmu.native.build import build_native; "
+                   "build_native(None, Path(tempfile.mkdtemp()) / 'SimonCar.fmu', "
+                   "log=lambda text: None, platforms='linux64')")
 
 
 def warm_up() -> None:
     """Compile the engine once before the test workers start: the in-tree engine (by a run of
-    the default car) and, at the same time, the FMU's bundled copy (by the build of the
-    default car, which runs it where the FMU imports it from). Each in its own process, so
-    that the two compile on two cores; a warm cache makes both quick."""
+    the default car), which the development FMUs run too (simon_fmu.runtime.entry,
+    development_engine), and, at the same time, the native FMU's kernels for the generic CPU
+    (by a native build of the default car, Linux x86-64 only: its kernels are kept in the
+    user cache). Each in its own process, so that the two compile on two cores; a warm cache
+    makes both quick."""
     import subprocess
     prune()
     tests = str(Path(__file__).resolve().parents[1])
     runs = [subprocess.Popen([sys.executable, "-c", code, tests], cwd=ROOT,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            for code in (_COMPILE_IN_TREE, _BUILD_CAR)]
+            for code in (_COMPILE_IN_TREE, _COMPILE_NATIVE)]
     from simon_fmu.tools.report import says_when_slow
     with says_when_slow("compiling the engine before the test workers start (several minutes "
                         "the first time on 2 cores; cached for later runs) ..."):
