@@ -2,10 +2,15 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import textwrap
 import zipfile
+from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
 from simon_fmu.runtime import bundle, entry
 
 
@@ -97,3 +102,43 @@ def test_stable_copy_falls_back_to_the_resources(tmp_path, monkeypatch):
 def test_unrewritable_source_is_an_error(source):
     with pytest.raises(bundle.BundleError):
         bundle.rewrite_imports(source, {"engine": "simon_engine_e"})
+
+
+def test_a_development_fmu_takes_the_repositorys_engine_while_its_files_are_the_same(car_fmu):
+    """In this environment the FMU's bundled engine is the repository's files: the FMU runs
+    the package ``engine`` itself, every module of it also under the bundled name, so that one
+    compile serves both and a process holds one engine."""
+    script = textwrap.dedent("""
+        import sys
+        from fmpy import simulate_fmu
+        result = simulate_fmu(sys.argv[1], stop_time=0.05, output=["car.u"])
+        import engine
+        bundled = sorted(k for k in sys.modules if k.startswith("simon_engine_"))
+        top = bundled[0]
+        same = all(sys.modules[k] is sys.modules["engine" + k[len(top):]] for k in bundled)
+        print(top, len(bundled), same, engine.__file__)
+    """)
+    done = subprocess.run([sys.executable, "-c", script, str(car_fmu)], capture_output=True,
+                          text=True, timeout=300, cwd=car_fmu.parent)
+    assert done.returncode == 0, done.stderr[-3000:]
+    top, count, same, path = done.stdout.split()
+    with zipfile.ZipFile(car_fmu) as z:
+        shipped = {n.split("/")[1] for n in z.namelist() if n.startswith("resources/simon_engine_")}
+    assert shipped == {top}
+    modules = [rel for rel, _ in bundle.runtime_files({"engine": entry.ENGINE_FILES})
+               if rel.endswith(".py")]
+    assert same == "True" and int(count) == len(modules)     # every module, under both names
+    assert Path(path) == ROOT / "engine" / "__init__.py"
+
+
+def test_the_repositorys_engine_is_taken_only_for_its_own_digest(monkeypatch):
+    import engine
+    files = bundle.runtime_files({"engine": entry.ENGINE_FILES})
+    own = "simon_engine_" + bundle.digest(files)
+    assert entry.development_engine("simon_engine_" + "0" * 16) is None     # other files
+    assert entry.development_engine("simon_" + bundle.digest(files)) is None   # not an engine
+    monkeypatch.setenv("SIMON_FMU_BUNDLED_ENGINE", "1")
+    assert entry.development_engine(own) is None
+    monkeypatch.delenv("SIMON_FMU_BUNDLED_ENGINE")
+    assert entry.development_engine(own) is engine
+    assert sys.modules[own + ".setup.event"] is sys.modules["engine.setup.event"]
