@@ -201,19 +201,22 @@ def builds() -> list[str]:
 
 _COMPILE_IN_TREE = ("import engine; s = engine.Simulation(engine.load_event()); "
                     "s.advance(1.5 * s.step_size)")
-_COMPILE_NATIVE = ("import tempfile; from pathlib import Path; "
-                   "from simon_fmu.native.build import build_native; "
-                   "build_native(None, Path(tempfile.mkdtemp()) / 'SimonCar.fmu', "
-                   "log=lambda text: None, platforms='linux64')")
+#: the native FMU's kernels for the generic CPU, as a native build of the default car compiles
+#: them (simon_fmu.native.build.kernel_ir, kept in the user cache); the set-up that gives their
+#: argument types runs as Python here, so that this process compiles nothing of the in-tree
+#: engine that the other one compiles at the same time
+_COMPILE_NATIVE = ("import os; os.environ['NUMBA_DISABLE_JIT'] = '1'; import engine, numba; "
+                   "from simon_fmu.native.build import kernel_args, kernel_ir; "
+                   "s = engine.Simulation(engine.load_event()); "
+                   "kernel_ir(tuple(numba.typeof(a) for a in kernel_args(s)), log=lambda t: None)")
 
 
 def warm_up() -> None:
     """Compile the engine once before the test workers start: the in-tree engine (by a run of
     the default car), which the development FMUs run too (simon_fmu.runtime.entry,
     development_engine), and, at the same time, the native FMU's kernels for the generic CPU
-    (by a native build of the default car, Linux x86-64 only: its kernels are kept in the
-    user cache). Each in its own process, so that the two compile on two cores; a warm cache
-    makes both quick."""
+    (:data:`_COMPILE_NATIVE`). Each in its own process, so that the two compile on two cores;
+    a warm cache makes both quick."""
     import subprocess
     prune()
     tests = str(Path(__file__).resolve().parents[1])
