@@ -214,3 +214,27 @@ def test_gallaway_needs_the_texture_depth_of_a_crg_road(tmp_path):
     data["environment"]["terrain"]["texture_depth"] = 0.0008
     ev = engine.load_event(data, base=tmp_path)
     assert ev.terrain_mesh.TR_MATP[1].tolist() == [1.0, 0.002, 0.0008]
+
+
+def test_a_road_read_again_from_the_same_bytes_is_a_copy_and_new_bytes_are_read(tmp_path,
+                                                                                monkeypatch):
+    from engine.setup import event as event_module
+    from engine.setup import meshes
+    reads = []
+    real = meshes.load_mesh
+    monkeypatch.setattr(meshes, "load_mesh", lambda *a, **k: reads.append(a) or real(*a, **k))
+    monkeypatch.setattr(event_module, "_ROADS", {})
+    data = mesh_event(tmp_path, file=str(tmp_path / "road.obj"))
+    first, second = engine.load_event(data), engine.load_event(copy.deepcopy(data))
+    assert len(reads) == 1                      # the same bytes and arguments: read once
+    for a, b in zip(first.terrain_mesh, second.terrain_mesh):
+        if hasattr(a, "shape"):
+            assert a is not b and a.tolist() == b.tolist()   # each event its own arrays
+    first.terrain_mesh.TR_MATP[1, 0] = 0.1      # what one instance does stays its own
+    assert engine.load_event(copy.deepcopy(data)).terrain_mesh.TR_MATP[1, 0] == 0.5
+    other = copy.deepcopy(data)
+    other["environment"]["terrain"]["materials"]["wet"]["friction_multiplier"] = 0.7
+    assert engine.load_event(other).terrain_mesh.TR_MATP[1, 0] == 0.7 and len(reads) == 2
+    (tmp_path / "road.obj").write_text(SQUARE_OBJ.format(z=-1.0, material="wet"))
+    assert engine.load_event(copy.deepcopy(data)).terrain_mesh.TR_TRI[0, 2] == -1.0
+    assert len(reads) == 3                      # new bytes: read again

@@ -7,11 +7,14 @@ in one :class:`EventError` whose ``problems`` list names each field and what it 
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import math
 import os
 from dataclasses import dataclass
 from typing import List, Optional
+
+import numpy as np
 
 from ..aerodynamics import DEVICES
 from .collision import read_exterior
@@ -631,25 +634,48 @@ def _mesh_file_problems(data, base, problems):
             problems.append(f"units[{i}].collision.mesh_file: {exc}")
 
 
+#: the roads read last in this process, by (terrain type, digest of the file's bytes, the
+#: reader's arguments): an FMU's instances, a study's runs and a sweep's cases read one road
+ROADS_KEPT = 4
+_ROADS: dict = {}
+
+
 def _read_terrain(data, problems):
     """The road of a mesh or crg terrain as a TerrainMesh (None for the others); a file its
     reader refuses is a problem naming the file (and for a mesh the line):
-    engine.setup.meshes.MeshError."""
+    engine.setup.meshes.MeshError. A road read before in this process from the same bytes
+    with the same arguments is not read again: each caller gets its own copy of its arrays."""
     terrain = data["environment"]["terrain"]
     if terrain["type"] not in ("mesh", "crg"):
         return None
     from .meshes import MeshError   # the readers are needed only here
-    try:
-        if terrain["type"] == "crg":
-            from .terrain_crg import load_crg
-            return load_crg(terrain["file"], terrain["origin"], terrain["heading"],
-                            terrain["friction_multiplier"], terrain["water_depth"],
-                            terrain["texture_depth"])
+    if terrain["type"] == "crg":
+        from .terrain_crg import load_crg
+        args = (terrain["origin"], terrain["heading"], terrain["friction_multiplier"],
+                terrain["water_depth"], terrain["texture_depth"])
+        read = lambda: load_crg(terrain["file"], *args)     # noqa: E731
+    else:
         from .meshes import load_mesh
-        return load_mesh(terrain["file"], terrain["materials"], terrain["z_up"])
+        args = (terrain["materials"], terrain["z_up"])
+        read = lambda: load_mesh(terrain["file"], *args)    # noqa: E731
+    key = None          # unless a regular file is read: the reader names what is wrong with it
+    try:
+        if os.path.isfile(terrain["file"]):
+            with open(terrain["file"], "rb") as fh:
+                key = (terrain["type"], hashlib.sha256(fh.read()).hexdigest(),
+                       json.dumps(args, sort_keys=True, default=repr))
+    except OSError:
+        key = None
+    try:
+        road = _ROADS.pop(key) if key in _ROADS else read()
     except MeshError as exc:
         problems.append(f"environment.terrain.file: {exc}")
         return None
+    if key is not None:
+        _ROADS[key] = road          # the most recent last
+        while len(_ROADS) > ROADS_KEPT:
+            del _ROADS[next(iter(_ROADS))]
+    return type(road)(*(v.copy() if isinstance(v, np.ndarray) else v for v in road))
 
 
 def steering_mode_problems(unit, path, mode, mode_name=None):
