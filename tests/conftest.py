@@ -22,6 +22,11 @@ pytest_plugins = ["support.fixtures"]
 SLOW_FILES = {"test_standalone.py": "standalone", "test_importers.py": "importers",
               "test_native_fmu.py": "native", "test_native_platforms.py": "native",
               "test_sweep.py": "Dask", "test_ssp.py": "SSP"}
+#: Then the other files that take longest (a warm run on 2 workers, 2026-12-06: 45 to 12 s
+#: each), longest first, so that no worker is left running a long file alone at the end.
+LONG_FILES = ("test_study_combination.py", "test_rough_road_fmu.py", "test_native_events.py",
+              "test_study.py", "test_engine_cache.py", "test_fmu_exit.py",
+              "test_fmi2_threads.py")
 _loaded_fmu_library = False   # set once pythonfmu's shared library is loaded in this process
 
 
@@ -36,16 +41,16 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark the slow groups ``slow`` and put them first. `make test` distributes whole files
-    (``--dist loadfile --no-loadscope-reorder``), so each group runs on one worker (its session
-    fixtures built once), the groups start at once on different workers, and none of them ends
-    the run alone. (``--dist loadgroup`` would not do: with pytest 9 and pytest-xdist 3.8 the
+    """Mark the slow groups ``slow`` and put them first, then :data:`LONG_FILES`. `make test`
+    distributes whole files (``--dist loadfile --no-loadscope-reorder``), so each group runs on
+    one worker (its session fixtures built once), the groups start at once on different
+    workers, and none of them ends the run alone. (``--dist loadgroup`` would not do: with pytest 9 and pytest-xdist 3.8 the
     ``xdist_group`` mark does not group.)"""
     for item in items:
         if item.path.name in SLOW_FILES:
             item.add_marker(pytest.mark.slow)
-    order = list(SLOW_FILES)
-    items.sort(key=lambda item: order.index(item.path.name) if item.path.name in SLOW_FILES
+    order = list(SLOW_FILES) + list(LONG_FILES)
+    items.sort(key=lambda item: order.index(item.path.name) if item.path.name in order
                else len(order))   # stable
 
 
