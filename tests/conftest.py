@@ -44,8 +44,8 @@ def pytest_collection_modifyitems(config, items):
     """Mark the slow groups ``slow`` and put them first, then :data:`LONG_FILES`. `make test`
     distributes whole files (``--dist loadfile --no-loadscope-reorder``), so each group runs on
     one worker (its session fixtures built once), the groups start at once on different
-    workers, and none of them ends the run alone. (``--dist loadgroup`` would not do: with pytest 9 and pytest-xdist 3.8 the
-    ``xdist_group`` mark does not group.)"""
+    workers, and none of them ends the run alone. (``--dist loadgroup`` would not do: with
+    pytest 9 and pytest-xdist 3.8 the ``xdist_group`` mark does not group.)"""
     for item in items:
         if item.path.name in SLOW_FILES:
             item.add_marker(pytest.mark.slow)

@@ -239,6 +239,12 @@ def rolling_radius(event, unit: Optional[str] = None, driven_only: bool = False)
     return float(np.mean(radii))
 
 
+def ahead_of_cg(axle) -> bool:
+    """Whether a typed axle is ahead of its unit's sprung-mass CG (x > 0): the bicycle model's
+    front axles, the others its rear."""
+    return axle.x > 0.0
+
+
 def understeer_gradient(event, unit: Optional[str] = None) -> float:
     """The steady-state bicycle model's understeer gradient of the unit, rad per m/s^2 of
     lateral acceleration: ``K = m_f / C_f - m_r / C_r``, ``m_f``, ``m_r`` the static load on
@@ -251,7 +257,7 @@ def understeer_gradient(event, unit: Optional[str] = None) -> float:
     mass, stiffness = {True: 0.0, False: 0.0}, {True: 0.0, False: 0.0}
     for axle, tire, load, _ in static_wheels(model, unit):
         tires = 2 if axle.dual else 1
-        front = axle.x > 0.0
+        front = ahead_of_cg(axle)
         mass[front] += tires * load / g
         stiffness[front] += tires * cornering_stiffness(tire, load)
     if not (stiffness[True] > 0 and stiffness[False] > 0):
@@ -270,7 +276,7 @@ def bicycle_steering_ratio(unit) -> float:
     u = typed_unit(unit)
     steer = {True: [], False: []}
     for axle in u.axles:
-        steer[axle.x > 0.0].append(1.0 / axle_ratio(u, axle) if axle.steered else 0.0)
+        steer[ahead_of_cg(axle)].append(1.0 / axle_ratio(u, axle) if axle.steered else 0.0)
     if not steer[True] or not steer[False]:
         raise ValueError("the bicycle model needs axles ahead of and behind the CG")
     net = float(np.mean(steer[True]) - np.mean(steer[False]))

@@ -665,7 +665,7 @@ def _read_terrain(data, problems):
                 key = (terrain["type"], hashlib.sha256(fh.read()).hexdigest(),
                        json.dumps(args, sort_keys=True, default=repr))
     except OSError:
-        key = None
+        pass
     try:
         road = _ROADS.pop(key) if key in _ROADS else read()
     except MeshError as exc:

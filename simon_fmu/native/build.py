@@ -73,6 +73,13 @@ def kernel_args(sim: "engine.Simulation") -> tuple:
             sim._err, sim._scratch)
 
 
+def kernel_signature(sim: "engine.Simulation") -> tuple:
+    """The numba types of :func:`kernel_args`, the signature the kernels are compiled for
+    (``numba.typeof``, as numba's dispatcher types them; the same with ``NUMBA_DISABLE_JIT``)."""
+    import numba
+    return tuple(numba.typeof(a) for a in kernel_args(sim))
+
+
 def kernel_ir(signature, log=print) -> tuple[Path, dict]:
     """The folder holding the kernels' LLVM IR (``kernels.ll``, numba's, for the build's host)
     for ``signature`` and its ABI, from the cache or compiled now (several minutes: numba
@@ -354,7 +361,6 @@ def build_native(event_file=None, output="out/SimonCar-native.fmu",
     from model_description import build_catalogue, generation_time
     from simon_fmu.runtime.packaging import partial_path
     from simon_fmu.vehicle.build import fmu_event_json, fmu_model_description
-    from engine import integrator
 
     chosen = resolve_platforms(platforms)
     event = engine.load_event(event_file)
@@ -365,7 +371,7 @@ def build_native(event_file=None, output="out/SimonCar-native.fmu",
     xml = fmu_model_description(event, model_identifier,
                                 generation_time(float(epoch) if epoch else None))
     guid = xml.split(b'guid="', 1)[1].split(b'"', 1)[0].decode()
-    signature = tuple(integrator.advance.typeof_pyval(a) for a in kernel_args(sim))
+    signature = kernel_signature(sim)
     blob = pack(resource_arrays(event, sim, catalogue, guid))
     partial = partial_path(output)
     with tempfile.TemporaryDirectory(prefix="simon_native_") as tmp:

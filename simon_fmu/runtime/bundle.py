@@ -17,7 +17,8 @@ import ast
 import importlib.util
 from pathlib import Path
 
-from .entry import ENGINE_FILES, digest, package_files  # noqa: F401 - digest is part of this module
+# digest is part of this module's interface too (bundle.digest)
+from .entry import ENGINE_FILES, ENGINE_PREFIX, digest, package_files  # noqa: F401
 
 #: The project's packages an FMU needs at run time, and which of their files it takes.
 RUNTIME = {
@@ -117,7 +118,7 @@ def package_names(files: list[tuple[str, Path]]) -> tuple[str, dict[str, str]]:
     """(digest of all files, runtime package name -> its name inside an FMU)."""
     key = digest(files)
     engine_key = digest([f for f in files if f[0].startswith("engine/")])
-    return key, {"engine": f"simon_engine_{engine_key}",
+    return key, {"engine": ENGINE_PREFIX + engine_key,
                  "model_description": f"simon_{key}.model_description",
                  "simon_fmu": f"simon_{key}.simon_fmu"}
 

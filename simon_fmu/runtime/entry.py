@@ -37,8 +37,10 @@ import types
 from pathlib import Path
 
 
-#: The engine's files an FMU bundles (patterns under the package's folder).
+#: The engine's files an FMU bundles (patterns under the package's folder), and the name of
+#: its bundled copy: this prefix and the digest of those files.
 ENGINE_FILES = ("**/*.py", "data/*.json")
+ENGINE_PREFIX = "simon_engine_"
 #: The version of the import rewriting of simon_fmu.runtime.bundle, which the digests cover:
 #: bumped whenever the rewriting changes what it writes.
 REWRITE_VERSION = b"1"
@@ -74,14 +76,13 @@ def development_engine(name: str):
     The engine's modules import each other only relatively, so a bundled copy is the files
     themselves: the same digest is the same code. A folder named ``engine`` with other files
     (another version, or another project's package) gives another digest and is not taken."""
-    prefix = "simon_engine_"
-    if not name.startswith(prefix) or os.environ.get("SIMON_FMU_BUNDLED_ENGINE"):
+    if not name.startswith(ENGINE_PREFIX) or os.environ.get("SIMON_FMU_BUNDLED_ENGINE"):
         return None
     try:
         spec = importlib.util.find_spec("engine")
         roots = list(spec.submodule_search_locations or []) if spec else []
         if len(roots) != 1 or digest(sorted(package_files(
-                "engine", Path(roots[0]), ENGINE_FILES).items())) != name[len(prefix):]:
+                "engine", Path(roots[0]), ENGINE_FILES).items())) != name[len(ENGINE_PREFIX):]:
             return None
         package = importlib.import_module("engine")
         for info in pkgutil.walk_packages(package.__path__, "engine."):
@@ -147,12 +148,11 @@ def load_package(resources: Path, name: str):
 def _load_package(resources: Path, name: str):
     if name in sys.modules:
         return sys.modules[name]
-    if not (resources / "standalone").is_dir():
-        shared = development_engine(name)
-        if shared is not None:
-            return shared
-    location = resources / name if (resources / "standalone").is_dir() \
-        else stable_copy(resources / name, name)
+    standalone = (resources / "standalone").is_dir()
+    shared = None if standalone else development_engine(name)
+    if shared is not None:
+        return shared
+    location = resources / name if standalone else stable_copy(resources / name, name)
     spec = importlib.util.spec_from_file_location(
         name, location / "__init__.py", submodule_search_locations=[str(location)])
     module = importlib.util.module_from_spec(spec)

@@ -86,9 +86,9 @@ def build_fmu(event_file: Optional[PathLike] = None, output: PathLike = "out/Sim
         with builder_imports("simon_slave_", *packages):
             raw = FmuBuilder.build_FMU(entry, dest=Path(tmp) / "raw.fmu",
                                        project_files=[stage / p for p in packages] + resources)
-            checked = warm_cache and _warm(
-                sys.modules.get(next(p for p in packages if p.startswith("simon_engine_"))),
-                stage / EVENT_FILE)
+            engine_package = next(p for p in packages
+                                  if p.startswith(runtime_entry.ENGINE_PREFIX))
+            checked = warm_cache and _warm(sys.modules.get(engine_package), stage / EVENT_FILE)
 
         if not checked:
             engine.Simulation(event)   # what the FMU does first: refuses what it cannot run

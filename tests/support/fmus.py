@@ -205,10 +205,10 @@ _COMPILE_IN_TREE = ("import engine; s = engine.Simulation(engine.load_event()); 
 #: them (simon_fmu.native.build.kernel_ir, kept in the user cache); the set-up that gives their
 #: argument types runs as Python here, so that this process compiles nothing of the in-tree
 #: engine that the other one compiles at the same time
-_COMPILE_NATIVE = ("import os; os.environ['NUMBA_DISABLE_JIT'] = '1'; import engine, numba; "
-                   "from simon_fmu.native.build import kernel_args, kernel_ir; "
+_COMPILE_NATIVE = ("import os; os.environ['NUMBA_DISABLE_JIT'] = '1'; import engine; "
+                   "from simon_fmu.native.build import kernel_ir, kernel_signature; "
                    "s = engine.Simulation(engine.load_event()); "
-                   "kernel_ir(tuple(numba.typeof(a) for a in kernel_args(s)), log=lambda t: None)")
+                   "kernel_ir(kernel_signature(s), log=lambda t: None)")
 
 
 def warm_up() -> None:
