@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from support import fmus
+
 ROOT = Path(__file__).resolve().parents[1]
 SPEED = 20.0
 #: the initial speed the plan sets (a parameter; the FMU is built at SPEED)
@@ -156,17 +158,23 @@ def _windows_path(path: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def wine(tmp_path_factory) -> tuple[str, dict]:
-    """wine and its environment: a prefix of this session (created by the first start, which
-    takes a while), no debug output, no Mono or Gecko installers."""
+def wine() -> tuple[str, dict]:
+    """wine and its environment: no debug output, no Mono or Gecko installers, and a prefix
+    made by the first session with these sources and this wine (its first start takes a while)
+    and kept in the suite's cache (tests/support/fmus.py)."""
     program = _need("wine64", "wine64", "/usr/lib/wine/wine64")
-    prefix = tmp_path_factory.mktemp("wine-prefix")
-    env = dict(os.environ, WINEPREFIX=str(prefix), WINEDEBUG="-all",
-               WINEDLLOVERRIDES="mscoree,mshtml=", WINEARCH="win64")
-    env.pop("DISPLAY", None)
-    boot = subprocess.run([program, "wineboot", "--init"], capture_output=True, text=True,
-                          env=env, timeout=600)
-    assert boot.returncode == 0, boot.stderr[-2000:]
+    version = subprocess.run([program, "--version"], capture_output=True, text=True,
+                             timeout=60).stdout.strip()
+    base = dict(os.environ, WINEDEBUG="-all", WINEDLLOVERRIDES="mscoree,mshtml=",
+                WINEARCH="win64")
+    base.pop("DISPLAY", None)
+
+    def make(prefix: Path) -> None:
+        boot = subprocess.run([program, "wineboot", "--init"], capture_output=True, text=True,
+                              env=dict(base, WINEPREFIX=str(prefix)), timeout=600)
+        assert boot.returncode == 0, boot.stderr[-2000:]
+    env = dict(base, WINEPREFIX=str(fmus.cached_folder(fmus.key("wine prefix", program,
+                                                                  version), make)))
     yield program, env
     server = shutil.which("wineserver") or "/usr/lib/wine/wineserver64"
     if os.access(server, os.X_OK):

@@ -76,6 +76,20 @@ def _extract(fmu: Path, folder: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def unpacked(tmp_path_factory):
+    """unpacked(fmu) -> ``fmu`` extracted once per session (as :func:`_extract` does), for the
+    tests that only run it: an FMU writes nothing into its folder (a test below checks it on a
+    read-only mount). A test that edits an FMU's files extracts its own copy."""
+    folders = {}
+
+    def get(fmu: Path) -> Path:
+        if fmu not in folders:
+            folders[fmu] = _extract(fmu, tmp_path_factory.mktemp("unpacked"))
+        return folders[fmu]
+    return get
+
+
+@pytest.fixture(scope="session")
 def hide(tmp_path_factory):
     """hide(command, read_only=()) -> the command run in a mount namespace where the building
     environment is hidden and the folders `read_only` are read-only."""
@@ -190,9 +204,8 @@ def _python_related_outside(paths, folders) -> list[str]:
 
 
 def test_two_fmus_two_instances_each_in_one_c_host_load_nothing_from_outside(
-        standalone_car, standalone_driver, maps_host, hide, tmp_path):
-    car = _extract(standalone_car, tmp_path / "car")
-    driver = _extract(standalone_driver, tmp_path / "driver")
+        standalone_car, standalone_driver, maps_host, hide, unpacked, tmp_path):
+    car, driver = unpacked(standalone_car), unpacked(standalone_driver)
     lines, sections = _run_maps_host(maps_host, hide, tmp_path,
                                      [(car, standalone_car), (driver, standalone_driver)])
     assert set(lines) == {"SimonCar-a", "SimonCar-b", "Driver-a", "Driver-b"}
@@ -211,8 +224,8 @@ def test_two_fmus_two_instances_each_in_one_c_host_load_nothing_from_outside(
         assert not any(p.startswith(tuple(map(str, BUILDING))) for p in paths), name
 
 
-def test_read_only_resources(standalone_car, maps_host, hide, tmp_path):
-    car = _extract(standalone_car, tmp_path / "car")
+def test_read_only_resources(standalone_car, maps_host, hide, unpacked, tmp_path):
+    car = unpacked(standalone_car)
     before = {p: p.stat().st_mtime_ns for p in car.rglob("*")}
     lines, _ = _run_maps_host(maps_host, hide, tmp_path, [(car, standalone_car)],
                               read_only=[car], n_steps=20)
@@ -435,11 +448,17 @@ def test_the_size_the_readme_and_the_design_page_state_is_the_fmus(standalone_ca
 def test_a_second_build_of_the_same_sources_takes_the_kernels_the_first_compiled(
         standalone_car, car_fmu, tmp_path, monkeypatch):
     """``build --standalone`` keeps the kernels it compiled in the user cache
-    (runtime.standalone.kernel_store), by bundled package (named by its sources' digest): the
-    next standalone FMU of the same sources ships them without compiling, and runs. The store
-    is a fresh folder holding what the session's standalone car compiled."""
-    from simon_fmu.runtime.standalone import kernel_store, make_standalone
+    (runtime.standalone.kernel_store), by bundled package (named by its sources' digest), and
+    the runtime it staged (runtime.standalone.prepared_runtime: the worker, libpython, the
+    standard library and the packages, compressed), by environment: the next standalone FMU of
+    the same sources ships both without compiling or staging, holds the same files, and runs.
+    The stores are a fresh folder holding what the session's standalone car compiled and the
+    runtime this environment keeps."""
+    from simon_fmu.runtime.standalone import (RUNTIME_ZIP, kernel_store, make_standalone,
+                                              prepared_runtime, runtime_store)
+    runtime, _ = prepared_runtime()
     monkeypatch.setenv("SIMON_FMU_CACHE", str(tmp_path / "user-cache"))
+    shutil.copytree(runtime, runtime_store() / runtime.name)
     store = kernel_store()
     with zipfile.ZipFile(standalone_car) as archive:
         shipped = "resources/standalone/numba-cache/"
@@ -455,8 +474,24 @@ def test_a_second_build_of_the_same_sources_takes_the_kernels_the_first_compiled
         manifest = json.loads(archive.read("resources/standalone/manifest.json"))
         engine_package = next(n.split("/")[1] for n in archive.namelist()
                               if n.startswith("resources/simon_engine_"))
+        again = {i.filename: (i.CRC, i.external_attr) for i in archive.infolist()}
     assert engine_package in manifest["kernels_from_an_earlier_build"]
     assert manifest["compiled_kernels"] and manifest["compiled_by_this_build"] == []
+    assert manifest["runtime_from_an_earlier_build"] is True
+    # the kept runtime's members come first, as they are; then the FMU's own files
+    with zipfile.ZipFile(runtime / RUNTIME_ZIP) as archive:
+        kept = {i.filename: (i.CRC, i.external_attr) for i in archive.infolist()}
+    assert list(again)[:len(kept)] == list(kept)
+    assert [n for n in kept if again[n] != kept[n]] == []
+    # the files of the session's standalone car, the FMU's own byte for byte and mode for
+    # mode (but the build's time in the model description, the manifest, and bytecode, which
+    # CPython does not write reproducibly)
+    with zipfile.ZipFile(standalone_car) as archive:
+        first = {i.filename: (i.CRC, i.external_attr) for i in archive.infolist()}
+    assert set(again) == set(first)
+    own = [n for n in first if n not in kept and not n.endswith(".pyc")
+           and n not in ("modelDescription.xml", "resources/standalone/manifest.json")]
+    assert len(own) > 100 and [n for n in own if first[n] != again[n]] == []
     from fmpy import simulate_fmu
     result = simulate_fmu(str(out), stop_time=0.05, output_interval=0.01,
                           start_values={"car.speed0": 10.0}, output=["car.u"])
@@ -632,12 +667,12 @@ def _flavour(flavour, car_fmu, request) -> Path:
 @pytest.mark.parametrize("flavour", ["development", "standalone"])
 @pytest.mark.parametrize("mode", ["always", "guarded"])
 def test_a_logger_that_calls_the_instance_back_in_a_c_host(
-        flavour, mode, car_fmu, request, reentrant_host, tmp_path):
+        flavour, mode, car_fmu, request, reentrant_host, unpacked):
     """Issue 27, item 2: each message reaches the logger once, the logger's fmi2GetReal is
     served (or refused with fmi2Error), and the step after a NaN input answers fmi2Error, so the
     host's time stays with the FMU's."""
     fmu = _flavour(flavour, car_fmu, request)
-    folder = _extract(fmu, tmp_path / "fmu")
+    folder = unpacked(fmu)
     md = _md(fmu)
     vr = {v.name: v.valueReference for v in md.modelVariables}
     done = subprocess.run([reentrant_host, folder, md.coSimulation.modelIdentifier, md.guid,
@@ -661,9 +696,9 @@ def test_a_logger_that_calls_the_instance_back_in_a_c_host(
 @pytest.mark.parametrize("flavour", ["development", "standalone"])
 @pytest.mark.parametrize("mode", ["always", "guarded"])
 def test_a_logger_that_calls_the_instance_back_in_fmpy(flavour, mode, car_fmu, request,
-                                                        tmp_path):
+                                                        unpacked):
     fmu = _flavour(flavour, car_fmu, request)
-    folder = _extract(fmu, tmp_path / "fmu")
+    folder = unpacked(fmu)
     done = subprocess.run([sys.executable, "-c", _FMPY_REENTRANT, str(folder), mode],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -742,11 +777,11 @@ _STOPPED = textwrap.dedent("""
 """)
 
 
-def test_a_stopped_worker_ends_the_call_with_an_error(standalone_car, tmp_path):
+def test_a_stopped_worker_ends_the_call_with_an_error(standalone_car, unpacked):
     """Issue 27, item 3: a worker that is stopped for longer than SIMON_FMU_STOPPED_S ends the
     call with fmi2Error naming its pid and state, the instance can be freed; a long step (far
     longer than the bound, computing) is not taken for a stop."""
-    folder = _extract(standalone_car, tmp_path / "fmu")
+    folder = unpacked(standalone_car)
     env = dict(os.environ, SIMON_FMU_STOPPED_S="0.1")
     done = subprocess.run([sys.executable, "-c", _STOPPED, str(folder), str(ROOT / "tests")],
                           capture_output=True, text=True, timeout=120, env=env)

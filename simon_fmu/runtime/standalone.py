@@ -17,7 +17,9 @@ resources/standalone/manifest.json          what the FMU carries (read by ``doct
 ```
 
 Everything else (the slave, the bundled engine, the event) is the development FMU's, with
-bytecode compiled next to it. See docs/standalone.md for the design and its trade-offs.
+bytecode compiled next to it. The runtime (the worker, libpython, the standard library and the
+packages, compressed) is staged once per environment and kept in the user cache
+(:func:`prepared_runtime`), so the next standalone build copies it instead of staging it again. See docs/standalone.md for the design and its trade-offs.
 """
 from __future__ import annotations
 
@@ -283,24 +285,147 @@ def _keep_kernels(shipped: Path) -> None:
             shutil.rmtree(staging, ignore_errors=True)
 
 
-def glibc_needed(folder: Path) -> str:
-    """The newest glibc symbol version any binary under ``folder`` needs (objdump), else the
-    building machine's glibc."""
-    import platform
+def _glibc_of(paths) -> tuple:
+    """The newest glibc symbol version the binaries ``paths`` need (objdump), as a tuple;
+    (0,) when there is no objdump or none needs one."""
     import re
     newest = (0,)
     if shutil.which("objdump"):
-        for path in folder.rglob("*"):
-            if path.is_file() and (".so" in path.name or path.name == WORKER_NAME):
-                done = subprocess.run(["objdump", "-T", str(path)], capture_output=True,
-                                      text=True)
-                for version in re.findall(r"GLIBC_([0-9.]+)", done.stdout):
-                    newest = max(newest, tuple(int(x) for x in version.split(".")))
+        for path in paths:
+            done = subprocess.run(["objdump", "-T", str(path)], capture_output=True, text=True)
+            for version in re.findall(r"GLIBC_([0-9.]+)", done.stdout):
+                newest = max(newest, tuple(int(x) for x in version.split(".")))
+    return newest
+
+
+def _binaries(folder: Path) -> list[Path]:
+    return [p for p in sorted(folder.rglob("*"))
+            if p.is_file() and (".so" in p.name or p.name == WORKER_NAME)]
+
+
+def _glibc_text(newest: tuple) -> str:
+    import platform
     return ".".join(map(str, newest)) if newest != (0,) else platform.libc_ver()[1]
+
+
+def glibc_needed(folder: Path) -> str:
+    """The newest glibc symbol version any binary under ``folder`` needs (objdump), else the
+    building machine's glibc."""
+    return _glibc_text(_glibc_of(_binaries(folder)))
 
 
 def runtime_size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+# ------------------------------------------------------------------ the runtime, kept
+
+#: What the kept runtime holds, under the FMU's root (the rest of the FMU is its own).
+RUNTIME_INFO = "runtime.json"
+RUNTIME_ZIP = "runtime.zip"
+RUNTIME_PROXY = "proxy.so"
+
+
+def runtime_store():
+    """Where standalone builds keep the runtime they staged (:func:`prepared_runtime`):
+    ``<user cache>/standalone-runtime/<key>/`` (None when ``SIMON_FMU_CACHE`` is ``off``)."""
+    from .entry import cache_root
+    if os.environ.get("SIMON_FMU_CACHE", "").lower() == "off":
+        return None
+    return cache_root() / "standalone-runtime"
+
+
+def runtime_key() -> str:
+    """The digest of everything the runtime is made from: this module and the worker's boot
+    script (what is staged and pruned), the C sources and flags of the proxy and the worker,
+    the Python (version, executable, standard library, libpython's file) and each package's
+    name, version, location and installed-file record."""
+    import hashlib
+    h = hashlib.sha256()
+    here = Path(__file__)
+    for path in (here, here.with_name("standalone_boot.py"),
+                 *sorted(SOURCE_DIR.glob("*.[ch]"))):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    h.update(" ".join(CFLAGS).encode())
+    lib = fmi2_library.libpython()
+    stat = lib.resolve().stat() if lib is not None else None
+    h.update(f"{sys.version}\0{sys.executable}\0{sysconfig.get_paths()['stdlib']}\0"
+             f"{lib and lib.resolve()}\0{stat and stat.st_size}\0{stat and stat.st_mtime_ns}"
+             f"\0{fmi2_library.fmi2_headers()}\0{os.environ.get('CC', 'gcc')}".encode())
+    for name in PACKAGES:
+        dist = metadata.distribution(name)
+        h.update(f"{name}\0{dist.version}\0{dist.locate_file('')}\0".encode())
+        h.update((dist.read_text("RECORD") or "").encode())
+    return h.hexdigest()[:20]
+
+
+def prepared_runtime(scratch: Path | None = None) -> tuple[Path, bool]:
+    """(folder, kept): the folder holding the runtime every standalone FMU of this environment carries, made
+    once and kept in :func:`runtime_store` (without a store, made under ``scratch``):
+
+    - ``runtime.zip``: ``resources/standalone/{bin,lib,python}`` as the FMU holds them (the
+      worker, libpython, the pruned standard library and packages with their bytecode), each
+      member compressed as the FMU's are, so that a build copies them as they are;
+    - ``proxy.so``: the FMI functions of ``binaries/linux64/<id>.so``;
+    - ``runtime.json``: the packages' versions, the newest glibc symbol the binaries need,
+      the members;
+
+    ``kept`` is true when an earlier build had made it."""
+    store = runtime_store()
+    key = runtime_key()
+    if store is not None:
+        kept = store / key
+        if (kept / ".complete").is_file():
+            return kept, True
+        store.mkdir(parents=True, exist_ok=True)
+        staging = store / f".{key}.{os.getpid()}.partial"
+    else:
+        if scratch is None:
+            raise ValueError("scratch: a folder is needed when SIMON_FMU_CACHE is off")
+        staging = kept = Path(scratch) / "runtime"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        _make_runtime(staging)
+        if store is None:
+            return kept, False
+        (staging / ".complete").write_text(key + "\n")
+        try:
+            os.rename(staging, kept)
+        except OSError:          # another build kept it first
+            shutil.rmtree(staging, ignore_errors=True)
+        return kept, False
+    except BaseException:
+        if store is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _make_runtime(folder: Path) -> None:
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    lib = fmi2_library.libpython()
+    if lib is None:
+        raise StandaloneError("this Python has no shared libpython")
+    tree = folder / "tree"
+    root = tree / "resources" / STANDALONE
+    for name in ("bin", "lib"):
+        (root / name).mkdir(parents=True)
+    compile_proxy(folder / RUNTIME_PROXY)
+    compile_worker(root / "bin" / WORKER_NAME)
+    lib_name = sysconfig.get_config_var("INSTSONAME") or lib.name
+    shutil.copy2(lib.resolve(), root / "lib" / lib_name)
+    python_lib = root / "python" / "lib" / f"python{version}"
+    _stage_stdlib(python_lib)
+    versions = _stage_packages(python_lib / "site-packages")
+    # the wheels' own libraries are left alone: auditwheel's patchelf edits do not survive
+    # strip; these carry debug symbols and are not patched
+    for so in [root / "lib" / lib_name, *root.rglob("libllvmlite.so")]:
+        _strip(so)
+    members = _zip(tree, folder / RUNTIME_ZIP)
+    glibc = _glibc_of([*_binaries(tree), folder / RUNTIME_PROXY])
+    (folder / RUNTIME_INFO).write_text(json.dumps(
+        {"packages": versions, "glibc": list(glibc), "members": members}, indent=1) + "\n")
+    shutil.rmtree(tree)
 
 
 def make_standalone(development_fmu: PathLike, output: PathLike, warm: bool = True) -> Path:
@@ -310,9 +435,7 @@ def make_standalone(development_fmu: PathLike, output: PathLike, warm: bool = Tr
     development_fmu, output = Path(development_fmu), Path(output)
     md = read_model_description(str(development_fmu), validate=False)
     identifier = md.coSimulation.modelIdentifier
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    lib = fmi2_library.libpython()
-    if lib is None:
+    if fmi2_library.libpython() is None:
         raise StandaloneError("this Python has no shared libpython")
     output.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="simon_standalone_") as tmp:
@@ -322,26 +445,19 @@ def make_standalone(development_fmu: PathLike, output: PathLike, warm: bool = Tr
         binaries = tree / "binaries" / "linux64"
         resources = tree / "resources"
         root = resources / STANDALONE
-        for folder in ("bin", "lib", "numba-cache"):
-            (root / folder).mkdir(parents=True)
         implementation = binaries / f"{identifier}_python.so"
         if not implementation.is_file():
             raise StandaloneError(f"{development_fmu} carries no {implementation.name}: only "
                                   "FMUs on the project's own library can be made standalone")
+        runtime, had_runtime = prepared_runtime(Path(tmp))
+        info = json.loads((runtime / RUNTIME_INFO).read_text())
+        with zipfile.ZipFile(runtime / RUNTIME_ZIP) as archive:
+            archive.extractall(tree)
+        (root / "numba-cache").mkdir()
         shutil.move(implementation, root / "lib" / "fmi2_python.so")
         _strip(root / "lib" / "fmi2_python.so")
         (resources / fmi2_library.RECORD_FILE).unlink(missing_ok=True)
-        compile_proxy(binaries / f"{identifier}.so")
-        compile_worker(root / "bin" / WORKER_NAME)
-        lib_name = sysconfig.get_config_var("INSTSONAME") or lib.name
-        shutil.copy2(lib.resolve(), root / "lib" / lib_name)
-        python_lib = root / "python" / "lib" / f"python{version}"
-        _stage_stdlib(python_lib)
-        versions = _stage_packages(python_lib / "site-packages")
-        # the wheels' own libraries are left alone: auditwheel's patchelf edits do not survive
-        # strip; these carry debug symbols and are not patched
-        for so in [root / "lib" / lib_name, *root.rglob("libllvmlite.so")]:
-            _strip(so)
+        shutil.copy2(runtime / RUNTIME_PROXY, binaries / f"{identifier}.so")
         _compile_resources(resources)
         # the kernels an earlier build compiled from the same sources, when it kept them
         seeded = _seed_kernels(resources, root / "numba-cache") if warm else []
@@ -351,36 +467,49 @@ def make_standalone(development_fmu: PathLike, output: PathLike, warm: bool = Tr
         new = sorted({p.name for p in (root / "numba-cache").rglob("*.nbc")} - before)
         if warm and compiled:
             _keep_kernels(root / "numba-cache")
+        glibc = max(tuple(info["glibc"]), _glibc_of([root / "lib" / "fmi2_python.so"]))
         manifest = {
             "format": 1, "platform": "linux64 (x86-64, glibc)", "model_identifier": identifier,
-            "python": sys.version.split()[0], "packages": versions,
+            "python": sys.version.split()[0], "packages": info["packages"],
             "numba_cpu": "generic", "compiled_kernels": compiled,
             "kernels_from_an_earlier_build": seeded, "compiled_by_this_build": new,
+            "runtime_from_an_earlier_build": had_runtime,
             "worker": f"{STANDALONE}/bin/{WORKER_NAME}",
-            "runtime_bytes": runtime_size(root), "glibc": glibc_needed(tree),
+            "runtime_bytes": runtime_size(root), "glibc": _glibc_text(glibc),
         }
         (root / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
         if warm and not compiled and "compiling" in report:
             raise StandaloneError(f"the kernels were not cached by the warm-up run:\n{report}")
-        _zip(tree, output)
+        _zip(tree, output, runtime / RUNTIME_ZIP, set(info["members"]))
     return output
 
 
-def _zip(tree: Path, output: Path) -> None:
+def _zip(tree: Path, output: Path, base: Path | None = None, skip=frozenset()) -> list[str]:
+    """Zip the files under ``tree`` to ``output`` (names relative to ``tree``, all dated
+    1980-01-01, executables 0755, the rest 0644), after the members of the zip ``base``
+    copied as they are; files named in ``skip`` are left out. Answers the names written."""
     from .packaging import partial_path
     partial = partial_path(output)
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+    if base is not None:
+        shutil.copyfile(base, partial)
+    names = []
+    with zipfile.ZipFile(partial, "a" if base is not None else "w", zipfile.ZIP_DEFLATED,
+                         compresslevel=6) as archive:
         for path in sorted(tree.rglob("*")):
             if path.is_dir():
                 continue
             rel = path.relative_to(tree).as_posix()
+            if rel in skip:
+                continue
             info = zipfile.ZipInfo(rel, (1980, 1, 1, 0, 0, 0))
             executable = rel.startswith("binaries/") or rel.endswith(f"bin/{WORKER_NAME}") \
                 or ".so" in path.name
             info.external_attr = (0o755 if executable else 0o644) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, path.read_bytes())
+            names.append(rel)
     os.replace(partial, output)
+    return names
 
 
 def build_standalone(build, output: PathLike, *args, **kwargs) -> Path:
