@@ -51,6 +51,31 @@ def test_the_profile_holds_the_iso_psd_on_its_lines():
     assert road.n[0] == BAND[0] and road.n[-1] == BAND[1] and len(road.n) == 1999
 
 
+def test_the_profile_on_a_grid_is_the_line_by_line_sum():
+    """On the samples a file holds (evenly spaced, the spacing dividing the period) the
+    profile is one inverse FFT; the line-by-line sum is the reference: measured 5.4e-15 m on a
+    400 m class C road (16 mm rms), 8.4e-14 m on a 5 km class D road, whose 250 001 samples of
+    50 000 lines a line-by-line sum takes minutes for; samples that are not such a grid take
+    the sum itself."""
+    road = rough_road("C", 400.0, seed=1)
+    u = np.linspace(0.0, 400.0, 20001)
+    assert road._on_grid(u) is not None
+    assert np.max(np.abs(road.elevation(u) - road.direct(u))) < 5e-14
+    shifted = u[1000:3000] + 1234.5                   # beyond the period, from another start
+    assert np.max(np.abs(road.elevation(shifted) - road.direct(shifted))) < 5e-14
+    long = rough_road("D", 5000.0, seed=2)
+    grid = np.linspace(0.0, 5000.0, 250001)
+    some = np.arange(0, len(grid), 997)
+    assert len(long.n) == 49951
+    assert np.max(np.abs(long.elevation(grid)[some] - long.direct(grid[some]))) < 5e-13
+    odd = np.sort(np.random.default_rng(0).uniform(0.0, 400.0, 500))
+    assert road._on_grid(odd) is None
+    assert np.array_equal(road.elevation(odd), road.direct(odd))
+    # a spacing that does not divide the period is summed line by line
+    off = np.linspace(0.0, 399.0, 20001)
+    assert road._on_grid(off) is None
+
+
 def test_a_seed_gives_the_same_road_and_the_classes_scale_it():
     s = np.linspace(0.0, 50.0, 501)
     a = rough_road("A", 300.0, seed=7).elevation(s)

@@ -113,7 +113,7 @@ def test_off_tracking_on_a_15_m_circle_vs_the_low_speed_closed_form(semitrailer_
     # the front axle on its circle, the two paths concentric: a steady state
     assert got["frontAxleRadius"] == pytest.approx(s["radius"], abs=1e-4)
     assert got["maxRadiusError"] < 1e-4 and got["centreDistance"] < 1e-3
-    # measured +3.5 mm (+0.12 % of the off-tracking) at 0.5 m/s
+    # measured -3.5 mm (-0.12 % of the off-tracking) at 0.5 m/s
     expected = s["radius"] - th["lastAxleRadius"]
     assert got["offTracking"] == pytest.approx(expected, rel=0.005)
     # the plain formula with the axle groups' centres is 4.5 % short

@@ -78,7 +78,16 @@ class RoughRoad:
     phase: np.ndarray
 
     def elevation(self, s) -> np.ndarray:
-        """z at the distances ``s`` (m) along the road."""
+        """z at the distances ``s`` (m) along the road: on evenly spaced distances whose
+        spacing divides the period, by one inverse FFT over the period (:meth:`_on_grid`);
+        else line by line (:meth:`direct`)."""
+        s = np.asarray(s, dtype=float)
+        flat = s.ravel()
+        z = self._on_grid(flat)
+        return (z if z is not None else self.direct(flat)).reshape(s.shape)
+
+    def direct(self, s) -> np.ndarray:
+        """z at the distances ``s`` (m), summed line by line: sum A_k cos(2 pi n_k s + phi_k)."""
         s = np.asarray(s, dtype=float)
         flat = s.ravel()
         z = np.empty_like(flat)
@@ -87,6 +96,27 @@ class RoughRoad:
             arg = 2 * math.pi * np.outer(flat[i:i + chunk], self.n) + self.phase
             z[i:i + chunk] = np.cos(arg) @ self.amplitude
         return z.reshape(s.shape)
+
+    def _on_grid(self, s: np.ndarray):
+        """z on s_j = s_0 + j h, when h is P / M for a whole M above twice the highest line
+        k / P, and every s_j is within 1e-10 / n_max of s_0 + j h (a phase error below 1e-9
+        rad); else None. Then z_j = Re sum_k c_k exp(2 pi i k j / M) with
+        c_k = A_k exp(i (phi_k + 2 pi n_k s_0)): M times the inverse DFT of the c_k, taken
+        j mod M (the road repeats every P)."""
+        if len(s) < 16 or not np.all(np.isfinite(s)):
+            return None
+        h = (s[-1] - s[0]) / (len(s) - 1)
+        whole = round(self.period / h) if h > 0 else 0
+        k = np.rint(self.n * self.period).astype(np.int64)
+        if whole <= 2 * k[-1] or abs(self.period / h - whole) > 1e-9 * whole:
+            return None
+        h = self.period / whole
+        j = np.arange(len(s))
+        if np.max(np.abs(s - (s[0] + j * h))) > 1e-10 / self.n[-1]:
+            return None
+        c = np.zeros(whole, dtype=complex)
+        c[k] = self.amplitude * np.exp(1j * (self.phase + 2 * math.pi * self.n * s[0]))
+        return (np.fft.ifft(c) * whole).real[j % whole]
 
     @property
     def mean_square(self) -> float:
