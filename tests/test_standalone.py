@@ -76,20 +76,6 @@ def _extract(fmu: Path, folder: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def unpacked(tmp_path_factory):
-    """unpacked(fmu) -> ``fmu`` extracted once per session (as :func:`_extract` does), for the
-    tests that only run it: an FMU writes nothing into its folder (a test below checks it on a
-    read-only mount). A test that edits an FMU's files extracts its own copy."""
-    folders = {}
-
-    def get(fmu: Path) -> Path:
-        if fmu not in folders:
-            folders[fmu] = _extract(fmu, tmp_path_factory.mktemp("unpacked"))
-        return folders[fmu]
-    return get
-
-
-@pytest.fixture(scope="session")
 def hide(tmp_path_factory):
     """hide(command, read_only=()) -> the command run in a mount namespace where the building
     environment is hidden and the folders `read_only` are read-only."""
@@ -204,8 +190,8 @@ def _python_related_outside(paths, folders) -> list[str]:
 
 
 def test_two_fmus_two_instances_each_in_one_c_host_load_nothing_from_outside(
-        standalone_car, standalone_driver, maps_host, hide, unpacked, tmp_path):
-    car, driver = unpacked(standalone_car), unpacked(standalone_driver)
+        standalone_car, standalone_driver, maps_host, hide, extracted, tmp_path):
+    car, driver = extracted(standalone_car)[0], extracted(standalone_driver)[0]
     lines, sections = _run_maps_host(maps_host, hide, tmp_path,
                                      [(car, standalone_car), (driver, standalone_driver)])
     assert set(lines) == {"SimonCar-a", "SimonCar-b", "Driver-a", "Driver-b"}
@@ -224,8 +210,8 @@ def test_two_fmus_two_instances_each_in_one_c_host_load_nothing_from_outside(
         assert not any(p.startswith(tuple(map(str, BUILDING))) for p in paths), name
 
 
-def test_read_only_resources(standalone_car, maps_host, hide, unpacked, tmp_path):
-    car = unpacked(standalone_car)
+def test_read_only_resources(standalone_car, maps_host, hide, extracted, tmp_path):
+    car = extracted(standalone_car)[0]
     before = {p: p.stat().st_mtime_ns for p in car.rglob("*")}
     lines, _ = _run_maps_host(maps_host, hide, tmp_path, [(car, standalone_car)],
                               read_only=[car], n_steps=20)
@@ -667,12 +653,12 @@ def _flavour(flavour, car_fmu, request) -> Path:
 @pytest.mark.parametrize("flavour", ["development", "standalone"])
 @pytest.mark.parametrize("mode", ["always", "guarded"])
 def test_a_logger_that_calls_the_instance_back_in_a_c_host(
-        flavour, mode, car_fmu, request, reentrant_host, unpacked):
+        flavour, mode, car_fmu, request, reentrant_host, extracted):
     """Issue 27, item 2: each message reaches the logger once, the logger's fmi2GetReal is
     served (or refused with fmi2Error), and the step after a NaN input answers fmi2Error, so the
     host's time stays with the FMU's."""
     fmu = _flavour(flavour, car_fmu, request)
-    folder = unpacked(fmu)
+    folder = extracted(fmu)[0]
     md = _md(fmu)
     vr = {v.name: v.valueReference for v in md.modelVariables}
     done = subprocess.run([reentrant_host, folder, md.coSimulation.modelIdentifier, md.guid,
@@ -696,9 +682,9 @@ def test_a_logger_that_calls_the_instance_back_in_a_c_host(
 @pytest.mark.parametrize("flavour", ["development", "standalone"])
 @pytest.mark.parametrize("mode", ["always", "guarded"])
 def test_a_logger_that_calls_the_instance_back_in_fmpy(flavour, mode, car_fmu, request,
-                                                        unpacked):
+                                                        extracted):
     fmu = _flavour(flavour, car_fmu, request)
-    folder = unpacked(fmu)
+    folder = extracted(fmu)[0]
     done = subprocess.run([sys.executable, "-c", _FMPY_REENTRANT, str(folder), mode],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -777,11 +763,11 @@ _STOPPED = textwrap.dedent("""
 """)
 
 
-def test_a_stopped_worker_ends_the_call_with_an_error(standalone_car, unpacked):
+def test_a_stopped_worker_ends_the_call_with_an_error(standalone_car, extracted):
     """Issue 27, item 3: a worker that is stopped for longer than SIMON_FMU_STOPPED_S ends the
     call with fmi2Error naming its pid and state, the instance can be freed; a long step (far
     longer than the bound, computing) is not taken for a stop."""
-    folder = unpacked(standalone_car)
+    folder = extracted(standalone_car)[0]
     env = dict(os.environ, SIMON_FMU_STOPPED_S="0.1")
     done = subprocess.run([sys.executable, "-c", _STOPPED, str(folder), str(ROOT / "tests")],
                           capture_output=True, text=True, timeout=120, env=env)
