@@ -265,9 +265,10 @@ FOREIGN_RUN = textwrap.dedent("""
     messages = []
     def logger(env, name, status, category, message):
         messages.append(message.decode())
-    folders, identifiers, loaded = [], [], []
+    folders, identifiers, loaded, unzipped = [], [], [], {}
     def instance(fmu, name, initial=False):
-        folder = extract(fmu)
+        # each FMU extracted once, its instances over the one folder
+        folder = unzipped[fmu] = unzipped.get(fmu) or extract(fmu)
         folders.append(folder)
         identifiers.append(read_model_description(folder).coSimulation.modelIdentifier)
         md = read_model_description(folder, validate=False)
