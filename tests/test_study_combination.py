@@ -3,6 +3,7 @@ against closed forms from the tractor-semitrailer sheet (engine/data/tractor-sem
 holds its values exactly), and the combination metrics on exact signals."""
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -252,3 +253,26 @@ def test_tilt_table_rollover_threshold_of_the_combination(semitrailer_fmu, tmp_p
     assert sorted(l.label for l in loads.lines) == sorted(names + ["lift-off load"])
     lifting = SEMI["units"][int(got["liftOffUnit"]) - 1]["name"] + f" axle {int(got['liftOffAxle'])}"
     assert loads.line(lifting).y[-1] <= study["settings"]["liftLoad"] / 1000 + 1e-12
+
+
+def test_a_speed_the_gear_cannot_hold_is_noted(semitrailer_fmu, tmp_path, capsys):
+    """First gear tops out near 2.0 m/s: asked for 2.5 m/s in it, the off-tracking study says
+    so (in the command's output, the metrics file and the report) and that its metrics are at
+    the speed held; in second gear it holds 2.5 m/s and notes nothing."""
+    from simon_fmu.__main__ import main as cli
+    assert cli(["study", "off-tracking", "--fmu", str(semitrailer_fmu), "--set", "speed=2.5",
+                "--set", "duration=12", "--set", "window=4", "-o", str(tmp_path / "first")]) == 0
+    first = json.loads((tmp_path / "first" / "metrics.json").read_text())
+    (note,) = first["notes"]
+    assert f"note: {note}\n" in capsys.readouterr().out
+    held = first["metrics"]["meanSpeed"]
+    assert held < 0.99 * 2.5
+    assert "speed:" in note and f"{held * 3.6:.4g} km/h" in note and "9 km/h" in note, note
+    assert "gear 1 may not reach the setting" in note, note
+    report = (tmp_path / "first" / "report.md").read_text()
+    assert "## Notes" in report and "take a higher gear" in report
+    second = run_study("off-tracking", semitrailer_fmu, {"speed": 2.5, "duration": 12,
+                                                         "window": 4, "gear": 2},
+                       tmp_path / "second")
+    assert second["notes"] == [] and second["metrics"]["meanSpeed"] == pytest.approx(2.5, rel=0.01)
+    assert "## Notes" not in (tmp_path / "second" / "report.md").read_text()

@@ -129,6 +129,27 @@ class Manoeuvre:
     def metrics(self, h: dict, s: dict) -> dict[str, float]:
         raise NotImplementedError
 
+    def notes(self, metrics: dict, s: dict, shown) -> list[str]:
+        """What the report must say beside the metrics, in display units (``shown``): a
+        manoeuvre that holds a ``speed`` and measures its ``meanSpeed`` names a mean more than
+        :data:`SPEED_HELD` off the setting, since its metrics are then at another speed (a gear
+        whose top speed is below the setting cannot reach it)."""
+        if "speed" not in s or "meanSpeed" not in metrics or not s["speed"] > 0:
+            return []
+        mean, target = metrics["meanSpeed"], s["speed"]
+        if abs(mean / target - 1.0) <= SPEED_HELD:
+            return []
+        unit = shown.unit("m/s")
+        text = (f"speed: {unit(mean):.4g} {unit.unit} held on average where the metrics are "
+                f"measured, {100 * (mean / target - 1):+.1f} % from the setting "
+                f"{unit(target):.4g} {unit.unit}; the metrics are at that speed")
+        if "gear" in s and mean < target:
+            text += f" (gear {int(s['gear'])} may not reach the setting: take a higher gear)"
+        return [text]
+
+
+#: the largest relative difference of a held speed's mean to its setting that goes unnoted
+SPEED_HELD = 0.01
 
 #: what an output (history name) is, for axis labels and legends
 QUANTITIES = {

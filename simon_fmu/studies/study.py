@@ -80,9 +80,11 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
     finally:
         runner.close()
     metrics = {k: float(v) for k, v in man.metrics(history, settings).items()}
+    notes = man.notes(metrics, settings, shown)
     out_dir.mkdir(parents=True, exist_ok=True)
     result = {"manoeuvre": man.name, "fmu": str(fmu), "settings": settings,
-              "parameters": parameters, "metrics": metrics, "units": man.metric_units,
+              "parameters": parameters, "metrics": metrics, "notes": notes,
+              "units": man.metric_units,
               "settingUnits": {k: v.unit for k, v in man.settings.items()}, "run": run}
     as_json = {**result, "metrics": {k: None if math.isnan(v) else v for k, v in metrics.items()}}
     columns = history_tables.history_table(
@@ -91,7 +93,7 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
     title = f"{man.name}: {run['vehicle']}"
     panels = man.panels(history, settings, shown)
     png = report.figure_png(panels, f"{title} ({run['date'][:10]})")
-    tables = report_tables(man, settings, parameters, metrics, run, shown)
+    tables = report_tables(man, settings, parameters, metrics, run, shown, notes)
     page = report.html_report(title, man.description, tables, png)
     md = report.markdown_report(title, man.description, tables)
     for name, data in zip(REPORT_FILES, (json.dumps(as_json, indent=2) + "\n",
@@ -121,8 +123,9 @@ def run_info(runner, fmu: Path, event_file: Path | None) -> dict:
 
 
 def report_tables(man, settings: dict, parameters: dict, metrics: dict, run: dict,
-                  shown) -> list:
-    """The report's tables: what was run, the metrics, the settings, the FMU parameters."""
+                  shown, notes: list[str] = ()) -> list:
+    """The report's tables: what was run, the notes (when there are), the metrics, the
+    settings, the FMU parameters."""
     from .report import Table, value_text
     what = Table("What was run", ["", ""], [
         ["manoeuvre", man.name], ["vehicle", run["vehicle"]], ["event file", run["eventFile"]],
@@ -134,7 +137,8 @@ def report_tables(man, settings: dict, parameters: dict, metrics: dict, run: dic
         si = man.metric_units.get(name, "")
         unit = shown.unit(si)
         rows.append([name, value_text(unit(value)), unit.unit, value_text(value), si])
-    out = [what, Table("Metrics", ["metric", "value", "unit", "SI value", "SI unit"], rows)]
+    out = [what] + ([Table("Notes", ["note"], [[n] for n in notes])] if notes else [])
+    out.append(Table("Metrics", ["metric", "value", "unit", "SI value", "SI unit"], rows))
     rows = []
     for name, value in settings.items():
         setting = man.settings.get(name)
@@ -186,6 +190,8 @@ def main(args) -> int:
     except (ValueError, CaseError) as exc:     # also a refused -o (OutputError)
         print(f"study: {exc}", file=sys.stderr)
         return 2
+    for note in result["notes"]:
+        print(f"note: {note}")
     for name, value in result["metrics"].items():
         print(f"{name} = {value:.6g} {result['units'].get(name, '')}".rstrip())
     print(f"wrote {args.output}/metrics.json, histories.csv, histories.mat, report.html, "
