@@ -276,3 +276,19 @@ def test_a_speed_the_gear_cannot_hold_is_noted(semitrailer_fmu, tmp_path, capsys
                        tmp_path / "second")
     assert second["notes"] == [] and second["metrics"]["meanSpeed"] == pytest.approx(2.5, rel=0.01)
     assert "## Notes" not in (tmp_path / "second" / "report.md").read_text()
+
+
+def test_a_sweep_notes_the_speed_a_gear_cannot_hold(semitrailer_fmu, tmp_path):
+    """The same note in a sweep's table, a case at a time: its notes column holds it for the
+    case in first gear and is empty for the case in second."""
+    from simon_fmu.studies import results, spec as spec_module
+    from simon_fmu.studies.sweep import run_sweep
+    spec = spec_module.parse({"manoeuvre": {"name": "off-tracking", "settings": {
+        "speed": 2.5, "duration": 12, "window": 4}}, "grid": {"gear": [1, 2]}})
+    out = tmp_path / "gears.csv"
+    run_sweep(spec, out, semitrailer_fmu, workers=1, progress=False)
+    table = results.read_table(out).to_pydict()
+    assert table["gear"] == [1.0, 2.0] and table["status"] == ["ok", "ok"]
+    first, second = table["notes"]
+    assert "gear 1 may not reach the setting" in first and table["meanSpeed"][0] < 0.99 * 2.5
+    assert second == "" and table["meanSpeed"][1] == pytest.approx(2.5, rel=0.01)

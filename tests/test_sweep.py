@@ -106,16 +106,18 @@ def test_csv_table_has_the_units_row_and_a_resumed_sweep_rewrites_it(car_fmu, tm
     lines = out.read_text().splitlines()
     names, units = lines[0].split(","), lines[1].split(",")
     assert names == ["case", "frictionMultiplier", "car.X0", "speed0", "brakeSpeed",
-                     "meanDeceleration", "stoppingDistance", "stoppingTime", "status", "error"]
+                     "meanDeceleration", "stoppingDistance", "stoppingTime", "status", "error",
+                     "notes"]
     assert dict(zip(names, units)) == {
         "case": "", "frictionMultiplier": "", "car.X0": "m", "speed0": "m/s",
         "brakeSpeed": "m/s", "meanDeceleration": "m/s2", "stoppingDistance": "m",
-        "stoppingTime": "s", "status": "", "error": ""}
+        "stoppingTime": "s", "status": "", "error": "", "notes": ""}
     journal = store.read_journal(out)
     for k, line in enumerate(lines[2:]):
         cells = dict(zip(names, line.split(",")))
         assert cells["case"] == str(k) and cells["status"] == "ok" and cells["error"] == ""
-        for name in names[1:-2]:
+        assert cells["notes"] == ""
+        for name in names[1:-3]:
             assert cells[name] == "%.9g" % journal[k][name]
     # read back: the CSV's numbers are the journal's to nine digits, and the table is the
     # Parquet one (the units in the fields' metadata) with those numbers
@@ -149,20 +151,20 @@ def test_csv_table_text_columns_round_trip(tmp_path):
     for name in ("r.csv", "r.parquet"):
         store.write_table(tmp_path / name, rows, ["speed0"], units)
     text = (tmp_path / "r.csv").read_text()
-    assert text == ("case,speed0,stoppingTime,status,error\n"
-                    ",m/s,s,,\n"
-                    "0,0.333333333,0.666666667,ok,\n"
+    assert text == ("case,speed0,stoppingTime,status,error,notes\n"
+                    ",m/s,s,,,\n"
+                    "0,0.333333333,0.666666667,ok,,\n"
                     '1,25,nan,failed,"frictionMultiplier: 6.0 is not accepted, ""6""\n'
-                    'see the range"\n')
+                    'see the range",\n')
     assert store.not_a_table(tmp_path / "r.csv") is None
     csv_rows = rows_of(tmp_path / "r.csv")
     pq_rows = rows_of(tmp_path / "r.parquet")
     assert csv_rows[1]["error"] == pq_rows[1]["error"] == message
     assert math.isnan(csv_rows[1]["stoppingTime"]) and math.isnan(pq_rows[1]["stoppingTime"])
     assert csv_rows[0] == {"case": 0, "speed0": 0.333333333, "stoppingTime": 0.666666667,
-                           "status": "ok", "error": ""}
+                           "status": "ok", "error": "", "notes": ""}
     names, unit_row, columns = tables.read_csv(tmp_path / "r.csv")
-    assert unit_row == ["", "m/s", "s", "", ""] and list(columns["status"]) == ["ok", "failed"]
+    assert unit_row == ["", "m/s", "s", "", "", ""] and list(columns["status"]) == ["ok", "failed"]
     assert tables.csv_text(names, unit_row, list(columns.values())) == text
 
 

@@ -6,8 +6,8 @@ ignored when the journal is read back. The table (Parquet with pyarrow, or CSV w
 ends ``.csv``) is written from the journal, sorted by case id, when a run completes; the
 journal stays, and a run of the same spec into the same RESULTS skips the cases it holds.
 
-Each column has its SI unit (:func:`write_table`'s ``units``; none for ``case``, ``status``
-and ``error``): the CSV carries it in a units row under the column names, numbers in
+Each column has its SI unit (:func:`write_table`'s ``units``; none for ``case``, ``status``,
+``error`` and ``notes``): the CSV carries it in a units row under the column names, numbers in
 ``%.9g``, as every CSV of the studies and examples (:mod:`.tables`); Parquet in each field's
 metadata (``unit``). :func:`read_table` reads either back as the same Arrow table.
 """
@@ -23,7 +23,7 @@ from ..runtime.packaging import partial_path
 from . import tables
 
 FIXED = ("case",)
-TAIL = ("status", "error")
+TAIL = ("status", "error", "notes")
 
 
 def journal_path(results: Path) -> Path:
@@ -90,7 +90,9 @@ class Journal:
 
 
 def columns(rows: list[dict], parameters: list[str]) -> list[str]:
-    """case, the parameters in spec order, the metrics in name order, status, error."""
+    """case, the parameters in spec order, the metrics in name order, status, error, notes
+    (what the manoeuvre notes of a case beside its metrics; empty in a journal written before
+    there were notes)."""
     metrics = sorted({k for r in rows for k in r} - set(FIXED) - set(TAIL) - set(parameters))
     return list(FIXED) + list(parameters) + metrics + list(TAIL)
 
@@ -122,7 +124,8 @@ def write_table(results: Path, rows: list[dict], parameters: list[str],
 
 
 def _arrow_table(names: list[str], units: list[str], data: dict):
-    """The table's columns as Arrow: case int64, status and error strings, the rest float64;
+    """The table's columns as Arrow: case int64, status, error and notes strings, the rest
+    float64;
     each field's unit in its metadata."""
     import pyarrow as pa
     fields, arrays = [], []

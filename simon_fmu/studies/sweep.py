@@ -23,6 +23,7 @@ from pathlib import Path
 from . import manoeuvres, results as store
 from .runner import CaseError, FmuRunner
 from .spec import Spec, SpecError
+from .units import DisplayUnits
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the sources an FMU is built from: a cached FMU is rebuilt when one of them changes
@@ -44,7 +45,8 @@ def worker_runner(fmu: str) -> FmuRunner:
 
 
 def run_case(fmu: str, manoeuvre_name: str, fixed: dict, case: int, parameters: dict) -> dict:
-    """One case on this process's runner: its row (parameters, metrics, status, error)."""
+    """One case on this process's runner: its row (parameters, metrics, status, error and
+    the manoeuvre's notes, as a study's, joined by "; ")."""
     row = {"case": case, **parameters}
     man = manoeuvres.get(manoeuvre_name)
     settings_in = dict(fixed)
@@ -58,12 +60,14 @@ def run_case(fmu: str, manoeuvre_name: str, fixed: dict, case: int, parameters: 
         settings = man.resolve(settings_in)
         runner = worker_runner(fmu)
         history = man.simulate(runner, settings, fmu_parameters)
-        row.update({k: float(v) for k, v in man.metrics(history, settings).items()})
-        row.update(status="ok", error="")
+        metrics = {k: float(v) for k, v in man.metrics(history, settings).items()}
+        row.update(metrics)
+        notes = man.notes(metrics, settings, DisplayUnits.of_model_description(runner.md))
+        row.update(status="ok", error="", notes="; ".join(notes))
     except (CaseError, ValueError, ArithmeticError) as exc:
-        row.update(status="failed", error=str(exc))
+        row.update(status="failed", error=str(exc), notes="")
     except Exception as exc:                    # noqa: BLE001 - any failure is the case's row
-        row.update(status="failed", error=f"{type(exc).__name__}: {exc}")
+        row.update(status="failed", error=f"{type(exc).__name__}: {exc}", notes="")
     return row
 
 
@@ -163,7 +167,7 @@ def column_units(man, parameters: list[str], fmu_units: dict[str, str]) -> dict[
     """The SI unit of each column of a sweep's table, spelt as the FMU spells units (``m/s2``,
     as in the studies' CSVs): a swept setting's from the manoeuvre, an FMU parameter's from
     the FMU's model description, a metric's from the manoeuvre's metrics; ``case``,
-    ``status`` and ``error`` have none."""
+    ``status``, ``error`` and ``notes`` have none."""
     out = dict(man.metric_units)
     for name in parameters:
         out[name] = man.settings[name].unit if name in man.settings else fmu_units.get(name, "")
