@@ -60,7 +60,8 @@ def test_the_profile_on_a_grid_is_the_line_by_line_sum():
     road = rough_road("C", 400.0, seed=1)
     u = np.linspace(0.0, 400.0, 20001)
     assert road._on_grid(u) is not None
-    assert np.max(np.abs(road.elevation(u) - road.direct(u))) < 5e-14
+    every = slice(None, None, 7)                       # the reference sum on every 7th sample
+    assert np.max(np.abs(road.elevation(u)[every] - road.direct(u[every]))) < 5e-14
     shifted = u[1000:3000] + 1234.5                   # beyond the period, from another start
     assert np.max(np.abs(road.elevation(shifted) - road.direct(shifted))) < 5e-14
     long = rough_road("D", 5000.0, seed=2)
