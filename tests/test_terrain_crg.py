@@ -201,3 +201,35 @@ def test_the_lookup_grid_of_a_fine_road_holds_a_few_triangles_per_cell(tmp_path)
     for y in (-1.9, -0.3, 0.0, 1.2, 1.9):
         found = [lookup(mesh, x, y)[0] for x in X]
         assert all(found), y
+
+
+@pytest.mark.parametrize("phi, nans", [((0.2, 0.9), False), ((0.0, 0.0), True),
+                                       ((-0.4, 1.3), True)])
+def test_the_nodes_evaluated_at_once_are_crgutils_node_by_node(tmp_path, phi, nans):
+    """crg_nodes evaluates every node at once (terrain_crg._nodes_at_once, 0.15 s for a 5 km
+    rough road's 750 000 nodes that took 11.6 s one by one): on a curved reference line, a
+    straight one and one bending back, with NaN nodes, every elevation and x, y equals
+    crgutils' own node-by-node evaluation bit for bit, as the check it makes on a sample of
+    nodes requires; an edited value at a checked node sends it back to the node-by-node way."""
+    def road(u, v):
+        z = bumpy(u, v)
+        return np.where((u > 7.0) & (u < 9.0) & (v > 1.0), np.nan, z) if nans else z
+    path = grid_crg(tmp_path / "road.crg", road, (0.0, 30.0), (-3.0, 3.0), (30, 6), phi=phi,
+                    start=(100.0, 50.0))
+    dataset = terrain_crg.read_crg(path)
+    heights = dataset.z.astype(np.float64) + dataset.z_mean[:, None]
+    heights[np.isnan(heights)] = 0.0
+    grid = type(dataset)(**{**vars(dataset), "z": heights,
+                            "z_mean": np.zeros_like(dataset.z_mean)})
+    point = grid.create_contact_point()
+    z, base, side = terrain_crg._nodes_at_once(grid, point)
+    assert z is not None and z.shape == (7, 31)
+    u, v = dataset.u, dataset.v
+    one_by_one = np.array([[point.eval_uv_to_z(float(ui), float(vj)) for ui in u] for vj in v])
+    xy0 = np.array([point.eval_uv_to_xy(float(ui), 0.0) for ui in u])
+    xy1 = np.array([point.eval_uv_to_xy(float(ui), 1.0) for ui in u]) - xy0
+    assert np.array_equal(z, one_by_one) and np.array_equal(base, xy0) and np.array_equal(side, xy1)
+    # a node the check visits (the first), its grid value changed behind the evaluation's back
+    point._ds = type(grid)(**{**vars(grid), "z": heights + (np.arange(heights.size).reshape(
+        heights.shape) == 0)})
+    assert terrain_crg._nodes_at_once(grid, point) == (None, None, None)

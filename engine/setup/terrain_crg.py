@@ -7,9 +7,10 @@ the line, v across it (left positive), in the file's own frame (x forward, y lef
 the file is read once, at load (ASCII LRFI and LDFI, binary KRBI and KDBI, through
 ``crgutils.read``'s steps), and:
 
-* every grid node (u_i, v_j) is evaluated by crgutils itself: its elevation with
+* every grid node (u_i, v_j) is evaluated as crgutils evaluates it: its elevation with
   ``eval_uv_to_z`` (the grid, the reference line's elevation and slope, banking, smoothing, as
-  OpenCRG defines them) and its x, y with ``eval_uv_to_xy`` (through the reference line);
+  OpenCRG defines them) and its x, y with ``eval_uv_to_xy`` (through the reference line), all
+  nodes at once where a sample of them equals crgutils' own evaluation bit for bit;
 * each node is placed in the earth frame: the reference line's start (u at its start, v = 0,
   the file's elevation 0) at the event's ``origin`` [X, Y, Z], the reference line's start
   direction at the earth yaw ``heading``, the file's y-left, z-up frame turned half a turn
@@ -33,9 +34,9 @@ import numpy as np
 from .meshes import MeshError, TerrainMesh, materials_table, pack_triangles, regular_file
 
 #: At most this many triangles (two per grid cell): 1 000 000 triangles take 148 MB as a
-#: TerrainMesh, 670 MB at the peak of reading them and 6 s to read (0.8 s crgutils' reading,
-#: 4.3 s its evaluation of the nodes, 3.4 s the mesh's packing), measured on the development
-#: machine; a 1 km long, 5 m wide road at 0.1 m x 0.1 m is exactly that. A larger file is
+#: TerrainMesh, 670 MB at the peak of reading them and about 3 s to read (0.4 s crgutils'
+#: reading, 0.04 s the evaluation of the nodes at once, the rest the mesh's packing), measured
+#: on the development machine; a 1 km long, 5 m wide road at 0.1 m x 0.1 m is exactly that. A larger file is
 #: refused (cut it to the stretch the event drives on, or resample it more coarsely).
 MAX_TRIANGLES = 1_000_000
 
@@ -83,14 +84,153 @@ def crg_nodes(dataset):
                             "z_mean": np.zeros_like(dataset.z_mean)})
     point = grid.create_contact_point()
     u, v = dataset.u, dataset.v
-    z = np.array([[point.eval_uv_to_z(float(ui), float(vj)) for ui in u] for vj in v])
-    base = np.array([point.eval_uv_to_xy(float(ui), 0.0) for ui in u])
-    side = np.array([point.eval_uv_to_xy(float(ui), 1.0) for ui in u]) - base
+    z, base, side = _nodes_at_once(grid, point)
+    if z is None:
+        z = np.array([[point.eval_uv_to_z(float(ui), float(vj)) for ui in u] for vj in v])
+        base = np.array([point.eval_uv_to_xy(float(ui), 0.0) for ui in u])
+        side = np.array([point.eval_uv_to_xy(float(ui), 1.0) for ui in u]) - base
     x = base[None, :, 0] + v[:, None] * side[None, :, 0]
     y = base[None, :, 1] + v[:, None] * side[None, :, 1]
     nan = nan | ~np.isfinite(z)
     z[nan] = np.nan
     return z, x, y, nan, base
+
+
+#: nodes of each end and of the middle of the road, and nodes at random, whose evaluation at once
+#: must equal crgutils' own, bit for bit (:func:`_nodes_at_once`)
+CHECKED_ENDS, CHECKED_RANDOM = 3, 64
+
+
+def _nodes_at_once(grid, point):
+    """(z (n_v, n_u), base (n_u, 2), side (n_u, 2)) of :func:`crg_nodes`, evaluated for all the
+    nodes at once: crgutils 0.1.1's ``_eval_uv_to_z`` and ``_eval_uv_to_xy`` at the nodes (where
+    u and v lie on the grid), their arithmetic in their order, over arrays. The nodes of each end
+    and of the middle of the road and :data:`CHECKED_RANDOM` nodes at random must equal
+    crgutils' own evaluation bit for bit; else, and for what this does not cover (smoothing at
+    the road's ends, a closed reference line, nodes outside the core), (None, None, None): the
+    caller evaluates node by node. 4.3 s of a 1 000 000-triangle road's 6 s read was the
+    node-by-node evaluation."""
+    ds, opts = grid, point._options
+    u, v = np.asarray(ds.u, dtype=np.float64), np.asarray(ds.v, dtype=np.float64)
+    n_u, n_v = len(u), len(v)
+    if (opts.smooth_u_begin is not None or opts.smooth_u_end is not None or ds.u_is_closed
+            or n_u < 2 or n_v < 2 or not (np.all(u >= ds.u_min) and np.all(u <= ds.u_max)
+                                          and np.all(v >= ds.v_min) and np.all(v <= ds.v_max))):
+        return None, None, None
+    with np.errstate(all="ignore"):
+        z, iu, fu = _z_at_nodes(ds, u, v)
+        base = _xy_at_nodes(ds, u, 0.0)
+        side = _xy_at_nodes(ds, u, 1.0) - base
+    ends = list(range(min(CHECKED_ENDS, n_u))) + list(range(max(0, n_u - CHECKED_ENDS), n_u))
+    rng = np.random.default_rng(0)
+    cols = sorted(set(ends + [n_u // 2] + rng.integers(0, n_u, CHECKED_RANDOM).tolist()))
+    for i in cols:
+        b = point.eval_uv_to_xy(float(u[i]), 0.0)
+        d = np.array(point.eval_uv_to_xy(float(u[i]), 1.0)) - b
+        if not (np.array_equal(base[i], b) and np.array_equal(side[i], d)):
+            return None, None, None
+        for j in range(n_v):
+            zj = point.eval_uv_to_z(float(u[i]), float(v[j]))
+            if not (zj == z[j, i] or (math.isnan(zj) and math.isnan(z[j, i]))):
+                return None, None, None
+    return z, base, side
+
+
+def _grid_index(frac, n):
+    """crgutils' cell index and fraction along one grid axis from a grid coordinate ``frac``
+    (in the core): clamped at 0, the last node in the last cell at fraction 1."""
+    frac = np.where(frac < 0.0, 0.0, frac)
+    idx = frac.astype(np.int64)
+    last = idx >= n - 1
+    return np.where(last, n - 2, idx), np.where(last, 1.0, frac - idx)
+
+
+def _z_at_nodes(ds, u, v):
+    """crgutils' ``_eval_uv_to_z`` at every node (u_i, v_j), in the core: the bilinear grid
+    value, the grid's section means, the reference line's elevation and banking; returns
+    (z (n_v, n_u), the nodes' cell index along u, their fraction)."""
+    n_u, n_v = len(u), len(v)
+    iu, fu = _grid_index((u - ds.u_min) / ds.u_inc, n_u)
+    if ds.v_equally_spaced:
+        iv, fv = _grid_index((v - ds.v_min) / ds.v_inc, n_v)
+    else:
+        grid_v = np.asarray(ds.v)
+        iv = np.clip(np.searchsorted(grid_v, v, side="right") - 1, 0, n_v - 2)
+        dv = grid_v[iv + 1] - grid_v[iv]
+        fv = np.where(dv > 0, (v - grid_v[iv]) / np.where(dv > 0, dv, 1.0), 0.0)
+        fv = np.maximum(0.0, np.minimum(1.0, fv))
+    Z = np.asarray(ds.z, dtype=np.float64)
+    IV, IU = iv[:, None], iu[None, :]
+    FV, FU = fv[:, None], fu[None, :]
+    z00 = Z[IV, IU]
+    z10 = Z[IV, IU + 1] - z00
+    z01 = Z[IV + 1, IU]
+    z11 = Z[IV + 1, IU + 1] - (z10 + z01)
+    z01 = z01 - z00
+    z = (z11 * FV + z10) * FU + z01 * FV + z00
+    z = z + np.asarray(ds.z_mean, dtype=np.float64)[iv][:, None]
+    if ds.ref_z is not None:
+        ref = np.asarray(ds.ref_z)
+        if len(ref) > 1:
+            k = np.minimum(iu, len(ref) - 2)
+            z = z + (ref[k].astype(np.float64) + fu * (ref[k + 1] - ref[k]).astype(np.float64))
+        else:
+            z = z + float(ref[0])
+    if ds.has_bank and ds.bank is not None:
+        bank = np.asarray(ds.bank)
+        v_bank = np.maximum(ds.v_min, np.minimum(ds.v_max, v))
+        if len(bank) > 1:
+            k = np.minimum(iu, len(bank) - 2)
+            b = bank[k].astype(np.float64) + fu * (bank[k + 1] - bank[k]).astype(np.float64)
+        else:
+            b = np.full(n_u, float(bank[0]))
+        z = z + b[None, :] * v_bank[:, None]
+    return z, iu, fu
+
+
+def _xy_at_nodes(ds, u, v):
+    """crgutils' ``_eval_uv_to_xy`` at the nodes' u and one v: (n_u, 2)."""
+    if ds.x is None or len(ds.x) == 0:
+        return np.stack([u, np.full_like(u, v)], axis=1)
+    x, y = np.asarray(ds.x, dtype=np.float64), np.asarray(ds.y, dtype=np.float64)
+    n = ds.n_u
+    frac = (u - ds.u_min) / ds.u_inc
+    index = frac.astype(np.int64)
+    out = np.empty((len(u), 2))
+    end = index >= n - 1
+    du = (frac[end] - (n - 1)) * ds.u_inc
+    out[end, 0] = x[-1] + du * ds.phi_last_cos - v * ds.phi_last_sin
+    out[end, 1] = y[-1] + du * ds.phi_last_sin + v * ds.phi_last_cos
+    k, f = index[~end], frac[~end] - index[~end]
+
+    def unit_normal(dx, dy):
+        nx, ny = -dy, dx
+        length = np.sqrt(nx ** 2 + ny ** 2)
+        big = length > 1e-10
+        return np.where(big, nx / np.where(big, length, 1.0), nx), \
+            np.where(big, ny / np.where(big, length, 1.0), ny)
+
+    def mitred(nx, ny, mx, my):
+        dot = nx * mx + ny * my
+        big = np.abs(dot) > 1e-10
+        return np.where(big, nx / np.where(big, dot, 1.0), nx), \
+            np.where(big, ny / np.where(big, dot, 1.0), ny)
+
+    p1x, p1y, p2x, p2y = x[k], y[k], x[k + 1], y[k + 1]
+    n12x, n12y = unit_normal(p2x - p1x, p2y - p1y)
+    prev = np.maximum(k - 1, 0)
+    n1x, n1y = unit_normal(p2x - x[prev], p2y - y[prev])
+    n1x, n1y = np.where(k > 0, n1x, n12x), np.where(k > 0, n1y, n12y)
+    n1x, n1y = mitred(n1x, n1y, n12x, n12y)
+    nxt = np.minimum(k + 2, n - 1)
+    n2x, n2y = unit_normal(x[nxt] - p1x, y[nxt] - p1y)
+    n2x, n2y = np.where(k < n - 2, n2x, n12x), np.where(k < n - 2, n2y, n12y)
+    n2x, n2y = mitred(n2x, n2y, n12x, n12y)
+    ax, ay = p1x + v * n1x, p1y + v * n1y
+    bx, by = p2x + v * n2x, p2y + v * n2y
+    out[~end, 0] = ax + f * (bx - ax)
+    out[~end, 1] = ay + f * (by - ay)
+    return out
 
 
 def place(x, y, z, start, direction, origin, heading):
