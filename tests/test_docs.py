@@ -56,10 +56,12 @@ def test_the_figure_checks_fail_on_a_copy_with_stale_missing_and_unmarked_figure
 
     speed = tmp_path / tool.RESULTS / "speed.json"
     report = json.loads(speed.read_text())
+    shown = f"{report['results']['fmu-10ms']['real_time_factor']:.0f}"   # as the README has it
     report["results"]["fmu-10ms"]["real_time_factor"] = 150.0
     speed.write_text(json.dumps(report))
     stale = tool.update(tmp_path, write=False)
-    assert any(f.page == "README.md" and (f.found, f.expected) == ("203", "150") for f in stale)
+    assert shown != "150"
+    assert any(f.page == "README.md" and (f.found, f.expected) == (shown, "150") for f in stale)
     assert any(f.page == "docs/benchmarks.md" and f.marker == "block speed-summary"
                and "150.0" in f.expected for f in stale)
     assert not any(f.error for f in stale)
