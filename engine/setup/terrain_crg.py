@@ -36,8 +36,9 @@ from .meshes import MeshError, TerrainMesh, materials_table, pack_triangles, reg
 #: At most this many triangles (two per grid cell): 1 000 000 triangles take 148 MB as a
 #: TerrainMesh, 670 MB at the peak of reading them and about 3 s to read (0.4 s crgutils'
 #: reading, 0.04 s the evaluation of the nodes at once, the rest the mesh's packing), measured
-#: on the development machine; a 1 km long, 5 m wide road at 0.1 m x 0.1 m is exactly that. A larger file is
-#: refused (cut it to the stretch the event drives on, or resample it more coarsely).
+#: on the development machine; a 1 km long, 5 m wide road at 0.1 m x 0.1 m is exactly that. A
+#: larger file is refused (cut it to the stretch the event drives on, or resample it more
+#: coarsely).
 MAX_TRIANGLES = 1_000_000
 
 #: The name of the material row every CRG triangle has.
@@ -118,7 +119,7 @@ def _nodes_at_once(grid, point):
                                           and np.all(v >= ds.v_min) and np.all(v <= ds.v_max))):
         return None, None, None
     with np.errstate(all="ignore"):
-        z, iu, fu = _z_at_nodes(ds, u, v)
+        z = _z_at_nodes(ds, u, v)
         base = _xy_at_nodes(ds, u, 0.0)
         side = _xy_at_nodes(ds, u, 1.0) - base
     ends = list(range(min(CHECKED_ENDS, n_u))) + list(range(max(0, n_u - CHECKED_ENDS), n_u))
@@ -147,8 +148,7 @@ def _grid_index(frac, n):
 
 def _z_at_nodes(ds, u, v):
     """crgutils' ``_eval_uv_to_z`` at every node (u_i, v_j), in the core: the bilinear grid
-    value, the grid's section means, the reference line's elevation and banking; returns
-    (z (n_v, n_u), the nodes' cell index along u, their fraction)."""
+    value, the grid's section means, the reference line's elevation and banking: (n_v, n_u)."""
     n_u, n_v = len(u), len(v)
     iu, fu = _grid_index((u - ds.u_min) / ds.u_inc, n_u)
     if ds.v_equally_spaced:
@@ -185,7 +185,7 @@ def _z_at_nodes(ds, u, v):
         else:
             b = np.full(n_u, float(bank[0]))
         z = z + b[None, :] * v_bank[:, None]
-    return z, iu, fu
+    return z
 
 
 def _xy_at_nodes(ds, u, v):

@@ -19,7 +19,8 @@ resources/standalone/manifest.json          what the FMU carries (read by ``doct
 Everything else (the slave, the bundled engine, the event) is the development FMU's, with
 bytecode compiled next to it. The runtime (the worker, libpython, the standard library and the
 packages, compressed) is staged once per environment and kept in the user cache
-(:func:`prepared_runtime`), so the next standalone build copies it instead of staging it again. See docs/standalone.md for the design and its trade-offs.
+(:func:`prepared_runtime`), so the next standalone build copies it instead of staging it
+again. See docs/standalone.md for the design and its trade-offs.
 """
 from __future__ import annotations
 
@@ -308,12 +309,6 @@ def _glibc_text(newest: tuple) -> str:
     return ".".join(map(str, newest)) if newest != (0,) else platform.libc_ver()[1]
 
 
-def glibc_needed(folder: Path) -> str:
-    """The newest glibc symbol version any binary under ``folder`` needs (objdump), else the
-    building machine's glibc."""
-    return _glibc_text(_glibc_of(_binaries(folder)))
-
-
 def runtime_size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
@@ -360,8 +355,9 @@ def runtime_key() -> str:
 
 
 def prepared_runtime(scratch: Path | None = None) -> tuple[Path, bool]:
-    """(folder, kept): the folder holding the runtime every standalone FMU of this environment carries, made
-    once and kept in :func:`runtime_store` (without a store, made under ``scratch``):
+    """(folder, kept): the folder holding the runtime every standalone FMU of this environment
+    carries, made once and kept in :func:`runtime_store` (without a store, made under
+    ``scratch``):
 
     - ``runtime.zip``: ``resources/standalone/{bin,lib,python}`` as the FMU holds them (the
       worker, libpython, the pruned standard library and packages with their bytecode), each
@@ -403,9 +399,7 @@ def prepared_runtime(scratch: Path | None = None) -> tuple[Path, bool]:
 
 def _make_runtime(folder: Path) -> None:
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    lib = fmi2_library.libpython()
-    if lib is None:
-        raise StandaloneError("this Python has no shared libpython")
+    lib = fmi2_library.libpython()          # compile_worker refuses a Python without one
     tree = folder / "tree"
     root = tree / "resources" / STANDALONE
     for name in ("bin", "lib"):
