@@ -113,6 +113,58 @@ if EngineCacheLocator not in caching.CacheImpl._locator_classes:
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy", _nrt=False)
 
 
+def _drop_dead_arguments(library):
+    """Make the engine's kernels that ``library`` linked in (its own copies of them) internal,
+    and remove the arguments none of them reads.
+
+    numba passes an array as nine words (meminfo, parent, sizes, data, shape, strides) and the
+    model's record as some thirty arrays, and a kernel linked into another stays
+    ``linkonce_odr``, so LLVM keeps every word of every call: a call of the derivative pushed
+    about 450 words. The copies are this library's own, so they can be internal, and
+    dead-argument elimination then leaves what each callee reads (about 130 words for the
+    derivative). It runs after numba's optimisation, so what is inlined stays as it was, and
+    it removes arguments only, not arithmetic: the results are bit-identical. The sedan's
+    1 ms step runs about 1.25 times faster (benchmarks/speed.py)."""
+    import llvmlite.binding as llvm
+    from numba.core.codegen import CPUCodeLibrary
+    module = library._final_module
+    prefixes = tuple(CPUCodeLibrary._engine_prefixes)
+    changed = False
+    for fn in module.functions:
+        if (not fn.is_declaration and fn.linkage == llvm.Linkage.linkonce_odr
+                and fn.name.startswith(prefixes)):
+            fn.linkage = llvm.Linkage.internal
+            changed = True
+    if changed:
+        machine = library._codegen._tm
+        builder = llvm.create_pass_builder(machine,
+                                           llvm.create_pipeline_tuning_options(speed_level=0))
+        passes = llvm.create_new_module_pass_manager()
+        passes.add_dead_arg_elimination_pass()
+        passes.add_global_dead_code_eliminate_pass()
+        passes.run(module, builder)
+
+
+def _drop_dead_arguments_of_this_engine():
+    """Run :func:`_drop_dead_arguments` after numba optimises a library's final module, for the
+    kernels of this package (their mangled names start with ``_ZN<len><package>``; an FMU's
+    bundled copy of the engine has a package name of its own, and both may be imported in one
+    process)."""
+    from numba.core.codegen import CPUCodeLibrary
+    if not hasattr(CPUCodeLibrary, "_engine_prefixes"):
+        original = CPUCodeLibrary._optimize_final_module
+
+        def optimize(self):
+            original(self)
+            _drop_dead_arguments(self)
+        CPUCodeLibrary._optimize_final_module = optimize
+        CPUCodeLibrary._engine_prefixes = set()
+    CPUCodeLibrary._engine_prefixes.add(f"_ZN{len(ENGINE_DIR.name)}{ENGINE_DIR.name}")
+
+
+_drop_dead_arguments_of_this_engine()
+
+
 def njit(fn):
     """Compile ``fn`` in nopython mode with an on-disk cache, without the runtime."""
     return numba.njit(**_OPTIONS)(fn)
