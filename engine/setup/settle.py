@@ -11,6 +11,7 @@ from .. import layout as L
 from .errors import EventError
 from ..jit import compiled_entry
 from ..kinematics import euler_trig, rotation_vehicle_to_earth
+from ..least_squares import least_squares
 from ..signals import INPUT_LIMITS
 from ..terrain import surface
 from ..tire import TAU_DAMP, V_LOW, V_N, properties, slip_stiffness
@@ -36,9 +37,21 @@ def _terrain_plane(model, u_wheel, wheels, points, wheel_names):
                               "the road of the mesh or OpenCRG file (its initial X0, Y0, yaw0)"])
         rows.append((1.0, X, Y))
         zs.append(z)
-    (a, b, c), *_ = np.linalg.lstsq(np.array(rows), np.array(zs), rcond=None)
+    a, b, c = solve_least_squares(np.array(rows), np.array(zs))
     n = np.array([-b, -c, 1.0]) / math.sqrt(1.0 + b * b + c * c)
     return n, a * n[2]
+
+
+def solve_least_squares(A, b):
+    """The minimum-norm least-squares solution of A x = b, by the engine's allocation-free
+    kernel (:func:`engine.least_squares.least_squares`, in place of LAPACK's, so that code
+    that runs without Python can take the same steps)."""
+    A = np.array(A, dtype=np.float64, order="C")
+    b = np.array(b, dtype=np.float64)
+    m, n = A.shape
+    x = np.zeros(n)
+    least_squares(A, m, n, b, x, np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros(n))
+    return x
 
 
 def settle_on_terrain(model, y0, wheel_names, u_wheel):
@@ -216,7 +229,7 @@ def preload_lateral(model, y0, tire_loads, u_wheel, displaced=(), wheel_dz=None,
             J[:, j] = (residual(y1)[0] - r) / EQUILIBRIUM_STEP
         step = np.zeros(len(unknowns))
         for b in blocks:       # residuals and unknowns in the same owner order
-            step[b] = np.linalg.lstsq(J[np.ix_(b, b)], r[b], rcond=None)[0]
+            step[b] = solve_least_squares(J[np.ix_(b, b)], r[b])
         if pitch:
             # a step that leaves larger accelerations is halved (the start on displaced
             # wheels is further from equilibrium than a crossfall's)
