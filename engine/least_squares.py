@@ -19,39 +19,40 @@ _EPS = 2.220446049250313e-16
 
 
 @njit
+def _householder(akk, tail):
+    """The reflection H = I - tau v v^T that maps (akk, t) with |t|^2 = ``tail`` onto its first
+    axis: (beta, tau, the factor that turns t into v's tail; v[0] = 1). tau = 0: nothing to
+    reflect."""
+    if tail == 0.0:
+        return akk, 0.0, 0.0
+    beta = -math.copysign(math.sqrt(akk * akk + tail), akk)
+    return beta, (beta - akk) / beta, 1.0 / (akk - beta)
+
+
+@njit
 def _reflect_column(A, k, m):
-    """The Householder reflection H = I - tau v v^T that maps A[k:m, k] onto its first axis:
-    A[k, k] becomes beta, A[k+1:m, k] holds v (v[0] = 1 implied). Returns tau."""
+    """The reflection that maps A[k:m, k] onto its first axis: A[k, k] becomes beta,
+    A[k+1:m, k] holds v. Returns tau."""
     tail = 0.0
     for i in range(k + 1, m):
         tail += A[i, k] * A[i, k]
-    if tail == 0.0:
-        return 0.0
-    akk = A[k, k]
-    beta = -math.copysign(math.sqrt(akk * akk + tail), akk)
-    scale = 1.0 / (akk - beta)
+    A[k, k], tau, scale = _householder(A[k, k], tail)
     for i in range(k + 1, m):
         A[i, k] *= scale
-    A[k, k] = beta
-    return (beta - akk) / beta
+    return tau
 
 
 @njit
 def _reflect_row(A, k, r, n):
-    """The reflection H = I - tau v v^T, v nonzero at k (1) and at r..n-1 (stored in A[k, r:n]),
-    that clears A[k, r:n] into A[k, k] (LAPACK's RZ step). Returns tau."""
+    """The reflection, v nonzero at k (1) and at r..n-1 (stored in A[k, r:n]), that clears
+    A[k, r:n] into A[k, k] (LAPACK's RZ step). Returns tau."""
     tail = 0.0
     for j in range(r, n):
         tail += A[k, j] * A[k, j]
-    if tail == 0.0:
-        return 0.0
-    akk = A[k, k]
-    beta = -math.copysign(math.sqrt(akk * akk + tail), akk)
-    scale = 1.0 / (akk - beta)
+    A[k, k], tau, scale = _householder(A[k, k], tail)
     for j in range(r, n):
         A[k, j] *= scale
-    A[k, k] = beta
-    return (beta - akk) / beta
+    return tau
 
 
 @njit
