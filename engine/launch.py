@@ -1,18 +1,21 @@
-"""The launch placement (kernel): a unit turned to a launch attitude touches the ground.
+"""The placements the native FMU repeats at initialisation (kernels): a unit turned to a launch
+attitude touches the ground; a towed unit stands in line behind its tow unit.
 
 A lead unit started at a roll or pitch (``units[i].initial``: roll, pitch; the FMU parameters
 ``<unit>.roll0``, ``<unit>.pitch0``) keeps its wheels' equilibrium travel and is lowered or
 raised so that its lowest tire or exterior-mesh vertex just touches flat ground (a tire at
 zero deflection): a launch, not an equilibrium (``engine.setup.launch`` sets the attitude and
-motion; docs/limitations.md). A kernel, so that the native FMU places a launch set at
-initialisation with the same arithmetic as the set-up.
+motion; docs/limitations.md). A towed unit stands in line with its tow unit
+(:func:`place_towed`). Kernels, so that the native FMU places a vehicle whose position or
+launch is set at initialisation with the same arithmetic as the set-up.
 """
 import math
 
 from .jit import njit
 from .kinematics import euler_trig, rotation_vehicle_to_earth
-from .layout import (CO_NV, CO_V0, N_BODY, N_WHEEL_STATE, SPHI, SPSI, STHETA, SZ, T_DY, T_RU,
-                     U_NWHEELS, U_WHEEL0, W_NTIRES, W_TIRE0, W_X, W_Y0, W_Z0, WZ, state_bases)
+from .layout import (C_AX, C_AY, C_BX, C_BY, C_DRAWBAR, C_TOW, C_TOWED, CO_NV, CO_V0, N_BODY,
+                     N_WHEEL_STATE, SPHI, SPSI, STHETA, SX, SY, SZ, T_DY, T_RU, U_NWHEELS,
+                     U_WHEEL0, W_NTIRES, W_TIRE0, W_X, W_Y0, W_Z0, WZ, state_bases)
 
 
 @njit
@@ -55,3 +58,22 @@ def place_launch(y, P, R, u, ground_z):
     """Raise or lower unit u in the state y so that its lowest point (:func:`lowest_point`)
     is at earth Z ``ground_z`` (down +)."""
     y[N_BODY * u + SZ] += ground_z - lowest_point(y, P, R, u)
+
+
+@njit
+def place_towed(y, P):
+    """Every towed unit in the state y in line with its tow unit (the same yaw), its front
+    point on the tow unit's rear point in X and Y, a full trailer's king pin its drawbar
+    length straight behind it (connections in unit order, so a tow unit is placed before the
+    unit it tows); its Z is left as it is (``engine.setup.equilibrium.place_units``)."""
+    C = P.P_CONN
+    for c in range(C.shape[0]):
+        oa, ob = N_BODY * int(C[c, C_TOW]), N_BODY * int(C[c, C_TOWED])
+        X, Y, yaw = y[oa + SX], y[oa + SY], y[oa + SPSI]
+        cs, sn = math.cos(yaw), math.sin(yaw)
+        xr, yr, xf, yf = C[c, C_AX], C[c, C_AY], C[c, C_BX], C[c, C_BY]
+        hx, hy = X + cs * xr - sn * yr, Y + sn * xr + cs * yr      # the hitch point, earth X, Y
+        lb = C[c, C_DRAWBAR]
+        y[ob + SX] = hx - lb * cs - (cs * xf - sn * yf)
+        y[ob + SY] = hy - lb * sn - (sn * xf + cs * yf)
+        y[ob + SPSI] = yaw

@@ -5,11 +5,13 @@ The events are built here as validated data (defaults filled), coordinates from 
 sprung-mass CG as the sheet's distances give them.
 """
 import copy
+import json
 import math
 
 import pytest
 
 import engine
+from engine import layout as L
 from engine.setup import equilibrium as eq
 from engine.setup.model import typed_event, typed_unit
 
@@ -286,24 +288,41 @@ def test_connection_rates():
 
 def test_place_units_in_line():
     """The trailer's kingpin on the tractor's fifth wheel in X and Y, the same yaw, each CG at
-    its static height; the dolly and trailer2 of the double likewise, down the line."""
-    data = double("converter")
-    data["units"][1]["payloads"] = [{"name": "p", "mass": 2000.0, "inertia": [0, 0, 0], "position": [1.0, 0.3, -0.4]}]
-    units, _ = eq.static_state(typed_event(data))
-    placed = eq.place_units(typed_event(data), units, {"tractor": {"X0": 10.0, "Y0": -4.0, "yaw0": 0.7, "speed0": 5.0}})
-    assert placed[0] == (10.0, -4.0, -1.13, 0.7)
-
-    def earth(ui, end):
-        X, Y, Z, yaw = placed[ui]
-        x, y, z = (p - d for p, d in zip(data["units"][ui]["connections"][end]["point"], units[ui].props.delta))
-        return (X + math.cos(yaw) * x - math.sin(yaw) * y, Y + math.sin(yaw) * x + math.cos(yaw) * y, Z + z)
-
-    for towed in (1, 2, 3):
-        assert placed[towed][3] == 0.7
-        assert placed[towed][2] == pytest.approx(-units[towed].props.cg_height, rel=1e-15)
-        tow = towed - 1
-        assert earth(towed, "front") == pytest.approx(earth(tow, "rear"), abs=1e-12)
+    its static height; the dolly and trailer2 of the double likewise, down the line; a full
+    trailer's king pin its drawbar length straight behind the truck's hitch. The lead is
+    placed by the set-up, the towed units by the kernel engine.launch.place_towed."""
+    minimal = double("converter")
+    minimal["units"][1]["payloads"] = [{"name": "p", "mass": 2000.0, "inertia": [0, 0, 0], "position": [1.0, 0.3, -0.4]}]
+    units, _ = eq.static_state(typed_event(minimal))
     assert units[1].props.cg_height == pytest.approx(1.33 + 0.4 * 2000.0 / 22000.0, rel=1e-15)
+    for name, lead in (("double.json", "tractor"), ("truck-full-trailer.json", "truck")):
+        data = json.loads((ROOT / "engine" / "data" / name).read_text())
+        data["units"][1]["payloads"] = [{"name": "p", "mass": 2000.0, "inertia": [0, 0, 0],
+                                         "position": [1.0, 0.3, -0.4]}]
+        units, _ = eq.static_state(typed_event(data))
+        sim = engine.Simulation(engine.load_event(data),
+                                initial={lead: {"X0": 10.0, "Y0": -4.0, "yaw0": 0.7}})
+        y = sim.get_state().y
+
+        def pose(ui):
+            o = sim.layout.at("body", ui)
+            return y[o + L.SX], y[o + L.SY], y[o + L.SZ], y[o + L.SPSI]
+        assert pose(0)[:2] + pose(0)[3:] == (10.0, -4.0, 0.7)
+
+        def earth(ui, end, behind=0.0):
+            X, Y, Z, yaw = pose(ui)
+            x, y_, z = (p - d for p, d in zip(data["units"][ui]["connections"][end]["point"],
+                                              units[ui].props.delta))
+            x -= behind
+            return (X + math.cos(yaw) * x - math.sin(yaw) * y_, Y + math.sin(yaw) * x + math.cos(yaw) * y_)
+
+        for towed in range(1, len(data["units"])):
+            front = data["units"][towed]["connections"]["front"]
+            tow = [u["name"] for u in data["units"]].index(front["tow"])
+            assert pose(towed)[3] == 0.7
+            assert pose(towed)[2] == pytest.approx(-units[towed].props.cg_height, rel=1e-15)
+            bar = front.get("drawbar_length") or 0.0
+            assert earth(towed, "front") == pytest.approx(earth(tow, "rear", bar), abs=1e-12), name
 
 
 def test_free_one_axle_units_are_refused():

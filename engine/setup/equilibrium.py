@@ -405,30 +405,18 @@ def static_equilibrium_problems(model) -> list:
 def place_units(model, units_static, initial) -> list:
     """Per unit of the :class:`engine.setup.model.EventModel` ``model`` (X, Y, Z, yaw) of its
     adjusted CG, earth axes. ``initial``: {lead unit name:
-    {"X0", "Y0", "yaw0", "speed0"}}. A lead unit at its X0, Y0, yaw0; a towed unit in line
-    with its tow unit (the same yaw), its front point on the tow unit's rear point in X and Y
-    (a full trailer's king pin its drawbar_length straight behind it);
+    {"X0", "Y0", "yaw0", "speed0"}}. A lead unit at its X0, Y0, yaw0; a towed unit's X, Y and
+    yaw are None here: the kernel :func:`engine.launch.place_towed` puts it in line behind its
+    tow unit in the state, as the native FMU does at initialisation;
     every unit at Z = ground_elevation - its adjusted CG height (level, at rest on its
     wheels; the mating points' heights agree, ``static_equilibrium_problems``)."""
-    units = model.units
     ground = model.environment.ground_elevation
-    names = [u.name for u in units]
-    out = [None] * len(units)
-    for j, unit in enumerate(units):
-        props = units_static[j].props
-        front = unit.connections.front
-        z = ground - props.cg_height
-        if front is None:
+    out = []
+    for j, unit in enumerate(model.units):
+        z = ground - units_static[j].props.cg_height
+        if unit.connections.front is None:
             ini = initial[unit.name]
-            out[j] = (float(ini["X0"]), float(ini["Y0"]), z, float(ini["yaw0"]))
-            continue
-        i = names.index(front.tow)
-        X, Y, _, yaw = out[i]
-        c, s = math.cos(yaw), math.sin(yaw)
-        xr, yr, _ = adjusted(units[i].connections.rear.point, units_static[i].props.delta)
-        xf, yf, _ = adjusted(front.point, props.delta)
-        hx, hy = X + c * xr - s * yr, Y + s * xr + c * yr          # the hitch point, earth X, Y
-        # a full trailer's drawbar puts its turntable's king pin its length behind the hitch
-        lb = front.drawbar_length or 0.0
-        out[j] = (hx - lb * c - (c * xf - s * yf), hy - lb * s - (s * xf + c * yf), z, yaw)
+            out.append((float(ini["X0"]), float(ini["Y0"]), z, float(ini["yaw0"])))
+        else:
+            out.append((None, None, z, None))
     return out

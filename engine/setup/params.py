@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layout as L
+from ..jit import compiled_entry
+from ..launch import place_towed
 from .collision import pack_barriers, pack_collisions, pack_pairs
 from .derived import air_density, unit_mass
 from .equilibrium import connection_rates, place_units, static_state
@@ -115,12 +117,15 @@ def initial_state(model, lay, rows, typed_model, statics, initial, tire_deflecti
         speed = initial[names[int(P_UNIT[ui, L.U_LEAD])]]["speed0"]
         X, Y, Z, yaw = placement[ui]
         o = lay.at("body", ui)
-        y0[o + L.SX], y0[o + L.SY], y0[o + L.SZ], y0[o + L.SPSI] = X, Y, Z, yaw
+        y0[o + L.SZ] = Z
+        if X is not None:
+            y0[o + L.SX], y0[o + L.SY], y0[o + L.SPSI] = X, Y, yaw
         y0[o + L.SU] = speed
         cg_height = statics[ui].props.cg_height
         for w in rows.wheels[r.wheel0:r.wheel0 + r.nwheels]:
             dz = axle.wheel_displacement(w.ax, w.side)[2]
             y0[lay.at("wheel", w.index) + L.WOMEGA] = speed / (cg_height - (P_WHEEL[w.index, L.W_Z0] - dz))
+    compiled_entry(place_towed, (y0, model))(y0, model)     # the towed units behind their tow units
     for wi in range(P_WHEEL.shape[0]):
         y0[lay.at("wheel", wi) + L.WTEMP] = typed_model.environment.air_temperature
     return y0

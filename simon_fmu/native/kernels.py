@@ -35,6 +35,7 @@ KERNELS = {
                     "stab.out"),
     "engage_clutches": ("y", "U", "P"),
     "place_launch": ("y", "P", "launch.R", "u", "ground_z"),
+    "place_towed": ("y", "P"),
 }
 
 
@@ -121,12 +122,14 @@ def compile_kernels(signature, out_dir: Path) -> dict:
             "stable_step": (y, U, P, Y, err, W, i1, f1, f1, f2, f2, f1, f1, f2, f1, f1, i1, f1),
             "engage_clutches": (y, U, P),
             # place_launch(y, P, R, u, ground_z)
-            "place_launch": (y, P, f2, types.int64, types.float64)}
+            "place_launch": (y, P, f2, types.int64, types.float64),
+            "place_towed": (y, P)}
     stability.stable_step.compile(sigs["stable_step"])
     drivetrain.engage_clutches.compile(sigs["engage_clutches"])
     launch.place_launch.compile(sigs["place_launch"])
+    launch.place_towed.compile(sigs["place_towed"])
     modules = {"advance": integrator, "record": integrator, "stable_step": stability,
-               "engage_clutches": drivetrain, "place_launch": launch}
+               "engage_clutches": drivetrain, "place_launch": launch, "place_towed": launch}
     abi, irs, symbols = {"kernels": {}}, [], []
     for name, sig in sigs.items():
         kernel = getattr(modules[name], name)

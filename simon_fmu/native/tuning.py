@@ -21,6 +21,10 @@ answer to a change of it, found at build time by running the set-up for other va
   the kernel the set-up runs (``engine.launch.place_launch``, from the unit's equilibrium
   height: ``tune.launch``); the build checks at three values that the two together give the
   set-up's state bit for bit;
+* a lead unit's position (``X0``, ``Y0``, ``yaw0``) on flat ground, for a vehicle alone, when
+  it tows: the lead's slots are such rows, and the units it tows are then put in line behind
+  it by the kernel the set-up runs (``engine.launch.place_towed``: ``tune.towed``); the build
+  checks at three values that the two together give the set-up's state bit for bit;
 * any other parameter (one whose effect is not of these forms, a position when the start can
   meet another vehicle or a barrier, any initial condition on a road other than flat ground)
   keeps its start value: the runtime refuses another one, naming it.
@@ -37,7 +41,7 @@ from typing import NamedTuple
 import numpy as np
 
 from engine import layout as L
-from engine.launch import place_launch
+from engine.launch import place_launch, place_towed
 from engine.setup.launch import MOTION_FIELDS, launched
 from engine.setup.params import pack
 
@@ -52,6 +56,8 @@ TARGETS = ("y",) + tuple(f"P.{f}" for f in L.Model._fields)
 _PLACEMENT = (L.SX, L.SY, L.SZ, L.SPHI, L.STHETA, L.SPSI)
 #: the initial keys of a launch attitude (engine.setup.launch)
 _LAUNCH = ("roll0", "pitch0")
+#: the initial keys of a lead unit's position, which place the units it tows
+_POSITION = ("X0", "Y0", "yaw0")
 #: how far from its start value each probe of a Real parameter goes (odd, so that no form
 #: other than the true one reproduces three of them bit for bit)
 _PROBES = (1.2345678901, -0.7654321987, 2.7182818285)
@@ -62,11 +68,13 @@ class Effects(NamedTuple):
     target, flat index, op, constant, item) the runtime applies; ``reasons`` says why a
     parameter stays fixed (for docs/native.md and the build's log); ``launch``, per unit whose
     launch attitude is tunable: (unit, flat index of its Z in y, value reference of its roll0,
-    of its pitch0, its equilibrium Z, the ground's Z), placed after the rows."""
+    of its pitch0, its equilibrium Z, the ground's Z), placed after the rows; ``towed``: 1
+    when the towed units are put in line behind their tow units after the rows."""
     kind: np.ndarray
     rows: np.ndarray
     reasons: dict
     launch: np.ndarray
+    towed: int
 
 
 def _arrays(model, y0) -> list:
@@ -160,7 +168,7 @@ def effects(event, sim, catalogue) -> Effects:
     flat = event.model.environment.terrain is None or event.model.environment.terrain.type == "flat"
     alone = len(event.vehicles()) == 1 and sim.model.P_BAR.shape[0] == 0
     towing = {vehicle[0] for vehicle in event.vehicles() if len(vehicle) > 1}
-    rows, owner, launches = [], {}, {}
+    rows, owner, launches, towed = [], {}, {}, False
     names = {v.name: v.value_reference for v in params}
     for v in params:
         source, index = v.binding
@@ -171,13 +179,23 @@ def effects(event, sim, catalogue) -> Effects:
         if source == "initial" and index[1] in MOTION_FIELDS and index[0] in towing:
             kind[vr] = ZERO_ONLY
             continue
-        ignore, u = frozenset(), -1
+        ignore, u, train = frozenset(), -1, False
         if source == "initial" and index[1] in _LAUNCH and alone and flat:
             # its unit's height is the placement's (checked below), not one of the rows
             u = sim.unit_names.index(index[0])
             ignore = frozenset({(0, lay.at("body", u) + L.SZ)})
+        elif source == "initial" and index[1] in _POSITION and index[0] in towing and alone \
+                and flat:
+            # the towed units' places are the kernel's (checked below), not rows
+            train = True
+            ignore = frozenset((0, lay.at("body", sim.unit_names.index(name)) + s)
+                               for vehicle in event.vehicles() if vehicle[0] == index[0]
+                               for name in vehicle[1:] for s in (L.SX, L.SY, L.SPSI))
         found = _effect(event, sim, v, base, ENUMERATIONS, ignore)
-        if not isinstance(found, str) and ignore:
+        if not isinstance(found, str) and train:
+            found = _towed_problem(event, sim, v, found) or found
+            towed = towed or not isinstance(found, str)
+        elif not isinstance(found, str) and ignore:
             if u not in launches:
                 launches[u] = _launch_row(event, sim, lay, u, names)
             found = _launch_problem(event, sim, v, found, launches[u]) or found
@@ -203,7 +221,28 @@ def effects(event, sim, catalogue) -> Effects:
     table = np.array(rows, dtype=np.float64).reshape(-1, 6)
     launch = [row for row in launches.values()
               if any(kind[int(vr)] == TUNABLE for vr in row[2:4])]
-    return Effects(kind, table, reasons, np.array(launch, dtype=np.float64).reshape(-1, 6))
+    return Effects(kind, table, reasons, np.array(launch, dtype=np.float64).reshape(-1, 6),
+                   int(towed))
+
+
+def _towed_problem(event, sim, v, rows) -> str | None:
+    """None when the rows of the lead's position parameter ``v`` and the kernel that puts the
+    towed units in line (``engine.launch.place_towed``) give the set-up's state bit for bit
+    at three values (the runtime's order: the rows, then the kernel), else why not."""
+    lead, key = v.binding[1]
+    if any(t != 0 for _, t, _, _, _, _ in rows):
+        return "it changes a packed parameter besides the state"
+    for value in _probes(v, float(v.start)):
+        initial = copy.deepcopy(sim.initial)
+        initial[lead][key] = value
+        want = _setup(event, sim, initial=initial)[0]
+        y = np.array(sim.y, dtype=np.float64)
+        for _, _, k, op, c, _ in rows:
+            y[int(k)] = _apply(int(op), value, c)
+        place_towed(y, sim.model)
+        if not np.array_equal(y, want, equal_nan=True):
+            return "the towed units' places do not reproduce the set-up's state"
+    return None
 
 
 def _launch_row(event, sim, lay, u, names) -> tuple:
@@ -369,6 +408,7 @@ def tables(event, sim, catalogue) -> dict:
                                  float(state), MIN_STEP_SIZE]),
         "tune.reasons": texts(reasons.get(v.name, "") for v in catalogue),
         "tune.launch": found.launch,
+        "tune.towed": np.array([found.towed], np.int64),
         "launch.R": np.zeros((3, 3)),
     }
     for name, a in kernel_work(sim.y.size, free).items():

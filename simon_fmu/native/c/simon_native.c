@@ -79,11 +79,13 @@ typedef struct {
     const double *tune_lo, *tune_hi, *tune_rows, *tune_items, *tune_speed, *tune_stable;
     const double *tune_launch;          /* per unit: u, its Z in y, roll0, pitch0, Z level, ground Z */
     int ntune_rows, ntune_items, ntune_speed, ntune_targets, ntune_launch;
+    int64_t tune_towed;                 /* 1: the towed units placed behind their tow units */
     const char **tune_accepts, **tune_zero, **tune_zero_tail, **tune_texts, **tune_reasons;
     sn_array *tune_target[SN_MAX_TARGETS];
     sn_array *stab[SN_MAX_ARRAYS];      /* the step-size kernel's arguments */
     sn_array *eng[SN_MAX_ARRAYS];       /* engage_clutches' arguments */
     sn_array *lau[SN_MAX_ARRAYS];       /* place_launch's arguments */
+    sn_array *tow[SN_MAX_ARRAYS];       /* place_towed's arguments */
     int mutable_[SN_MAX_ARRAYS];        /* the arrays an FMU state holds */
     double step;                        /* the internal step (stepSize) */
     const char **tire_names, **state_names;
@@ -361,6 +363,11 @@ static const char *bind(sn_instance *c)
             snprintf(why, sizeof why, "the resources have no array %s", sn_place_launch_arrays[i]);
             return why;
         }
+    for (int i = 0; i < sn_place_towed_narrays; i++)
+        if ((c->tow[i] = find(c, sn_place_towed_arrays[i])) == NULL) {
+            snprintf(why, sizeof why, "the resources have no array %s", sn_place_towed_arrays[i]);
+            return why;
+        }
     for (int i = 0; i < sn_stable_step_narrays; i++)
         if ((c->stab[i] = find(c, sn_stable_step_arrays[i])) == NULL) {
             snprintf(why, sizeof why, "the resources have no array %s", sn_stable_step_arrays[i]);
@@ -383,7 +390,8 @@ static const char *bind(sn_instance *c)
                             "tire.names", "state.names", "P.P_TIRE", "tune.kind",
                             "tune.lo", "tune.hi", "tune.accepts", "tune.rows", "tune.targets",
                             "tune.zero", "tune.zero_tail", "tune.items", "tune.texts",
-                            "tune.speed", "tune.stable", "tune.reasons", "tune.launch"};
+                            "tune.speed", "tune.stable", "tune.reasons", "tune.launch",
+                            "tune.towed"};
     for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
         if (find(c, needed[i]) == NULL) {
             snprintf(why, sizeof why, "the resources have no array %s", needed[i]);
@@ -424,6 +432,8 @@ static const char *bind(sn_instance *c)
     c->tune_launch = (const double *)tl->init;
     c->ntune_launch = tl->ndim == 2 && tl->shape[1] == 6 ? (int)tl->shape[0] : -1;
     c->tune_stable = (const double *)find(c, "tune.stable")->init;
+    sn_array *tt = find(c, "tune.towed");
+    c->tune_towed = tt->dtype != 2 || tt->nitems != 1 ? -1 : *(const int64_t *)tt->init;
     int na, nz, nzt, ntx;
     c->tune_accepts = strings(find(c, "tune.accepts"), &na);
     c->tune_zero = strings(find(c, "tune.zero"), &nz);
@@ -441,6 +451,7 @@ static const char *bind(sn_instance *c)
             || !c->tune_reasons || nr != c->nvars || na != c->nvars || nz != c->nvars
             || nzt != c->nvars || c->ntune_rows < 0
             || c->ntune_items < 0 || c->ntune_speed < 0 || c->ntune_launch < 0
+            || c->tune_towed < 0
             || find(c, "var.value")->nitems != c->nvars || find(c, "tune.kind")->nitems != c->nvars
             || find(c, "tune.stable")->nitems != S_MIN_STEP + 1) {
         snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
@@ -762,6 +773,10 @@ static int setup_parameters(sn_instance *c, char *why, size_t size)
         case OP_ADD: *slot = v + k; break;
         default: if (v == row[5]) *slot = k; break;
         }
+    }
+    if (c->tune_towed) {                            /* engine.launch.place_towed */
+        int64_t status = 0;
+        sn_call_place_towed(c->tow, &status);
     }
     for (int r = 0; r < c->ntune_launch; r++) {     /* engine.setup.launch.apply_motion */
         const double *row = c->tune_launch + 6 * r;
