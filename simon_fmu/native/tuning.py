@@ -225,10 +225,10 @@ def effects(event, sim, catalogue) -> Effects:
                    int(towed))
 
 
-def _towed_problem(event, sim, v, rows) -> str | None:
-    """None when the rows of the lead's position parameter ``v`` and the kernel that puts the
-    towed units in line (``engine.launch.place_towed``) give the set-up's state bit for bit
-    at three values (the runtime's order: the rows, then the kernel), else why not."""
+def _placement_problem(event, sim, v, rows, place, failure) -> str | None:
+    """None when the rows of the initial-condition parameter ``v`` and then ``place(y,
+    initial)`` (the runtime's placement after the rows) give the set-up's state bit for bit
+    at three values of it, else ``failure`` (or why the rows alone cannot do)."""
     lead, key = v.binding[1]
     if any(t != 0 for _, t, _, _, _, _ in rows):
         return "it changes a packed parameter besides the state"
@@ -239,10 +239,17 @@ def _towed_problem(event, sim, v, rows) -> str | None:
         y = np.array(sim.y, dtype=np.float64)
         for _, _, k, op, c, _ in rows:
             y[int(k)] = _apply(int(op), value, c)
-        place_towed(y, sim.model)
+        place(y, initial)
         if not np.array_equal(y, want, equal_nan=True):
-            return "the towed units' places do not reproduce the set-up's state"
+            return failure
     return None
+
+
+def _towed_problem(event, sim, v, rows) -> str | None:
+    """:func:`_placement_problem` of the lead's position parameter ``v``, the towed units put
+    in line by the kernel ``engine.launch.place_towed`` after the rows."""
+    return _placement_problem(event, sim, v, rows, lambda y, initial: place_towed(y, sim.model),
+                              "the towed units' places do not reproduce the set-up's state")
 
 
 def _launch_row(event, sim, lay, u, names) -> tuple:
@@ -258,26 +265,18 @@ def _launch_row(event, sim, lay, u, names) -> tuple:
 
 
 def _launch_problem(event, sim, v, rows, launch) -> str | None:
-    """None when the rows of the launch-attitude parameter ``v`` and the placement kernel give
-    the set-up's state bit for bit at three values (the runtime's order: the rows, the
-    equilibrium Z, then the placement when the unit is turned), else why not."""
+    """:func:`_placement_problem` of the launch-attitude parameter ``v``: after the rows, the
+    equilibrium Z, then the placement on the lowest point when the unit is turned."""
     u, z, _, _, z_level, ground = launch
-    lead, key = v.binding[1]
-    if any(t != 0 for _, t, _, _, _, _ in rows):
-        return "it changes a packed parameter besides the state"
-    for value in _probes(v, float(v.start)):
-        initial = copy.deepcopy(sim.initial)
-        initial[lead][key] = value
-        want = _setup(event, sim, initial=initial)[0]
-        y = np.array(sim.y, dtype=np.float64)
-        for _, _, k, op, c, _ in rows:
-            y[int(k)] = _apply(int(op), value, c)
+    lead = v.binding[1][0]
+
+    def place(y, initial):
         y[int(z)] = z_level
         if launched(initial[lead]):
             place_launch(y, sim.model, np.zeros((3, 3)), int(u), ground)
-        if not np.array_equal(y, want, equal_nan=True):
-            return "the placement on the lowest point does not reproduce the set-up's state"
-    return None
+    return _placement_problem(event, sim, v, rows, place,
+                              "the placement on the lowest point does not reproduce the set-up's "
+                              "state")
 
 
 def _effect(event, sim, v, base, enumerations, ignore=frozenset()):
