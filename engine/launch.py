@@ -1,13 +1,16 @@
 """The placements the native FMU repeats at initialisation (kernels): a unit turned to a launch
-attitude touches the ground; a towed unit stands in line behind its tow unit.
+attitude touches the ground; a towed unit stands in line behind its tow unit; the vehicles of
+an event start apart.
 
 A lead unit started at a roll or pitch (``units[i].initial``: roll, pitch; the FMU parameters
 ``<unit>.roll0``, ``<unit>.pitch0``) keeps its wheels' equilibrium travel and is lowered or
 raised so that its lowest tire or exterior-mesh vertex just touches flat ground (a tire at
 zero deflection): a launch, not an equilibrium (``engine.setup.launch`` sets the attitude and
 motion; docs/limitations.md). A towed unit stands in line with its tow unit
-(:func:`place_towed`). Kernels, so that the native FMU places a vehicle whose position or
-launch is set at initialisation with the same arithmetic as the set-up.
+(:func:`place_towed`). Two vehicles whose plan-view footprints overlap cannot start
+(:func:`footprint_hits`, ``engine.setup.footprint``). Kernels, so that the native FMU places
+a vehicle whose position or launch is set at initialisation, and checks it, with the same
+arithmetic as the set-up.
 """
 import math
 
@@ -77,3 +80,60 @@ def place_towed(y, P):
         y[ob + SX] = hx - lb * cs - (cs * xf - sn * yf)
         y[ob + SY] = hy - lb * sn - (sn * xf + cs * yf)
         y[ob + SPSI] = yaw
+
+
+@njit
+def footprint_corners(foot, where, u, out, k):
+    """Unit u's footprint corners in the earth X, Y plane into out[k] (Eq. 53 in the plane:
+    earth = R(yaw) vehicle): front left, front right, rear right, rear left, from foot[u] =
+    (x_front, x_rear, half width) and where[u] = (X, Y, yaw)."""
+    X, Y = where[u, 0], where[u, 1]
+    c, s = math.cos(where[u, 2]), math.sin(where[u, 2])
+    xf, xr, hw = foot[u, 0], foot[u, 1], foot[u, 2]
+    for j in range(4):
+        x = xf if j < 2 else xr
+        y = hw if j == 0 or j == 3 else -hw
+        out[k, j, 0] = X + c * x - s * y
+        out[k, j, 1] = Y + s * x + c * y
+
+
+@njit
+def footprint_separated(out, k):
+    """Whether an edge normal of polygon k of ``out`` separates the two polygons (the
+    separating axis theorem; polygons that only touch are separated)."""
+    for e in range(4):
+        x0, y0 = out[k, e, 0], out[k, e, 1]
+        x1, y1 = out[k, (e + 1) % 4, 0], out[k, (e + 1) % 4, 1]
+        nx, ny = y1 - y0, x0 - x1
+        lo_a = hi_a = nx * out[0, 0, 0] + ny * out[0, 0, 1]
+        lo_b = hi_b = nx * out[1, 0, 0] + ny * out[1, 0, 1]
+        for j in range(1, 4):
+            pa = nx * out[0, j, 0] + ny * out[0, j, 1]
+            pb = nx * out[1, j, 0] + ny * out[1, j, 1]
+            lo_a, hi_a = min(lo_a, pa), max(hi_a, pa)
+            lo_b, hi_b = min(lo_b, pb), max(hi_b, pb)
+        if hi_a <= lo_b or hi_b <= lo_a:
+            return True
+    return False
+
+
+@njit
+def footprint_hits(y, pairs, foot, where, corners, hits):
+    """The start's overlaps of the vehicles' plan-view footprints (``engine.setup.footprint``):
+    every unit's (X, Y, yaw) from the state y into where[u]; pairs [row, 3] = (pair of
+    vehicles, unit of the first, unit of the second), in the order they are tried; hits[pair]
+    = the first row whose footprints (foot [unit, 3]) share interior points, else -1.
+    corners: scratch [2, 4, 2]."""
+    for u in range(where.shape[0]):
+        o = N_BODY * u
+        where[u, 0], where[u, 1], where[u, 2] = y[o + SX], y[o + SY], y[o + SPSI]
+    for k in range(hits.shape[0]):
+        hits[k] = -1
+    for r in range(pairs.shape[0]):
+        k = int(pairs[r, 0])
+        if hits[k] >= 0:
+            continue
+        footprint_corners(foot, where, int(pairs[r, 1]), corners, 0)
+        footprint_corners(foot, where, int(pairs[r, 2]), corners, 1)
+        if not (footprint_separated(corners, 0) or footprint_separated(corners, 1)):
+            hits[k] = r

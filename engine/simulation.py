@@ -249,9 +249,7 @@ class Simulation:
         """Refuse a start at which two vehicles overlap (engine.setup.footprint)."""
         if len(self.lead_units) < 2:
             return
-        pos = {n: (self.y_unit[i, L.YU_X], self.y_unit[i, L.YU_Y], self.y_unit[i, L.YU_YAW])
-               for i, n in enumerate(self.unit_names)}
-        problems = start_overlap_problems(self.event, pos)
+        problems = start_overlap_problems(self.event, self.y)
         if problems:
             raise EventError(problems)
 

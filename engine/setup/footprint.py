@@ -12,9 +12,11 @@ fifth wheel); footprints that only touch do not overlap.
 """
 from __future__ import annotations
 
-import math
 from typing import List, NamedTuple, Sequence, Tuple
 
+import numpy as np
+
+from ..launch import footprint_corners, footprint_separated, footprint_hits
 from .derived import body_front, body_rear
 from .model import typed_unit
 
@@ -33,46 +35,72 @@ def unit_footprint(unit) -> Footprint:
 
 
 def corners(fp: Footprint, X: float, Y: float, yaw: float) -> List[Tuple[float, float]]:
-    """The footprint's corners in the earth X, Y plane for a CG at X, Y and a yaw angle
-    (Eq. 53 in the plane: earth = R(yaw) vehicle)."""
-    c, s = math.cos(yaw), math.sin(yaw)
-    return [(X + c * x - s * y, Y + s * x + c * y)
-            for x, y in ((fp.x_front, fp.half_width), (fp.x_front, -fp.half_width),
-                         (fp.x_rear, -fp.half_width), (fp.x_rear, fp.half_width))]
+    """The footprint's corners in the earth X, Y plane for a CG at X, Y and a yaw angle (front
+    left, front right, rear right, rear left), as the kernel computes them
+    (``engine.launch.footprint_hits``)."""
+    out = np.zeros((2, 4, 2))
+    footprint_corners(np.array([fp], dtype=np.float64), np.array([[X, Y, yaw]], dtype=np.float64), 0, out, 0)
+    return [tuple(map(float, p)) for p in out[0]]
 
 
 def overlap(a: Sequence[Tuple[float, float]], b: Sequence[Tuple[float, float]]) -> bool:
-    """Whether two convex polygons (corner lists in order) share interior points: no edge
-    normal of either separates them (separating axis theorem)."""
-    for poly in (a, b):
-        for k in range(len(poly)):
-            (x0, y0), (x1, y1) = poly[k], poly[(k + 1) % len(poly)]
-            nx, ny = y1 - y0, x0 - x1
-            pa = [nx * x + ny * y for x, y in a]
-            pb = [nx * x + ny * y for x, y in b]
-            if max(pa) <= min(pb) or max(pb) <= min(pa):
-                return False
-    return True
+    """Whether two footprints (corner lists in order) share interior points: no edge normal of
+    either separates them (the separating axis theorem, as the kernel tests it)."""
+    out = np.array([a, b], dtype=np.float64)
+    return not (footprint_separated(out, 0) or footprint_separated(out, 1))
 
 
-def start_overlap_problems(event, positions) -> List[str]:
-    """One message per pair of vehicles of ``event`` whose footprints overlap, the units at
-    ``positions`` (unit name -> (X, Y, yaw)); each names the lead unit's initial-condition
-    parameters and its event fields."""
-    data = {u.name: (i, u) for i, u in enumerate(event.model.units)}
-    shapes = {name: corners(unit_footprint(u), *positions[name]) for name, (_, u) in data.items()}
+class OverlapTables(NamedTuple):
+    """The arrays :func:`engine.launch.footprint_hits` takes for an event, and what names
+    its hits: ``pairs`` [row, 3] (pair of vehicles, unit of the first, unit of the second) in
+    the order they are tried; ``foot`` [unit, 3] the units' footprints; per pair of vehicles
+    the text of its problem before the units' places (``heads``); the units' names as the
+    problem quotes them (``quoted``)."""
+    pairs: np.ndarray
+    foot: np.ndarray
+    heads: List[str]
+    quoted: List[str]
+
+
+def overlap_tables(event) -> OverlapTables:
+    """:class:`OverlapTables` of ``event``: every unit of each vehicle against every unit of
+    each later vehicle (``Event.vehicles``)."""
+    units = event.model.units
+    index = {u.name: i for i, u in enumerate(units)}
     vehicles = event.vehicles()
-    problems = []
+    rows, heads = [], []
     for k, first in enumerate(vehicles):
         for second in vehicles[k + 1:]:
-            hit = next(((a, b) for a in first for b in second if overlap(shapes[a], shapes[b])), None)
-            if hit is None:
-                continue
+            for a in first:
+                for b in second:
+                    rows.append((len(heads), index[a], index[b]))
             lead = second[0]
-            where = ", ".join(f"unit {n!r} at X = {positions[n][0]:.6g} m, Y = {positions[n][1]:.6g} m, "
-                              f"yaw = {positions[n][2]:.6g} rad" for n in hit)
-            problems.append(
-                f"{lead}.X0, {lead}.Y0, {lead}.yaw0 (units[{data[lead][0]}].initial): a start apart from "
-                f"vehicle {first[0]!r} (the vehicles interact only through collisions; their plan-view "
-                f"footprints, length x width from dimensions, overlap at the start: {where})")
+            heads.append(
+                f"{lead}.X0, {lead}.Y0, {lead}.yaw0 (units[{index[lead]}].initial): a start apart "
+                f"from vehicle {first[0]!r} (the vehicles interact only through collisions; their "
+                f"plan-view footprints, length x width from dimensions, overlap at the start: ")
+    foot = np.array([unit_footprint(u) for u in units], dtype=np.float64).reshape(-1, 3)
+    return OverlapTables(np.array(rows, dtype=np.float64).reshape(-1, 3), foot, heads,
+                         [repr(u.name) for u in units])
+
+
+def start_overlap_problems(event, y) -> List[str]:
+    """One message per pair of vehicles of ``event`` whose footprints overlap in the state
+    ``y`` (``engine.launch.footprint_hits``); each names the lead unit's initial-condition
+    parameters and its event fields, and the two units' places (the native FMU writes the
+    same text)."""
+    t = overlap_tables(event)
+    if not t.heads:
+        return []
+    where, hits = np.zeros((t.foot.shape[0], 3)), np.zeros(len(t.heads), dtype=np.int64)
+    footprint_hits(np.asarray(y, dtype=np.float64), t.pairs, t.foot, where, np.zeros((2, 4, 2)),
+                   hits)
+    problems = []
+    for k, r in enumerate(hits):
+        if r < 0:
+            continue
+        units = (int(t.pairs[r, 1]), int(t.pairs[r, 2]))
+        problems.append(t.heads[k] + ", ".join(
+            f"unit {t.quoted[u]} at X = {where[u, 0]:.6g} m, Y = {where[u, 1]:.6g} m, "
+            f"yaw = {where[u, 2]:.6g} rad" for u in units) + ")")
     return problems

@@ -36,6 +36,8 @@ KERNELS = {
     "engage_clutches": ("y", "U", "P"),
     "place_launch": ("y", "P", "launch.R", "u", "ground_z"),
     "place_towed": ("y", "P"),
+    "footprint_hits": ("y", "apart.pairs", "apart.foot", "apart.where", "apart.corners",
+                       "apart.hits"),
 }
 
 
@@ -123,13 +125,17 @@ def compile_kernels(signature, out_dir: Path) -> dict:
             "engage_clutches": (y, U, P),
             # place_launch(y, P, R, u, ground_z)
             "place_launch": (y, P, f2, types.int64, types.float64),
-            "place_towed": (y, P)}
+            "place_towed": (y, P),
+            # footprint_hits(y, pairs, foot, where, corners, hits)
+            "footprint_hits": (y, f2, f2, f2, types.Array(work.dtype, 3, "C"), i1)}
     stability.stable_step.compile(sigs["stable_step"])
     drivetrain.engage_clutches.compile(sigs["engage_clutches"])
     launch.place_launch.compile(sigs["place_launch"])
     launch.place_towed.compile(sigs["place_towed"])
+    launch.footprint_hits.compile(sigs["footprint_hits"])
     modules = {"advance": integrator, "record": integrator, "stable_step": stability,
-               "engage_clutches": drivetrain, "place_launch": launch, "place_towed": launch}
+               "engage_clutches": drivetrain, "place_launch": launch, "place_towed": launch,
+               "footprint_hits": launch}
     abi, irs, symbols = {"kernels": {}}, [], []
     for name, sig in sigs.items():
         kernel = getattr(modules[name], name)

@@ -21,10 +21,12 @@ answer to a change of it, found at build time by running the set-up for other va
   the kernel the set-up runs (``engine.launch.place_launch``, from the unit's equilibrium
   height: ``tune.launch``); the build checks at three values that the two together give the
   set-up's state bit for bit;
-* a lead unit's position (``X0``, ``Y0``, ``yaw0``) on flat ground, for a vehicle alone, when
-  it tows: the lead's slots are such rows, and the units it tows are then put in line behind
-  it by the kernel the set-up runs (``engine.launch.place_towed``: ``tune.towed``); the build
-  checks at three values that the two together give the set-up's state bit for bit;
+* a lead unit's position (``X0``, ``Y0``, ``yaw0``) on flat ground without barriers: its slots
+  are such rows; the units it tows are then put in line behind it by the kernel the set-up
+  runs (``engine.launch.place_towed``: ``tune.towed``; the build checks at three values that
+  the two together give the set-up's state bit for bit), and when the event holds several
+  vehicles the runtime refuses a start at which two of them overlap, as the set-up does, by
+  its kernel (``engine.launch.footprint_hits``: ``tune.apart``, ``apart.*``);
 * any other parameter (one whose effect is not of these forms, a position when the start can
   meet another vehicle or a barrier, any initial condition on a road other than flat ground)
   keeps its start value: the runtime refuses another one, naming it.
@@ -69,12 +71,14 @@ class Effects(NamedTuple):
     parameter stays fixed (for docs/native.md and the build's log); ``launch``, per unit whose
     launch attitude is tunable: (unit, flat index of its Z in y, value reference of its roll0,
     of its pitch0, its equilibrium Z, the ground's Z), placed after the rows; ``towed``: 1
-    when the towed units are put in line behind their tow units after the rows."""
+    when the towed units are put in line behind their tow units after the rows; ``apart``: 1
+    when the runtime checks that the vehicles start apart."""
     kind: np.ndarray
     rows: np.ndarray
     reasons: dict
     launch: np.ndarray
     towed: int
+    apart: int
 
 
 def _arrays(model, y0) -> list:
@@ -166,9 +170,10 @@ def effects(event, sim, catalogue) -> Effects:
     lay = L.StateLayout.of_model(sim.model)
     placing = {lay.at("body", u) + s for u in range(len(sim.unit_names)) for s in _PLACEMENT}
     flat = event.model.environment.terrain is None or event.model.environment.terrain.type == "flat"
-    alone = len(event.vehicles()) == 1 and sim.model.P_BAR.shape[0] == 0
+    open_road = flat and sim.model.P_BAR.shape[0] == 0
+    alone = len(event.vehicles()) == 1 and open_road
     towing = {vehicle[0] for vehicle in event.vehicles() if len(vehicle) > 1}
-    rows, owner, launches, towed = [], {}, {}, False
+    rows, owner, launches, towed, apart = [], {}, {}, False, False
     names = {v.name: v.value_reference for v in params}
     for v in params:
         source, index = v.binding
@@ -180,12 +185,11 @@ def effects(event, sim, catalogue) -> Effects:
             kind[vr] = ZERO_ONLY
             continue
         ignore, u, train = frozenset(), -1, False
-        if source == "initial" and index[1] in _LAUNCH and alone and flat:
+        if source == "initial" and index[1] in _LAUNCH and alone:
             # its unit's height is the placement's (checked below), not one of the rows
             u = sim.unit_names.index(index[0])
             ignore = frozenset({(0, lay.at("body", u) + L.SZ)})
-        elif source == "initial" and index[1] in _POSITION and index[0] in towing and alone \
-                and flat:
+        elif source == "initial" and index[1] in _POSITION and index[0] in towing and open_road:
             # the towed units' places are the kernel's (checked below), not rows
             train = True
             ignore = frozenset((0, lay.at("body", sim.unit_names.index(name)) + s)
@@ -202,12 +206,14 @@ def effects(event, sim, catalogue) -> Effects:
         if isinstance(found, str):
             reasons[v.name] = found
             continue
-        if any(t == 0 and k in placing for _, t, k, _, _, _ in found) and not (alone and flat):
+        moves = any(t == 0 and k in placing for _, t, k, _, _, _ in found)
+        if moves and not (open_road and (alone or index[1] in _POSITION)):
             reasons[v.name] = "a position or attitude on a road other than flat ground (the " \
                               "vehicle was settled on the road at build time)" if not flat else \
-                              "a position or attitude when the start can meet another vehicle " \
-                              "or a barrier (checked at build time)"
+                              "a position or attitude when the start can meet a barrier, or an " \
+                              "attitude when it can meet another vehicle (checked at build time)"
             continue
+        apart = apart or (moves and not alone)
         kind[vr] = TUNABLE
         for row in found:
             owner.setdefault((row[1], row[2]), set()).add(vr)
@@ -222,7 +228,7 @@ def effects(event, sim, catalogue) -> Effects:
     launch = [row for row in launches.values()
               if any(kind[int(vr)] == TUNABLE for vr in row[2:4])]
     return Effects(kind, table, reasons, np.array(launch, dtype=np.float64).reshape(-1, 6),
-                   int(towed))
+                   int(towed), int(apart))
 
 
 def _placement_problem(event, sim, v, rows, place, failure) -> str | None:
@@ -343,6 +349,7 @@ def tables(event, sim, catalogue) -> dict:
     instance's copy of ``var.value``."""
     from engine import Simulation
     from engine.setup.event import MIN_STEP_SIZE
+    from engine.setup.footprint import overlap_tables
     from engine.setup.launch import motion_problems
     from engine.setup.stability import contact_step, kernel_work
     from model_description.catalogue import ENUMERATIONS
@@ -350,6 +357,7 @@ def tables(event, sim, catalogue) -> dict:
     from .resources import texts
 
     found = effects(event, sim, catalogue)
+    overlaps = overlap_tables(event)
     kind = found.kind.copy()
     nvars = len(catalogue)
     lo, hi = np.full(nvars, -math.inf), np.full(nvars, math.inf)
@@ -408,6 +416,11 @@ def tables(event, sim, catalogue) -> dict:
         "tune.reasons": texts(reasons.get(v.name, "") for v in catalogue),
         "tune.launch": found.launch,
         "tune.towed": np.array([found.towed], np.int64),
+        "tune.apart": np.array([found.apart], np.int64),
+        "apart.pairs": overlaps.pairs, "apart.foot": overlaps.foot,
+        "apart.where": np.zeros((overlaps.foot.shape[0], 3)), "apart.corners": np.zeros((2, 4, 2)),
+        "apart.hits": np.zeros(len(overlaps.heads), np.int64),
+        "apart.heads": texts(overlaps.heads), "apart.quoted": texts(overlaps.quoted),
         "launch.R": np.zeros((3, 3)),
     }
     for name, a in kernel_work(sim.y.size, free).items():

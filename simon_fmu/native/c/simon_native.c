@@ -80,12 +80,16 @@ typedef struct {
     const double *tune_launch;          /* per unit: u, its Z in y, roll0, pitch0, Z level, ground Z */
     int ntune_rows, ntune_items, ntune_speed, ntune_targets, ntune_launch;
     int64_t tune_towed;                 /* 1: the towed units placed behind their tow units */
+    int64_t tune_apart;                 /* 1: the vehicles checked to start apart */
+    const char **apart_heads, **apart_quoted; /* the overlap problems' texts */
+    int napart_heads, napart_quoted;
     const char **tune_accepts, **tune_zero, **tune_zero_tail, **tune_texts, **tune_reasons;
     sn_array *tune_target[SN_MAX_TARGETS];
     sn_array *stab[SN_MAX_ARRAYS];      /* the step-size kernel's arguments */
     sn_array *eng[SN_MAX_ARRAYS];       /* engage_clutches' arguments */
     sn_array *lau[SN_MAX_ARRAYS];       /* place_launch's arguments */
     sn_array *tow[SN_MAX_ARRAYS];       /* place_towed's arguments */
+    sn_array *apart[SN_MAX_ARRAYS];     /* footprint_hits' arguments */
     int mutable_[SN_MAX_ARRAYS];        /* the arrays an FMU state holds */
     double step;                        /* the internal step (stepSize) */
     const char **tire_names, **state_names;
@@ -368,6 +372,11 @@ static const char *bind(sn_instance *c)
             snprintf(why, sizeof why, "the resources have no array %s", sn_place_towed_arrays[i]);
             return why;
         }
+    for (int i = 0; i < sn_footprint_hits_narrays; i++)
+        if ((c->apart[i] = find(c, sn_footprint_hits_arrays[i])) == NULL) {
+            snprintf(why, sizeof why, "the resources have no array %s", sn_footprint_hits_arrays[i]);
+            return why;
+        }
     for (int i = 0; i < sn_stable_step_narrays; i++)
         if ((c->stab[i] = find(c, sn_stable_step_arrays[i])) == NULL) {
             snprintf(why, sizeof why, "the resources have no array %s", sn_stable_step_arrays[i]);
@@ -391,7 +400,7 @@ static const char *bind(sn_instance *c)
                             "tune.lo", "tune.hi", "tune.accepts", "tune.rows", "tune.targets",
                             "tune.zero", "tune.zero_tail", "tune.items", "tune.texts",
                             "tune.speed", "tune.stable", "tune.reasons", "tune.launch",
-                            "tune.towed"};
+                            "tune.towed", "tune.apart", "apart.heads", "apart.quoted"};
     for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
         if (find(c, needed[i]) == NULL) {
             snprintf(why, sizeof why, "the resources have no array %s", needed[i]);
@@ -434,6 +443,10 @@ static const char *bind(sn_instance *c)
     c->tune_stable = (const double *)find(c, "tune.stable")->init;
     sn_array *tt = find(c, "tune.towed");
     c->tune_towed = tt->dtype != 2 || tt->nitems != 1 ? -1 : *(const int64_t *)tt->init;
+    sn_array *ta = find(c, "tune.apart");
+    c->tune_apart = ta->dtype != 2 || ta->nitems != 1 ? -1 : *(const int64_t *)ta->init;
+    c->apart_heads = strings(find(c, "apart.heads"), &c->napart_heads);
+    c->apart_quoted = strings(find(c, "apart.quoted"), &c->napart_quoted);
     int na, nz, nzt, ntx;
     c->tune_accepts = strings(find(c, "tune.accepts"), &na);
     c->tune_zero = strings(find(c, "tune.zero"), &nz);
@@ -451,7 +464,8 @@ static const char *bind(sn_instance *c)
             || !c->tune_reasons || nr != c->nvars || na != c->nvars || nz != c->nvars
             || nzt != c->nvars || c->ntune_rows < 0
             || c->ntune_items < 0 || c->ntune_speed < 0 || c->ntune_launch < 0
-            || c->tune_towed < 0
+            || c->tune_towed < 0 || c->tune_apart < 0 || !c->apart_heads || !c->apart_quoted
+            || c->apart[5]->nitems != c->napart_heads || c->apart[3]->shape[0] != c->napart_quoted
             || find(c, "var.value")->nitems != c->nvars || find(c, "tune.kind")->nitems != c->nvars
             || find(c, "tune.stable")->nitems != S_MIN_STEP + 1) {
         snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
@@ -527,6 +541,8 @@ static void release(sn_instance *c)
     free(c->tune_zero_tail);
     free(c->tune_texts);
     free(c->tune_reasons);
+    free(c->apart_heads);
+    free(c->apart_quoted);
     free(c->pool);
     free(c->file);
     free(c->name);
@@ -721,6 +737,37 @@ static int check_step(sn_instance *c, int moved, char *why, size_t size)
    then the set-up's operations for each (tune.rows), the outputs at the initial state and the
    step-size check. Nothing to do when every parameter has its start value: the build ran the
    set-up for those. 0, or 1 with the message in why. */
+
+/* engine.Simulation._check_vehicles_apart: the vehicles' footprints at the initial state
+   (engine.launch.footprint_hits), one problem per pair of vehicles that overlap, the text of
+   engine.setup.footprint.start_overlap_problems; 1 when there is one */
+static int vehicles_overlap(sn_instance *c, char *why, size_t size)
+{
+    int64_t status = 0;
+    sn_call_footprint_hits(c->apart, &status);
+    const double *pairs = (const double *)c->apart[1]->data;
+    const double *where = (const double *)c->apart[3]->data;
+    const int64_t *hits = (const int64_t *)c->apart[5]->data;
+    size_t at = 0;
+    int problems = 0;
+    for (int k = 0; k < c->napart_heads; k++) {
+        if (hits[k] < 0)
+            continue;
+        append(why, size, &at, problems++ ? "; " : "the parameters are not accepted: ");
+        append(why, size, &at, c->apart_heads[k]);
+        for (int j = 1; j <= 2; j++) {
+            int64_t u = (int64_t)pairs[3 * hits[k] + j];
+            char text[256];
+            snprintf(text, sizeof text, "%sunit %s at X = %.6g m, Y = %.6g m, yaw = %.6g rad",
+                     j == 1 ? "" : ", ", c->apart_quoted[u], where[3 * u], where[3 * u + 1],
+                     where[3 * u + 2]);
+            append(why, size, &at, text);
+        }
+        append(why, size, &at, ")");
+    }
+    return problems > 0;
+}
+
 static int setup_parameters(sn_instance *c, char *why, size_t size)
 {
     int changed = 0, moved = 0;
@@ -790,6 +837,8 @@ static int setup_parameters(sn_instance *c, char *why, size_t size)
         if (c->tune_kind[vr] == K_STEP)
             c->step = c->tune_value[vr];
     if (run(c, 0.0, 0, why, size) != 0)             /* the outputs at the initial state */
+        return 1;
+    if (c->tune_apart && vehicles_overlap(c, why, size))
         return 1;
     return check_step(c, moved, why, size);
 }

@@ -42,5 +42,8 @@ int32_t sn_call_place_launch(sn_array *const *a, int64_t u, double ground_z, voi
 extern const char *const sn_place_towed_arrays[];
 extern const int sn_place_towed_narrays;
 int32_t sn_call_place_towed(sn_array *const *a, void *ret);
+extern const char *const sn_footprint_hits_arrays[];
+extern const int sn_footprint_hits_narrays;
+int32_t sn_call_footprint_hits(sn_array *const *a, void *ret);
 
 #endif
