@@ -12,8 +12,8 @@ from .errors import EventError
 from ..jit import compiled_entry
 from ..kinematics import euler_trig, rotation_vehicle_to_earth
 from ..least_squares import least_squares
+from ..settle import settle_on_terrain as settle_kernel
 from ..signals import INPUT_LIMITS
-from ..terrain import surface
 from ..tire import TAU_DAMP, V_LOW, V_N, properties, slip_stiffness
 
 
@@ -23,23 +23,6 @@ def default_wheel_inputs(n_wheels):
     for j, f in enumerate(L.WHEEL_INPUTS):
         u[:, j] = INPUT_LIMITS[f][2]
     return u
-
-
-def _terrain_plane(model, u_wheel, wheels, points, wheel_names):
-    """The least-squares plane z = a + b X + c Y through the terrain under the earth XY
-    ``points`` of ``wheels``: its downward unit normal n and d with n.P = d."""
-    rows, zs = [], []
-    for w, (X, Y) in zip(wheels, points):
-        found, z, *_ = surface(model, u_wheel, w, X, Y, X, Y)
-        if not found:
-            raise EventError([f"{wheel_names[w]}: off the terrain at X = {X:.6g} m, Y = {Y:.6g} m at "
-                              "the start (no road polygon under the wheel): place the vehicle on "
-                              "the road of the mesh or OpenCRG file (its initial X0, Y0, yaw0)"])
-        rows.append((1.0, X, Y))
-        zs.append(z)
-    a, b, c = solve_least_squares(np.array(rows), np.array(zs))
-    n = np.array([-b, -c, 1.0]) / math.sqrt(1.0 + b * b + c * c)
-    return n, a * n[2]
 
 
 def solve_least_squares(A, b):
@@ -59,37 +42,20 @@ def settle_on_terrain(model, y0, wheel_names, u_wheel):
     fitted through the terrain under its wheels (roll and pitch from its normal at the unit's
     yaw), its CG at its static height above that plane along the normal, so that it stands
     in its static equilibrium (the normal component of its weight; the along-slope part is
-    what the simulation then feels); a towed unit moved onto its tow unit's hitch point."""
-    P_UNIT, P_WHEEL = model.P_UNIT, model.P_WHEEL
-    nu = P_UNIT.shape[0]
-    lay = L.StateLayout.of_model(model)
-    for u in range(nu):
-        o = lay.at("body", u)
-        X, Y, yaw = y0[o + L.SX], y0[o + L.SY], y0[o + L.SPSI]
-        h = P_UNIT[u, L.U_CGH]
-        w0, n = int(P_UNIT[u, L.U_WHEEL0]), int(P_UNIT[u, L.U_NWHEELS])
-        wheels = list(range(w0, w0 + n))
-        phi = theta = 0.0
-        for _ in range(3):
-            R = _rotation(phi, theta, yaw)
-            feet = [R @ np.array([P_WHEEL[w, L.W_X], P_WHEEL[w, L.W_Y0], h]) for w in wheels]
-            nrm, d = _terrain_plane(model, u_wheel, wheels, [(X + f[0], Y + f[1]) for f in feet],
-                                    wheel_names)
-            cp, sp = math.cos(yaw), math.sin(yaw)
-            n1 = cp * nrm[0] + sp * nrm[1]               # the normal in the yawed frame
-            n2 = -sp * nrm[0] + cp * nrm[1]
-            phi = -math.asin(max(-1.0, min(1.0, n2)))
-            theta = math.atan2(n1, nrm[2])
-        Z = (d - h - nrm[0] * X - nrm[1] * Y) / nrm[2]
-        y0[o + L.SZ], y0[o + L.SPHI], y0[o + L.STHETA] = Z, phi, theta
-    for c in range(model.P_CONN.shape[0]):                # towed units in unit order
-        C = model.P_CONN[c]
-        a, b = int(C[L.C_TOW]), int(C[L.C_TOWED])
-        oa, ob = lay.at("body", a), lay.at("body", b)
-        Ra = _rotation(*y0[oa + L.SPHI:oa + L.SPSI + 1])
-        Rb = _rotation(*y0[ob + L.SPHI:ob + L.SPSI + 1])
-        hitch = y0[oa + L.SX:oa + L.SZ + 1] + Ra @ C[L.C_AX:L.C_AZ + 1]
-        y0[ob + L.SX:ob + L.SZ + 1] = hitch - Rb @ C[L.C_BX:L.C_BZ + 1]
+    what the simulation then feels); a towed unit moved onto its tow unit's hitch point. The
+    kernel :func:`engine.settle.settle_on_terrain` does it; a wheel off the terrain is an
+    :class:`EventError` naming it."""
+    most = max(int(k) for k in model.P_UNIT[:, L.U_NWHEELS])
+    fault = np.zeros(2)
+    args = (y0, model, np.asarray(u_wheel, dtype=np.float64), np.zeros((3, 3)), np.zeros((most, 3)),
+            np.zeros(most), np.zeros(3), np.zeros(3, dtype=np.int64), np.zeros(3), np.zeros(3),
+            np.zeros(3), fault)
+    w = compiled_entry(settle_kernel, args)(*args)
+    if w >= 0:
+        raise EventError([f"{wheel_names[w]}: off the terrain at X = {fault[0]:.6g} m, Y = "
+                          f"{fault[1]:.6g} m at the start (no road polygon under the wheel): place "
+                          "the vehicle on the road of the mesh or OpenCRG file (its initial X0, Y0, "
+                          "yaw0)"])
 
 
 def preload_lateral(model, y0, tire_loads, u_wheel, displaced=(), wheel_dz=None, wheel_names=None):

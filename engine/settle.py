@@ -1,0 +1,76 @@
+"""The start on a mesh or an external road: every unit put on the terrain under its wheels
+(kernel).
+
+Each unit is turned into the least-squares plane through the terrain under its wheels (roll
+and pitch from the plane's normal at the unit's yaw; three passes, because the wheels' XY move
+as it turns) with its CG at its static height above that plane along the normal; a towed unit
+is then moved onto its tow unit's hitch point (docs/equations.md, "Start on the terrain").
+A kernel over the packed model and scratch the caller passes, so that the set-up
+(``engine.setup.settle``) and code that runs without Python take the same steps; the plane is
+:func:`engine.least_squares.least_squares`'s.
+"""
+import math
+
+from .jit import njit
+from .kinematics import euler_trig, rotation_vehicle_to_earth
+from .layout import (C_AX, C_AY, C_AZ, C_BX, C_BY, C_BZ, C_TOW, C_TOWED, N_BODY, SPHI, SPSI,
+                     STHETA, SX, SY, SZ, U_CGH, U_NWHEELS, U_WHEEL0, W_X, W_Y0)
+from .least_squares import least_squares
+from .terrain import surface
+
+#: the passes of a unit's turn into the plane under its wheels
+SETTLE_PASSES = 3
+
+
+@njit
+def settle_on_terrain(y, P, u_wheel, R, A, b, x, perm, tau, rz, xp, fault):
+    """Every unit of the state y on the terrain (module docstring); ``u_wheel``: the wheel
+    inputs (an external road's). Scratch: R (3, 3), A (most wheels of a unit, 3), b (most
+    wheels), x, tau, rz, xp (3), perm (3 int64). Returns -1, or the wheel whose foot found no
+    road (its earth X, Y into fault[0:2]), the units from it on left unsettled."""
+    P_UNIT, P_WHEEL = P.P_UNIT, P.P_WHEEL
+    for u in range(P_UNIT.shape[0]):
+        o = N_BODY * u
+        X, Y, yaw = y[o + SX], y[o + SY], y[o + SPSI]
+        h = P_UNIT[u, U_CGH]
+        w0, n = int(P_UNIT[u, U_WHEEL0]), int(P_UNIT[u, U_NWHEELS])
+        phi = theta = 0.0
+        n0 = n1 = d = 0.0
+        n2 = 1.0
+        for _ in range(SETTLE_PASSES):
+            rotation_vehicle_to_earth(*euler_trig(phi, theta, yaw), R)
+            for j in range(n):
+                w = w0 + j
+                xw, yw = P_WHEEL[w, W_X], P_WHEEL[w, W_Y0]
+                px = X + (R[0, 0] * xw + R[0, 1] * yw + R[0, 2] * h)
+                py = Y + (R[1, 0] * xw + R[1, 1] * yw + R[1, 2] * h)
+                found, z, _, _, _, _, _, _ = surface(P, u_wheel, w, px, py, px, py)
+                if not found:
+                    fault[0], fault[1] = px, py
+                    return w
+                A[j, 0], A[j, 1], A[j, 2] = 1.0, px, py
+                b[j] = z
+            # the plane z = a + b X + c Y, its downward unit normal n and n.P = d
+            least_squares(A, n, 3, b, x, perm, tau, rz, xp)
+            m = math.sqrt(1.0 + x[1] * x[1] + x[2] * x[2])
+            n0, n1, n2 = -x[1] / m, -x[2] / m, 1.0 / m
+            d = x[0] * n2
+            cp, sp = math.cos(yaw), math.sin(yaw)
+            k1 = cp * n0 + sp * n1                  # the normal in the yawed frame
+            k2 = -sp * n0 + cp * n1
+            phi = -math.asin(max(-1.0, min(1.0, k2)))
+            theta = math.atan2(k1, n2)
+        y[o + SZ] = (d - h - n0 * X - n1 * Y) / n2
+        y[o + SPHI], y[o + STHETA] = phi, theta
+    C = P.P_CONN
+    for c in range(C.shape[0]):                     # towed units in unit order
+        oa, ob = N_BODY * int(C[c, C_TOW]), N_BODY * int(C[c, C_TOWED])
+        rotation_vehicle_to_earth(*euler_trig(y[oa + SPHI], y[oa + STHETA], y[oa + SPSI]), R)
+        hx = y[oa + SX] + (R[0, 0] * C[c, C_AX] + R[0, 1] * C[c, C_AY] + R[0, 2] * C[c, C_AZ])
+        hy = y[oa + SY] + (R[1, 0] * C[c, C_AX] + R[1, 1] * C[c, C_AY] + R[1, 2] * C[c, C_AZ])
+        hz = y[oa + SZ] + (R[2, 0] * C[c, C_AX] + R[2, 1] * C[c, C_AY] + R[2, 2] * C[c, C_AZ])
+        rotation_vehicle_to_earth(*euler_trig(y[ob + SPHI], y[ob + STHETA], y[ob + SPSI]), R)
+        y[ob + SX] = hx - (R[0, 0] * C[c, C_BX] + R[0, 1] * C[c, C_BY] + R[0, 2] * C[c, C_BZ])
+        y[ob + SY] = hy - (R[1, 0] * C[c, C_BX] + R[1, 1] * C[c, C_BY] + R[1, 2] * C[c, C_BZ])
+        y[ob + SZ] = hz - (R[2, 0] * C[c, C_BX] + R[2, 1] * C[c, C_BY] + R[2, 2] * C[c, C_BZ])
+    return -1
