@@ -9,10 +9,12 @@ sprung mass. The surfaces are the environment's: the road under the body (the te
 overturned body rests and slides on its roof or side), the event's rigid barriers (planes)
 and a mesh terrain's standing polygons (:func:`_surface_pair`), and unit against unit (:func:`unit_pair`, P_PAIR): a tractor's cab (its
 box cut at ``collision.cab_length``) with the trailer it tows, each unit's vertices against
-the other's box, the face of that box they entered through the contact normal (latched per
-pair and direction, :func:`_vertices_into_box`), the vertex's stiffness in series with
-that face's, for the share of its tributary area over that face (:func:`clipped_stiffness`),
-and halved (both directions are summed), the reaction on the other unit at the same point.
+the other's exterior: its box, the face of that box they entered through the contact normal
+(latched per pair and direction, :func:`_vertices_into_box`), or its OBJ exterior's
+triangles, the one a vertex is under along that face's normal (:func:`mesh_approach`), the
+vertex's stiffness in series with that face's or triangle's, for the share of its tributary
+area over that face (:func:`clipped_stiffness`), and halved (both directions are summed), the
+reaction on the other unit at the same point.
 The force law (:func:`normal_force`, :func:`vertex_force`) is the same for every pair of a
 vertex and a surface.
 
@@ -53,7 +55,8 @@ from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_
                      TERRAIN_EXTERNAL, TERRAIN_MESH, U_WHEEL0, W_X, W_Y0, CO_K0, E_COLL_T_VEH,
                      PA_A, PA_B, PA_AX, PA_BX, N_PAIR_STATE, PS_FACE_ON_A, PS_FACE_ON_B,
                      U_NWHEELS, CO_R0, CO_WHEELS, WC_BOUND, WC_E, WC_K0, WC_NV, WC_RADIUS, WC_V0, WP_EX, WP_EY, WP_EZ, WP_X,
-                     WP_Y, WP_Z)
+                     WP_Y, WP_Z, N_XG, XG_N1, XG_N2, XG_O1, XG_O2, XG_S1, XG_S2, XG_START, XT_C0,
+                     XT_D, XT_FACE, XT_NX, XT_NY, XT_NZ)
 from .terrain_mesh import mesh_surface
 from .wheel_damage import (add_wheel_load, contact_motions, damage_step, ensure_poses,
                            latch_wheel_motion, wheel_vertex)
@@ -67,6 +70,13 @@ ENTRY_SPEED = 0.1
 #: of a face lie on the planes of the other box's faces when the two are level (two cars of one
 #: height side by side), and meet it on both sides of that plane alike
 EDGE = 1e-3
+
+#: |n_i| of a triangle's unit normal below which it is parallel to axis i: a ray along that axis
+#: never crosses it (engine.collision.mesh_approach; engine.setup.collision.pack_exterior_meshes)
+PARALLEL = 1e-9
+#: how far outside a triangle's edges (m) a ray along an axis still meets it: rounding only (a
+#: ray through an edge shared by two triangles meets one of them)
+RAY_EDGE = 1e-9
 
 #: the tributary cell of a vertex that is a point (a wheel mesh's; layout.CV_CELL)
 POINT = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
@@ -659,15 +669,120 @@ def _box_in_frame(box, Ra, Rb, pos_a, pos_b):
 
 
 @njit
+def _in_projection(X, t, j, k, qj, qk):
+    """Whether the point (qj, qk) lies in the projection on the axes j and k of the exterior
+    triangle whose row is at X[t] (layout.XT_*): on the inner side of each edge's line, or at
+    most RAY_EDGE outside it."""
+    aj, ak = X[t + XT_C0 + j], X[t + XT_C0 + k]
+    bj, bk = X[t + XT_C0 + 3 + j], X[t + XT_C0 + 3 + k]
+    cj, ck = X[t + XT_C0 + 6 + j], X[t + XT_C0 + 6 + k]
+    sg = 1.0 if (bj - aj) * (ck - ak) - (bk - ak) * (cj - aj) > 0.0 else -1.0
+    for p0j, p0k, p1j, p1k in ((aj, ak, bj, bk), (bj, bk, cj, ck), (cj, ck, aj, ak)):
+        ej, ek = p1j - p0j, p1k - p0k
+        side = sg * (ej * (qk - p0k) - ek * (qj - p0j))     # |e| times the distance inside
+        if side < 0.0 and side * side > RAY_EDGE * RAY_EDGE * (ej * ej + ek * ek):
+            return False
+    return True
+
+
+@njit
+def _plane_gap(X, t, px, py, pz):
+    """d - n . p of the exterior triangle whose row is at X[t]: the depth of p below its plane."""
+    return X[t + XT_D] - (X[t + XT_NX] * px + X[t + XT_NY] * py + X[t + XT_NZ] * pz)
+
+
+@njit
+def mesh_approach(P, b, f, px, py, pz):
+    """The approach of a point p (unit b's frame) into unit b's OBJ exterior, pressing along
+    the normal of face f of b's bounding box (the pair's latched face, :func:`entry_face`): the
+    ray from p along that normal, out of b, meets b's triangles (those of the grid cell of p
+    seen along the normal's axis, layout.XG_*, edges inclusive); the nearest it crosses is the
+    surface p is under. Where the ray leaves b through it (its outward normal along the ray) p
+    is inside, and its approach is its depth below that triangle's plane, the contact normal
+    the triangle's outward normal; where the ray enters b through it, or meets nothing, p is
+    outside. Returns (approach, nx, ny, nz, the face of the box whose stiffness the triangle
+    carries): approach 0 and face -1 outside."""
+    i = face_axis(f)
+    sg = 1.0 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else -1.0
+    j, k = (i + 1) % 3, (i + 2) % 3
+    p = (px, py, pz)
+    X = P.XM
+    g = N_XG * (3 * b + i)
+    n1, n2 = int(X[g + XG_N1]), int(X[g + XG_N2])
+    f1, f2 = (p[j] - X[g + XG_O1]) / X[g + XG_S1], (p[k] - X[g + XG_O2]) / X[g + XG_S2]
+    if not (0.0 <= f1 <= n1 and 0.0 <= f2 <= n2):
+        return 0.0, 0.0, 0.0, 0.0, -1
+    c = int(X[g + XG_START]) + min(int(f1), n1 - 1) + n1 * min(int(f2), n2 - 1)
+    best, hit = math.inf, -1
+    for e in range(int(X[c]), int(X[c + 1])):
+        t = int(X[e])
+        along = _plane_gap(X, t, px, py, pz) / (sg * X[t + XT_NX + i])    # to its plane
+        if 0.0 <= along < best and _in_projection(X, t, j, k, p[j], p[k]):
+            best, hit = along, t
+    if hit < 0 or sg * X[hit + XT_NX + i] <= 0.0:
+        return 0.0, 0.0, 0.0, 0.0, -1
+    return (_plane_gap(X, hit, px, py, pz), X[hit + XT_NX], X[hit + XT_NY], X[hit + XT_NZ],
+            int(X[hit + XT_FACE]))
+
+
+@njit
+def _into_box(PCb, i, px, py, pz):
+    """The point p (unit b's frame) moved into b's bounding box (``PCb``: b's row of P_COLL)
+    across axis i, along the two others: itself where it is in the box, else its point in the
+    box seen along axis i (a vertex on the plane of a face or beside it, within EDGE or with its
+    cell reaching in, meets the triangles there)."""
+    return (px if i == 0 else min(max(px, PCb[CO_XMIN]), PCb[CO_XMAX]),
+            py if i == 1 else min(max(py, PCb[CO_YMIN]), PCb[CO_YMAX]),
+            pz if i == 2 else min(max(pz, PCb[CO_ZMIN]), PCb[CO_ZMAX]))
+
+
+@njit
+def mesh_entry_face(P, b, px, py, pz, vx, vy, vz):
+    """The face of unit b's bounding box whose normal a point p inside b's OBJ exterior (b's
+    frame, moving at v relative to b) entered along, as :func:`entry_face` for a box, the
+    distance it has come through b's surface along each face's normal measured on the ray out
+    of b along it to the triangle it leaves through (:func:`mesh_approach`), not to the box's
+    face: a vertex may be inside the box long before it reaches the mesh (in front of a sloped
+    hood). A point beyond the plane of a face of the box (within EDGE of it) is in through
+    that face, as :func:`entry_face` has it, at no depth. -1 where no ray leaves b (p is
+    outside)."""
+    PCb = P.P_COLL[b]
+    p = (px, py, pz)
+    for i in range(3):
+        if p[i] < PCb[CO_XMIN + 2 * i]:
+            return FACE_REAR if i == 0 else (FACE_LEFT if i == 1 else FACE_ROOF)
+        if p[i] > PCb[CO_XMIN + 2 * i + 1]:
+            return FACE_FRONT if i == 0 else (FACE_RIGHT if i == 1 else FACE_BOTTOM)
+    best, bd, bs = -1, 1.0, 0.0
+    for f in range(N_FACES):
+        i = face_axis(f)
+        pen, nx, ny, nz, fk = mesh_approach(P, b, f, px, py, pz)
+        if fk < 0:
+            continue
+        sg = 1.0 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else -1.0
+        n_along = sg * (nx if i == 0 else (ny if i == 1 else nz))
+        d = max(pen / n_along, EDGE)
+        v_along = vx if i == 0 else (vy if i == 1 else vz)
+        sp = max(-sg * v_along, ENTRY_SPEED)    # moving in: against the ray out
+        if best < 0 or d * bs < bd * sp:
+            best, bd, bs = f, d, sp
+    return best
+
+
+@njit
 def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, pos_a, pos_b, vel_a,
-                     vel_b, vbase, latch, out_a, out_b, wpose, wcoll):
+                     vel_b, vbase, latch, out_a, out_b, wpose, wcoll, mesh):
     """Vertex vi of unit a at r (a's frame; of a's wheel w's mesh, or of its exterior for
     w < 0; ``cell`` its tributary cell, all 0 for a point) against the box of unit b (``box``:
     x0, x1, y0, y1, z0, z1 in b's frame; M = R_b^T R_a), pressing on b's face ``code`` - 1 (or,
-    with code 0, the face it entered through), as :func:`_vertices_into_box` says. Returns (its
-    approach, that face): an approach <= 0 where it is outside. A vertex beside the box (by more
-    than EDGE) whose cell reaches into it meets only a latched face (code > 0), never chooses
-    one: across a face it has not passed its approach to another face means nothing."""
+    with code 0, the face it entered through), as :func:`_vertices_into_box` says; with
+    ``mesh``, against b's OBJ exterior along that face's normal (:func:`mesh_approach`: the
+    approach below the triangle it is under, that triangle's normal and its face's stiffness).
+    Returns (its approach, that face of the box): an approach <= 0 where it is outside. A
+    vertex beside the box (by more than EDGE) whose cell reaches into it meets only a latched
+    face (code > 0), never chooses one: across a face it has not passed its approach to another
+    face means nothing (against a mesh, from its point in the box seen along the face's
+    normal)."""
     x0, x1, y0, y1, z0, z1 = box
     px, py, pz = _to_frame(Ra, pos_a[0], pos_a[1], pos_a[2], Rb, pos_b[0], pos_b[1], pos_b[2],
                            rx, ry, rz)
@@ -693,11 +808,23 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     vy = Rb[1] * evx + Rb[4] * evy + Rb[7] * evz - (vb + rb * px - pb * pz)
     vz = Rb[2] * evx + Rb[5] * evy + Rb[8] * evz - (wb + pb * py - qb * px)
     # the face of b's box it presses on: the approach and the normal out of b
-    f = code - 1 if code > 0 else entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz)
+    if code > 0:
+        f = code - 1
+    elif mesh:
+        f = mesh_entry_face(P, b, px, py, pz, vx, vy, vz)
+        if f < 0:
+            return 0.0, -1
+    else:
+        f = entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz)
     ib = face_axis(f)
     if not (box[2 * ib] - EDGE < p[ib] < box[2 * ib + 1] + EDGE):
         return 0.0, -1      # beside the box across the face it would press on
-    pen, nx, ny, nz = _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1)
+    if mesh:
+        qx, qy, qz = _into_box(P.P_COLL[b], ib, px, py, pz)
+        pen, nx, ny, nz, fk = mesh_approach(P, b, f, qx, qy, qz)
+    else:
+        pen, nx, ny, nz = _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1)
+        fk = f
     if pen <= 0.0:
         return pen, f
     s = vbase + vi
@@ -716,7 +843,7 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     nax = Ra[0] * enx + Ra[3] * eny + Ra[6] * enz
     nay = Ra[1] * enx + Ra[4] * eny + Ra[7] * enz
     naz = Ra[2] * enx + Ra[5] * eny + Ra[8] * enz
-    Kb = PC[b, CO_K0 + f]
+    Kb = PC[b, CO_K0 + fk]
     if w < 0:
         # its share of the area its faces have in common with b's face
         ka = clipped_stiffness(P.CK, vi, nax, nay, naz, M, cell, p, box, f)
@@ -750,7 +877,7 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
         add_wheel_load(wcoll[w], wpose[w], rx, ry, rz, fax, fay, faz)
     else:
         crush_a = pen - no_damage_approach(P, vi)
-        crush_b = pen - PC[b, CO_D0 + f]
+        crush_b = pen - PC[b, CO_D0 + fk]
         if crush_a > out_a[7]:
             out_a[7] = crush_a
         if crush_b > out_b[7]:
@@ -779,7 +906,11 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
     (a's frame, about a's CG; a wheel's load to wcoll), its reaction at the same point to out_b (b's
     frame); the contact counts for both. With ``latch``: the vertices' largest approach raised
     and the face latched (or cleared) instead. ``do_box``, ``do_wheels``: whether a's exterior,
-    and its wheels (their poses computed here), can reach b's box (the broad phase)."""
+    and its wheels (their poses computed here), can reach b's box (the broad phase). When b's
+    exterior is an OBJ file (and the pair does not cut b's box), a vertex inside b's box meets
+    b's triangles instead of its box's face: along that face's normal, the triangle it is under
+    (:func:`mesh_approach`); its approach, normal and stiffness are that triangle's, the
+    latched face the box's as before."""
     PC, CV = P.P_COLL, P.CV
     code = int(y[fs] + 0.5)                      # 0, or 1 + the face
     deepest, face = -1.0, -1
@@ -794,6 +925,8 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
     v0, nv = int(PC[a, CO_V0]), int(PC[a, CO_NV])
     if not do_box:
         nv = 0
+    # b's OBJ exterior is met as its triangles (mesh_approach), unless the pair cuts b's box
+    mesh = P.XM[N_XG * 3 * b + XG_N1] > 0.0 and xb <= PC[b, CO_XMIN]
     lx, hx, ly, hy, lz, hz = _box_in_frame(box, Ra, Rb, pos_a, pos_b)
     # M = R_b^T R_a (row-major): a's axes in b's
     M = (Rb[0] * Ra[0] + Rb[3] * Ra[3] + Rb[6] * Ra[6],
@@ -814,7 +947,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
                            and ry + cell[2] <= hy and lz <= rz + cell[5] and rz + cell[4] <= hz):
             continue        # behind the cut, or outside b's box seen from a (the cheap test)
         pen, f = _vertex_into_box(y, P, vi, dynamic(-1), rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, pos_a,
-                                  pos_b, vel_a, vel_b, vbase, latch, out_a, out_b, wpose, wcoll)
+                                  pos_b, vel_a, vel_b, vbase, latch, out_a, out_b, wpose, wcoll, mesh)
         if pen > deepest:
             deepest, face = pen, f
     w0, nw = int(P.P_UNIT[a, U_WHEEL0]), int(P.P_UNIT[a, U_NWHEELS])
@@ -842,7 +975,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
                 continue
             pen, f = _vertex_into_box(y, P, vi, w, rx, ry, rz, POINT, M, a, b, code, box, Ra, Rb,
                                       pos_a, pos_b, vel_a, vel_b, vbase, latch, out_a, out_b, wpose,
-                                      wcoll)
+                                      wcoll, mesh)
             if pen > deepest:
                 deepest, face = pen, f
     if latch:

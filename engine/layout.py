@@ -207,7 +207,8 @@ TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL = range(3)
 # P_BAR[b, :]. CV[v, CV_CELL .. CV_CELL + 5]: the vertex's tributary cell, from the vertex along
 # the mesh's x, y and z (lo x, hi x, lo y, hi y, lo z, hi z, m; its tributary area on a face is
 # the cell's extent along that face's two axes): a box mesh's grid cell, halved at the edges;
-# all 0 (a point) for a vertex of an OBJ exterior or of a wheel's mesh
+# an OBJ exterior's vertex's, the bounding box of its edges' midpoints
+# (engine.setup.collision.vertex_cells); all 0 (a point) for a vertex of a wheel's mesh
 CV_CELL = 3
 N_CV = CV_CELL + 6
 (CO_V0, CO_NV, CO_E, CO_MU, CO_TAU, CO_VREG, CO_XMIN, CO_XMAX, CO_YMIN, CO_YMAX, CO_ZMIN,
@@ -242,6 +243,24 @@ BAR_PLANE, BAR_WALL, BAR_RISER = 0.0, 1.0, 2.0
 # pair (a tractor's cab: the part of its box a semitrailer can meet; -1e9: the whole box)
 PA_A, PA_B, PA_AX, PA_BX = range(4)
 N_PAIR_P = 4
+# the OBJ exteriors other units' vertices meet (engine.collision.mesh_approach), one flat
+# array XM (engine.setup.collision.pack_exterior_meshes): first per unit and axis i (at
+# XM[N_XG (3 u + i)]) the grid of the unit's triangles seen along that axis (their two other
+# coordinates, axis i + 1 then i + 2, mod 3), each cell listing the triangles not parallel to
+# the axis whose projection, grown by engine.collision.RAY_EDGE, overlaps it: XG_O1, XG_O2 the
+# grid's origin, XG_S1, XG_S2 its cells' size, XG_N1, XG_N2 its cells along each (XG_N1 = 0:
+# the unit has no mesh, its box is met), XG_START where in XM the grid's cells' starts are (cell
+# c = i1 + N1 i2: its list from XM[start + c] to XM[start + c + 1], each entry where in XM its
+# triangle's row is); then every triangle's row: its corners (vehicle-fixed x, y, z of each,
+# from the unit's CG), its outward unit normal and the plane's offset (n . r = d on it), and
+# the face of the unit's bounding box (FACE_*) whose crush stiffness it carries (that its
+# normal is nearest, as engine.setup.collision.exterior_stiffness gives its area); then the
+# starts and the lists (integers held in floats)
+XG_O1, XG_O2, XG_S1, XG_N1, XG_N2, XG_S2, XG_START = range(7)
+N_XG = 7
+XT_C0 = 0               # XT_C0 .. XT_C0 + 8: x1, y1, z1, x2, y2, z2, x3, y3, z3
+XT_NX, XT_NY, XT_NZ, XT_D, XT_FACE = range(9, 14)
+N_XT = 14
 # the collision block of the state vector (at P_ENV[E_COLL_BASE]): per unit 1 once it has
 # touched anything (2 once its first contact episode, the impulse phase, is over), its
 # earth-fixed CG velocity then (for deltaV), the heading of its x axis then (rad, earth X to
@@ -500,6 +519,7 @@ class Model(NamedTuple):
     P_BAR: _np.ndarray
     P_PAIR: _np.ndarray
     P_WCOLL: _np.ndarray     # [wheel, N_WCOLL_P]: its mesh and damage thresholds
+    XM: _np.ndarray          # the OBJ exteriors' triangles and their grids (flat, XG_*, XT_*)
 
 
 class Inputs(NamedTuple):
