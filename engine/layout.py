@@ -237,7 +237,12 @@ N_FACES = 6
 # the tires' envelope meets, engine.envelope; the wheel meshes meet it with their sides only)
 BA_X, BA_Y, BA_Z, BA_NX, BA_NY, BA_NZ, BA_KIND, BA_T0 = range(8)
 N_BAR_P = BA_T0 + 9
-BAR_PLANE, BAR_WALL, BAR_RISER = 0.0, 1.0, 2.0
+BAR_PLANE, BAR_WALL, BAR_RISER, BAR_OBJECT = 0.0, 1.0, 2.0, 3.0
+# an environment object (BAR_OBJECT, engine.collision's object pairs: a fixed mesh, environment.
+# objects) holds in BA_T0 .. BA_T0 + 8: its bounding box (earth lo X, hi X, lo Y, hi Y, lo Z,
+# hi Z from OB_BOX), the slot of its grids in XM (OB_SLOT: 3 OB_SLOT + axis is its grid's row,
+# after the units') and its stiffness per unit area (OB_K, N/m^3; 0: rigid)
+OB_BOX, OB_SLOT, OB_K = BA_T0, BA_T0 + 6, BA_T0 + 7
 # a pair of units whose meshes meet (engine.collision.unit_pair), P_PAIR[k, :]: the units a
 # and b, and the x (vehicle-fixed, from the CG) behind which each one's box is not part of the
 # pair (a tractor's cab: the part of its box a semitrailer can meet; -1e9: the whole box)

@@ -64,15 +64,17 @@ def test_a_point_is_inside_an_obj_box_by_its_depth_below_the_face_its_ray_leaves
     normal it is at the roof's distance."""
     _, model, _, boxes = box_pairs(300)
     xf, xr, yh, zt, zb, yc = boxes[1]
-    assert mesh_approach(model, 1, L.FACE_FRONT, xf - 0.1, yc + 0.2, 0.1) == pytest.approx(
+
+    def approach(f, x, y, z):
+        return mesh_approach(model, 1, f, x, y, z, False)
+    assert approach(L.FACE_FRONT, xf - 0.1, yc + 0.2, 0.1) == pytest.approx(
         (0.1, 1.0, 0.0, 0.0, L.FACE_FRONT), abs=1e-12)
-    assert mesh_approach(model, 1, L.FACE_ROOF, xf - 0.1, yc + 0.2, zt + 0.3)[:1] == pytest.approx(
-        (0.3,), abs=1e-12)
-    assert mesh_approach(model, 1, L.FACE_FRONT, xf + 0.1, yc, 0.1)[4] == -1        # ahead of it
-    assert mesh_approach(model, 1, L.FACE_FRONT, xf - 0.1, yc, zt - 0.01)[4] == -1  # above it
-    assert mesh_approach(model, 1, L.FACE_FRONT, xf - 0.1, yc + yh + 0.01, 0.1)[4] == -1
+    assert approach(L.FACE_ROOF, xf - 0.1, yc + 0.2, zt + 0.3)[0] == pytest.approx(0.3, abs=1e-12)
+    assert approach(L.FACE_FRONT, xf + 0.1, yc, 0.1)[4] == -1          # ahead of it
+    assert approach(L.FACE_FRONT, xf - 0.1, yc, zt - 0.01)[4] == -1    # above it
+    assert approach(L.FACE_FRONT, xf - 0.1, yc + yh + 0.01, 0.1)[4] == -1
     # on the plane of the roof (the edge rows of two level boxes) it meets the front's edge
-    assert mesh_approach(model, 1, L.FACE_FRONT, xf - 0.1, yc, zt)[0] == pytest.approx(0.1)
+    assert approach(L.FACE_FRONT, xf - 0.1, yc, zt)[0] == pytest.approx(0.1)
     # within EDGE behind the rear (a front pushing it): in through the rear, not a side or the
     # roof, whose rays from its point in the box would leave the mesh
     for z in (zt, 0.1, zb):

@@ -16,7 +16,8 @@ import numpy as np
 from ..collision import FRICTION_SPEED, PARALLEL, RAY_EDGE
 from .derived import body_front, body_rear
 from .errors import EventError
-from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_RISER, BAR_WALL, CO_E, CO_D0, CO_K0, CO_MU,
+from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_OBJECT, BAR_RISER, BAR_WALL, CO_E, CO_D0,
+                     CO_K0, CO_MU, OB_BOX, OB_K, OB_SLOT,
                      CV_CELL,
                      CO_NV, CO_TAU, CO_V0, CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX,
                      CO_ZMIN, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF,
@@ -252,22 +253,23 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
 GRID_SCALE = 0.5
 
 
-def pack_exterior_meshes(units, deltas):
-    """XM (layout.XM_*): the triangles of the units whose exterior is an OBJ file, which other
-    units' vertices meet (engine.collision.mesh_approach), vehicle-fixed from the unit's CG
-    (shifted with its payloads' like its vertices), each with its outward normal, its plane's
-    offset and the face of the box whose stiffness it carries; and per unit and axis the grid of
-    the triangles seen along that axis (zeros for a unit met as its box). One flat array: the
+def pack_exterior_meshes(units, deltas, objects=()):
+    """XM (layout.XG_*, XT_*): the triangles of the units whose exterior is an OBJ file, which
+    other units' vertices meet (engine.collision.mesh_approach), vehicle-fixed from the unit's CG
+    (shifted with its payloads' like its vertices), then those of the environment's ``objects``
+    (earth-fixed), each with its outward normal, its plane's offset and the face of the box
+    whose stiffness it carries; and per unit, then per object, and axis the grid of the
+    triangles seen along that axis (zeros for a unit met as its box). One flat array: the
     kernels take it as one argument (each array of the model is passed whole to every kernel)."""
-    rows, grids, starts, cells = [], np.zeros((3 * len(units), N_XG)), [], []
+    meshes = [(ui, unit.collision.mesh_file, deltas[ui]) for ui, unit in enumerate(units)
+              if unit.collision.enabled and unit.collision.mesh_file]
+    meshes += [(len(units) + k, obj.mesh_file, (0.0, 0.0, 0.0)) for k, obj in enumerate(objects)]
+    rows, grids, starts, cells = [], np.zeros((3 * (len(units) + len(objects)), N_XG)), [], []
     n_tri, n_cell, n_start = 0, 0, 0
-    for ui, unit in enumerate(units):
-        col = unit.collision
-        if not (col.enabled and col.mesh_file):
-            continue
-        verts, corner, normal, _ = read_exterior(col.mesh_file)
+    for ui, mesh_file, shift in meshes:
+        verts, corner, normal, _ = read_exterior(mesh_file)
         n, face = outward_faces(verts, corner, normal)
-        tri = (verts - np.asarray(deltas[ui], dtype=np.float64))[corner]       # (m, 3, 3)
+        tri = (verts - np.asarray(shift, dtype=np.float64))[corner]       # (m, 3, 3)
         xt = np.zeros((len(tri), N_XT))
         xt[:, XT_C0:XT_C0 + 9] = tri.reshape(-1, 9)
         xt[:, XT_NX:XT_NZ + 1] = n
@@ -332,13 +334,15 @@ def unit_vector(v):
     return v / np.linalg.norm(v)
 
 
-def pack_barriers(barriers, walls=np.zeros((0, 9)), risers=None):
+def pack_barriers(barriers, walls=np.zeros((0, 9)), risers=None, objects=(), n_units=0):
     """P_BAR of the event's barriers, their normals made unit, then of the mesh terrain's
     standing polygons ``walls`` (n, 9: earth X, Y, Z of each triangle's corners), each one's
     normal by the right-hand rule of its corners' order (counter-clockwise seen from outside
     the solid, the OBJ convention); ``risers`` (n,) bool marks the faces of steps and kerbs
-    (BAR_RISER, :func:`engine.setup.meshes.risers`), the others are BAR_WALL."""
-    P_BAR = np.zeros((len(barriers) + len(walls), N_BAR_P))
+    (BAR_RISER, :func:`engine.setup.meshes.risers`), the others are BAR_WALL; then of the
+    environment's ``objects`` (BAR_OBJECT: its bounding box, its grids' slot in XM after the
+    ``n_units`` units', its stiffness per unit area, 0 when rigid)."""
+    P_BAR = np.zeros((len(barriers) + len(walls) + len(objects), N_BAR_P))
     for b, bar in enumerate(barriers):
         P_BAR[b, BA_X:BA_Z + 1] = bar.point
         P_BAR[b, BA_NX:BA_NZ + 1] = unit_vector(bar.normal)
@@ -349,6 +353,13 @@ def pack_barriers(barriers, walls=np.zeros((0, 9)), risers=None):
         row[BA_NX:BA_NZ + 1] = unit_vector(n)
         row[BA_KIND] = BAR_RISER if risers is not None and risers[w] else BAR_WALL
         row[BA_T0:BA_T0 + 9] = tri.ravel()
+    for k, obj in enumerate(objects):
+        verts = read_exterior(obj.mesh_file)[0]
+        row = P_BAR[len(barriers) + len(walls) + k]
+        row[BA_KIND] = BAR_OBJECT
+        row[OB_BOX:OB_BOX + 6:2], row[OB_BOX + 1:OB_BOX + 6:2] = verts.min(axis=0), verts.max(axis=0)
+        row[OB_SLOT] = n_units + k
+        row[OB_K] = obj.stiffness or 0.0
     return P_BAR
 
 

@@ -72,9 +72,9 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     P_WCOLL, wheel_cv, wheel_ck = pack_wheel_meshes(units, CV.shape[0])
     CV = np.ascontiguousarray(np.concatenate([CV, wheel_cv]))
     CK = np.ascontiguousarray(np.concatenate([CK, wheel_ck]))
-    P_BAR = pack_barriers(env.barriers, mesh.walls, mesh.risers)
+    P_BAR = pack_barriers(env.barriers, mesh.walls, mesh.risers, env.objects, len(units))
     P_PAIR = pack_pairs(units, deltas)
-    exterior_meshes = pack_exterior_meshes(units, deltas)
+    exterior_meshes = pack_exterior_meshes(units, deltas, env.objects)
     pack_reach(P_COLL, P_UNIT, P_WHEEL, P_WCOLL, units)
 
     lay = L.StateLayout(len(units), nw, len(rows.axles), len(rows.tires), len(conn_statics),
