@@ -56,8 +56,8 @@ from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_
                      TERRAIN_EXTERNAL, TERRAIN_MESH, U_WHEEL0, W_X, W_Y0, CO_K0, E_COLL_T_VEH,
                      PA_A, PA_B, PA_AX, PA_BX, N_PAIR_STATE, PS_FACE_ON_A, PS_FACE_ON_B,
                      U_NWHEELS, CO_R0, CO_WHEELS, WC_BOUND, WC_E, WC_K0, WC_NV, WC_RADIUS, WC_V0, WP_EX, WP_EY, WP_EZ, WP_X,
-                     WP_Y, WP_Z, N_XG, XG_N1, XG_N2, XG_O1, XG_O2, XG_S1, XG_S2, XG_START, XT_C0,
-                     XT_D, XT_FACE, XT_NX, XT_NY, XT_NZ, OB_BOX, OB_K, OB_SLOT)
+                     WP_Y, WP_Z, N_XG, XG_N1, XG_N2, XG_O1, XG_O2, XG_S1, XG_S2, XG_START, XT_D,
+                     XT_E0, XT_FACE, XT_INV0, XT_NX, XT_NY, XT_NZ, OB_BOX, OB_K, OB_SLOT)
 from .terrain_mesh import mesh_surface
 from .wheel_damage import (add_wheel_load, contact_motions, damage_step, ensure_poses,
                            latch_wheel_motion, wheel_vertex)
@@ -791,20 +791,14 @@ def _box_in_frame(box, Ra, Rb, pos_a, pos_b):
 
 
 @njit
-def _in_projection(X, t, j, k, qj, qk):
-    """Whether the point (qj, qk) lies in the projection on the axes j and k of the exterior
-    triangle whose row is at X[t] (layout.XT_*): on the inner side of each edge's line, or at
-    most RAY_EDGE outside it."""
-    aj, ak = X[t + XT_C0 + j], X[t + XT_C0 + k]
-    bj, bk = X[t + XT_C0 + 3 + j], X[t + XT_C0 + 3 + k]
-    cj, ck = X[t + XT_C0 + 6 + j], X[t + XT_C0 + 6 + k]
-    sg = 1.0 if (bj - aj) * (ck - ak) - (bk - ak) * (cj - aj) > 0.0 else -1.0
-    for p0j, p0k, p1j, p1k in ((aj, ak, bj, bk), (bj, bk, cj, ck), (cj, ck, aj, ak)):
-        ej, ek = p1j - p0j, p1k - p0k
-        side = sg * (ej * (qk - p0k) - ek * (qj - p0j))     # |e| times the distance inside
-        if side < 0.0 and side * side > RAY_EDGE * RAY_EDGE * (ej * ej + ek * ek):
-            return False
-    return True
+def _in_projection(X, t, i, qj, qk):
+    """Whether the point (qj, qk) lies in the projection along axis i (on the axes i + 1, i + 2)
+    of the exterior triangle whose row is at X[t] (layout.XT_*): inside each edge's line
+    (XT_E0), or at most RAY_EDGE outside it."""
+    o = t + XT_E0 + 9 * i
+    return (X[o] * qj + X[o + 1] * qk + X[o + 2] >= -RAY_EDGE
+            and X[o + 3] * qj + X[o + 4] * qk + X[o + 5] >= -RAY_EDGE
+            and X[o + 6] * qj + X[o + 7] * qk + X[o + 8] >= -RAY_EDGE)
 
 
 @njit
@@ -840,12 +834,12 @@ def mesh_approach(P, b, f, px, py, pz, farthest):
     best, hit = (-1.0 if farthest else math.inf), -1
     for e in range(int(X[c]), int(X[c + 1])):
         t = int(X[e])
-        along = _plane_gap(X, t, px, py, pz) / (sg * X[t + XT_NX + i])    # to its plane
+        along = sg * _plane_gap(X, t, px, py, pz) * X[t + XT_INV0 + i]    # to its plane
         if farthest:
             if along >= 0.0 and along > best and sg * X[t + XT_NX + i] > 0.0 \
-                    and _in_projection(X, t, j, k, p[j], p[k]):
+                    and _in_projection(X, t, i, p[j], p[k]):
                 best, hit = along, t
-        elif 0.0 <= along < best and _in_projection(X, t, j, k, p[j], p[k]):
+        elif 0.0 <= along < best and _in_projection(X, t, i, p[j], p[k]):
             best, hit = along, t
     if hit < 0 or sg * X[hit + XT_NX + i] <= 0.0:
         return 0.0, 0.0, 0.0, 0.0, -1

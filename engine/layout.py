@@ -265,7 +265,12 @@ XG_O1, XG_O2, XG_S1, XG_N1, XG_N2, XG_S2, XG_START = range(7)
 N_XG = 7
 XT_C0 = 0               # XT_C0 .. XT_C0 + 8: x1, y1, z1, x2, y2, z2, x3, y3, z3
 XT_NX, XT_NY, XT_NZ, XT_D, XT_FACE = range(9, 14)
-N_XT = 14
+# XT_E0 + 9 i + 3 e .. + 2: the edge e of its projection along axis i (on axes i + 1, i + 2) as
+# the line a q1 + b q2 + c = the distance of (q1, q2) inside that edge (m; all 0 where the edge
+# projects to a point); XT_INV0 + i: 1 / n_i (0 where the triangle is parallel to axis i)
+XT_E0 = 14
+XT_INV0 = XT_E0 + 27
+N_XT = XT_INV0 + 3
 # the collision block of the state vector (at P_ENV[E_COLL_BASE]): per unit 1 once it has
 # touched anything (2 once its first contact episode, the impulse phase, is over), its
 # earth-fixed CG velocity then (for deltaV), the heading of its x axis then (rad, earth X to

@@ -22,7 +22,7 @@ from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_OBJECT, BAR_
                      CO_NV, CO_TAU, CO_V0, CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX,
                      CO_ZMIN, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF,
                      N_BAR_P, N_COLL_P, N_CV, N_FACES, N_PAIR_P, N_XG, N_XT, XG_N1, XG_O1, XG_S2,
-                     XG_START, XT_C0, XT_D, XT_FACE, XT_NX, XT_NZ)
+                     XG_START, XT_C0, XT_D, XT_E0, XT_FACE, XT_INV0, XT_NX, XT_NZ)
 from .meshes import MeshError, read_obj, regular_file, xy_grid
 from .model import typed_unit
 
@@ -247,6 +247,26 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
     return P_COLL, np.ascontiguousarray(np.concatenate(verts)), np.ascontiguousarray(np.concatenate(stiff)), top
 
 
+def projected_edges(tri):
+    """(m, 27): for each triangle (``tri`` (m, 3, 3)), axis i and edge e (corner e to e + 1) the
+    line (a, b, c) of its projection on the axes i + 1, i + 2 with a q1 + b q2 + c the distance
+    of the point (q1, q2) inside that edge (layout.XT_E0): the inner side by the projection's
+    orientation; all 0 for an edge that projects to a point."""
+    out = np.zeros((len(tri), 3, 3, 3))
+    for i in range(3):
+        j, k = (i + 1) % 3, (i + 2) % 3
+        pj, pk = tri[:, :, j], tri[:, :, k]
+        turn = (pj[:, 1] - pj[:, 0]) * (pk[:, 2] - pk[:, 0]) - (pk[:, 1] - pk[:, 0]) * (pj[:, 2] - pj[:, 0])
+        sg = np.where(turn > 0.0, 1.0, -1.0)
+        for e in range(3):
+            ej, ek = pj[:, (e + 1) % 3] - pj[:, e], pk[:, (e + 1) % 3] - pk[:, e]
+            length = np.hypot(ej, ek)
+            scale = np.divide(sg, length, out=np.zeros_like(length), where=length > 0.0)
+            out[:, i, e] = np.stack([-ek * scale, ej * scale,
+                                     (ek * pj[:, e] - ej * pk[:, e]) * scale], axis=1)
+    return out.reshape(len(tri), 27)
+
+
 #: the cells of an exterior's grids over its triangles' mean extent (engine.setup.meshes.xy_grid):
 #: half, so that a cell holds about half the triangles of cells of their size (a vertex of another
 #: unit tries those of one cell)
@@ -275,6 +295,9 @@ def pack_exterior_meshes(units, deltas, objects=()):
         xt[:, XT_NX:XT_NZ + 1] = n
         xt[:, XT_D] = np.einsum("ij,ij->i", n, tri[:, 0])
         xt[:, XT_FACE] = face
+        xt[:, XT_E0:XT_INV0] = projected_edges(tri)
+        along = np.abs(n) > PARALLEL
+        xt[:, XT_INV0:XT_INV0 + 3][along] = 1.0 / n[along]
         rows.append(xt)
         for axis in range(3):
             j, k = (axis + 1) % 3, (axis + 2) % 3
