@@ -123,3 +123,26 @@ def test_an_object_without_its_file_is_refused(tmp_path):
         engine.load_event(data)
     assert err.value.problems[0].startswith(
         f"environment.objects[0].mesh_file: {tmp_path / 'missing.obj'}")
+
+
+def test_a_bollard_below_the_body_is_met_by_the_wheel_that_runs_into_it(tmp_path):
+    """A rigid bollard 10 cm high, lower than the body's underbody, in the left front wheel's
+    track: the body passes over it, the wheel's mesh meets it (engine.wheel_damage's meshes meet
+    environment objects) and pushes the car back; the other wheels' meshes do not."""
+    data = copy.deepcopy(DATA)
+    sim = engine.Simulation(engine.load_event(data), warn=False)
+    w_y = sim.model.P_WHEEL[0, L.W_Y0]
+    zb = sim.model.P_COLL[0, L.CO_ZMAX] + sim.y[L.SZ]      # the underbody's earth Z
+    assert zb < -0.1                                        # above the bollard's top
+    box_obj(tmp_path / "bollard.obj", (BARRIER_X, w_y - 0.1, -0.1), (BARRIER_X + 0.2, w_y + 0.1, 0.0),
+            n=1)
+    data["environment"]["objects"] = [{"mesh_file": str(tmp_path / "bollard.obj")}]
+    sim = engine.Simulation(engine.load_event(data), warn=False, initial={"car": {"speed0": 2.0}})
+    sim.u_unit[0, L.IU_GEAR] = 0
+    push, loaded = 0.0, set()
+    for n in range(1, 151):
+        sim.advance(n * 0.01)
+        push = min(push, sim._scratch.coll[0, 0])
+        loaded |= {w for w in range(4) if sim._scratch.wcoll[w, L.WL_FX] != 0.0}
+    print(f"bollard: the car pushed back by up to {-push:.0f} N, wheels loaded {sorted(loaded)}")
+    assert push < 0.0 and loaded == {0}

@@ -4,8 +4,10 @@ the collision kernels (:mod:`engine.collision`).
 A unit's exterior is a box from its dimensions (:func:`unit_box`, :func:`box_mesh`) or the
 OBJ file ``collision.mesh_file`` (:func:`read_exterior`, :func:`exterior_stiffness`), its
 vertices carrying the crush stiffness of the face they lie on (docs/equations.md,
-"Collisions"). :func:`pack_collisions`, :func:`pack_barriers` and :func:`pack_pairs` fill
-P_COLL, CV, CK, P_BAR and P_PAIR for :func:`engine.setup.params.pack`.
+"Collisions"). :func:`pack_collisions`, :func:`pack_barriers`, :func:`pack_pairs` and
+:func:`pack_exterior_meshes` fill P_COLL, CV, CK, P_BAR (with the environment's objects),
+P_PAIR and XM (the OBJ exteriors' and the objects' triangles, which the vertices meet) for
+:func:`engine.setup.params.pack`.
 """
 import functools
 import math
