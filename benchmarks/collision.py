@@ -1,18 +1,21 @@
 """Collision cost: two cars in sustained contact through the FMU at a 10 ms step.
 
     python benchmarks/collision.py [--out out] [--duration 5] [--step 0.01] [--vertices 300]
-                                   [--json PATH]
+                                   [--obj] [--json PATH]
 
 The shipped two-car event (engine/data/two-cars.json) with both cars on one line: the first
-car, in first gear at part throttle, drives at ``--speed`` into the second, which stands
-braked ``--gap`` metres ahead, and keeps pushing it, so that the two exterior meshes (about
-``--vertices`` vertices each, ``collision.mesh_vertices``) stay in contact. The FMU is built
-from that event (``out/SimonCollisionBench.fmu``), then stepped with fmpy's FMU2Slave at
-``--step`` for ``--duration`` s, three rounds in this process; the fastest round is reported.
-The steps in which ``car.collision.contact`` is true are timed apart from the others: their
-real-time factor is the collision's figure. The report goes to
+car, in first gear at part throttle, drives at ``--speed`` into the second, which stands braked
+``--gap`` metres ahead, and keeps pushing it, so that the two exterior meshes (about
+``--vertices`` vertices each, ``collision.mesh_vertices``) stay in contact; with ``--obj`` each
+car's exterior is an OBJ file of that box mesh (``collision.mesh_file``), so that each car's
+vertices meet the other's triangles (engine.collision.mesh_approach). The FMU is built from
+that event (``out/SimonCollisionBench.fmu``, ``-obj`` with ``--obj``), then stepped with fmpy's
+FMU2Slave at ``--step`` for ``--duration`` s, three rounds in this process; the fastest round
+is reported. The steps in which ``car.collision.contact`` is true are timed apart from the
+others: their real-time factor is the collision's figure. The report goes to
 benchmarks/results/collision.json, the committed file the docs' figures are rendered from
-(tools/update_doc_numbers.py). A benchmark, not a test: nothing asserts a time.
+(tools/update_doc_numbers.py).
+A benchmark, not a test: nothing asserts a time.
 """
 from __future__ import annotations
 
@@ -31,15 +34,26 @@ from runner import provenance, result_path, write_report
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 
-def write_event(out: Path, speed: float, gap: float, vertices: int) -> Path:
-    """The two-car event with the cars on one line, the second braked ahead of the first."""
+def write_event(out: Path, speed: float, gap: float, vertices: int, obj: bool = False) -> Path:
+    """The two-car event with the cars on one line, the second braked ahead of the first; with
+    ``obj`` each car's exterior an OBJ file of its box mesh."""
+    import engine
+    from engine.setup.collision import unit_box
     from engine.setup.event import TWO_CARS_EVENT
+    from support.exteriors import default_box_obj
     data = json.loads(Path(TWO_CARS_EVENT).read_text())
     car, car2 = data["units"]
     for unit in (car, car2):
         unit.setdefault("collision", {})["mesh_vertices"] = vertices
+    if obj:
+        units = engine.load_event(data).model.units
+        for unit, typed in zip((car, car2), units):
+            name = f"bench-{unit['name']}.obj"
+            default_box_obj(out / name, unit_box(typed), vertices)
+            unit["collision"]["mesh_file"] = name
     length = car["dimensions"]["length"]
     car["initial"] = {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": speed}
     car2["initial"] = {"X": length + gap, "Y": 0.0, "yaw": 0.0, "speed": 0.0}
@@ -106,14 +120,16 @@ def main(argv=None) -> int:
     parser.add_argument("--speed", type=float, default=2.0, help="first car's speed, m/s")
     parser.add_argument("--gap", type=float, default=0.5, help="bumper gap at the start, m")
     parser.add_argument("--vertices", type=int, default=300)
+    parser.add_argument("--obj", action="store_true",
+                        help="each car's exterior an OBJ file of its box mesh")
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--json", type=Path, default=result_path("collision.json"),
                         help="JSON report path (default benchmarks/results/collision.json)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    event = write_event(out, args.speed, args.gap, args.vertices)
-    fmu = out / "SimonCollisionBench.fmu"
+    event = write_event(out, args.speed, args.gap, args.vertices, args.obj)
+    fmu = out / ("SimonCollisionBench-obj.fmu" if args.obj else "SimonCollisionBench.fmu")
     if args.rebuild or not fmu.exists():
         subprocess.run([sys.executable, "-m", "simon_fmu", "build", str(event), "-o", str(fmu)],
                        check=True, cwd=ROOT)
@@ -123,8 +139,9 @@ def main(argv=None) -> int:
     r = run(fmu, args.duration, args.step, names)
     report["machine"]["load_average_at_end"] = os.getloadavg()
     r = {**report, **r, "step": args.step, "duration": args.duration,
-         "vertices": args.vertices}
-    print(f"two cars, {args.vertices} vertices each, {args.step * 1e3:g} ms step, "
+         "vertices": args.vertices, "obj": args.obj}
+    print(f"two cars, {args.vertices} vertices each{' (OBJ exteriors)' if args.obj else ''}, "
+          f"{args.step * 1e3:g} ms step, "
           f"{args.duration:g} s: {r['x_real_time']:.1f} x real time overall; "
           f"{r['contact_steps']} of {r['steps']} steps in contact at "
           f"{r['contact_x_real_time']:.1f} x real time, the others at "

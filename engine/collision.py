@@ -7,12 +7,15 @@ surface, as in DyMESH: every vertex that lies inside a surface gets a force, com
 the vehicle-fixed frame, and the forces and their moments about the CG are summed onto the
 sprung mass. The surfaces are the environment's: the road under the body (the terrain, so an
 overturned body rests and slides on its roof or side), the event's rigid barriers (planes)
-and a mesh terrain's standing polygons (:func:`_surface_pair`), and unit against unit (:func:`unit_pair`, P_PAIR): a tractor's cab (its
+and a mesh terrain's standing polygons (:func:`_surface_pair`), its fixed objects given as
+meshes (:func:`_object_pair`), and unit against unit (:func:`unit_pair`, P_PAIR): a tractor's cab (its
 box cut at ``collision.cab_length``) with the trailer it tows, each unit's vertices against
-the other's box, the face of that box they entered through the contact normal (latched per
-pair and direction, :func:`_vertices_into_box`), the vertex's stiffness in series with
-that face's, for the share of its tributary area over that face (:func:`clipped_stiffness`),
-and halved (both directions are summed), the reaction on the other unit at the same point.
+the other's exterior: its box, the face of that box they entered through the contact normal
+(latched per pair and direction, :func:`_vertices_into_box`), or its OBJ exterior's
+triangles, the one a vertex is under along that face's normal (:func:`mesh_approach`), the
+vertex's stiffness in series with that face's or triangle's, for the share of its tributary
+area over that face (:func:`clipped_stiffness`), and halved (both directions are summed), the
+reaction on the other unit at the same point.
 The force law (:func:`normal_force`, :func:`vertex_force`) is the same for every pair of a
 vertex and a surface.
 
@@ -44,7 +47,7 @@ a connection's failure.
 import math
 
 from .jit import dynamic, njit
-from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_PLANE, BAR_RISER, CO_D0, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
+from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_OBJECT, BAR_PLANE, BAR_RISER, CO_D0, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
                      CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, CS_CONTACT, CS_HEADING0, CS_T0, CS_T1,
                      CS_VX0, CS_VY0, CS_VZ0, CV_CELL, E_COLL_BASE, E_COLL_T_ENV, E_GROUND_Z, E_MU,
                      E_TERRAIN, E_TERRAIN_TOP, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR,
@@ -53,7 +56,8 @@ from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_
                      TERRAIN_EXTERNAL, TERRAIN_MESH, U_WHEEL0, W_X, W_Y0, CO_K0, E_COLL_T_VEH,
                      PA_A, PA_B, PA_AX, PA_BX, N_PAIR_STATE, PS_FACE_ON_A, PS_FACE_ON_B,
                      U_NWHEELS, CO_R0, CO_WHEELS, WC_BOUND, WC_E, WC_K0, WC_NV, WC_RADIUS, WC_V0, WP_EX, WP_EY, WP_EZ, WP_X,
-                     WP_Y, WP_Z)
+                     WP_Y, WP_Z, N_XG, XG_N1, XG_N2, XG_O1, XG_O2, XG_S1, XG_S2, XG_START, XT_D,
+                     XT_E0, XT_FACE, XT_INV0, XT_NX, XT_NY, XT_NZ, OB_BOX, OB_K, OB_SLOT)
 from .terrain_mesh import mesh_surface
 from .wheel_damage import (add_wheel_load, contact_motions, damage_step, ensure_poses,
                            latch_wheel_motion, wheel_vertex)
@@ -67,6 +71,13 @@ ENTRY_SPEED = 0.1
 #: of a face lie on the planes of the other box's faces when the two are level (two cars of one
 #: height side by side), and meet it on both sides of that plane alike
 EDGE = 1e-3
+
+#: |n_i| of a triangle's unit normal below which it is parallel to axis i: a ray along that axis
+#: never crosses it (engine.collision.mesh_approach; engine.setup.collision.pack_exterior_meshes)
+PARALLEL = 1e-9
+#: how far outside a triangle's edges (m) a ray along an axis still meets it: rounding only (a
+#: ray through an edge shared by two triangles meets one of them)
+RAY_EDGE = 1e-9
 
 #: the tributary cell of a vertex that is a point (a wheel mesh's; layout.CV_CELL)
 POINT = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
@@ -238,6 +249,14 @@ def vertex_contact(y, s, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, 
     k = vertex_stiffness(P.CK, vi, w, wpose, nbx, nby, nbz, sides)
     if sides >= 0.0 and k <= 0.0:
         return
+    vertex_press(y, s, P, vi, w, rx, ry, rz, pen, k, nbx, nby, nbz, vel, e, tau, mu, vreg, latch,
+                 out, wpose, wcoll)
+
+
+@njit
+def vertex_press(y, s, P, vi, w, rx, ry, rz, pen, k, nbx, nby, nbz, vel, e, tau, mu, vreg, latch,
+                 out, wpose, wcoll):
+    """:func:`vertex_contact` with the vertex's stiffness k (N/m) given."""
     if latch:
         if pen > (1.0 - e * e) * y[s]:      # pressed beyond its permanent crush: in contact
             out[6] += 1.0
@@ -443,8 +462,9 @@ def _earth_plane(R, X, Y, Z, px, py, pz, nx, ny, nz):
 def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid, U, t):
     """Unit u's mesh against the environment: the road (flat ground, the terrain mesh, or an
     external road: the plane of its first wheel's road inputs, through the road under that
-    wheel's centre) and every barrier, which its wheels' meshes (at ``wpose``, their loads into
-    ``wcoll``) meet as well. out[0:8] as :func:`_surface_pair`."""
+    wheel's centre), every barrier and every environment object (a fixed mesh,
+    :func:`_object_pair`), which its wheels' meshes (at ``wpose``, their loads into ``wcoll``)
+    meet as well. out[0:8] as :func:`_surface_pair`."""
     for k in range(8):
         out[k] = 0.0
     if P.P_COLL[u, CO_NV] <= 0.0:
@@ -475,6 +495,10 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid
                       frames)
     PB = P.P_BAR
     for b in range(PB.shape[0]):
+        if PB[b, BA_KIND] == BAR_OBJECT:
+            _object_pair(y, P, u, vbase, vel, R, X, Y, Z, PB[b], mu, latch, out, wpose, wcoll,
+                         wvalid, U, t, frames)
+            continue
         nbx, nby, nbz, d0 = _earth_plane(R, X, Y, Z, PB[b, BA_X], PB[b, BA_Y], PB[b, BA_Z],
                                          PB[b, BA_NX], PB[b, BA_NY], PB[b, BA_NZ])
         wall = PB[b, BA_KIND] != BAR_PLANE
@@ -483,6 +507,114 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid
         if body or PB[b, BA_KIND] == BAR_RISER:
             _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, PB[b], wall, nbx, nby, nbz, d0, mu, latch,
                           out, body, dynamic(True), wpose, wcoll, wvalid, U, t, frames)
+
+
+# --- environment objects: fixed meshes -----------------------------------------------------
+
+@njit
+def _object_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, mu, latch, out, wpose, wcoll, wvalid, U, t,
+                 frames):
+    """Unit u's exterior and its wheels' meshes against an environment object, a fixed mesh
+    (``bar``: its row of P_BAR, BAR_OBJECT; its triangles in XM at its slot, earth-fixed). The
+    object is met from the side the unit's CG is on: along the normal of the face of the
+    object's bounding box that the CG is furthest beyond (as a wall is met while the CG is in
+    front of it), each vertex past that face's plane whose cell lies across the box meets the
+    farthest triangle on that side its ray out crosses (:func:`mesh_approach`), so that a
+    vertex that has crossed a thin object whole (a pole) still presses on its near surface.
+    Its stiffness is its own, for the share of its cell over that face (:func:`clipped_stiffness`),
+    in series with the object's per unit area (OB_K; 0: rigid). out as :func:`_surface_pair`."""
+    PC = P.P_COLL
+    box = (bar[OB_BOX], bar[OB_BOX + 1], bar[OB_BOX + 2], bar[OB_BOX + 3], bar[OB_BOX + 4],
+           bar[OB_BOX + 5])
+    # the broad phase: the unit's box and its reach against the object's box (earth)
+    body = not _apart(_earth_box(PC[u, CO_XMIN:CO_ZMAX + 1], -1.0e9, X, Y, Z, R), box)
+    wheels = PC[u, CO_WHEELS] > 0.0 and not _apart(
+        _earth_box(PC[u, CO_R0:CO_R0 + 6], -1.0e9, X, Y, Z, R), box)
+    if not (body or wheels):
+        return
+    cg = (X, Y, Z)
+    f, far = FACE_FRONT, -math.inf
+    for m in range(3):
+        if box[2 * m] - cg[m] > far:
+            f, far = (FACE_REAR if m == 0 else (FACE_LEFT if m == 1 else FACE_ROOF)), box[2 * m] - cg[m]
+        if cg[m] - box[2 * m + 1] > far:
+            f, far = (FACE_FRONT if m == 0 else (FACE_RIGHT if m == 1 else FACE_BOTTOM)), \
+                cg[m] - box[2 * m + 1]
+    v0, nv, e, tau, vreg = _unit_mesh(PC, u)
+    if body:
+        CV = P.CV
+        for vi in range(v0, v0 + nv):
+            _vertex_into_object(y, P, u, vi, dynamic(-1), CV[vi, 0], CV[vi, 1], CV[vi, 2],
+                                (CV[vi, CV_CELL], CV[vi, CV_CELL + 1], CV[vi, CV_CELL + 2],
+                                 CV[vi, CV_CELL + 3], CV[vi, CV_CELL + 4], CV[vi, CV_CELL + 5]),
+                                R, X, Y, Z, box, f, bar, vel, e, tau, mu, vreg, vbase, latch, out,
+                                wpose, wcoll)
+    if not wheels:
+        return
+    ensure_poses(y, P, U, t, u, wpose, wvalid, frames)
+    w0 = int(P.P_UNIT[u, U_WHEEL0])
+    for w in range(w0, w0 + int(P.P_UNIT[u, U_NWHEELS])):
+        if P.P_WCOLL[w, WC_NV] <= 0.0:
+            continue
+        p = wpose[w]
+        rb = P.P_WCOLL[w, WC_BOUND]
+        cx = X + R[0] * p[WP_X] + R[1] * p[WP_Y] + R[2] * p[WP_Z]
+        cy = Y + R[3] * p[WP_X] + R[4] * p[WP_Y] + R[5] * p[WP_Z]
+        cz = Z + R[6] * p[WP_X] + R[7] * p[WP_Y] + R[8] * p[WP_Z]
+        if not (box[0] - rb < cx < box[1] + rb and box[2] - rb < cy < box[3] + rb
+                and box[4] - rb < cz < box[5] + rb):
+            continue        # the wheels' broad phase: the sphere round its mesh
+        first, count = _wheel_range(P, w)
+        for vi in range(first, first + count):
+            rx, ry, rz = wheel_vertex(P.CV, vi, p)
+            _vertex_into_object(y, P, u, vi, w, rx, ry, rz, POINT, R, X, Y, Z, box, f, bar, vel,
+                                P.P_WCOLL[w, WC_E], tau, mu, vreg, vbase, latch, out, wpose, wcoll)
+
+
+@njit
+def _vertex_into_object(y, P, u, vi, w, rx, ry, rz, cell, R, X, Y, Z, box, f, bar, vel, e, tau, mu,
+                        vreg, vbase, latch, out, wpose, wcoll):
+    """Vertex vi of unit u at r (vehicle frame; of wheel w's mesh, or of the exterior for w < 0;
+    ``cell`` its tributary cell) against an environment object (``box``: its earth bounding box,
+    ``bar`` its row of P_BAR) met along the normal of its box's face f, as
+    :func:`_object_pair` says."""
+    q = (X + R[0] * rx + R[1] * ry + R[2] * rz, Y + R[3] * rx + R[4] * ry + R[5] * rz,
+         Z + R[6] * rx + R[7] * ry + R[8] * rz)
+    i = face_axis(f)
+    sg = 1.0 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else -1.0
+    near = box[2 * i + 1] if sg > 0.0 else box[2 * i]
+    if sg * (q[i] - near) > EDGE:
+        return              # in front of the face it would press on
+    for m in range(3):      # across the box along the two other axes: its cell, within EDGE
+        if m != i:
+            lo, hi = _cell_along(R, cell, dynamic(-1), m, q[m])
+            if not (box[2 * m] - EDGE < hi and lo < box[2 * m + 1] + EDGE):
+                return
+    # from its point in the box seen along the face's normal
+    qx = q[0] if i == 0 else min(max(q[0], box[0]), box[1])
+    qy = q[1] if i == 1 else min(max(q[1], box[2]), box[3])
+    qz = q[2] if i == 2 else min(max(q[2], box[4]), box[5])
+    pen, nx, ny, nz, fk = mesh_approach(P, int(bar[OB_SLOT]), f, qx, qy, qz, dynamic(True))
+    if pen <= 0.0:
+        return
+    # the normal out of the object in the vehicle frame: R^T n
+    nbx = R[0] * nx + R[3] * ny + R[6] * nz
+    nby = R[1] * nx + R[4] * ny + R[7] * nz
+    nbz = R[2] * nx + R[5] * ny + R[8] * nz
+    if w < 0:
+        k = clipped_stiffness(P.CK, vi, nbx, nby, nbz, R, cell, q, box, f)
+        Ka = areal_stiffness(P.P_COLL[u], dynamic(CO_K0), P.CK, vi, nbx, nby, nbz)
+    else:
+        k = vertex_stiffness(P.CK, vi, w, wpose, nbx, nby, nbz, -1.0)
+        nwx, nwy, nwz = wheel_normal(wpose, w, nbx, nby, nbz)
+        Ka = areal_stiffness(P.P_WCOLL[w], dynamic(WC_K0), P.CK, vi, nwx, nwy, nwz)
+    Ko = bar[OB_K]
+    if Ko > 0.0:        # in series with the object's
+        k = k * Ko / (Ka + Ko)
+    if k <= 0.0:
+        return
+    vertex_press(y, vbase + vi, P, vi, w, rx, ry, rz, pen, k, nbx, nby, nbz, vel, e, tau, mu, vreg,
+                 latch, out, wpose, wcoll)
 
 
 # --- unit against unit -------------------------------------------------------------------
@@ -659,15 +791,120 @@ def _box_in_frame(box, Ra, Rb, pos_a, pos_b):
 
 
 @njit
+def _in_projection(X, t, i, qj, qk):
+    """Whether the point (qj, qk) lies in the projection along axis i (on the axes i + 1, i + 2)
+    of the exterior triangle whose row is at X[t] (layout.XT_*): inside each edge's line
+    (XT_E0), or at most RAY_EDGE outside it."""
+    o = t + XT_E0 + 9 * i
+    return (X[o] * qj + X[o + 1] * qk + X[o + 2] >= -RAY_EDGE
+            and X[o + 3] * qj + X[o + 4] * qk + X[o + 5] >= -RAY_EDGE
+            and X[o + 6] * qj + X[o + 7] * qk + X[o + 8] >= -RAY_EDGE)
+
+
+@njit
+def _plane_gap(X, t, px, py, pz):
+    """d - n . p of the exterior triangle whose row is at X[t]: the depth of p below its plane."""
+    return X[t + XT_D] - (X[t + XT_NX] * px + X[t + XT_NY] * py + X[t + XT_NZ] * pz)
+
+
+@njit
+def mesh_approach(P, b, f, px, py, pz, farthest):
+    """The approach of a point p (unit b's frame) into unit b's OBJ exterior, pressing along
+    the normal of face f of b's bounding box (the pair's latched face, :func:`entry_face`): the
+    ray from p along that normal, out of b, meets b's triangles (those of the grid cell of p
+    seen along the normal's axis, layout.XG_*, edges inclusive); the nearest it crosses is the
+    surface p is under. Where the ray leaves b through it (its outward normal along the ray) p
+    is inside, and its approach is its depth below that triangle's plane, the contact normal
+    the triangle's outward normal; where the ray enters b through it, or meets nothing, p is
+    outside. With ``farthest`` (a fixed object, which a vertex may cross whole: a pole), the
+    farthest triangle the ray leaves b through, entering or not: the outer surface on that side,
+    which the vertex has passed. Returns (approach, nx, ny, nz, the face of the box whose
+    stiffness the triangle carries): approach 0 and face -1 outside."""
+    i = face_axis(f)
+    sg = 1.0 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else -1.0
+    j, k = (i + 1) % 3, (i + 2) % 3
+    p = (px, py, pz)
+    X = P.XM
+    g = N_XG * (3 * b + i)
+    n1, n2 = int(X[g + XG_N1]), int(X[g + XG_N2])
+    f1, f2 = (p[j] - X[g + XG_O1]) / X[g + XG_S1], (p[k] - X[g + XG_O2]) / X[g + XG_S2]
+    if not (0.0 <= f1 <= n1 and 0.0 <= f2 <= n2):
+        return 0.0, 0.0, 0.0, 0.0, -1
+    c = int(X[g + XG_START]) + min(int(f1), n1 - 1) + n1 * min(int(f2), n2 - 1)
+    best, hit = (-1.0 if farthest else math.inf), -1
+    for e in range(int(X[c]), int(X[c + 1])):
+        t = int(X[e])
+        along = sg * _plane_gap(X, t, px, py, pz) * X[t + XT_INV0 + i]    # to its plane
+        if farthest:
+            if along >= 0.0 and along > best and sg * X[t + XT_NX + i] > 0.0 \
+                    and _in_projection(X, t, i, p[j], p[k]):
+                best, hit = along, t
+        elif 0.0 <= along < best and _in_projection(X, t, i, p[j], p[k]):
+            best, hit = along, t
+    if hit < 0 or sg * X[hit + XT_NX + i] <= 0.0:
+        return 0.0, 0.0, 0.0, 0.0, -1
+    return (_plane_gap(X, hit, px, py, pz), X[hit + XT_NX], X[hit + XT_NY], X[hit + XT_NZ],
+            int(X[hit + XT_FACE]))
+
+
+@njit
+def _into_box(PCb, i, px, py, pz):
+    """The point p (unit b's frame) moved into b's bounding box (``PCb``: b's row of P_COLL)
+    across axis i, along the two others: itself where it is in the box, else its point in the
+    box seen along axis i (a vertex on the plane of a face or beside it, within EDGE or with its
+    cell reaching in, meets the triangles there)."""
+    return (px if i == 0 else min(max(px, PCb[CO_XMIN]), PCb[CO_XMAX]),
+            py if i == 1 else min(max(py, PCb[CO_YMIN]), PCb[CO_YMAX]),
+            pz if i == 2 else min(max(pz, PCb[CO_ZMIN]), PCb[CO_ZMAX]))
+
+
+@njit
+def mesh_entry_face(P, b, px, py, pz, vx, vy, vz):
+    """The face of unit b's bounding box whose normal a point p inside b's OBJ exterior (b's
+    frame, moving at v relative to b) entered along, as :func:`entry_face` for a box, the
+    distance it has come through b's surface along each face's normal measured on the ray out
+    of b along it to the triangle it leaves through (:func:`mesh_approach`), not to the box's
+    face: a vertex may be inside the box long before it reaches the mesh (in front of a sloped
+    hood). A point beyond the plane of a face of the box (within EDGE of it) is in through
+    that face, as :func:`entry_face` has it, at no depth. -1 where no ray leaves b (p is
+    outside)."""
+    PCb = P.P_COLL[b]
+    p = (px, py, pz)
+    for i in range(3):
+        if p[i] < PCb[CO_XMIN + 2 * i]:
+            return FACE_REAR if i == 0 else (FACE_LEFT if i == 1 else FACE_ROOF)
+        if p[i] > PCb[CO_XMIN + 2 * i + 1]:
+            return FACE_FRONT if i == 0 else (FACE_RIGHT if i == 1 else FACE_BOTTOM)
+    best, bd, bs = -1, 1.0, 0.0
+    for f in range(N_FACES):
+        i = face_axis(f)
+        pen, nx, ny, nz, fk = mesh_approach(P, b, f, px, py, pz, dynamic(False))
+        if fk < 0:
+            continue
+        sg = 1.0 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else -1.0
+        n_along = sg * (nx if i == 0 else (ny if i == 1 else nz))
+        d = max(pen / n_along, EDGE)
+        v_along = vx if i == 0 else (vy if i == 1 else vz)
+        sp = max(-sg * v_along, ENTRY_SPEED)    # moving in: against the ray out
+        if best < 0 or d * bs < bd * sp:
+            best, bd, bs = f, d, sp
+    return best
+
+
+@njit
 def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, pos_a, pos_b, vel_a,
-                     vel_b, vbase, latch, out_a, out_b, wpose, wcoll):
+                     vel_b, vbase, latch, out_a, out_b, wpose, wcoll, mesh):
     """Vertex vi of unit a at r (a's frame; of a's wheel w's mesh, or of its exterior for
     w < 0; ``cell`` its tributary cell, all 0 for a point) against the box of unit b (``box``:
     x0, x1, y0, y1, z0, z1 in b's frame; M = R_b^T R_a), pressing on b's face ``code`` - 1 (or,
-    with code 0, the face it entered through), as :func:`_vertices_into_box` says. Returns (its
-    approach, that face): an approach <= 0 where it is outside. A vertex beside the box (by more
-    than EDGE) whose cell reaches into it meets only a latched face (code > 0), never chooses
-    one: across a face it has not passed its approach to another face means nothing."""
+    with code 0, the face it entered through), as :func:`_vertices_into_box` says; with
+    ``mesh``, against b's OBJ exterior along that face's normal (:func:`mesh_approach`: the
+    approach below the triangle it is under, that triangle's normal and its face's stiffness).
+    Returns (its approach, that face of the box): an approach <= 0 where it is outside. A
+    vertex beside the box (by more than EDGE) whose cell reaches into it meets only a latched
+    face (code > 0), never chooses one: across a face it has not passed its approach to another
+    face means nothing (against a mesh, from its point in the box seen along the face's
+    normal)."""
     x0, x1, y0, y1, z0, z1 = box
     px, py, pz = _to_frame(Ra, pos_a[0], pos_a[1], pos_a[2], Rb, pos_b[0], pos_b[1], pos_b[2],
                            rx, ry, rz)
@@ -693,11 +930,23 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     vy = Rb[1] * evx + Rb[4] * evy + Rb[7] * evz - (vb + rb * px - pb * pz)
     vz = Rb[2] * evx + Rb[5] * evy + Rb[8] * evz - (wb + pb * py - qb * px)
     # the face of b's box it presses on: the approach and the normal out of b
-    f = code - 1 if code > 0 else entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz)
+    if code > 0:
+        f = code - 1
+    elif mesh:
+        f = mesh_entry_face(P, b, px, py, pz, vx, vy, vz)
+        if f < 0:
+            return 0.0, -1
+    else:
+        f = entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz)
     ib = face_axis(f)
     if not (box[2 * ib] - EDGE < p[ib] < box[2 * ib + 1] + EDGE):
         return 0.0, -1      # beside the box across the face it would press on
-    pen, nx, ny, nz = _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1)
+    if mesh:
+        qx, qy, qz = _into_box(P.P_COLL[b], ib, px, py, pz)
+        pen, nx, ny, nz, fk = mesh_approach(P, b, f, qx, qy, qz, dynamic(False))
+    else:
+        pen, nx, ny, nz = _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1)
+        fk = f
     if pen <= 0.0:
         return pen, f
     s = vbase + vi
@@ -716,7 +965,7 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     nax = Ra[0] * enx + Ra[3] * eny + Ra[6] * enz
     nay = Ra[1] * enx + Ra[4] * eny + Ra[7] * enz
     naz = Ra[2] * enx + Ra[5] * eny + Ra[8] * enz
-    Kb = PC[b, CO_K0 + f]
+    Kb = PC[b, CO_K0 + fk]
     if w < 0:
         # its share of the area its faces have in common with b's face
         ka = clipped_stiffness(P.CK, vi, nax, nay, naz, M, cell, p, box, f)
@@ -750,7 +999,7 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
         add_wheel_load(wcoll[w], wpose[w], rx, ry, rz, fax, fay, faz)
     else:
         crush_a = pen - no_damage_approach(P, vi)
-        crush_b = pen - PC[b, CO_D0 + f]
+        crush_b = pen - PC[b, CO_D0 + fk]
         if crush_a > out_a[7]:
             out_a[7] = crush_a
         if crush_b > out_b[7]:
@@ -779,7 +1028,11 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
     (a's frame, about a's CG; a wheel's load to wcoll), its reaction at the same point to out_b (b's
     frame); the contact counts for both. With ``latch``: the vertices' largest approach raised
     and the face latched (or cleared) instead. ``do_box``, ``do_wheels``: whether a's exterior,
-    and its wheels (their poses computed here), can reach b's box (the broad phase)."""
+    and its wheels (their poses computed here), can reach b's box (the broad phase). When b's
+    exterior is an OBJ file (and the pair does not cut b's box), a vertex inside b's box meets
+    b's triangles instead of its box's face: along that face's normal, the triangle it is under
+    (:func:`mesh_approach`); its approach, normal and stiffness are that triangle's, the
+    latched face the box's as before."""
     PC, CV = P.P_COLL, P.CV
     code = int(y[fs] + 0.5)                      # 0, or 1 + the face
     deepest, face = -1.0, -1
@@ -794,6 +1047,8 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
     v0, nv = int(PC[a, CO_V0]), int(PC[a, CO_NV])
     if not do_box:
         nv = 0
+    # b's OBJ exterior is met as its triangles (mesh_approach), unless the pair cuts b's box
+    mesh = P.XM[N_XG * 3 * b + XG_N1] > 0.0 and xb <= PC[b, CO_XMIN]
     lx, hx, ly, hy, lz, hz = _box_in_frame(box, Ra, Rb, pos_a, pos_b)
     # M = R_b^T R_a (row-major): a's axes in b's
     M = (Rb[0] * Ra[0] + Rb[3] * Ra[3] + Rb[6] * Ra[6],
@@ -814,7 +1069,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
                            and ry + cell[2] <= hy and lz <= rz + cell[5] and rz + cell[4] <= hz):
             continue        # behind the cut, or outside b's box seen from a (the cheap test)
         pen, f = _vertex_into_box(y, P, vi, dynamic(-1), rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, pos_a,
-                                  pos_b, vel_a, vel_b, vbase, latch, out_a, out_b, wpose, wcoll)
+                                  pos_b, vel_a, vel_b, vbase, latch, out_a, out_b, wpose, wcoll, mesh)
         if pen > deepest:
             deepest, face = pen, f
     w0, nw = int(P.P_UNIT[a, U_WHEEL0]), int(P.P_UNIT[a, U_NWHEELS])
@@ -842,7 +1097,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
                 continue
             pen, f = _vertex_into_box(y, P, vi, w, rx, ry, rz, POINT, M, a, b, code, box, Ra, Rb,
                                       pos_a, pos_b, vel_a, vel_b, vbase, latch, out_a, out_b, wpose,
-                                      wcoll)
+                                      wcoll, mesh)
             if pen > deepest:
                 deepest, face = pen, f
     if latch:

@@ -207,7 +207,8 @@ TERRAIN_FLAT, TERRAIN_MESH, TERRAIN_EXTERNAL = range(3)
 # P_BAR[b, :]. CV[v, CV_CELL .. CV_CELL + 5]: the vertex's tributary cell, from the vertex along
 # the mesh's x, y and z (lo x, hi x, lo y, hi y, lo z, hi z, m; its tributary area on a face is
 # the cell's extent along that face's two axes): a box mesh's grid cell, halved at the edges;
-# all 0 (a point) for a vertex of an OBJ exterior or of a wheel's mesh
+# an OBJ exterior's vertex's, the bounding box of its edges' midpoints
+# (engine.setup.collision.vertex_cells); all 0 (a point) for a vertex of a wheel's mesh
 CV_CELL = 3
 N_CV = CV_CELL + 6
 (CO_V0, CO_NV, CO_E, CO_MU, CO_TAU, CO_VREG, CO_XMIN, CO_XMAX, CO_YMIN, CO_YMAX, CO_ZMIN,
@@ -236,12 +237,40 @@ N_FACES = 6
 # the tires' envelope meets, engine.envelope; the wheel meshes meet it with their sides only)
 BA_X, BA_Y, BA_Z, BA_NX, BA_NY, BA_NZ, BA_KIND, BA_T0 = range(8)
 N_BAR_P = BA_T0 + 9
-BAR_PLANE, BAR_WALL, BAR_RISER = 0.0, 1.0, 2.0
+BAR_PLANE, BAR_WALL, BAR_RISER, BAR_OBJECT = 0.0, 1.0, 2.0, 3.0
+# an environment object (BAR_OBJECT, engine.collision's object pairs: a fixed mesh, environment.
+# objects) holds in BA_T0 .. BA_T0 + 8: its bounding box (earth lo X, hi X, lo Y, hi Y, lo Z,
+# hi Z from OB_BOX), the slot of its grids in XM (OB_SLOT: 3 OB_SLOT + axis is its grid's row,
+# after the units') and its stiffness per unit area (OB_K, N/m^3; 0: rigid)
+OB_BOX, OB_SLOT, OB_K = BA_T0, BA_T0 + 6, BA_T0 + 7
 # a pair of units whose meshes meet (engine.collision.unit_pair), P_PAIR[k, :]: the units a
 # and b, and the x (vehicle-fixed, from the CG) behind which each one's box is not part of the
 # pair (a tractor's cab: the part of its box a semitrailer can meet; -1e9: the whole box)
 PA_A, PA_B, PA_AX, PA_BX = range(4)
 N_PAIR_P = 4
+# the OBJ exteriors other units' vertices meet (engine.collision.mesh_approach), one flat
+# array XM (engine.setup.collision.pack_exterior_meshes): first per unit and axis i (at
+# XM[N_XG (3 u + i)]) the grid of the unit's triangles seen along that axis (their two other
+# coordinates, axis i + 1 then i + 2, mod 3), each cell listing the triangles not parallel to
+# the axis whose projection, grown by engine.collision.RAY_EDGE, overlaps it: XG_O1, XG_O2 the
+# grid's origin, XG_S1, XG_S2 its cells' size, XG_N1, XG_N2 its cells along each (XG_N1 = 0:
+# the unit has no mesh, its box is met), XG_START where in XM the grid's cells' starts are (cell
+# c = i1 + N1 i2: its list from XM[start + c] to XM[start + c + 1], each entry where in XM its
+# triangle's row is); then every triangle's row: its corners (vehicle-fixed x, y, z of each,
+# from the unit's CG), its outward unit normal and the plane's offset (n . r = d on it), and
+# the face of the unit's bounding box (FACE_*) whose crush stiffness it carries (that its
+# normal is nearest, as engine.setup.collision.exterior_stiffness gives its area); then the
+# starts and the lists (integers held in floats)
+XG_O1, XG_O2, XG_S1, XG_N1, XG_N2, XG_S2, XG_START = range(7)
+N_XG = 7
+XT_C0 = 0               # XT_C0 .. XT_C0 + 8: x1, y1, z1, x2, y2, z2, x3, y3, z3
+XT_NX, XT_NY, XT_NZ, XT_D, XT_FACE = range(9, 14)
+# XT_E0 + 9 i + 3 e .. + 2: the edge e of its projection along axis i (on axes i + 1, i + 2) as
+# the line a q1 + b q2 + c = the distance of (q1, q2) inside that edge (m; all 0 where the edge
+# projects to a point); XT_INV0 + i: 1 / n_i (0 where the triangle is parallel to axis i)
+XT_E0 = 14
+XT_INV0 = XT_E0 + 27
+N_XT = XT_INV0 + 3
 # the collision block of the state vector (at P_ENV[E_COLL_BASE]): per unit 1 once it has
 # touched anything (2 once its first contact episode, the impulse phase, is over), its
 # earth-fixed CG velocity then (for deltaV), the heading of its x axis then (rad, earth X to
@@ -500,6 +529,7 @@ class Model(NamedTuple):
     P_BAR: _np.ndarray
     P_PAIR: _np.ndarray
     P_WCOLL: _np.ndarray     # [wheel, N_WCOLL_P]: its mesh and damage thresholds
+    XM: _np.ndarray          # the OBJ exteriors' triangles and their grids (flat, XG_*, XT_*)
 
 
 class Inputs(NamedTuple):

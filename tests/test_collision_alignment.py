@@ -5,8 +5,6 @@ against the integral of the approach over that area, and two sedans closing head
 the mass-spring closed form."""
 from __future__ import annotations
 
-import copy
-import json
 import math
 
 import numpy as np
@@ -14,10 +12,8 @@ import pytest
 
 import engine
 from engine import layout as L
-from engine.collision import unit_pair
 from engine.setup.collision import box_mesh, unit_box
-from engine.setup.event import TWO_CARS_EVENT
-from support.fronts import front_contact, peak_approach, rotation, series_per_area
+from support.fronts import front_contact, peak_approach, posed_pair, series_per_area, two_sedans
 
 CLOSING = 15.0      # m/s
 TALLER = 0.05       # m: the partner's box that much taller (its roof higher)
@@ -29,17 +25,9 @@ def _sedans(vertices=300, taller=0.0, centred=False):
     second ``taller`` higher; with ``centred`` boxes from half to 1.5 times the CG height, so
     that 100 vertices put two rows up a front), without aerodynamics and rolling resistance,
     closing head-on at CLOSING, 2 cm apart; and each unit's box (unit_box)."""
-    with open(TWO_CARS_EVENT) as fh:
-        data = json.load(fh)
-    car = data["units"][0]
-    car2 = copy.deepcopy(car)
-    car2["name"] = "car2"
-    data["units"][1] = car2
+    data = two_sedans(vertices)
+    car, car2 = data["units"]
     for unit in data["units"]:
-        unit["aerodynamics"] = []
-        for tire in unit["tires"].values():
-            tire["rolling_resistance"] = {"sigma0": 0.0, "sigma_v": 0.0}
-        unit["collision"] = {"mesh_vertices": vertices}
         if centred:
             h = unit["sprung_mass"]["cg_height"]
             unit["collision"].update({"ground_clearance": 0.5 * h, "height": 1.5 * h})
@@ -99,31 +87,9 @@ def posed():
 
 
 def _pair_force(model, y, boxes, depth, pitch=0.0, raised=0.0):
-    """unit_pair's force along car's x with car2 turned round to face it, pitched by ``pitch``
-    and raised by ``raised`` (m, up), its front's point on the CG line ``depth`` past car's
-    front; both faces latched to the fronts, nothing unloaded yet. Returns (force, the two
-    poses)."""
-    y = y.copy()
-    Ra, Rb = rotation(0.0, 0.0, 0.0), rotation(0.0, pitch, math.pi)
-    cb = np.array([boxes[0][0] - depth, 0.0, -raised]) - Rb @ np.array([boxes[1][0], 0.0, 0.0])
-    poses = [np.zeros(6), np.concatenate([cb, [0.0, pitch, math.pi]])]
-    for u in (0, 1):
-        o = L.N_BODY * u
-        y[o + L.SX:o + L.SPSI + 1] = poses[u]
-        y[o + L.SU:o + L.SR + 1] = 0.0
-    vbase = int(model.P_ENV[L.E_COLL_BASE]) + L.N_COLL_UNIT_STATE * model.P_UNIT.shape[0]
-    fs = vbase + model.CV.shape[0]
-    y[vbase:fs] = 0.0
-    y[fs + L.PS_FACE_ON_B] = y[fs + L.PS_FACE_ON_A] = 1.0 + L.FACE_FRONT
-    frames = np.zeros((2, L.N_FRAME))
-    frames[0, :9], frames[1, :9] = Ra.ravel(), Rb.ravel()
-    coll = np.zeros((2, 8))
-    nw = model.P_WHEEL.shape[0]
-    unit_pair(y, model, 0, frames, False, coll, np.zeros((nw, L.N_WPOSE)),
-              np.zeros((nw, L.N_WLOAD)), np.zeros(2),
-              L.Inputs(np.zeros((2, len(engine.UNIT_INPUTS))), np.zeros((nw, len(engine.WHEEL_INPUTS))),
-                       np.zeros(len(engine.ENV_INPUTS))),
-              model.P_ENV[L.E_COLL_T_VEH])
+    """The force along car's x of unit_pair with the pair posed (support.fronts.posed_pair),
+    and the two poses."""
+    coll, poses = posed_pair(model, y, boxes, depth, pitch, raised)
     return -coll[0, 0], poses
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +21,7 @@ import engine
 from support.fixtures import BARRIER_X
 from support.fmus import event_fmu
 from support.barrier import separation_factor
+from support.exteriors import box_obj
 from support.run import run
 from support.sedan import FRONT_X, M
 
@@ -137,31 +137,6 @@ def test_a_rolled_over_car_comes_to_rest_on_its_roof(instance, rollover_fmu):
 
 # --- an exterior read from an OBJ file ------------------------------------------------------
 MESH_WIDTH = 1.0          # narrower than the car's dimensions.width
-
-
-def box_obj(path, lo, hi, n=4):
-    """An OBJ file of the box lo..hi (vehicle-fixed x, y, z from the CG), n x n quads a face,
-    the vertices shared."""
-    index, verts, faces = {}, [], []
-    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
-    for ax in range(3):
-        a, b = (k for k in range(3) if k != ax)
-        for side in (lo, hi):
-            for i in range(n):
-                for j in range(n):
-                    quad = []
-                    for di, dj in ((0, 0), (1, 0), (1, 1), (0, 1)):
-                        p = side.copy()
-                        p[a] = lo[a] + (hi[a] - lo[a]) * (i + di) / n
-                        p[b] = lo[b] + (hi[b] - lo[b]) * (j + dj) / n
-                        key = tuple(np.round(p, 9))
-                        if key not in index:
-                            index[key] = len(verts) + 1
-                            verts.append(key)
-                        quad.append(index[key])
-                    faces.append(quad)
-    Path(path).write_text("".join("v %.9g %.9g %.9g\n" % v for v in verts)
-                          + "".join("f %d %d %d %d\n" % tuple(q) for q in faces))
 
 
 def _front_into_a_wall(inst, width, label):

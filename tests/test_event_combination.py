@@ -254,6 +254,7 @@ STEERING_KEYS = {  # the field the steering system brought that the car event le
 }
 COLLISION_KEYS = {  # the fields the collisions brought, with the values an event without them gets
     "environment.barriers": [],
+    "environment.objects": [],
     "units[0].vehicle_class": "car",        # the class that gives the defaults below: the sedan's mass
     # each axle's wheel mesh and damage thresholds (engine.wheel_damage)
     **{f"units[0].axles[{a}].wheel_damage.{key}": value for a in (0, 1) for key, value in (

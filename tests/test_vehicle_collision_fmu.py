@@ -20,6 +20,7 @@ import engine
 from engine.setup.collision import unit_box
 from engine.setup.derived import body_front
 from engine.setup.event import DEFAULT_CRUSH_B, TWO_CARS_EVENT
+from support.exteriors import default_box_obj, hood_obj
 from support.fmus import event_fmu
 from support.fronts import front_contact, peak_approach, series_per_area
 from support.run import run
@@ -266,3 +267,93 @@ def test_a_taller_partner_carries_the_series_stiffness_over_the_common_area(inst
     print(f"taller partner: deepest mean approach {deepest:.4f} m over {area:.4f} m^2, closed "
           f"form {closed:.4f} m ({deepest / closed - 1:+.2%})")
     assert deepest == pytest.approx(closed, rel=0.01)
+
+
+# --- the struck car's exterior an OBJ file: met as its triangles ---------------------------
+
+@pytest.fixture(scope="module")
+def head_on_obj_fmu(fmu_dir):
+    """HEAD_ON with car2's exterior an OBJ file of its default box mesh (the same vertices)."""
+    data = copy.deepcopy(HEAD_ON)
+    box = unit_box(engine.load_event(data).model.units[1])
+    default_box_obj(fmu_dir / "head-on-car2.obj", box)
+    data["units"][1]["collision"]["mesh_file"] = "head-on-car2.obj"
+    return event_fmu(fmu_dir, "head_on_obj_collision", data)
+
+
+def test_a_box_shaped_obj_struck_head_on_is_met_as_the_default_box(instance, head_on_fmu,
+                                                                  head_on_obj_fmu):
+    """The head-on impact above with car2's exterior an OBJ box of its default box mesh: car's
+    vertices meet its triangles (engine.collision.mesh_approach), car2's vertices carry the box
+    mesh's cells (engine.setup.collision.vertex_cells). The crush, the kinetic energy after
+    and the rebound are the default box's to 1 % (measured: to 5e-5), and the crush the closed
+    form's as above."""
+    fields = ("u", "v", "yaw", "collision.maxCrush", "collision.Fx")
+    runs = [_crash(instance(f), HEAD_ON, 1.0, fields) for f in (head_on_fmu, head_on_obj_fmu)]
+    m1, m2 = MASSES[0], MASSES[0]
+    figures = []
+    for r in runs:
+        assert np.any(r["car.collision.Fx"] != 0.0) and r["car.collision.Fx"][-1] == 0.0
+        (vx1, vy1), (vx2, vy2) = _velocity(r, "car"), _velocity(r, "car2")
+        ke1 = 0.5 * (m1 * (vx1[-1] ** 2 + vy1[-1] ** 2) + m2 * (vx2[-1] ** 2 + vy2[-1] ** 2))
+        figures.append((r["car.collision.maxCrush"][-1], r["car2.collision.maxCrush"][-1], ke1,
+                        (vx2[-1] - vx1[-1]) / (V1 + V2)))
+    k = DATA["units"][0]["dimensions"]["width"] * B_FRONT / 2.0
+    delta = (V1 + V2) * math.sqrt(0.5 * m1 / k)
+    (box, obj) = figures
+    print("head-on, car2 an OBJ box: crush %.5f %.5f m, KE after %.0f J, rebound %.5f; "
+          "default box: %.5f %.5f m, %.0f J, %.5f; closed form %.5f m; largest relative "
+          "difference %.1e" % (obj + box + (delta, max(abs(a / b - 1) for a, b in zip(obj, box)))))
+    for a, b in zip(obj, box):
+        assert a == pytest.approx(b, rel=0.01)
+    assert obj[0] == pytest.approx(delta, rel=0.03)
+
+
+SLOPE = math.radians(30.0)      # the hood's slope from the horizontal
+HOOD_DROP = 0.5                 # m: the hood's front edge above the struck box's underbody
+RAISE = 0.05                    # m: the striking box's underbody above the hood's front edge
+HOOD_SPEED = 1.0                # m/s: car's front stays on the slope, its wheels off car2
+
+
+def _hood_event(fmu_dir):
+    """DATA's cars head-on without the offset, both of car's mass, car2 standing, car at
+    HOOD_SPEED from 10 cm before car2's front; car2's exterior its default box with the front
+    top cut by a slope of SLOPE from HOOD_DROP above its underbody (an OBJ file), car's box
+    from RAISE above the hood's front edge, 0.8 m high (so that only car's vertices meet car2's
+    slope), no friction between them."""
+    data = copy.deepcopy(DATA)
+    car, car2 = data["units"]
+    car2["sprung_mass"] = copy.deepcopy(car["sprung_mass"])
+    box_car, box = (unit_box(u) for u in engine.load_event(data).model.units)
+    car2["initial"].update({"X": box_car[0] + box[0] + 0.1, "Y": 0.0, "speed": 0.0})
+    car["initial"]["speed"] = HOOD_SPEED
+    hood_z = box[4] - HOOD_DROP
+    hood_obj(fmu_dir / "hood-car2.obj", box, hood_z, SLOPE)
+    bottom = car["sprung_mass"]["cg_height"] - (hood_z - RAISE)    # above ground
+    car["collision"] = {"ground_clearance": bottom, "height": bottom + 0.8, "friction": 0.0}
+    car2["collision"] = {"mesh_file": "hood-car2.obj", "friction": 0.0}
+    return data
+
+
+@pytest.fixture(scope="module")
+def hood_fmu(fmu_dir):
+    return event_fmu(fmu_dir, "hood_collision", _hood_event(fmu_dir))
+
+
+def test_a_sloped_hood_pushes_the_striking_front_up_along_its_normal(instance, hood_fmu, fmu_dir):
+    """car's front, its underbody above the hood's front edge of car2, runs into car2's sloped
+    front top: each of car's vertices under the slope presses along the slope's outward normal
+    (sin a, 0, -cos a) in car2's frame, so car2's collision force, vehicle-fixed, has
+    Fz / Fx = -cot a at every step (a box would give Fz = 0 there), and car is pushed up
+    (its Fz < 0)."""
+    r = _crash(instance(hood_fmu), _hood_event(fmu_dir), 2.5,
+               ("u", "v", "yaw", "collision.Fx", "collision.Fz"))
+    fx, fz = r["car2.collision.Fx"], r["car2.collision.Fz"]
+    on = fx != 0.0
+    assert on.sum() > 10 and not on[-1]        # they met, and parted
+    ratio = fz[on] / fx[on]
+    print(f"hood: {on.sum()} steps in contact, car2 Fx down to {fx.min():.0f} N; Fz / Fx from "
+          f"{ratio.min():.9f} to {ratio.max():.9f}, -cot a {-1.0 / math.tan(SLOPE):.9f}; car Fz "
+          f"down to {r['car.collision.Fz'].min():.0f} N")
+    assert ratio == pytest.approx(-1.0 / math.tan(SLOPE), rel=1e-9)
+    assert np.all(fx[on] < 0.0) and np.all(r["car.collision.Fz"][on] < 0.0)

@@ -4,8 +4,10 @@ the collision kernels (:mod:`engine.collision`).
 A unit's exterior is a box from its dimensions (:func:`unit_box`, :func:`box_mesh`) or the
 OBJ file ``collision.mesh_file`` (:func:`read_exterior`, :func:`exterior_stiffness`), its
 vertices carrying the crush stiffness of the face they lie on (docs/equations.md,
-"Collisions"). :func:`pack_collisions`, :func:`pack_barriers` and :func:`pack_pairs` fill
-P_COLL, CV, CK, P_BAR and P_PAIR for :func:`engine.setup.params.pack`.
+"Collisions"). :func:`pack_collisions`, :func:`pack_barriers`, :func:`pack_pairs` and
+:func:`pack_exterior_meshes` fill P_COLL, CV, CK, P_BAR (with the environment's objects),
+P_PAIR and XM (the OBJ exteriors' and the objects' triangles, which the vertices meet) for
+:func:`engine.setup.params.pack`.
 """
 import functools
 import math
@@ -13,14 +15,17 @@ from pathlib import Path
 
 import numpy as np
 
-from ..collision import FRICTION_SPEED
+from ..collision import FRICTION_SPEED, PARALLEL, RAY_EDGE
 from .derived import body_front, body_rear
 from .errors import EventError
-from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_RISER, BAR_WALL, CO_E, CO_D0, CO_K0, CO_MU,
+from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_OBJECT, BAR_RISER, BAR_WALL, CO_E, CO_D0,
+                     CO_K0, CO_MU, OB_BOX, OB_K, OB_SLOT,
+                     CV_CELL,
                      CO_NV, CO_TAU, CO_V0, CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX,
                      CO_ZMIN, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF,
-                     N_BAR_P, N_COLL_P, N_CV, N_FACES, N_PAIR_P)
-from .meshes import MeshError, read_obj, regular_file
+                     N_BAR_P, N_COLL_P, N_CV, N_FACES, N_PAIR_P, N_XG, N_XT, XG_N1, XG_O1, XG_S2,
+                     XG_START, XT_C0, XT_D, XT_E0, XT_FACE, XT_INV0, XT_NX, XT_NZ)
+from .meshes import MeshError, read_obj, regular_file, xy_grid
 from .model import typed_unit
 
 
@@ -42,6 +47,19 @@ def _axis_nodes(lo, hi, n, extra=()):
     return x, -np.concatenate([[0.0], half]), np.concatenate([half, [0.0]]), t
 
 
+def box_nodes(x_front, x_rear, y_half, z_top, z_bottom, n_target=300, x_nodes=()):
+    """The grid of :func:`box_mesh` along x, y and z: per axis (its nodes, each one's
+    tributary interval from it back and ahead, its length), as :func:`_axis_nodes`."""
+    lx, ly, lz = x_front - x_rear, 2.0 * y_half, z_bottom - z_top
+    if not (lx > 0.0 and ly > 0.0 and lz > 0.0):
+        raise ValueError(f"box_mesh: positive dimensions (got {lx:g} x {ly:g} x {lz:g} m)")
+    area = 2.0 * (lx * ly + lx * lz + ly * lz)
+    s = math.sqrt(area / max(n_target, 8))
+    nx, ny, nz = (max(2, int(round(d / s)) + 1) for d in (lx, ly, lz))
+    return (_axis_nodes(x_rear, x_front, nx, x_nodes), _axis_nodes(-y_half, y_half, ny),
+            _axis_nodes(z_top, z_bottom, nz))
+
+
 def box_mesh(x_front, x_rear, y_half, z_top, z_bottom, areal, n_target=300, x_nodes=()):
     """The vertices (vehicle-fixed, from the CG, z down) of a box mesh and their stiffness.
 
@@ -56,16 +74,9 @@ def box_mesh(x_front, x_rear, y_half, z_top, z_bottom, areal, n_target=300, x_no
     face's areal stiffness times the vertex's tributary area on face f (0 for a face the vertex
     is not on), so the stiffnesses of a face sum to its stiffness per area times its area.
     """
-    lx, ly, lz = x_front - x_rear, 2.0 * y_half, z_bottom - z_top
-    if not (lx > 0.0 and ly > 0.0 and lz > 0.0):
-        raise ValueError(f"box_mesh: positive dimensions (got {lx:g} x {ly:g} x {lz:g} m)")
-    area = 2.0 * (lx * ly + lx * lz + ly * lz)
-    s = math.sqrt(area / max(n_target, 8))
-    nx, ny, nz = (max(2, int(round(d / s)) + 1) for d in (lx, ly, lz))
-    xs, xlo, xhi, tx = _axis_nodes(x_rear, x_front, nx, x_nodes)
-    nx = len(xs)
-    ys, ylo, yhi, ty = _axis_nodes(-y_half, y_half, ny)
-    zs, zlo, zhi, tz = _axis_nodes(z_top, z_bottom, nz)
+    (xs, xlo, xhi, tx), (ys, ylo, yhi, ty), (zs, zlo, zhi, tz) = box_nodes(
+        x_front, x_rear, y_half, z_top, z_bottom, n_target, x_nodes)
+    nx, ny, nz = len(xs), len(ys), len(zs)
     verts, stiff = [], []
     for i in range(nx):
         for j in range(ny):
@@ -121,11 +132,27 @@ def read_exterior(path):
     return _read_exterior(str(p), (st.st_mtime_ns, st.st_size))
 
 
-def exterior_stiffness(verts, corner, normal, area, areal):
-    """CK[v, f] of a read mesh (as :func:`box_mesh`'s): a third of each triangle's area goes to
-    each of its vertices, on the face of the box its outward normal is nearest (its largest
-    component and that one's sign: +x the front, -z the roof), times that face's stiffness per
-    unit area ``areal``. Outward: away from the vertices' centroid."""
+def vertex_cells(verts, corner):
+    """Each vertex's tributary cell of a read mesh (as :func:`box_mesh`'s CV[:, CV_CELL:]: lo x,
+    hi x, lo y, hi y, lo z, hi z from the vertex): the bounding box of the midpoints of its
+    edges. On a box whose faces are a grid of quads (fanned into triangles, the diagonals'
+    midpoints lie within it) that is the box mesh's cell: to the midpoints with its
+    neighbours, half cells at the edges."""
+    edges = np.concatenate([corner[:, [0, 1]], corner[:, [1, 2]], corner[:, [2, 0]]])
+    edges = np.concatenate([edges, edges[:, ::-1]])
+    half = 0.5 * (verts[edges[:, 1]] - verts[edges[:, 0]])
+    lo, hi = np.zeros((len(verts), 3)), np.zeros((len(verts), 3))
+    np.minimum.at(lo, edges[:, 0], half)
+    np.maximum.at(hi, edges[:, 0], half)
+    cells = np.empty((len(verts), 6))
+    cells[:, 0::2], cells[:, 1::2] = lo, hi
+    return cells
+
+
+def outward_faces(verts, corner, normal):
+    """Each triangle's outward unit normal (away from the vertices' centroid) and the face of
+    the box (``layout.FACE_*``) it is nearest: its largest component and that one's sign (+x
+    the front, -z the roof)."""
     centre = verts.mean(axis=0)
     mid = verts[corner].mean(axis=1)
     sign = np.where(np.einsum("ij,ij->i", normal, mid - centre) < 0.0, -1.0, 1.0)
@@ -134,6 +161,15 @@ def exterior_stiffness(verts, corner, normal, area, areal):
     positive = n[np.arange(len(n)), axis] > 0.0
     face = np.array([[FACE_REAR, FACE_FRONT], [FACE_LEFT, FACE_RIGHT],
                      [FACE_ROOF, FACE_BOTTOM]])[axis, positive.astype(int)]
+    return n, face
+
+
+def exterior_stiffness(verts, corner, normal, area, areal):
+    """CK[v, f] of a read mesh (as :func:`box_mesh`'s): a third of each triangle's area goes to
+    each of its vertices, on the face of the box its outward normal is nearest (its largest
+    component and that one's sign: +x the front, -z the roof), times that face's stiffness per
+    unit area ``areal``. Outward: away from the vertices' centroid."""
+    face = outward_faces(verts, corner, normal)[1]
     CK = np.zeros((len(verts), N_FACES))
     for k in range(3):
         np.add.at(CK, (corner[:, k], face), areal[face] * area / 3.0)
@@ -185,8 +221,9 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
         cab = col.cab_length
         if col.mesh_file:
             mesh_v, corner, normal, area = read_exterior(col.mesh_file)
-            cv = np.zeros((len(mesh_v), N_CV))        # its vertices are points (no cells)
+            cv = np.zeros((len(mesh_v), N_CV))
             cv[:, :3] = mesh_v - np.asarray(deltas[ui], dtype=np.float64)
+            cv[:, CV_CELL:] = vertex_cells(mesh_v, corner)
             ck = exterior_stiffness(mesh_v, corner, normal, area, areal)
         else:
             cv, ck = box_mesh(xf, xr, yh, zt, zb, areal, col.mesh_vertices,
@@ -212,6 +249,96 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
     return P_COLL, np.ascontiguousarray(np.concatenate(verts)), np.ascontiguousarray(np.concatenate(stiff)), top
 
 
+def projected_edges(tri):
+    """(m, 27): for each triangle (``tri`` (m, 3, 3)), axis i and edge e (corner e to e + 1) the
+    line (a, b, c) of its projection on the axes i + 1, i + 2 with a q1 + b q2 + c the distance
+    of the point (q1, q2) inside that edge (layout.XT_E0): the inner side by the projection's
+    orientation; all 0 for an edge that projects to a point."""
+    out = np.zeros((len(tri), 3, 3, 3))
+    for i in range(3):
+        j, k = (i + 1) % 3, (i + 2) % 3
+        pj, pk = tri[:, :, j], tri[:, :, k]
+        turn = (pj[:, 1] - pj[:, 0]) * (pk[:, 2] - pk[:, 0]) - (pk[:, 1] - pk[:, 0]) * (pj[:, 2] - pj[:, 0])
+        sg = np.where(turn > 0.0, 1.0, -1.0)
+        for e in range(3):
+            ej, ek = pj[:, (e + 1) % 3] - pj[:, e], pk[:, (e + 1) % 3] - pk[:, e]
+            length = np.hypot(ej, ek)
+            scale = np.divide(sg, length, out=np.zeros_like(length), where=length > 0.0)
+            out[:, i, e] = np.stack([-ek * scale, ej * scale,
+                                     (ek * pj[:, e] - ej * pk[:, e]) * scale], axis=1)
+    return out.reshape(len(tri), 27)
+
+
+#: the cells of an exterior's grids over its triangles' mean extent (engine.setup.meshes.xy_grid):
+#: half, so that a cell holds about half the triangles of cells of their size (a vertex of another
+#: unit tries those of one cell)
+GRID_SCALE = 0.5
+
+
+def pack_exterior_meshes(units, deltas, objects=()):
+    """XM (layout.XG_*, XT_*): the triangles of the units whose exterior is an OBJ file, which
+    other units' vertices meet (engine.collision.mesh_approach), vehicle-fixed from the unit's CG
+    (shifted with its payloads' like its vertices), then those of the environment's ``objects``
+    (earth-fixed), each with its outward normal, its plane's offset and the face of the box
+    whose stiffness it carries; and per unit, then per object, and axis the grid of the
+    triangles seen along that axis (zeros for a unit met as its box). One flat array: the
+    kernels take it as one argument (each array of the model is passed whole to every kernel)."""
+    meshes = [(ui, unit.collision.mesh_file, deltas[ui]) for ui, unit in enumerate(units)
+              if unit.collision.enabled and unit.collision.mesh_file]
+    meshes += [(len(units) + k, obj.mesh_file, (0.0, 0.0, 0.0)) for k, obj in enumerate(objects)]
+    rows, grids, starts, cells = [], np.zeros((3 * (len(units) + len(objects)), N_XG)), [], []
+    n_tri, n_cell, n_start = 0, 0, 0
+    for ui, mesh_file, shift in meshes:
+        verts, corner, normal, _ = read_exterior(mesh_file)
+        n, face = outward_faces(verts, corner, normal)
+        tri = (verts - np.asarray(shift, dtype=np.float64))[corner]       # (m, 3, 3)
+        xt = np.zeros((len(tri), N_XT))
+        xt[:, XT_C0:XT_C0 + 9] = tri.reshape(-1, 9)
+        xt[:, XT_NX:XT_NZ + 1] = n
+        xt[:, XT_D] = np.einsum("ij,ij->i", n, tri[:, 0])
+        xt[:, XT_FACE] = face
+        xt[:, XT_E0:XT_INV0] = projected_edges(tri)
+        along = np.abs(n) > PARALLEL
+        xt[:, XT_INV0:XT_INV0 + 3][along] = 1.0 / n[along]
+        rows.append(xt)
+        for axis in range(3):
+            j, k = (axis + 1) % 3, (axis + 2) % 3
+            # the triangles a ray along the axis can cross, by their projections grown by
+            # RAY_EDGE (the lookup tries the cell of a ray's point only)
+            crossed = np.flatnonzero(np.abs(n[:, axis]) > PARALLEL)
+            row = grids[3 * ui + axis]
+            if not crossed.size:        # an open mesh: nothing to cross along this axis
+                row[XG_O1:XG_START + 1] = (0.0, 0.0, 1.0, 1.0, 1.0, 1.0, n_start)
+                starts.append(np.full(2, n_cell))
+                n_start += 2
+                continue
+            lo = tri[crossed][:, :, [j, k]].min(axis=1) - RAY_EDGE
+            hi = tri[crossed][:, :, [j, k]].max(axis=1) + RAY_EDGE
+            # xy_grid reads triangles' XY bounding boxes: each projection's box as a triangle
+            boxes = np.zeros((len(crossed), 9))
+            boxes[:, [0, 1]], boxes[:, [3, 4]] = lo, hi
+            boxes[:, [6, 7]] = lo
+            grid, start, cell = xy_grid(boxes, GRID_SCALE)
+            row[XG_O1:XG_S2 + 1] = grid
+            row[XG_START] = n_start
+            starts.append(start + n_cell)
+            cells.append(crossed[cell] + n_tri)
+            n_cell += len(cell)
+            n_start += len(start)
+        n_tri += len(tri)
+    if not rows:
+        return grids.ravel()
+    # offsets in XM: the grids, the triangles' rows, the cells' starts, the cells' lists
+    t0 = grids.size
+    s0 = t0 + n_tri * N_XT
+    c0 = s0 + n_start
+    mesh_rows = grids[:, XG_N1] > 0.0
+    grids[mesh_rows, XG_START] += s0
+    return np.ascontiguousarray(np.concatenate(
+        [grids.ravel(), np.concatenate(rows).ravel(), np.concatenate(starts) + c0,
+         t0 + N_XT * np.concatenate(cells)]).astype(np.float64))
+
+
 def no_damage_approaches(col):
     """Each face's CRASH3 no-damage approach A/B (m, in the order of FACE_*) of a unit's
     ``collision`` record: the approach a face takes before it crushes, from its A
@@ -232,13 +359,15 @@ def unit_vector(v):
     return v / np.linalg.norm(v)
 
 
-def pack_barriers(barriers, walls=np.zeros((0, 9)), risers=None):
+def pack_barriers(barriers, walls=np.zeros((0, 9)), risers=None, objects=(), n_units=0):
     """P_BAR of the event's barriers, their normals made unit, then of the mesh terrain's
     standing polygons ``walls`` (n, 9: earth X, Y, Z of each triangle's corners), each one's
     normal by the right-hand rule of its corners' order (counter-clockwise seen from outside
     the solid, the OBJ convention); ``risers`` (n,) bool marks the faces of steps and kerbs
-    (BAR_RISER, :func:`engine.setup.meshes.risers`), the others are BAR_WALL."""
-    P_BAR = np.zeros((len(barriers) + len(walls), N_BAR_P))
+    (BAR_RISER, :func:`engine.setup.meshes.risers`), the others are BAR_WALL; then of the
+    environment's ``objects`` (BAR_OBJECT: its bounding box, its grids' slot in XM after the
+    ``n_units`` units', its stiffness per unit area, 0 when rigid)."""
+    P_BAR = np.zeros((len(barriers) + len(walls) + len(objects), N_BAR_P))
     for b, bar in enumerate(barriers):
         P_BAR[b, BA_X:BA_Z + 1] = bar.point
         P_BAR[b, BA_NX:BA_NZ + 1] = unit_vector(bar.normal)
@@ -249,6 +378,13 @@ def pack_barriers(barriers, walls=np.zeros((0, 9)), risers=None):
         row[BA_NX:BA_NZ + 1] = unit_vector(n)
         row[BA_KIND] = BAR_RISER if risers is not None and risers[w] else BAR_WALL
         row[BA_T0:BA_T0 + 9] = tri.ravel()
+    for k, obj in enumerate(objects):
+        verts = read_exterior(obj.mesh_file)[0]
+        row = P_BAR[len(barriers) + len(walls) + k]
+        row[BA_KIND] = BAR_OBJECT
+        row[OB_BOX:OB_BOX + 6:2], row[OB_BOX + 1:OB_BOX + 6:2] = verts.min(axis=0), verts.max(axis=0)
+        row[OB_SLOT] = n_units + k
+        row[OB_K] = obj.stiffness or 0.0
     return P_BAR
 
 

@@ -619,19 +619,26 @@ def _terrain_problems(data, raw, base, problems):
 
 
 def _mesh_file_problems(data, base, problems):
-    """A unit's ``collision.mesh_file``: found relative to ``base`` (the data keeps its absolute
-    path) and read (engine.setup.collision.read_exterior); a file the reader refuses is a problem
-    naming the field, the file and the line."""
+    """A unit's ``collision.mesh_file`` and an environment object's ``mesh_file``: found
+    relative to ``base`` (the data keeps its absolute path) and read
+    (engine.setup.collision.read_exterior); a file the reader refuses is a problem naming the
+    field, the file and the line."""
     from .meshes import MeshError
-    for i, unit in enumerate(data.get("units") or []):
-        col = unit.get("collision") if isinstance(unit, dict) else None
-        if not isinstance(col, dict) or not col.get("mesh_file"):
+    holders = [(f"units[{i}].collision", unit.get("collision"))
+               for i, unit in enumerate(data.get("units") or []) if isinstance(unit, dict)]
+    env = data.get("environment")
+    objects = env.get("objects") if isinstance(env, dict) else None
+    holders += [(f"environment.objects[{i}]", obj)
+                for i, obj in enumerate(objects if isinstance(objects, list) else [])]
+    for path, holder in holders:
+        if not isinstance(holder, dict) or not isinstance(holder.get("mesh_file"), str) \
+                or not holder["mesh_file"]:
             continue
-        col["mesh_file"] = os.path.abspath(os.path.join(base, col["mesh_file"]))
+        holder["mesh_file"] = os.path.abspath(os.path.join(base, holder["mesh_file"]))
         try:
-            read_exterior(col["mesh_file"])
+            read_exterior(holder["mesh_file"])
         except MeshError as exc:
-            problems.append(f"units[{i}].collision.mesh_file: {exc}")
+            problems.append(f"{path}.mesh_file: {exc}")
 
 
 #: the roads read last in this process, by (terrain type, digest of the file's bytes, the

@@ -592,8 +592,8 @@ COLLISION = {
                                       "folder, in place of the generated box: vehicle-fixed metres from "
                                       "the CG (without payloads), SAE axes (x forward, y right, z down); "
                                       "its vertices are the contact vertices, each carrying the crush "
-                                      "stiffness of a third of its triangles' areas, and its bounding box "
-                                      "is the surface other units meet (engine.collision)"),
+                                      "stiffness of a third of its triangles' areas, and its triangles "
+                                      "are the surface other units' vertices meet (engine.collision)"),
 }
 
 
@@ -779,6 +779,17 @@ BARRIER = {
                                "side); any length > 0", extra_check=_unit_normal),
 }
 
+#: a fixed object of the environment given as a mesh (engine.collision, object pairs)
+OBJECT = {
+    "mesh_file": F("str", doc="an OBJ file of the object, relative to the event file's folder: "
+                              "earth X, Y, Z, m (Z down), a closed surface (a pole, a guardrail "
+                              "segment); the units' and their wheels' vertices meet its triangles"),
+    "stiffness": _optional(lo=0.0, lo_open=True,
+                           doc="the object's stiffness per unit area of its surface, N/m^3, in "
+                               "series with the vertices' (a unit's face's B over its height is "
+                               "one); null: rigid"),
+}
+
 EVENT = {
     "name": F("str", default="event"),
     "description": _optional("str", doc="free text: the event's sources and choices"),
@@ -793,6 +804,8 @@ EVENT = {
                      default=lambda: {"type": "flat", **dict.fromkeys(k for k in TERRAIN if k != "type")}),
         "barriers": F("list", default=list, max_items=MAX_BARRIERS, item=F("object", fields=BARRIER),
                       doc="rigid walls: the half-space behind each plane is solid"),
+        "objects": F("list", default=list, max_items=MAX_BARRIERS, item=F("object", fields=OBJECT),
+                     doc="fixed objects given as meshes (poles, guardrail segments)"),
     }),
     "simulation": F("object", default=lambda: {"step_size": 0.001, "hydroplaning": "off",
                                                "tire_limit": "wheel",

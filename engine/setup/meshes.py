@@ -27,7 +27,7 @@ WALL_ANGLE = math.radians(45.0)
 #: Overlapping road polygons must agree in height to this (m), wherever they overlap.
 OVERLAP_TOLERANCE = 1.0e-3
 
-#: At most this many grid cells per road triangle (see :func:`_grid`).
+#: At most this many grid cells per road triangle (see :func:`xy_grid`).
 _CELLS_PER_TRIANGLE = 4
 
 #: The name of material row 0: the polygons without a ``usemtl``.
@@ -280,7 +280,7 @@ def pack_triangles(path, tri, tri_mat, matp, names, locate) -> TerrainMesh:
     tri, normal, tri_mat = tri[road], normal[road], tri_mat[road]
     nrm = np.column_stack([normal, np.einsum("ij,ij->i", normal, tri[:, 0])])
     tri = np.ascontiguousarray(tri.reshape(-1, 9))
-    grid, start, cell = _grid(tri)
+    grid, start, cell = xy_grid(tri)
 
     i, j, dz = overlap_conflict(tri, nrm, grid, start, cell, OVERLAP_TOLERANCE,
                                 np.zeros((2, 8, 2)))
@@ -312,7 +312,7 @@ def risers(walls, road):
 # the grid
 
 
-def _grid(tri):
+def xy_grid(tri, scale=1.0):
     """A uniform XY grid over the road triangles, with each cell's list of the triangles whose
     XY bounding box overlaps it (CSR: TR_START, TR_CELL; cell index ix + nx*iy).
 
@@ -322,15 +322,16 @@ def _grid(tri):
     square cell of their larger extent would hold hundreds, each tried at every look-up). If
     the road's bounding box would need more than _CELLS_PER_TRIANGLE cells per triangle (a
     sparse mesh, say a long diagonal strip) the cells are enlarged to that count, which bounds
-    the grid's memory by the mesh's size."""
+    the grid's memory by the mesh's size. ``scale``: the cells' size over those means (smaller
+    cells hold fewer triangles, each triangle touching more of them)."""
     xs, ys = tri[:, 0::3], tri[:, 1::3]
     lo_x, hi_x, lo_y, hi_y = xs.min(axis=1), xs.max(axis=1), ys.min(axis=1), ys.max(axis=1)
     x0, y0 = lo_x.min(), lo_y.min()
     width, height = hi_x.max() - x0, hi_y.max() - y0
     extent = float(np.mean(np.maximum(hi_x - lo_x, hi_y - lo_y)))
     # each at least a thousandth of the larger (a triangle's XY projection has an area)
-    size_x = max(float(np.mean(hi_x - lo_x)), 1e-3 * extent)
-    size_y = max(float(np.mean(hi_y - lo_y)), 1e-3 * extent)
+    size_x = scale * max(float(np.mean(hi_x - lo_x)), 1e-3 * extent)
+    size_y = scale * max(float(np.mean(hi_y - lo_y)), 1e-3 * extent)
     limit = _CELLS_PER_TRIANGLE * len(tri)
     if (width / size_x + 1.0) * (height / size_y + 1.0) > limit:
         grow = max(1.0, math.sqrt(width * height / (size_x * size_y * limit)),

@@ -25,8 +25,8 @@ import keyword
 from dataclasses import make_dataclass
 from types import MappingProxyType
 
-from .fields import (AERO, AXLE, BARRIER, BRAKE_DESIGN, COLLISION, EVENT, FRONT, MATERIAL, PAYLOAD,
-                     REAR, STEERING, SUSPENSION, TERRAIN, TIRE, UNIT, WHEEL_DAMAGE)
+from .fields import (AERO, AXLE, BARRIER, BRAKE_DESIGN, COLLISION, EVENT, FRONT, MATERIAL, OBJECT,
+                     PAYLOAD, REAR, STEERING, SUSPENSION, TERRAIN, TIRE, UNIT, WHEEL_DAMAGE)
 from .schema import _MISSING, Field
 
 #: a unit's tires as the model holds them: a mapping of names to TIRE (the schema checks them
@@ -41,7 +41,7 @@ _NAMES = {id(EVENT_FIELDS): "EventModel", id(UNIT_FIELDS): "Unit", id(AXLE): "Ax
           id(BRAKE_DESIGN): "BrakeDesign", id(WHEEL_DAMAGE): "WheelDamage", id(PAYLOAD): "Payload",
           id(AERO): "AeroSurface", id(REAR): "RearConnection", id(FRONT): "FrontConnection",
           id(COLLISION): "Collision", id(MATERIAL): "Material", id(TERRAIN): "Terrain",
-          id(BARRIER): "Barrier"}
+          id(BARRIER): "Barrier", id(OBJECT): "EnvironmentObject"}
 _CLASSES: dict = {}     # id(fields) -> record class
 
 

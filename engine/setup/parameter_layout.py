@@ -108,6 +108,10 @@ SPECS = (
          "a pair of units whose meshes can meet"),
     Spec("P_WCOLL", "float64", ("wheel", "column"), 1, (), "N_WCOLL_P", "wheel_meshes",
          "a wheel's mesh and damage thresholds"),
+    Spec("XM", "float64", ("entry",), None, (), None, "collision",
+         "the OBJ exteriors other units meet: per unit and axis the grid of its triangles (XG_*, "
+         "zeros for a unit met as its box), then the triangles (XT_*), then the grids' cells "
+         "(engine/layout.py)"),
 )
 assert tuple(s.field for s in SPECS) == L.Model._fields
 

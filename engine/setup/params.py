@@ -17,7 +17,7 @@ import numpy as np
 from .. import layout as L
 from ..jit import compiled_entry
 from ..launch import place_towed
-from .collision import pack_barriers, pack_collisions, pack_pairs
+from .collision import pack_barriers, pack_collisions, pack_exterior_meshes, pack_pairs
 from .derived import air_density, unit_mass
 from .equilibrium import connection_rates, place_units, static_state
 from .meshes import empty_mesh
@@ -74,8 +74,9 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     P_WCOLL, wheel_cv, wheel_ck = pack_wheel_meshes(units, CV.shape[0])
     CV = np.ascontiguousarray(np.concatenate([CV, wheel_cv]))
     CK = np.ascontiguousarray(np.concatenate([CK, wheel_ck]))
-    P_BAR = pack_barriers(env.barriers, mesh.walls, mesh.risers)
+    P_BAR = pack_barriers(env.barriers, mesh.walls, mesh.risers, env.objects, len(units))
     P_PAIR = pack_pairs(units, deltas)
+    exterior_meshes = pack_exterior_meshes(units, deltas, env.objects)
     pack_reach(P_COLL, P_UNIT, P_WHEEL, P_WCOLL, units)
 
     lay = L.StateLayout(len(units), nw, len(rows.axles), len(rows.tires), len(conn_statics),
@@ -84,7 +85,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     brakes.cold_ratios(P_WHEEL, P_BRAKE, T_BRAKE, env.air_temperature)
     model = L.Model(P_UNIT, P_GEAR, P_DIFF, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO,
                     P_ENV, P_AXLE, P_CONN, P_BRAKE, T_BRAKE, *environment.terrain_arrays(mesh), P_COLL,
-                    CV, CK, P_BAR, P_PAIR, P_WCOLL)
+                    CV, CK, P_BAR, P_PAIR, P_WCOLL, exterior_meshes)
     y0 = initial_state(model, lay, rows, d, statics, initial, tire_deflections)
     drivetrain.idle(model, y0)
     displaced = axle.displacement_fields(units)

@@ -13,7 +13,8 @@ catalogue the slave registers, and pythonfmu's library is replaced by the projec
 
 A mesh or crg terrain's file is copied into ``resources/`` under its name in
 :data:`~.slave.TERRAIN_FILES`, and a unit's exterior mesh (``collision.mesh_file``) as
-``exterior-<unit>.obj``; the event written there (:func:`fmu_event_json`) names them relative
+``exterior-<unit>.obj``, an environment object's (``environment.objects[k].mesh_file``) as
+``object-<k>.obj``; the event written there (:func:`fmu_event_json`) names them relative
 to its own folder, so the FMU does not depend on where it was built.
 """
 from __future__ import annotations
@@ -110,9 +111,15 @@ def _exterior_name(unit) -> str:
     return f"exterior-{unit.name}.obj"
 
 
+def _object_name(k: int) -> str:
+    """The name in resources/ of the mesh of the event's environment object k."""
+    return f"object-{k}.obj"
+
+
 def resource_files(event: "engine.Event") -> dict:
     """The files the FMU carries beside its event: {name in resources/: absolute path}, the
-    terrain's (named as in :data:`~.slave.TERRAIN_FILES`) and each unit's exterior mesh."""
+    terrain's (named as in :data:`~.slave.TERRAIN_FILES`), each unit's exterior mesh and each
+    environment object's mesh."""
     files = {}
     road = _terrain_file(event)
     if road is not None:
@@ -120,6 +127,8 @@ def resource_files(event: "engine.Event") -> dict:
     for unit in event.model.units:
         if unit.collision.mesh_file:
             files[_exterior_name(unit)] = unit.collision.mesh_file
+    for k, obj in enumerate(event.model.environment.objects):
+        files[_object_name(k)] = obj.mesh_file
     return files
 
 
@@ -131,7 +140,8 @@ def event_inputs(event_file: Optional[PathLike], event: "engine.Event") -> list[
     out = [("the event file", os.fspath(event_file) if event_file is not None
             else DEFAULT_EVENT)]
     for name, path in resource_files(event).items():
-        kind = "exterior mesh" if name.startswith("exterior-") else "terrain file"
+        kind = ("exterior mesh" if name.startswith("exterior-") else
+                "object mesh" if name.startswith("object-") else "terrain file")
         out.append((f"the {kind} the event names", path))
     return out
 
@@ -148,6 +158,8 @@ def fmu_event_json(event: "engine.Event") -> str:
     for unit, written in zip(model.units, data["units"]):
         if unit.collision.mesh_file:
             written["collision"]["mesh_file"] = _exterior_name(unit)
+    for k, written in enumerate(data["environment"]["objects"]):
+        written["mesh_file"] = _object_name(k)
     return json.dumps(data, indent=2, sort_keys=True)
 
 

@@ -3,11 +3,17 @@ pairs): the area their fronts have in common and the mean approach over it, from
 poses, and the mass-spring closed form of the deepest approach."""
 from __future__ import annotations
 
+import copy
+import json
 import math
 
 import numpy as np
 
+import engine
+from engine import layout as L
+from engine.collision import unit_pair
 from engine.kinematics import euler_trig, rotation_vehicle_to_earth
+from engine.setup.event import TWO_CARS_EVENT
 
 
 def rotation(roll, pitch, yaw):
@@ -54,3 +60,52 @@ def peak_approach(closing_speed, m_a, m_b, k):
     """The mass-spring closed form: two masses closing at ``closing_speed`` on a contact of
     stiffness k reach the approach v sqrt(mu_r / k), mu_r the reduced mass."""
     return closing_speed * math.sqrt(m_a * m_b / (m_a + m_b) / k)
+
+
+def posed_pair(model, y, boxes, depth, pitch=0.0, raised=0.0, latched=(True, True)):
+    """unit_pair (pair 0: units 0 and 1) with unit 1 turned round to face unit 0, pitched by
+    ``pitch`` and raised by ``raised`` (m, up), its front's point on the CG line ``depth``
+    past unit 0's front (``boxes``: each unit's unit_box); the face unit 0's vertices press
+    on latched to unit 1's front and the other way round (each as ``latched`` says, else not
+    latched), nothing unloaded yet, both at rest. Returns (the collision rows of both units,
+    vehicle-fixed: force, moment, contacts, deepest approach; the two poses)."""
+    y = y.copy()
+    Ra, Rb = rotation(0.0, 0.0, 0.0), rotation(0.0, pitch, math.pi)
+    cb = np.array([boxes[0][0] - depth, 0.0, -raised]) - Rb @ np.array([boxes[1][0], 0.0, 0.0])
+    poses = [np.zeros(6), np.concatenate([cb, [0.0, pitch, math.pi]])]
+    for u in (0, 1):
+        o = L.N_BODY * u
+        y[o + L.SX:o + L.SPSI + 1] = poses[u]
+        y[o + L.SU:o + L.SR + 1] = 0.0
+    vbase = int(model.P_ENV[L.E_COLL_BASE]) + L.N_COLL_UNIT_STATE * model.P_UNIT.shape[0]
+    fs = vbase + model.CV.shape[0]
+    y[vbase:fs] = 0.0
+    y[fs + L.PS_FACE_ON_B] = 1.0 + L.FACE_FRONT if latched[0] else 0.0
+    y[fs + L.PS_FACE_ON_A] = 1.0 + L.FACE_FRONT if latched[1] else 0.0
+    frames = np.zeros((2, L.N_FRAME))
+    frames[0, :9], frames[1, :9] = Ra.ravel(), Rb.ravel()
+    coll = np.zeros((2, 8))
+    nw = model.P_WHEEL.shape[0]
+    unit_pair(y, model, 0, frames, False, coll, np.zeros((nw, L.N_WPOSE)),
+              np.zeros((nw, L.N_WLOAD)), np.zeros(2),
+              L.Inputs(np.zeros((2, len(engine.UNIT_INPUTS))), np.zeros((nw, len(engine.WHEEL_INPUTS))),
+                       np.zeros(len(engine.ENV_INPUTS))),
+              model.P_ENV[L.E_COLL_T_VEH])
+    return coll, poses
+
+
+def two_sedans(vertices=300):
+    """The two-car event's data with two copies of its sedan (the second named car2), without
+    aerodynamics and rolling resistance, box meshes of about ``vertices``."""
+    with open(TWO_CARS_EVENT) as fh:
+        data = json.load(fh)
+    car = data["units"][0]
+    car2 = copy.deepcopy(car)
+    car2["name"] = "car2"
+    data["units"][1] = car2
+    for unit in data["units"]:
+        unit["aerodynamics"] = []
+        for tire in unit["tires"].values():
+            tire["rolling_resistance"] = {"sigma0": 0.0, "sigma_v": 0.0}
+        unit["collision"] = {"mesh_vertices": vertices}
+    return data
