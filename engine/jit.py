@@ -12,6 +12,7 @@ view and every call; an allocation inside a kernel is a compilation error.
 """
 import hashlib
 import os
+import warnings
 from pathlib import Path
 
 import numba
@@ -149,14 +150,23 @@ def _drop_dead_arguments_of_this_engine():
     """Run :func:`_drop_dead_arguments` after numba optimises a library's final module, for the
     kernels of this package (their mangled names start with ``_ZN<len><package>``; an FMU's
     bundled copy of the engine has a package name of its own, and both may be imported in one
-    process)."""
+    process). Another numba, whose internals differ, keeps the arguments (a warning says so):
+    the kernels are the same, only slower. The native build's compile turns it off
+    (``simon_fmu.native.kernels``): it links the kernels into one module itself, where each
+    kernel's copy would otherwise be kept once per entry point."""
     from numba.core.codegen import CPUCodeLibrary
     if not hasattr(CPUCodeLibrary, "_engine_prefixes"):
         original = CPUCodeLibrary._optimize_final_module
 
         def optimize(self):
             original(self)
-            _drop_dead_arguments(self)
+            if CPUCodeLibrary._engine_prefixes:
+                try:
+                    _drop_dead_arguments(self)
+                except Exception as exc:   # noqa: BLE001 - another numba: only speed is lost
+                    CPUCodeLibrary._engine_prefixes.clear()
+                    warnings.warn(f"engine: the kernels' dead arguments stay ({exc!r}); they run "
+                                  "about 1.25 times slower with this numba", RuntimeWarning)
         CPUCodeLibrary._optimize_final_module = optimize
         CPUCodeLibrary._engine_prefixes = set()
     CPUCodeLibrary._engine_prefixes.add(f"_ZN{len(ENGINE_DIR.name)}{ENGINE_DIR.name}")

@@ -14,7 +14,7 @@ arithmetic as the set-up.
 """
 import math
 
-from .jit import njit
+from .jit import dynamic, njit
 from .kinematics import euler_trig, rotation_vehicle_to_earth
 from .layout import (C_AX, C_AY, C_BX, C_BY, C_DRAWBAR, C_TOW, C_TOWED, CO_NV, CO_V0, N_BODY,
                      N_WHEEL_STATE, SPHI, SPSI, STHETA, SX, SY, SZ, T_DY, T_RU, U_NWHEELS,
@@ -133,7 +133,8 @@ def footprint_hits(y, pairs, foot, where, corners, hits):
         k = int(pairs[r, 0])
         if hits[k] >= 0:
             continue
-        footprint_corners(foot, where, int(pairs[r, 1]), corners, 0)
-        footprint_corners(foot, where, int(pairs[r, 2]), corners, 1)
-        if not (footprint_separated(corners, 0) or footprint_separated(corners, 1)):
+        first, second = dynamic(0), dynamic(1)     # one compile for both polygons
+        footprint_corners(foot, where, int(pairs[r, 1]), corners, first)
+        footprint_corners(foot, where, int(pairs[r, 2]), corners, second)
+        if not (footprint_separated(corners, first) or footprint_separated(corners, second)):
             hits[k] = r

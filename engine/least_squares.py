@@ -1,10 +1,13 @@
 """Linear least squares without LAPACK, for the start on a terrain (``engine.setup.settle``).
 
-:func:`least_squares` gives the minimum-norm least-squares solution of ``A x = b``, as
-LAPACK's drivers behind ``numpy.linalg.lstsq`` do, for any shape and rank: Householder QR
-with column pivoting (``A P = Q R``), the rank from the diagonal of ``R``, and for a
-rank-deficient ``A`` the complete orthogonal decomposition ``R[:r] = [T 0] Z`` (LAPACK's
-``xTZRZF``), so that the free directions get no share of the solution. It allocates nothing:
+:func:`least_squares` gives the minimum-norm least-squares solution of ``A x = b`` for any
+shape and rank: Householder QR with column pivoting (``A P = Q R``), the rank from the
+diagonal of ``R`` (a rank-revealing QR, as LAPACK's ``xGELSY``), and for a rank-deficient
+``A`` the complete orthogonal decomposition ``R[:r] = [T 0] Z`` (LAPACK's ``xTZRZF``), so that
+the free directions get no share of the solution. ``numpy.linalg.lstsq`` (LAPACK's ``xGELSD``)
+takes the rank from the singular values instead: the two agree for full-rank and exactly
+deficient systems, which are those the start meets (the plane under a unit on one axle), but
+may differ by one or two for a nearly deficient one. It allocates nothing:
 the caller passes its scratch, so the same kernel serves the set-up in Python and code that
 runs without it. The plane fitted through the terrain under a unit's wheels (a rank-deficient
 problem for a unit on one axle, whose wheels stand on a line) and the Newton steps of the
@@ -60,8 +63,8 @@ def least_squares(A, m, n, b, x, perm, tau, rz, xp):
     """The minimum-norm x[:n] that minimises |A[:m, :n] x - b[:m]|; returns the rank of A.
 
     Overwrites A and b. Scratch: perm (n int64), tau, rz, xp (n floats each). The rank is the
-    number of diagonal entries of R above max(m, n) machine epsilons of the largest, as
-    ``numpy.linalg.lstsq``'s default cut-off of the singular values."""
+    number of diagonal entries of R above max(m, n) machine epsilons of the largest (the cut-off
+    ``numpy.linalg.lstsq`` applies to the singular values); NaN in A or b gives NaN in x."""
     for j in range(n):
         perm[j] = j
         x[j] = 0.0

@@ -1,6 +1,8 @@
 """The engine's allocation-free least squares (engine/least_squares.py) against LAPACK's
 (numpy.linalg.lstsq): the same rank and the same minimum-norm solution, for square,
-tall, wide and rank-deficient systems, and the plane through the terrain under one axle."""
+tall, wide and exactly rank-deficient systems, and the plane through the terrain under one
+axle. (Its rank is a rank-revealing QR's: for a nearly deficient system it may differ from
+LAPACK's singular-value cut-off, and is not compared.)"""
 import numpy as np
 import pytest
 

@@ -103,7 +103,8 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
 
 def initial_state(model, lay, rows, typed_model, statics, initial, tire_deflections):
     """The state at rest in static equilibrium on flat ground: every unit in line behind its
-    lead unit at its speed (``engine.setup.equilibrium.place_units``), its wheels rolling (at
+    lead unit at its speed (``engine.setup.equilibrium.place_units``: the leads and every unit's
+    height; the towed units put in line by the kernel ``engine.launch.place_towed``), its wheels rolling (at
     their loaded radius, the wheel centre's height without its displacement), each tire on its
     loading curve at its static deflection (the turning point of Eq. 93), the brakes at the
     air temperature, unpressurised."""

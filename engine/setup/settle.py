@@ -34,6 +34,9 @@ def solve_least_squares(A, b):
     m, n = A.shape
     x = np.zeros(n)
     least_squares(A, m, n, b, x, np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros(n))
+    if not np.all(np.isfinite(x)):
+        raise EventError(["the start on the terrain: the equilibrium's Newton step is not finite "
+                          "(no equilibrium of the vehicle on the road under it was found)"])
     return x
 
 

@@ -111,7 +111,12 @@ def compile_kernels(signature, out_dir: Path) -> dict:
     """Compile ``advance`` for ``signature`` (its numba argument types) and write the files of
     the module docstring; returns the ABI description."""
     from numba.core import types
+    from numba.core.codegen import CPUCodeLibrary
     from engine import drivetrain, integrator, launch, stability
+    # the kernels linked here into one module share one copy of each kernel they call
+    # (linkonce_odr) and lose their dead arguments there (targets.emit_object); the JIT's
+    # own pass (engine.jit) would give each entry point internal copies of its own
+    CPUCodeLibrary._engine_prefixes.clear()
     signature = tuple(signature)
     integrator.advance.compile(signature)
     y, t0, h, n, work, U, P, Y, err, W = signature

@@ -28,7 +28,8 @@ answer to a change of it, found at build time by running the set-up for other va
   vehicles the runtime refuses a start at which two of them overlap, as the set-up does, by
   its kernel (``engine.launch.footprint_hits``: ``tune.apart``, ``apart.*``);
 * any other parameter (one whose effect is not of these forms, a position when the start can
-  meet another vehicle or a barrier, any initial condition on a road other than flat ground)
+  meet a barrier, a launch attitude when it can meet another vehicle, any initial condition on
+  a road other than flat ground)
   keeps its start value: the runtime refuses another one, naming it.
 
 A parameter that the engine accepts only as zero for this event (the motion of a lead unit
@@ -218,6 +219,19 @@ def effects(event, sim, catalogue) -> Effects:
         for row in found:
             owner.setdefault((row[1], row[2]), set()).add(vr)
         rows += found
+    if towed:
+        # the runtime places every towed unit after any change: at the start values too
+        y = np.array(sim.y, dtype=np.float64)
+        place_towed(y, sim.model)
+        if not np.array_equal(y, sim.y, equal_nan=True):
+            towed = False
+            for v in params:
+                source, index = v.binding
+                if source == "initial" and index[1] in _POSITION and index[0] in towing \
+                        and kind[v.value_reference] == TUNABLE:
+                    kind[v.value_reference] = FIXED
+                    reasons[v.name] = "the towed units' places do not reproduce the set-up's state"
+                    rows = [r for r in rows if r[0] != v.value_reference]
     shared = {vr for vrs in owner.values() if len(vrs) > 1 for vr in vrs}
     named = {v.value_reference: v.name for v in params}
     for vr in shared:         # two parameters writing one slot: the set-up combines them

@@ -102,8 +102,8 @@ typedef struct {
     double time, grid_time;             /* Simulation.time and _grid_time, from start_time */
     int64_t grid_steps;
     int failed;                         /* the slave's failure: later steps are refused */
-    char failure[1024];
-    char msg[2048];
+    char failure[4096];
+    char msg[4096];
 } sn_instance;
 
 /* ------------------------------------------------------------------ messages */
@@ -1326,8 +1326,8 @@ static int state_read(sn_instance *c, const unsigned char *p, size_t size)
     c->start_time = h.start_time; c->comm_time = h.comm_time;
     c->time = h.time; c->grid_time = h.grid_time; c->grid_steps = h.grid_steps;
     c->phase = (int)h.phase; c->failed = (int)h.failed; c->step = h.step;
-    memcpy(c->failure, h.failure, sizeof c->failure);
-    c->failure[sizeof c->failure - 1] = '\0';
+    memcpy(c->failure, h.failure, sizeof h.failure);
+    c->failure[sizeof h.failure - 1] = '\0';
     return 0;
 }
 
