@@ -230,11 +230,9 @@ def folder(tmp_path_factory) -> Path:
 
 
 def _native(folder: Path, name: str, data: dict) -> Path:
-    from simon_fmu.native.build import build_native
     event = folder / f"{name}.json"
     event.write_text(json.dumps(data))
-    return build_native(event, folder / f"{name}-native.fmu", log=lambda text: None,
-                        platforms="linux64")
+    return fmus.native(event, folder / f"{name}-native.fmu", platforms="linux64")
 
 
 _PAIRS: dict = {}

@@ -32,9 +32,7 @@ def sedan_event(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def native_fmu(sedan_event, tmp_path_factory) -> Path:
-    from simon_fmu.native.build import build_native
-    out = tmp_path_factory.mktemp("native") / "SimonCar.fmu"
-    return build_native(sedan_event, out, log=lambda text: None)
+    return fmus.native(sedan_event, tmp_path_factory.mktemp("native") / "SimonCar.fmu")
 
 
 @pytest.fixture(scope="module")
@@ -126,10 +124,8 @@ def _compare_and_refuse(event, tmp_path_factory, instance, run, what, name, valu
     """Build the native and the development FMU of ``event``, run both with ``run`` and check
     they agree within 1e-9; then the input ``name`` set to ``value`` is refused by the native
     FMU with ``accepts`` (its range's text)."""
-    from simon_fmu.native.build import build_native
     slug = what.replace(" ", "-")
-    native = build_native(event, tmp_path_factory.mktemp("native-" + slug) / "SimonCar.fmu",
-                          log=lambda text: None)
+    native = fmus.native(event, tmp_path_factory.mktemp("native-" + slug) / "SimonCar.fmu")
     development = fmus.vehicle(event, tmp_path_factory.mktemp("dev-" + slug) / "SimonCar.fmu")
     a = run(instance(native, name="native"))
     b = run(instance(development, name="development"))
@@ -292,14 +288,13 @@ def stiff_fmus(tmp_path_factory) -> tuple:
     """The sedan with a front spring of 1e9 N/m (a wheel-hop mode near 6000 rad/s, stable up to
     about 0.46 ms) at an internal step of 0.1 ms: its native and its development FMU."""
     import engine
-    from simon_fmu.native.build import build_native
     data = json.loads(engine.load_event().to_json())
     data["units"][0]["axles"][0]["suspension"]["spring_rate"] = 1.0e9
     data["simulation"]["step_size"] = 1.0e-4
     folder = tmp_path_factory.mktemp("native-stiff")
     event = folder / "stiff.json"
     event.write_text(json.dumps(data))
-    return (build_native(event, folder / "native.fmu", log=lambda text: None, platforms="linux64"),
+    return (fmus.native(event, folder / "native.fmu", platforms="linux64"),
             fmus.vehicle(event, folder / "development.fmu"))
 
 

@@ -60,12 +60,11 @@ def _steer(t: float) -> float:
 @pytest.fixture(scope="module")
 def native_fmu(tmp_path_factory) -> Path:
     import engine
-    from simon_fmu.native.build import build_native
     data = json.loads(engine.load_event().to_json())
     data["units"][0]["initial"]["speed"] = SPEED
     folder = tmp_path_factory.mktemp("native-platforms")
     (folder / "sedan.json").write_text(json.dumps(data))
-    return build_native(folder / "sedan.json", folder / "SimonCar.fmu", log=lambda text: None)
+    return fmus.native(folder / "sedan.json", folder / "SimonCar.fmu")
 
 
 @pytest.fixture(scope="module")

@@ -169,6 +169,17 @@ def vehicle(event_file: Optional[Path], output: Path, warm_cache: bool = False,
     return cached(vehicle_key(event_file, **options), output, make)
 
 
+def native(event_file: Optional[Path], output: Path, platforms: Optional[str] = None) -> Path:
+    """The native FMU of ``event_file`` (None: the default car) at ``output``, as
+    ``simon_fmu.native.build.build_native(event_file, output, platforms=platforms)`` builds it
+    (``platforms``: None for all three)."""
+    from simon_fmu.native.build import build_native
+
+    def make(path: Path) -> None:
+        build_native(event_file, path, log=lambda text: None, platforms=platforms)
+    return cached(key("native", str(platforms), vehicle_key(event_file)), output, make)
+
+
 def controller(kind: str, output: Path, event_file: Optional[Path] = None) -> Path:
     """The ``driver`` or ``abs`` FMU of ``event_file`` (default car) at ``output``."""
     from simon_fmu.controllers import build as controllers
