@@ -12,7 +12,7 @@ A kernel over the packed model and scratch the caller passes, so that the set-up
 import math
 
 from .jit import njit
-from .kinematics import euler_trig, rotation_vehicle_to_earth
+from .kinematics import euler_trig, rotation_vehicle_to_earth, to_earth
 from .layout import (C_AX, C_AY, C_AZ, C_BX, C_BY, C_BZ, C_TOW, C_TOWED, N_BODY, SPHI, SPSI,
                      STHETA, SX, SY, SZ, U_CGH, U_NWHEELS, U_WHEEL0, W_X, W_Y0)
 from .least_squares import least_squares
@@ -41,9 +41,8 @@ def settle_on_terrain(y, P, u_wheel, R, A, b, x, perm, tau, rz, xp, fault):
             rotation_vehicle_to_earth(*euler_trig(phi, theta, yaw), R)
             for j in range(n):
                 w = w0 + j
-                xw, yw = P_WHEEL[w, W_X], P_WHEEL[w, W_Y0]
-                px = X + (R[0, 0] * xw + R[0, 1] * yw + R[0, 2] * h)
-                py = Y + (R[1, 0] * xw + R[1, 1] * yw + R[1, 2] * h)
+                fx, fy, _ = to_earth(R, P_WHEEL[w, W_X], P_WHEEL[w, W_Y0], h)
+                px, py = X + fx, Y + fy
                 found, z, _, _, _, _, _, _ = surface(P, u_wheel, w, px, py, px, py)
                 if not found:
                     fault[0], fault[1] = px, py
@@ -66,11 +65,9 @@ def settle_on_terrain(y, P, u_wheel, R, A, b, x, perm, tau, rz, xp, fault):
     for c in range(C.shape[0]):                     # towed units in unit order
         oa, ob = N_BODY * int(C[c, C_TOW]), N_BODY * int(C[c, C_TOWED])
         rotation_vehicle_to_earth(*euler_trig(y[oa + SPHI], y[oa + STHETA], y[oa + SPSI]), R)
-        hx = y[oa + SX] + (R[0, 0] * C[c, C_AX] + R[0, 1] * C[c, C_AY] + R[0, 2] * C[c, C_AZ])
-        hy = y[oa + SY] + (R[1, 0] * C[c, C_AX] + R[1, 1] * C[c, C_AY] + R[1, 2] * C[c, C_AZ])
-        hz = y[oa + SZ] + (R[2, 0] * C[c, C_AX] + R[2, 1] * C[c, C_AY] + R[2, 2] * C[c, C_AZ])
+        ax, ay, az = to_earth(R, C[c, C_AX], C[c, C_AY], C[c, C_AZ])
+        hx, hy, hz = y[oa + SX] + ax, y[oa + SY] + ay, y[oa + SZ] + az     # the hitch point
         rotation_vehicle_to_earth(*euler_trig(y[ob + SPHI], y[ob + STHETA], y[ob + SPSI]), R)
-        y[ob + SX] = hx - (R[0, 0] * C[c, C_BX] + R[0, 1] * C[c, C_BY] + R[0, 2] * C[c, C_BZ])
-        y[ob + SY] = hy - (R[1, 0] * C[c, C_BX] + R[1, 1] * C[c, C_BY] + R[1, 2] * C[c, C_BZ])
-        y[ob + SZ] = hz - (R[2, 0] * C[c, C_BX] + R[2, 1] * C[c, C_BY] + R[2, 2] * C[c, C_BZ])
+        bx, by, bz = to_earth(R, C[c, C_BX], C[c, C_BY], C[c, C_BZ])
+        y[ob + SX], y[ob + SY], y[ob + SZ] = hx - bx, hy - by, hz - bz
     return -1

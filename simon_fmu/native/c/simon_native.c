@@ -346,53 +346,45 @@ static void restore_initial(sn_instance *c)
     c->step = c->meta[M_STEP];
 }
 
+/* out[i] = the array names[i], i < n; NULL, or the first name the resources lack */
+static const char *find_all(sn_instance *c, const char *const *names, int n, sn_array **out)
+{
+    for (int i = 0; i < n; i++)
+        if ((out[i] = find(c, names[i])) == NULL)
+            return names[i];
+    return NULL;
+}
+
 static const char *bind(sn_instance *c)
 {
     static char why[256];
-    for (int i = 0; i < sn_advance_narrays; i++)
-        if ((c->adv[i] = find(c, sn_advance_arrays[i])) == NULL)
-            goto missing_adv;
-    for (int i = 0; i < sn_record_narrays; i++)
-        if ((c->rec[i] = find(c, sn_record_arrays[i])) == NULL) {
-            snprintf(why, sizeof why, "the resources have no array %s", sn_record_arrays[i]);
+    if (find_all(c, sn_advance_arrays, sn_advance_narrays, c->adv) != NULL)
+        goto missing_adv;
+    const struct { const char *const *names; int n; sn_array **out; } kernels[] = {
+        {sn_record_arrays, sn_record_narrays, c->rec},
+        {sn_engage_clutches_arrays, sn_engage_clutches_narrays, c->eng},
+        {sn_place_launch_arrays, sn_place_launch_narrays, c->lau},
+        {sn_place_towed_arrays, sn_place_towed_narrays, c->tow},
+        {sn_footprint_hits_arrays, sn_footprint_hits_narrays, c->apart},
+        {sn_stable_step_arrays, sn_stable_step_narrays, c->stab}};
+    for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
+        const char *missing = find_all(c, kernels[k].names, kernels[k].n, kernels[k].out);
+        if (missing != NULL) {
+            snprintf(why, sizeof why, "the resources have no array %s", missing);
             return why;
         }
-    for (int i = 0; i < sn_engage_clutches_narrays; i++)
-        if ((c->eng[i] = find(c, sn_engage_clutches_arrays[i])) == NULL) {
-            snprintf(why, sizeof why, "the resources have no array %s", sn_engage_clutches_arrays[i]);
-            return why;
-        }
-    for (int i = 0; i < sn_place_launch_narrays; i++)
-        if ((c->lau[i] = find(c, sn_place_launch_arrays[i])) == NULL) {
-            snprintf(why, sizeof why, "the resources have no array %s", sn_place_launch_arrays[i]);
-            return why;
-        }
-    for (int i = 0; i < sn_place_towed_narrays; i++)
-        if ((c->tow[i] = find(c, sn_place_towed_arrays[i])) == NULL) {
-            snprintf(why, sizeof why, "the resources have no array %s", sn_place_towed_arrays[i]);
-            return why;
-        }
-    for (int i = 0; i < sn_footprint_hits_narrays; i++)
-        if ((c->apart[i] = find(c, sn_footprint_hits_arrays[i])) == NULL) {
-            snprintf(why, sizeof why, "the resources have no array %s", sn_footprint_hits_arrays[i]);
-            return why;
-        }
-    for (int i = 0; i < sn_stable_step_narrays; i++)
-        if ((c->stab[i] = find(c, sn_stable_step_arrays[i])) == NULL) {
-            snprintf(why, sizeof why, "the resources have no array %s", sn_stable_step_arrays[i]);
-            return why;
-        }
+    }
     for (int i = 0; i < 3; i++)
         if (!(c->in[i] = find(c, INPUT_NAMES[i])) || !(c->shadow[i] = find(c, SHADOW_NAMES[i]))
                 || c->in[i]->nbytes != c->shadow[i]->nbytes) {
             snprintf(why, sizeof why, "the resources' inputs %s do not match", INPUT_NAMES[i]);
             return why;
         }
-    for (int i = 0; i < 6; i++)
-        if (!(c->out[i] = find(c, OUTPUT_NAMES[i]))) {
-            snprintf(why, sizeof why, "the resources have no array %s", OUTPUT_NAMES[i]);
-            return why;
-        }
+    const char *missing = find_all(c, OUTPUT_NAMES, 6, c->out);
+    if (missing != NULL) {
+        snprintf(why, sizeof why, "the resources have no array %s", missing);
+        return why;
+    }
     const char *needed[] = {"y", "err", "W.fault", "var.table", "var.value", "var.names", "in.lo",
                             "in.hi", "in.whole", "in.names", "in.accepts", "in.whole_texts",
                             "meta",
