@@ -27,8 +27,10 @@ RANDOM_BOUNDS = 40.0
 #: the same for the vehicles' Jacobians: 0.48 (sedan), 0.84 (tractor-semitrailer) measured
 VEHICLE_BOUNDS = 5.0
 #: |ours - LAPACK| / |lambda| of the vehicles' modes with |lambda| >= 1 1/s (those that set
-#: the step): 3.3e-13 (sedan) and 1.1e-12 (tractor-semitrailer) measured
-VEHICLE_REL = 5e-12
+#: the step): 3.3e-13 (sedan) and 1.1e-12 (tractor-semitrailer) measured on an AMD EPYC,
+#: 3.6e-13 and 6.0e-12 on an Intel Xeon (LAPACK's rounding, and the compiled Jacobian's, follow
+#: the CPU; the truck's worst is a mode at -3.6 1/s of a matrix whose norm is 2e11)
+VEHICLE_REL = 2e-11
 #: 1 - |cos| between our eigenvector and LAPACK's, for a simple eigenvalue: at most 4.4e-16
 #: (random matrices), 5.6e-16 (sedan) and 1.1e-15 (tractor-semitrailer) measured
 ANGLE = 1e-14
