@@ -57,7 +57,8 @@ from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_
                      PA_A, PA_B, PA_AX, PA_BX, N_PAIR_STATE, PS_FACE_ON_A, PS_FACE_ON_B,
                      U_NWHEELS, CO_R0, CO_WHEELS, WC_BOUND, WC_E, WC_K0, WC_NV, WC_RADIUS, WC_V0, WP_EX, WP_EY, WP_EZ, WP_X,
                      WP_Y, WP_Z, N_XG, XG_N1, XG_N2, XG_O1, XG_O2, XG_S1, XG_S2, XG_START, XT_D,
-                     XT_E0, XT_FACE, XT_INV0, XT_NX, XT_NY, XT_NZ, OB_BOX, OB_K, OB_SLOT)
+                     XT_E0, XT_FACE, XT_INV0, XT_NX, XT_NY, XT_NZ, OB_BOX, OB_K, OB_SLOT,
+                     CRUSH_STATIONS, YU_COLL_FX, YU_CRUSH_FACE)
 from .terrain_mesh import mesh_surface
 from .wheel_damage import (add_wheel_load, contact_motions, damage_step, ensure_poses,
                            latch_wheel_motion, wheel_vertex)
@@ -88,6 +89,9 @@ WC_FX, WC_FY, WC_FZ, WC_MX, WC_MY, WC_MZ, WC_CONTACT, WC_DEPTH = range(8)
 #: of the manual's collision pulse; docs/equations.md, "The collision pulse"): a later contact
 #: (a secondary impact, the body settling on the road) is not part of collision.duration
 IMPULSE_GAP = 0.05
+#: collision.crushFace without residual crush (the CrushFace enumeration's first item, None);
+#: its items Front, Rear, Right, Left follow in the order of layout.FACE_*
+CRUSH_NONE = 1.0
 
 
 # --- the force law (compiled; the mesh and the packing: engine.setup.collision) ----------------------------------------------------------
@@ -1262,3 +1266,74 @@ def collision_outputs(y, P, u, frames, coll, y_unit_row, c_fx):
                 residual = set_ * dmax - d0
     y_unit_row[c_fx + 8] = max(crush, coll[u, WC_DEPTH])
     y_unit_row[c_fx + 9] = residual
+    crush_profile(y, P, u, vbase, y_unit_row, c_fx + YU_CRUSH_FACE - YU_COLL_FX)
+
+
+@njit
+def _profile_axis(f):
+    """The axis across face f (front, rear, right or left) along which its crush profile is
+    measured, and the sign that makes it run from C1 to C6: from the left to the right across
+    the front and the rear (+y), from the front to the rear along a side (-x)."""
+    if f == FACE_FRONT or f == FACE_REAR:
+        return 1, 1.0
+    return 0, -1.0
+
+
+@njit
+def _residual(y, P, u, vbase, v, f):
+    """The residual crush (m) of exterior vertex v of unit u on face f: its permanent approach
+    (1 - e^2) delta_max less the face's CRASH3 no-damage approach A/B (collision_outputs)."""
+    e = P.P_COLL[u, CO_E]
+    return (1.0 - e * e) * y[vbase + v] - P.P_COLL[u, CO_D0 + f]
+
+
+@njit
+def crush_profile(y, P, u, vbase, row, c):
+    """Unit u's residual crush profile as reconstructionists measure it (CRASH3, NASS) into
+    row[c:c + 2 + CRUSH_STATIONS] (layout.YU_CRUSH_FACE on): the damaged face, the damage
+    width L and the crush C1 .. C6 at six equally spaced stations across it
+    (docs/equations.md, "The residual crush profile"). The face is the one of front, rear,
+    right and left that holds the exterior's deepest residual crush (:func:`_residual`; a
+    vertex counts towards the faces it lies on, CK > 0); L runs between the outermost of that
+    face's vertices with a residual crush, across the face (:func:`_profile_axis`); station
+    k's crush is the deepest residual crush of the face's vertices whose tributary cell
+    (layout.CV_CELL) spans the station, so a column of vertices stands for the strip it
+    carries, at any height. The face as the FMU's CrushFace enumeration: 2 + FACE_* (1: no
+    residual crush yet, and all the rest zero)."""
+    row[c] = CRUSH_NONE
+    for k in range(1, 2 + CRUSH_STATIONS):
+        row[c + k] = 0.0
+    PC, CK, CV = P.P_COLL, P.CK, P.CV
+    v0, nv = int(PC[u, CO_V0]), int(PC[u, CO_NV])
+    face, deepest = -1, 0.0
+    for v in range(v0, v0 + nv):
+        if y[vbase + v] <= 0.0:
+            continue            # never touched
+        for f in (FACE_FRONT, FACE_REAR, FACE_RIGHT, FACE_LEFT):
+            if CK[v, f] > 0.0:
+                r = _residual(y, P, u, vbase, v, f)
+                if r > deepest:
+                    face, deepest = f, r
+    if face < 0:
+        return
+    axis, sign = _profile_axis(face)
+    lo, hi = math.inf, -math.inf
+    for v in range(v0, v0 + nv):
+        if y[vbase + v] > 0.0 and CK[v, face] > 0.0 and _residual(y, P, u, vbase, v, face) > 0.0:
+            s = sign * CV[v, axis]
+            lo, hi = min(lo, s), max(hi, s)
+    row[c] = CRUSH_NONE + 1.0 + face
+    row[c + 1] = hi - lo
+    for k in range(CRUSH_STATIONS):
+        station = lo + (hi - lo) * k / (CRUSH_STATIONS - 1)
+        deepest = 0.0
+        for v in range(v0, v0 + nv):
+            if y[vbase + v] <= 0.0 or CK[v, face] <= 0.0:
+                continue
+            a = CV[v, axis] + CV[v, CV_CELL + 2 * axis]         # its cell along the axis
+            b = CV[v, axis] + CV[v, CV_CELL + 2 * axis + 1]
+            if sign < 0.0:
+                a, b = -b, -a
+            if a <= station <= b:
+                deepest = max(deepest, _residual(y, P, u, vbase, v, face))
+        row[c + 2 + k] = deepest

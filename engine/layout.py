@@ -331,7 +331,9 @@ from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS,
  YU_AERO_FX, YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ,
  YU_COLL_FX, YU_COLL_FY, YU_COLL_FZ, YU_COLL_MX, YU_COLL_MY, YU_COLL_MZ, YU_COLL_CONTACT, YU_COLL_DV,
  YU_COLL_CRUSH, YU_COLL_RESIDUAL, YU_COLL_DVX, YU_COLL_DVY, YU_COLL_PDOF,
- YU_COLL_DURATION) = range(len(UNIT_OUTPUTS))
+ YU_COLL_DURATION, YU_CRUSH_FACE, YU_CRUSH_WIDTH, YU_CRUSH_C1) = range(len(UNIT_OUTPUTS) - 5)
+#: the stations of the crush profile (collision.crushC1 .. crushC6, from YU_CRUSH_C1 on)
+CRUSH_STATIONS = 6
 IU_STEER, IU_THROTTLE, IU_BRAKE, IU_GEAR, IU_STEER_TORQUE, IU_DIFF_GEAR = range(len(UNIT_INPUTS))
 (IW_BPF, IW_MU, IW_ROADZ, IW_GRADEX, IW_GRADEY, IW_WATER, IW_BFORCE, IW_BFRIC, IW_DFORCE,
  IW_DFRIC, IW_STEER) = range(len(WHEEL_INPUTS))
@@ -348,6 +350,8 @@ assert UNIT_OUTPUTS[YU_AERO_FX] == "aero.Fx" and UNIT_OUTPUTS[YU_AERO_MZ] == "ae
 assert UNIT_OUTPUTS[YU_COLL_FX] == "collision.Fx" and UNIT_OUTPUTS[YU_COLL_CRUSH] == "collision.maxCrush"
 assert UNIT_OUTPUTS[YU_COLL_RESIDUAL] == "collision.residualCrush"
 assert UNIT_OUTPUTS[YU_COLL_DURATION] == "collision.duration"
+assert UNIT_OUTPUTS[YU_CRUSH_FACE] == "collision.crushFace"
+assert UNIT_OUTPUTS[YU_CRUSH_C1 + CRUSH_STATIONS - 1] == "collision.crushC6" == UNIT_OUTPUTS[-1]
 assert TIRE_OUTPUTS[YT_MZ] == "Mz" and STEERING_OUTPUTS[YS_TORQUE] == "torque"
 
 # --- scratch of the derivative evaluation: SCRATCH[row, column] ----------------------------

@@ -143,6 +143,8 @@ UNIT_OUTPUTS = (
     "collision.Fx", "collision.Fy", "collision.Fz", "collision.Mx", "collision.My", "collision.Mz",
     "collision.contact", "collision.deltaV", "collision.maxCrush", "collision.residualCrush",
     "collision.deltaVx", "collision.deltaVy", "collision.pdof", "collision.duration",
+    "collision.crushFace", "collision.crushWidth", "collision.crushC1", "collision.crushC2",
+    "collision.crushC3", "collision.crushC4", "collision.crushC5", "collision.crushC6",
 )
 #: the unit outputs only a unit with a drivetrain (a lead unit) has in the FMU
 DRIVETRAIN_OUTPUTS = ("engineSpeed", "clutchSlip")

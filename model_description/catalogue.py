@@ -67,6 +67,13 @@ ENUMERATIONS: dict[str, Enumeration] = {
         ("Torque", "The input steeringWheelTorque drives the steering, which integrates its "
                    "own angle"),
     )),
+    "CrushFace": Enumeration("The face a unit's residual crush profile is measured on", (
+        ("None", "No residual crush yet"),
+        ("Front", "The front; C1 at the left, C6 at the right"),
+        ("Rear", "The rear; C1 at the left, C6 at the right"),
+        ("Right", "The right side; C1 at the front, C6 at the rear"),
+        ("Left", "The left side; C1 at the front, C6 at the rear"),
+    )),
 }
 assert [name.lower() for name, _ in ENUMERATIONS["SteeringMode"].items] == list(STEERING_MODES)
 
@@ -181,6 +188,16 @@ FIELDS: dict[str, Field] = {
                             "from the right); 0 before contact"),
     "collision.duration": Field("s", None, "The impulse phase's duration: from the unit's first "
                                 "contact to the last before 50 ms without one (0 before contact)"),
+    "collision.crushFace": Field(None, None, "The face of front, rear, right and left that "
+                                 "holds the unit's deepest residual crush, across which crushC1.."
+                                 "crushC6 are measured", "Enumeration", "CrushFace"),
+    "collision.crushWidth": Field("m", None, "The damage width L of the residual crush profile: "
+                                  "between the outermost vertices of crushFace with a residual "
+                                  "crush (CRASH3's L)"),
+    **{f"collision.crushC{k}": Field("m", None, f"Residual crush C{k} of the profile across "
+                                     f"crushFace: at {k - 1}/5 of crushWidth from its start (C1 "
+                                     "left or front), the deepest residual crush of the vertices "
+                                     "whose tributary strip spans that station") for k in range(1, 7)},
     # wheel outputs
     "steer": Field("rad", "deg", "Road-wheel steer angle relative to the vehicle "
                    "(positive right)"),

@@ -66,8 +66,9 @@ def test_the_car_catalogue_is_unchanged():
     # verticalSpeed0, rollRate0, pitchRate0 and yawRate0: 157; since the differential gear
     # table (the input car.differentialGear, a two-speed axle): 158; since the CRASH3 A
     # coefficients (the output car.collision.residualCrush): 159; since the live collision
-    # pulse (car.collision.deltaVx, deltaVy, pdof and duration): 163
-    assert len(rows) == len(expected["variables"]) == 163
+    # pulse (car.collision.deltaVx, deltaVy, pdof and duration): 163; since the residual crush
+    # profile (car.collision.crushFace, crushWidth, crushC1..crushC6): 171
+    assert len(rows) == len(expected["variables"]) == 171
     for row, want in zip(rows, expected["variables"]):
         assert row == want, row[0]
     xml = model_description_xml(catalogue, model_identifier="SimonCar",

@@ -171,3 +171,26 @@ class FmuRunner:
         for j, name in enumerate(outputs):
             history[self.short_name(name)] = rows[:last + 1, j].copy()
         return history
+
+    def collisions(self) -> dict[str, dict[str, float]]:
+        """Each unit's collision outputs at the end of the case just run (COLLISION_OUTPUTS,
+        by their names after ``<unit>.``), for the units that have touched something (a
+        delta-V or a crush); {} for none. The damaged face is its CrushFace item's name."""
+        from model_description.catalogue import ENUMERATIONS
+        faces = [name for name, _ in ENUMERATIONS["CrushFace"].items]
+        out = {}
+        for unit in self.units:
+            names = [f"{unit}.{key}" for key in COLLISION_OUTPUTS]
+            values = dict(zip(COLLISION_OUTPUTS, self.fmu.getReal([self.vr[n] for n in names])))
+            if values["collision.deltaV"] > 0.0 or values["collision.maxCrush"] > 0.0:
+                face = self.fmu.getInteger([self.vr[f"{unit}.collision.crushFace"]])[0]
+                out[unit] = {**values, "collision.crushFace": faces[face - 1]}
+        return out
+
+
+#: the collision outputs a study reports for each unit that has touched something (with
+#: collision.crushFace, an Enumeration)
+COLLISION_OUTPUTS = ("collision.deltaV", "collision.deltaVx", "collision.deltaVy",
+                     "collision.pdof", "collision.duration", "collision.maxCrush",
+                     "collision.residualCrush", "collision.crushWidth") + tuple(
+    f"collision.crushC{k}" for k in range(1, 7))

@@ -77,6 +77,7 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
                                  f"({', '.join(man.settings)}) nor a parameter of the FMU")
         settings = man.resolve(settings_in)
         history = man.simulate(runner, settings, parameters)
+        collisions = runner.collisions()
     finally:
         runner.close()
     metrics = {k: float(v) for k, v in man.metrics(history, settings).items()}
@@ -85,7 +86,8 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
     result = {"manoeuvre": man.name, "fmu": str(fmu), "settings": settings,
               "parameters": parameters, "metrics": metrics, "notes": notes,
               "units": man.metric_units,
-              "settingUnits": {k: v.unit for k, v in man.settings.items()}, "run": run}
+              "settingUnits": {k: v.unit for k, v in man.settings.items()}, "run": run,
+              "collisions": collisions}
     as_json = {**result, "metrics": {k: None if math.isnan(v) else v for k, v in metrics.items()}}
     columns = history_tables.history_table(
         history, runner.full_name, fmu_units,
@@ -94,6 +96,8 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
     panels = man.panels(history, settings, shown)
     png = report.figure_png(panels, f"{title} ({run['date'][:10]})")
     tables = report_tables(man, settings, parameters, metrics, run, shown, notes)
+    if collisions:
+        tables.insert(-1 if parameters else len(tables), collision_table(collisions, fmu_units, shown))
     page = report.html_report(title, man.description, tables, png)
     md = report.markdown_report(title, man.description, tables)
     for name, data in zip(REPORT_FILES, (json.dumps(as_json, indent=2) + "\n",
@@ -120,6 +124,24 @@ def run_info(runner, fmu: Path, event_file: Path | None) -> dict:
             "fmu": str(fmu), "guid": runner.md.guid, "modelName": runner.md.modelName,
             "fmuGenerated": runner.md.generationDateAndTime or "",
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+
+
+def collision_table(collisions: dict, fmu_units: dict, shown):
+    """The report's table of each unit's collision at the end of the run: delta-V, PDOF,
+    duration, the crush (maximum, residual) and the residual crush profile (the damaged face,
+    its width L and C1..C6; engine.collision.crush_profile), a column per unit."""
+    from .report import Table, value_text
+    units_ = list(collisions)
+    rows = [["damaged face"] + [collisions[u]["collision.crushFace"] for u in units_] + ["", ""]]
+    for key in next(iter(collisions.values())):
+        if key == "collision.crushFace":
+            continue
+        si = fmu_units.get(f"{units_[0]}.{key}", "")
+        unit = shown.unit(si)
+        rows.append([key.split(".", 1)[1]] + [value_text(unit(collisions[u][key])) for u in units_]
+                    + [unit.unit, si])
+    return Table("Collisions (at the end of the run; crush profile C1..C6 across the damaged "
+                 "face, C1 left or front)", ["output"] + units_ + ["unit", "SI unit"], rows)
 
 
 def report_tables(man, settings: dict, parameters: dict, metrics: dict, run: dict,

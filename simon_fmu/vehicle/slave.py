@@ -209,7 +209,7 @@ class SimonSlave(Fmi2Slave):
         if source == "calculated":
             return (lambda: self._calculated(*index)), (lambda value: self._refuse_set(v))
         default = False if v.type == "Boolean" else math.nan
-        convert = bool if v.type == "Boolean" else float
+        convert = {"Boolean": bool, "Integer": int, "Enumeration": int}.get(v.type, float)
 
         def get_output():
             sim = self._sim if self._started else self._simulation(final=False)
