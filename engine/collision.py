@@ -536,14 +536,7 @@ def _object_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, mu, latch, out, wpose, wc
         _earth_box(PC[u, CO_R0:CO_R0 + 6], -1.0e9, X, Y, Z, R), box)
     if not (body or wheels):
         return
-    cg = (X, Y, Z)
-    f, far = FACE_FRONT, -math.inf
-    for m in range(3):
-        if box[2 * m] - cg[m] > far:
-            f, far = (FACE_REAR if m == 0 else (FACE_LEFT if m == 1 else FACE_ROOF)), box[2 * m] - cg[m]
-        if cg[m] - box[2 * m + 1] > far:
-            f, far = (FACE_FRONT if m == 0 else (FACE_RIGHT if m == 1 else FACE_BOTTOM)), \
-                cg[m] - box[2 * m + 1]
+    f = object_face(box, X, Y, Z)
     v0, nv, e, tau, vreg = _unit_mesh(PC, u)
     if body:
         CV = P.CV
@@ -576,6 +569,51 @@ def _object_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, mu, latch, out, wpose, wc
 
 
 @njit
+def object_face(box, X, Y, Z):
+    """The face of an object's earth bounding box ``box`` (lo X, hi X, lo Y, hi Y, lo Z, hi Z)
+    that a unit whose CG is at (X, Y, Z) meets it through: the one the CG is furthest beyond
+    (its outward normal towards the CG), as a wall is met from the side the CG is on."""
+    cg = (X, Y, Z)
+    f, far = FACE_FRONT, -math.inf
+    for m in range(3):
+        if box[2 * m] - cg[m] > far:
+            f, far = (FACE_REAR if m == 0 else (FACE_LEFT if m == 1 else FACE_ROOF)), box[2 * m] - cg[m]
+        if cg[m] - box[2 * m + 1] > far:
+            f, far = (FACE_FRONT if m == 0 else (FACE_RIGHT if m == 1 else FACE_BOTTOM)), \
+                cg[m] - box[2 * m + 1]
+    return f
+
+
+@njit
+def object_approach(P, bar, f, qx, qy, qz, R, cell):
+    """An exterior or wheel-mesh vertex at earth point q (``cell`` its tributary cell in its
+    unit's axes, R the unit's rotation, row-major; all 0 for a point) against an environment
+    object (``bar``: its row of P_BAR) met through face f of its bounding box
+    (:func:`object_face`): past that face's plane (within EDGE), its cell across the box along
+    the two other axes (within EDGE), the farthest surface its ray out along f's normal crosses
+    from its point in the box (:func:`mesh_approach`). Returns mesh_approach's (approach,
+    normal, face): approach 0 and face -1 where it does not meet the object."""
+    box = (bar[OB_BOX], bar[OB_BOX + 1], bar[OB_BOX + 2], bar[OB_BOX + 3], bar[OB_BOX + 4],
+           bar[OB_BOX + 5])
+    q = (qx, qy, qz)
+    i = face_axis(f)
+    sg = 1.0 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else -1.0
+    near = box[2 * i + 1] if sg > 0.0 else box[2 * i]
+    if sg * (q[i] - near) > EDGE:
+        return 0.0, 0.0, 0.0, 0.0, -1       # in front of the face it would press on
+    for m in range(3):      # across the box along the two other axes: its cell, within EDGE
+        if m != i:
+            lo, hi = _cell_along(R, cell, dynamic(-1), m, q[m])
+            if not (box[2 * m] - EDGE < hi and lo < box[2 * m + 1] + EDGE):
+                return 0.0, 0.0, 0.0, 0.0, -1
+    # from its point in the box seen along the face's normal
+    px = q[0] if i == 0 else min(max(q[0], box[0]), box[1])
+    py = q[1] if i == 1 else min(max(q[1], box[2]), box[3])
+    pz = q[2] if i == 2 else min(max(q[2], box[4]), box[5])
+    return mesh_approach(P, int(bar[OB_SLOT]), f, px, py, pz, dynamic(True))
+
+
+@njit
 def _vertex_into_object(y, P, u, vi, w, rx, ry, rz, cell, R, X, Y, Z, box, f, bar, vel, e, tau, mu,
                         vreg, vbase, latch, out, wpose, wcoll):
     """Vertex vi of unit u at r (vehicle frame; of wheel w's mesh, or of the exterior for w < 0;
@@ -584,21 +622,7 @@ def _vertex_into_object(y, P, u, vi, w, rx, ry, rz, cell, R, X, Y, Z, box, f, ba
     :func:`_object_pair` says."""
     q = (X + R[0] * rx + R[1] * ry + R[2] * rz, Y + R[3] * rx + R[4] * ry + R[5] * rz,
          Z + R[6] * rx + R[7] * ry + R[8] * rz)
-    i = face_axis(f)
-    sg = 1.0 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else -1.0
-    near = box[2 * i + 1] if sg > 0.0 else box[2 * i]
-    if sg * (q[i] - near) > EDGE:
-        return              # in front of the face it would press on
-    for m in range(3):      # across the box along the two other axes: its cell, within EDGE
-        if m != i:
-            lo, hi = _cell_along(R, cell, dynamic(-1), m, q[m])
-            if not (box[2 * m] - EDGE < hi and lo < box[2 * m + 1] + EDGE):
-                return
-    # from its point in the box seen along the face's normal
-    qx = q[0] if i == 0 else min(max(q[0], box[0]), box[1])
-    qy = q[1] if i == 1 else min(max(q[1], box[2]), box[3])
-    qz = q[2] if i == 2 else min(max(q[2], box[4]), box[5])
-    pen, nx, ny, nz, fk = mesh_approach(P, int(bar[OB_SLOT]), f, qx, qy, qz, dynamic(True))
+    pen, nx, ny, nz, fk = object_approach(P, bar, f, q[0], q[1], q[2], R, cell)
     if pen <= 0.0:
         return
     # the normal out of the object in the vehicle frame: R^T n

@@ -10,16 +10,17 @@ overlaps, before the step size is judged (``engine.setup.stability``).
 Surfaces as the collision passes see them: the road (flat ground, the terrain mesh under each
 vertex, or an external road's plane of the unit's first wheel's road inputs), every barrier
 plane (its solid side behind its normal) and every standing polygon of a mesh terrain (behind
-its plane, its foot in the triangle, the unit's CG in front). The wheels' meshes meet barriers
-and walls, not the road (their tires carry it), and are checked against those at their static
-poses. A vertex counts when it is deeper than :data:`engine.collision.EDGE` (1 mm).
+its plane, its foot in the triangle, the unit's CG in front). Every environment object (a fixed mesh) is met from the side the unit's CG is on, as the
+collision passes meet it (:func:`engine.collision.object_depth`). The wheels' meshes meet
+barriers, walls and objects, not the road (their tires carry it), and are checked against
+those at their static poses. A vertex counts when it is deeper than :data:`engine.collision.EDGE` (1 mm).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import layout as L
-from ..collision import EDGE
+from ..collision import EDGE, POINT, object_approach, object_face
 from ..jit import compiled_entry
 from .settle import _rotation
 from ..terrain import surface
@@ -101,7 +102,14 @@ def start_overlap_problems(model, y, u_wheel, event) -> list[str]:
                 + (f"{terrain.type} terrain" if terrain.type != "flat" else
                    f"the ground at Z = {model.P_ENV[L.E_GROUND_Z]:g} m") + ")")
         pts = np.concatenate([body, wheel])
+        objects = 0
         for b, bar in enumerate(model.P_BAR):
+            if bar[L.BA_KIND] == L.BAR_OBJECT:
+                v0, nv = int(model.P_COLL[u, L.CO_V0]), int(model.P_COLL[u, L.CO_NV])
+                cells = list(model.CV[v0:v0 + nv, L.CV_CELL:L.CV_CELL + 6]) + [None] * len(wheel)
+                problems += _inside_object(model, bar, pts, cells, R, cg, name, objects)
+                objects += 1
+                continue
             n = bar[L.BA_NX:L.BA_NZ + 1]
             depth = -(pts - bar[L.BA_X:L.BA_Z + 1]) @ n
             if bar[L.BA_KIND] != L.BAR_PLANE:
@@ -125,3 +133,27 @@ def start_overlap_problems(model, y, u_wheel, event) -> list[str]:
                     + f" m) passes {depth[k]:.3g} m into the {part} of {name} at the start; a "
                     f"vehicle starts clear of the walls")
     return problems
+
+
+def _inside_object(model, bar, pts, cells, R, cg, name, k):
+    """The problem (a list of one line, or none) of the unit ``name`` whose exterior vertices or
+    wheel meshes' (``pts``, earth; ``cells``: each one's tributary cell, None for a wheel
+    mesh's vertex, a point) start inside environment object k (``bar``: its row of P_BAR), met
+    through the face of its box its CG is beyond, as the collision passes meet it
+    (:func:`engine.collision.object_approach`; R the unit's rotation)."""
+    box = tuple(float(c) for c in bar[L.OB_BOX:L.OB_BOX + 6])
+    face = compiled_entry(object_face, (box, *map(float, cg)))(box, *map(float, cg))
+    rot = np.ascontiguousarray(R, dtype=np.float64).ravel()
+    args = (model, bar, face, 0.0, 0.0, 0.0, rot, POINT)
+    approach = compiled_entry(object_approach, args)
+    depth = np.array([approach(model, bar, face, *map(float, p), rot,
+                               POINT if c is None else tuple(map(float, c)))[0]
+                      for p, c in zip(pts, cells)])
+    i = int(np.argmax(depth))
+    if depth[i] <= EDGE:
+        return []
+    part = "exterior" if cells[i] is not None else "wheel meshes"
+    return [f"environment.objects[{k}]: the {part} of {name} starts {depth[i]:.3g} m inside the "
+            f"object (at X, Y, Z = {pts[i][0]:.4g}, {pts[i][1]:.4g}, {pts[i][2]:.4g} m); a "
+            "vehicle starts clear of the objects (move the vehicle, its initial X0, Y0, or the "
+            "object)"]

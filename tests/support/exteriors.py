@@ -64,3 +64,19 @@ def hood_obj(path, box, hood_z, slope):
     Path(path).write_text("".join("v %.12g %.12g %.12g\n" % v for v in verts)
                           + "".join("f " + " ".join(map(str, f)) + "\n" for f in faces))
     return Path(path)
+
+
+def cylinder_obj(path, centre, radius, z_top, z_bottom, sides=64):
+    """An OBJ file of a vertical prism of ``sides`` sides round the circle of ``radius`` about
+    ``centre`` (X, Y), from ``z_top`` to ``z_bottom`` (z down): a round pole, its corners on the
+    circle, one corner straight ahead of the centre towards -X (the side a car comes from)."""
+    angles = math.pi + 2.0 * math.pi * np.arange(sides) / sides
+    ring = [(centre[0] + radius * math.cos(a), centre[1] + radius * math.sin(a)) for a in angles]
+    verts = [(x, y, z) for z in (z_top, z_bottom) for x, y in ring]
+    faces = [list(range(sides, 0, -1)), list(range(sides + 1, 2 * sides + 1))]
+    faces += [[i + 1, (i + 1) % sides + 1, (i + 1) % sides + 1 + sides, i + 1 + sides]
+              for i in range(sides)]
+    lines = [f"v {x:.12g} {y:.12g} {z:.12g}" for x, y, z in verts]
+    lines += ["f " + " ".join(str(i) for i in face) for face in faces]
+    Path(path).write_text("\n".join(lines) + "\n")
+    return path
