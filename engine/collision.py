@@ -85,6 +85,9 @@ POINT = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 #: work columns of Work.coll[u, :]
 WC_FX, WC_FY, WC_FZ, WC_MX, WC_MY, WC_MZ, WC_CONTACT, WC_DEPTH = range(8)
+#: in the latch pass (no forces), WC_FX holds 1 where the pass changed a state of the collision
+#: block (a memory raised, a pair's face latched or freed): :func:`latch_contacts`
+WC_CHANGED = WC_FX
 #: s without contact that end a unit's impulse phase, its first contact episode (our reading
 #: of the manual's collision pulse; docs/equations.md, "The collision pulse"): a later contact
 #: (a secondary impact, the body settling on the road) is not part of collision.duration
@@ -231,11 +234,13 @@ def vertex_position(CV, vi, w, wpose):
 def _latch_vertex(y, s, w, pen, wcoll):
     """A vertex (its memory at y[s]; of wheel w's mesh, or of an exterior for w < 0) at
     approach pen > 0 at a step boundary: its largest approach raised to pen, and its wheel's
-    deepest approach now (engine.wheel_damage)."""
+    deepest approach now (engine.wheel_damage). Whether its memory changed."""
     if w >= 0:
         latch_wheel_motion(wcoll[w], pen)
     if pen > y[s]:
         y[s] = pen
+        return True
+    return False
 
 
 @njit
@@ -264,7 +269,8 @@ def vertex_press(y, s, P, vi, w, rx, ry, rz, pen, k, nbx, nby, nbz, vel, e, tau,
     if latch:
         if pen > (1.0 - e * e) * y[s]:      # pressed beyond its permanent crush: in contact
             out[6] += 1.0
-        _latch_vertex(y, s, w, pen, wcoll)
+        if _latch_vertex(y, s, w, pen, wcoll):
+            out[WC_CHANGED] = 1.0
         return
     p, q, r = vel[3], vel[4], vel[5]
     vx = vel[0] + q * rz - r * ry
@@ -983,7 +989,8 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
         if pen > (1.0 - e * e) * y[s]:      # pressed beyond its permanent crush: in contact
             out_a[6] += 1.0
             out_b[6] += 1.0
-        _latch_vertex(y, s, w, pen, wcoll)
+        if _latch_vertex(y, s, w, pen, wcoll):
+            out_a[WC_CHANGED] = 1.0
         return pen, f
     PC = P.P_COLL
     # the normal in a's frame: R_a^T R_b n
@@ -1130,9 +1137,12 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
                 deepest, face = pen, f
     if latch:
         if deepest <= 0.0:
+            if code != 0:
+                out_a[WC_CHANGED] = 1.0
             y[fs] = 0.0                 # no vertex inside: the face is free again
         elif code == 0:
             y[fs] = 1.0 + face
+            out_a[WC_CHANGED] = 1.0
 
 
 @njit
@@ -1163,6 +1173,8 @@ def unit_pair(y, P, k, frames, latch, coll, wpose, wcoll, wvalid, U, t):
     a_wheels, b_wheels = not _apart(ra, bb), not _apart(ba, rb)
     if not (boxes or a_wheels or b_wheels):
         if latch:       # the broad phase: the units are apart, and no vertex is inside
+            if y[fs + PS_FACE_ON_B] != 0.0 or y[fs + PS_FACE_ON_A] != 0.0:
+                coll[a, WC_CHANGED] = 1.0
             y[fs + PS_FACE_ON_B] = 0.0
             y[fs + PS_FACE_ON_A] = 0.0
         return
@@ -1210,15 +1222,20 @@ def latch_contacts(y, t, P, U, W):
     first contact latched with its earth-fixed CG velocity then (for deltaV), and each wheel's
     damage set grown by the load on its mesh within the contact motion of the step just taken
     (engine.wheel_damage.damage_step). W.frames: the units' rotations of this state
-    (``vehicle.synchronize``)."""
+    (``vehicle.synchronize``). Whether it changed any state of the collision block (the
+    integrator copies the block to its stages only then)."""
     base = int(P.P_ENV[E_COLL_BASE])
     _collision_passes(y, P, U, W, t, dynamic(True))
     moved = contact_motions(y, P, W.wcoll, W.wmotion)
     coll, frames = W.coll, W.frames
+    changed = False
     for u in range(P.P_UNIT.shape[0]):
         row = coll[u]
         s = base + N_COLL_UNIT_STATE * u
+        if row[WC_CHANGED] > 0.0:
+            changed = True
         if row[6] > 0.0 and y[s + CS_CONTACT] < 0.5:
+            changed = True
             o = N_BODY * u
             R = frames[u, FR_R:FR_R + 9]
             uu, vv, ww = y[o + SU], y[o + SV], y[o + SW]
@@ -1230,6 +1247,7 @@ def latch_contacts(y, t, P, U, W):
             y[s + CS_T0] = t
             y[s + CS_T1] = t
         elif y[s + CS_CONTACT] < 1.5 and y[s + CS_CONTACT] > 0.5:    # in its first episode
+            changed = True
             if row[6] > 0.0:
                 y[s + CS_T1] = t
             elif t - y[s + CS_T1] > IMPULSE_GAP:
@@ -1238,7 +1256,9 @@ def latch_contacts(y, t, P, U, W):
         # the wheels' loads at this boundary (the largest approaches just latched leave the
         # loading forces as they were)
         _collision_passes(y, P, U, W, t, dynamic(False))
-    damage_step(y, P, W.wcoll, W.wmotion)
+    if damage_step(y, P, W.wcoll, W.wmotion):
+        changed = True
+    return changed
 
 
 @njit

@@ -41,7 +41,9 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
     m = y.shape[0]
     # the collision block (P_ENV[E_COLL_BASE] on: the vertices' memories, the pairs' faces, the
     # wheels' damage sets) is latched at the boundaries, never integrated: the stages carry it
-    # unchanged (copied once per step) and the sums skip it
+    # unchanged and the sums skip it. It is copied to the stages' state and to the last good
+    # state only when a boundary's latches changed it (and at the first step: y is the
+    # caller's), so a step without contact copies none of it
     mi = int(P.P_ENV[E_COLL_BASE])
     conn_base = state_bases(P)[3]
     done = 0
@@ -54,34 +56,34 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
         # boundary, before the step's stages read it
         latch_attitude(y, P, W)
         synchronize_frames(y, P, W)
-        latch_contacts(y, t0 + step * h, P, U, W)
+        block = latch_contacts(y, t0 + step * h, P, U, W) or step == 0
         for s in range(4):
             ks = work[s]
             if s == 0:
-                for i in range(m):
+                for i in range(mi):     # the derivative's latches are integrated states
                     W.latched[i] = y[i]
             derivatives(y if s == 0 else yt, ks, U, P, dynamic(False), Y, err, W)
             if s == 0:
                 if err[0] != 0:
                     break
                 # the boundary's latches (the derivative leaves its state alone)
-                for i in range(m):
+                for i in range(mi):
                     y[i] = W.latched[i]
                 # a connection that fails at this boundary carries nothing from here on,
                 # this step's first stage included
                 if latch_failures(y, t0 + step * h, P.P_CONN, conn_base, W.conn_force):
-                    for i in range(m):
+                    for i in range(mi):
                         W.latched[i] = y[i]
                     derivatives(y, ks, U, P, dynamic(False), Y, err, W)
-                    for i in range(m):
+                    for i in range(mi):
                         y[i] = W.latched[i]
-                for i in range(m):
+                for i in range(mi if not block else m):
                     y_good[i] = y[i]
             if s < 3:
                 c = h if s == 2 else 0.5 * h
                 for i in range(mi):
                     yt[i] = y[i] + c * ks[i]
-                if s == 0:
+                if s == 0 and block:
                     for i in range(mi, m):
                         yt[i] = y[i]
         if err[0] != 0 and s == 0:

@@ -207,9 +207,10 @@ def damage_step(y, P, loads, motion):
     collision force and moment on its mesh at the boundary, ``layout.WL_*``) within its contact
     motion ``motion[w, 0]`` (:func:`contact_motions`), as the module docstring says, and the
     approach it is left with (its deepest, motion[w, 1], less the set's growth) kept for the
-    next step."""
+    next step. Whether any of those states changed."""
     PWC = P.P_WCOLL
     dbase = int(P.P_ENV[E_DMG_BASE])
+    changed = False
     for w in range(PWC.shape[0]):
         d = dbase + N_DMG_STATE * w
         load = loads[w]
@@ -225,6 +226,7 @@ def damage_step(y, P, loads, motion):
                 y[d + DM_X] = dx + s * fx / f
                 y[d + DM_Y] = dy + s * fy / f
                 left -= s
+                changed = True
             r = PWC[w, WC_RADIUS]
             mx, mz = load[WL_MX], load[WL_MX + 2]
             m = math.sqrt(mx * mx + mz * mz)
@@ -235,4 +237,9 @@ def damage_step(y, P, loads, motion):
             if s > 0.0:
                 y[d + DM_CAMBER] = tc + s / r * mx / m
                 y[d + DM_TOE] = tt + s / r * mz / m
-        y[d + DM_APPROACH] = left if left > 0.0 else 0.0
+                changed = True
+        left = left if left > 0.0 else 0.0
+        if y[d + DM_APPROACH] != left:
+            y[d + DM_APPROACH] = left
+            changed = True
+    return changed
