@@ -84,6 +84,9 @@ _TERRAIN = _POSITION + ("speed0",)
 #: how far from its start value each probe of a Real parameter goes (odd, so that no form
 #: other than the true one reproduces three of them bit for bit)
 _PROBES = (1.2345678901, -0.7654321987, 2.7182818285)
+#: the scales of the probes of a start on a terrain, tried in turn where the set-up refuses one
+#: (the vehicle off the road)
+_NEARER = (1.0, 0.1, 0.01)
 
 
 class Effects(NamedTuple):
@@ -182,11 +185,12 @@ def _apply(op: int, v: float, c: float) -> float:
         return float(np.float64(v) + np.float64(c))
 
 
-def _probes(v, start: float) -> list:
+def _probes(v, start: float, scale: float = 1.0) -> list:
     lo = -math.inf if v.min is None else float(v.min)
     hi = math.inf if v.max is None else float(v.max)
     out = []
     for d in _PROBES:
+        d *= scale
         p = start + d
         if not lo <= p <= hi:
             p = start - d
@@ -358,12 +362,16 @@ def _terrain_problem(event, sim, v, rows, train, flat_y, after, trace, params) -
     """None when the rows of the initial-condition parameter ``v`` on the state before the
     start on the terrain (``flat_y``), :func:`terrain_start` and the other parameters' rows on
     the state (``after``, at their start values) give the set-up's state bit for bit at three
-    values of it, or a refusal where the set-up refuses (a wheel off the terrain), else why
-    not."""
+    values of it, and a refusal where the set-up refuses (a wheel off the terrain), else why
+    not. Where the set-up refuses a probe (the vehicle off the road), the probes nearer the
+    start value (:data:`_NEARER`) are tried too."""
     lead, key = v.binding[1]
     start = {p.value_reference: float(p.start) for p in params}
     checked = 0
-    for value in _probes(v, float(v.start)):
+    values = [p for scale in _NEARER for p in _probes(v, float(v.start), scale)]
+    for value in values:
+        if checked == len(_PROBES):
+            break
         initial = copy.deepcopy(sim.initial)
         initial[lead][key] = value
         try:
@@ -383,7 +391,8 @@ def _terrain_problem(event, sim, v, rows, train, flat_y, after, trace, params) -
         if not np.array_equal(y, want, equal_nan=True):
             return "the start on the terrain does not reproduce the set-up's state"
         checked += 1
-    return None if checked else "the set-up refuses every value it was probed at"
+    return None if checked == len(_PROBES) else \
+        f"the set-up refuses {len(values) - checked} of the {len(values)} values it was probed at"
 
 
 def _placement_problem(event, sim, v, rows, place, failure) -> str | None:
