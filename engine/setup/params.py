@@ -45,8 +45,9 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
 
     ``trace``: a dict, or None; a dict gets the start before it is put on the terrain and in
     equilibrium there (``flat``: the state on flat ground, ``u_wheel``, ``tire_loads``,
-    ``pitch``: on displaced wheels, ``wheel_dz``), which the native FMU starts from when it
-    puts the vehicle on the terrain itself (``simon_fmu.native.tuning``).
+    ``pitch``: on displaced wheels, ``wheel_dz``, ``displaced``: their fields), which the
+    native FMU starts from when it puts the vehicle on the terrain itself
+    (``simon_fmu.native.tuning``).
     """
     d = event.model
     env = d.environment
@@ -100,7 +101,7 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     if trace is not None:
         trace.update(flat=y0.copy(), u_wheel=np.array(u_wheel, dtype=np.float64),
                      tire_loads=np.array(tire_loads, dtype=np.float64), pitch=bool(displaced),
-                     wheel_dz=wheel_dz)
+                     wheel_dz=wheel_dz, displaced=list(displaced))
     if P_ENV[L.E_TERRAIN] != L.TERRAIN_FLAT:
         settle_on_terrain(model, y0, event.wheel_names(), u_wheel)
     if P_ENV[L.E_TERRAIN] != L.TERRAIN_FLAT or displaced:

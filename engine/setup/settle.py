@@ -222,25 +222,41 @@ def _undisplaced_start(model, lay, dz):
 
 
 def _displaced_start_problems(model, r, y_tire, fields, wheel_names):
-    """Raise :class:`EventError` when a vehicle with a wheel displacement has not been brought
-    to rest (:func:`preload_lateral` with ``displaced``; ``r``: the accelerations left,
-    ``y_tire``: the tires' outputs at the start): a tire off the ground or beyond its
-    max_deflection, or accelerations left; the message names the displacements' ``fields``."""
+    """Raise :class:`EventError` with :func:`displaced_start_problem`'s message, if any."""
+    problem = displaced_start_problem(model, r, y_tire, fields, wheel_names)
+    if problem:
+        raise EventError([problem])
+
+
+#: the message of a vehicle that cannot stand on its displaced wheels, around the fields, and
+#: its reasons: a tire off the ground, one beyond its max_deflection (around the deflection and
+#: the limit, %.4g), accelerations left (around the largest, %.3g)
+STAND = (": the vehicle cannot stand on its displaced wheels (", "); give smaller displacements")
+LIFT_OFF = " would lift off"
+DEFLECT = ("'s tire would deflect ", " m, beyond its max_deflection ", " m")
+NO_REST = ("no equilibrium found (an acceleration of ", " left)")
+
+
+def displaced_start_problem(model, r, y_tire, fields, wheel_names) -> str | None:
+    """Why a vehicle with a wheel displacement has not been brought to rest
+    (:func:`preload_lateral` with ``displaced``; ``r``: the accelerations left, ``y_tire``:
+    the tires' outputs at the start): a tire off the ground or beyond its max_deflection, or
+    accelerations left; the message names the displacements' ``fields``. None: at rest."""
     P_WHEEL, P_TIRE = model.P_WHEEL, model.P_TIRE
     names = wheel_names or [f"wheel {w}" for w in range(P_WHEEL.shape[0])]
     why = []
     for t in range(P_TIRE.shape[0]):
         w = int(P_TIRE[t, L.T_WHEEL])
         if not y_tire[t, L.YT_FZ] > 0.0:
-            why.append(f"{names[w]} would lift off")
+            why.append(f"{names[w]}{LIFT_OFF}")
         elif not y_tire[t, L.YT_DEFL] < P_TIRE[t, L.T_DMAX]:
-            why.append(f"{names[w]}'s tire would deflect {y_tire[t, L.YT_DEFL]:.4g} m, beyond its "
-                       f"max_deflection {P_TIRE[t, L.T_DMAX]:.4g} m")
+            why.append(f"{names[w]}{DEFLECT[0]}{y_tire[t, L.YT_DEFL]:.4g}{DEFLECT[1]}"
+                       f"{P_TIRE[t, L.T_DMAX]:.4g}{DEFLECT[2]}")
     if not why and not np.max(np.abs(r), initial=0.0) <= DISPLACED_REST:
-        why.append(f"no equilibrium found (an acceleration of {np.max(np.abs(r)):.3g} left)")
-    if why:
-        raise EventError([f"{', '.join(fields)}: the vehicle cannot stand on its displaced wheels "
-                          f"({'; '.join(dict.fromkeys(why))}); give smaller displacements"])
+        why.append(f"{NO_REST[0]}{np.max(np.abs(r)):.3g}{NO_REST[1]}")
+    if not why:
+        return None
+    return f"{', '.join(fields)}{STAND[0]}{'; '.join(dict.fromkeys(why))}{STAND[1]}"
 
 
 def _rotation(phi, theta, psi):

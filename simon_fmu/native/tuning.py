@@ -27,7 +27,7 @@ answer to a change of it, found at build time by running the set-up for other va
   the two together give the set-up's state bit for bit), and when the event holds several
   vehicles the runtime refuses a start at which two of them overlap, as the set-up does, by
   its kernel (``engine.launch.footprint_hits``: ``tune.apart``, ``apart.*``);
-* on a mesh, OpenCRG or external road without barriers or wheel displacements, a lead unit's
+* on a mesh, OpenCRG or external road without barriers, a lead unit's
   position (``X0``, ``Y0``, ``yaw0``), and its ``speed0`` where it is not such rows (on a
   crossfall it sets the rolling vehicle's slip): the set-up puts the vehicle on the terrain
   under it (``engine.setup.params.pack``: ``engine.setup.settle``), so these are rows on the
@@ -35,12 +35,14 @@ answer to a change of it, found at build time by running the set-up for other va
   writes them, puts the towed units in line (``engine.launch.place_towed``), then calls the
   set-up's kernels of that start, ``engine.settle.settle_on_terrain`` and
   ``engine.preload.preload_lateral``, with the set-up's tables (``settle.*``, ``pre.*``), and
-  refuses a start with a wheel off the road with the set-up's message; then the other
+  refuses a start with a wheel off the road, or on displaced wheels one the vehicle cannot
+  stand on (``engine.setup.settle.displaced_start_problem``), with the set-up's message; then
+  the other
   parameters' rows on the state. The build checks at three values of each that this gives the
   set-up's state bit for bit (:func:`terrain_start`);
 * any other parameter (one whose effect is not of these forms, a position when the start can
   meet a barrier, a launch attitude when it can meet another vehicle or on a road other than
-  flat ground, a position or speed on such a road with barriers or wheel displacements)
+  flat ground, a position or speed on such a road with barriers)
   keeps its start value: the runtime refuses another one, naming it.
 
 A parameter that the engine accepts only as zero for this event (the motion of a lead unit
@@ -62,8 +64,9 @@ from engine.settle import settle_on_terrain
 from engine.setup.errors import EventError
 from engine.setup.launch import MOTION_FIELDS, launched
 from engine.setup.params import pack
-from engine.setup.settle import (NOT_FINITE, OFF_TERRAIN, PRELOAD_ARGS, SETTLE_ARGS,
-                                  preload_arguments, settle_arguments)
+from engine.setup.settle import (DEFLECT, DISPLACED_REST, LIFT_OFF, NO_REST, NOT_FINITE,
+                                  OFF_TERRAIN, PRELOAD_ARGS, SETTLE_ARGS, STAND,
+                                  displaced_start_problem, preload_arguments, settle_arguments)
 
 #: what the runtime does with a parameter (``tune.kind``)
 FIXED, TUNABLE, STEP, ZERO_ONLY = 0, 1, 2, 3
@@ -223,7 +226,7 @@ def effects(event, sim, catalogue) -> Effects:
     trace = {}
     pack(event, sim.friction_multiplier, sim.initial, None, sim.steering_modes, trace=trace)
     flat_base = [trace["flat"]] + base[1:]
-    on_terrain = not flat and sim.model.P_BAR.shape[0] == 0 and not trace["pitch"]
+    on_terrain = not flat and sim.model.P_BAR.shape[0] == 0
     terrain = {}             # value reference -> (variable, its rows on the flat state, towed)
     for v in params:
         source, index = v.binding
@@ -253,8 +256,7 @@ def effects(event, sim, catalogue) -> Effects:
                 moved or isinstance(found, str)):
             if not on_terrain:
                 reasons[v.name] = "a position or speed on a road other than flat ground with " \
-                                  "barriers or wheel displacements (the vehicle was settled on " \
-                                  "the road at build time)"
+                                  "barriers (the vehicle was settled on the road at build time)"
                 continue
             # its rows on the state before the start on the terrain; the towed units' places
             # there are the kernel's
@@ -339,12 +341,13 @@ def effects(event, sim, catalogue) -> Effects:
                    int(terrain_towed), np.array(flat_base[0], dtype=np.float64), trace)
 
 
-def terrain_start(y, model, trace, towed: bool) -> str | None:
+def terrain_start(y, model, trace, towed: bool, wheel_names) -> str | None:
     """What the native runtime does after the terrain's rows (``tune.terrain``): the towed units
     put in line (``towed``), the start on the terrain by the set-up's kernels
     (``engine.settle.settle_on_terrain``, ``engine.preload.preload_lateral``) with the set-up's
-    wheel inputs and tables (``trace``: ``engine.setup.params.pack``'s). None, or why the
-    set-up refuses the start."""
+    wheel inputs and tables (``trace``: ``engine.setup.params.pack``'s), on displaced wheels the
+    set-up's check that the vehicle stands (``engine.setup.settle.displaced_start_problem``).
+    None, or why the set-up refuses the start."""
     if towed:
         compiled_entry(place_towed, (y, model))(y, model)
     args = (y,) + settle_arguments(model, trace["u_wheel"])
@@ -355,6 +358,9 @@ def terrain_start(y, model, trace, towed: bool) -> str | None:
                                     trace["wheel_dz"])
     if compiled_entry(preload_lateral, args)(*args) != PRELOAD_DONE:
         return "no equilibrium"
+    if trace["pitch"]:
+        r, Y = args[PRELOAD_ARGS.index("vn")][0], args[PRELOAD_ARGS.index("Y")]
+        return displaced_start_problem(model, r, Y.y_tire, trace["displaced"], wheel_names)
     return None
 
 
@@ -381,7 +387,7 @@ def _terrain_problem(event, sim, v, rows, train, flat_y, after, trace, params) -
         y = np.array(flat_y, dtype=np.float64)
         for _, _, k, op, c, _ in rows:
             y[int(k)] = _apply(int(op), value, c)
-        refused = terrain_start(y, sim.model, trace, train)
+        refused = terrain_start(y, sim.model, trace, train, sim.wheel_names)
         if want is None or refused:
             if want is None and refused:
                 continue
@@ -603,7 +609,11 @@ def tables(event, sim, catalogue) -> dict:
         "tune.terrain": found.terrain,
         "tune.terrain_flags": np.array([found.terrain_towed, int(found.trace["pitch"])], np.int64),
         "terrain.y": found.flat,
-        "terrain.texts": texts(OFF_TERRAIN + (NOT_FINITE,)),
+        "terrain.texts": texts(OFF_TERRAIN + (NOT_FINITE, ", ".join(found.trace["displaced"]))
+                               + STAND + (LIFT_OFF,) + DEFLECT + NO_REST),
+        # the check of a start on displaced wheels: y_tire's columns of the load and the
+        # deflection, P_TIRE's of the wheel and the largest deflection, the rest's limit
+        "terrain.check": np.array([L.YT_FZ, L.YT_DEFL, L.T_WHEEL, L.T_DMAX, DISPLACED_REST]),
         "wheel.names": texts(sim.wheel_names),
     }
     out.update(_kernel_arrays("settle", SETTLE_ARGS[1:], settle_arguments(

@@ -40,6 +40,14 @@ enum { OP_DIV = 0, OP_MUL, OP_ADD, OP_ITEM };
 /* tune.stable: the build's limit of the step size (engine.setup.stability.stable_step) */
 enum { S_HMAX = 0, S_RE, S_IM, S_STATE, S_MIN_STEP };
 #define SN_MAX_TARGETS 64
+/* terrain.texts (simon_fmu/native/tuning.py): a wheel off the terrain (around its X, its Y), no
+   equilibrium, then on displaced wheels: their fields, the message around its reasons, a tire
+   off the ground, one beyond its max_deflection (around the two), accelerations left */
+enum { TX_OFF0 = 0, TX_OFF1, TX_OFF2, TX_NOT_FINITE, TX_FIELDS, TX_STAND0, TX_STAND1, TX_LIFT_OFF,
+       TX_DEFLECT0, TX_DEFLECT1, TX_DEFLECT2, TX_NO_REST0, TX_NO_REST1, TX_COUNT };
+/* terrain.check: y_tire's columns of the load and the deflection, P_TIRE's of the wheel and the
+   largest deflection, the accelerations below which the vehicle is at rest */
+enum { CK_FZ = 0, CK_DEFL, CK_WHEEL, CK_DMAX, CK_REST };
 
 static const char *const INPUT_NAMES[3] = {"U.u_unit", "U.u_wheel", "U.u_env"};
 static const char *const SHADOW_NAMES[3] = {"in.u_unit", "in.u_wheel", "in.u_env"};
@@ -405,7 +413,8 @@ static const char *bind(sn_instance *c)
                             "tune.speed", "tune.stable", "tune.reasons", "tune.launch",
                             "tune.towed", "tune.apart", "apart.heads", "apart.quoted",
                             "tune.terrain", "tune.terrain_flags", "terrain.y", "terrain.texts",
-                            "wheel.names", "settle.fault"};
+                            "wheel.names", "settle.fault", "terrain.check", "pre.Y.y_tire",
+                            "pre.vn"};
     for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
         if (find(c, needed[i]) == NULL) {
             snprintf(why, sizeof why, "the resources have no array %s", needed[i]);
@@ -480,7 +489,9 @@ static const char *bind(sn_instance *c)
             || c->ntune_items < 0 || c->ntune_speed < 0 || c->ntune_launch < 0
             || c->tune_towed < 0 || c->tune_apart < 0 || !c->apart_heads || !c->apart_quoted
             || c->nterrain_rows < 0 || c->terrain_towed < 0 || c->terrain_pitch < 0
-            || !c->terrain_y || !c->terrain_texts || c->nterrain_texts != 4 || !c->wheel_names
+            || !c->terrain_y || !c->terrain_texts || c->nterrain_texts != TX_COUNT
+            || !c->wheel_names || find(c, "terrain.check")->nitems != 5
+            || find(c, "pre.Y.y_tire")->ndim != 2 || find(c, "pre.vn")->ndim != 2
             || c->apart[5]->nitems != c->napart_heads || c->apart[3]->shape[0] != c->napart_quoted
             || find(c, "var.value")->nitems != c->nvars || find(c, "tune.kind")->nitems != c->nvars
             || find(c, "tune.stable")->nitems != S_MIN_STEP + 1) {
@@ -815,6 +826,66 @@ static void apply_rows(sn_instance *c, const double *rows, int n, int terrain, i
     }
 }
 
+/* a tire's reason the vehicle cannot stand on its displaced wheels into text, or 0
+   (engine.setup.settle.displaced_start_problem) */
+static int tire_problem(sn_instance *c, int64_t t, char *text, size_t size)
+{
+    const double *check = (const double *)find(c, "terrain.check")->init;
+    sn_array *yt = find(c, "pre.Y.y_tire");
+    const double *row = (const double *)yt->data + t * yt->shape[1];
+    const double *p = c->p_tire + t * c->p_tire_cols;
+    int64_t w = (int64_t)p[(int64_t)check[CK_WHEEL]];
+    const char *name = w >= 0 && w < c->nwheel_names ? c->wheel_names[w] : "a wheel";
+    const char *const *tx = c->terrain_texts;
+    if (!(row[(int64_t)check[CK_FZ]] > 0.0))
+        snprintf(text, size, "%s%s", name, tx[TX_LIFT_OFF]);
+    else if (!(row[(int64_t)check[CK_DEFL]] < p[(int64_t)check[CK_DMAX]]))
+        snprintf(text, size, "%s%s%.4g%s%.4g%s", name, tx[TX_DEFLECT0], row[(int64_t)check[CK_DEFL]],
+                 tx[TX_DEFLECT1], p[(int64_t)check[CK_DMAX]], tx[TX_DEFLECT2]);
+    else
+        return 0;
+    return 1;
+}
+
+/* engine.setup.settle.displaced_start_problem: why the vehicle on displaced wheels is not at
+   rest (its tires' reasons once each, in tire order, else the accelerations left: pre.vn[0]),
+   into why; 0 at rest */
+static int displaced_problem(sn_instance *c, char *why, size_t size)
+{
+    const char *const *tx = c->terrain_texts;
+    size_t at = 0;
+    int n = 0;
+    char text[512], other[512];
+    why[0] = '\0';
+    append(why, size, &at, "the parameters are not accepted: ");
+    append(why, size, &at, tx[TX_FIELDS]);
+    append(why, size, &at, tx[TX_STAND0]);
+    for (int64_t t = 0; t < c->ntires; t++) {
+        if (!tire_problem(c, t, text, sizeof text))
+            continue;
+        int seen = 0;                               /* dict.fromkeys: each reason once */
+        for (int64_t s = 0; s < t && !seen; s++)
+            seen = tire_problem(c, s, other, sizeof other) && strcmp(text, other) == 0;
+        if (seen)
+            continue;
+        append(why, size, &at, n++ ? "; " : "");
+        append(why, size, &at, text);
+    }
+    if (n == 0) {
+        sn_array *vn = find(c, "pre.vn");
+        const double *r = vn->data;
+        double most = 0.0;
+        for (int64_t k = 0; k < vn->shape[1] && !isnan(most); k++)   /* numpy.max: NaN wins */
+            most = isnan(r[k]) || fabs(r[k]) > most ? fabs(r[k]) : most;
+        if (most <= ((const double *)find(c, "terrain.check")->init)[CK_REST])
+            return 0;
+        snprintf(text, sizeof text, "%s%.3g%s", tx[TX_NO_REST0], most, tx[TX_NO_REST1]);
+        append(why, size, &at, text);
+    }
+    append(why, size, &at, tx[TX_STAND1]);
+    return 1;
+}
+
 /* The parameters' rows. When a parameter of the start on a terrain (tune.terrain) is not at its
    start value, the set-up's start there: the state before it (terrain.y) with those rows and
    the packed parameters' rows, the towed units put in line (engine.launch.place_towed), every
@@ -844,16 +915,18 @@ static int terrain_start(sn_instance *c, char *why, size_t size)
     if (w >= 0) {
         const double *fault = (const double *)find(c, "settle.fault")->data;
         snprintf(why, size, "the parameters are not accepted: %s%s%.6g%s%.6g%s",
-                 w < c->nwheel_names ? c->wheel_names[w] : "a wheel", c->terrain_texts[0],
-                 fault[0], c->terrain_texts[1], fault[1], c->terrain_texts[2]);
+                 w < c->nwheel_names ? c->wheel_names[w] : "a wheel", c->terrain_texts[TX_OFF0],
+                 fault[0], c->terrain_texts[TX_OFF1], fault[1], c->terrain_texts[TX_OFF2]);
         return 1;
     }
     status = 0;
     sn_call_preload_lateral(c->pre, c->terrain_pitch, &status);
     if (status != 0) {
-        snprintf(why, size, "the parameters are not accepted: %s", c->terrain_texts[3]);
+        snprintf(why, size, "the parameters are not accepted: %s", c->terrain_texts[TX_NOT_FINITE]);
         return 1;
     }
+    if (c->terrain_pitch && displaced_problem(c, why, size))
+        return 1;
     apply_rows(c, c->tune_rows, c->ntune_rows, 0, 1);
     return 0;
 }
