@@ -252,9 +252,10 @@ def _outputs(inst) -> list[tuple[str, str]]:
             if v.causality == "output"]
 
 
-def _run(inst, steps, control) -> tuple[list[str], np.ndarray, str]:
+def _run(inst, steps, control, parameters=None) -> tuple[list[str], np.ndarray, str]:
     """Every output at every communication point (Integer and Boolean as floats), until the
-    end or the first doStep that fails; and that failure's message."""
+    end or the first doStep that fails; and that failure's message (``parameters``: set at
+    initialisation)."""
     outputs = _outputs(inst)
     names = [n for n, _ in outputs]
     by_type = {}
@@ -268,7 +269,7 @@ def _run(inst, steps, control) -> tuple[list[str], np.ndarray, str]:
         for kind, vrs in by_type.items():
             values.update(zip(vrs, getters[kind](vrs)))
         return [float(values[inst.vr[n]]) for n in names]
-    inst.start()
+    inst.start(parameters)
     rows, t, failure = [row()], 0.0, ""
     for h in steps:
         control(t, inst)
@@ -419,3 +420,80 @@ def test_two_cars_take_their_places_as_the_development_fmu(folder, instance):
         in messages[0]
     assert "unit 'car' at X = 0 m, Y = 0 m, yaw = 0 rad, unit 'car2' at X = 2 m, Y = 1 m" \
         in messages[0]
+
+
+def truck_on_a_crossfall(folder):
+    """The tractor-semitrailer on a mesh road falling 3 % to the right, with waves along it."""
+    obj = grid_mesh_obj(folder / "truck-crossfall.obj",
+                        lambda x, y: 0.03 * y - 0.02 * np.sin(0.4 * x), (-40.0, 60.0),
+                        (-8.0, 8.0), (100, 16))
+    data = json.loads((DATA / "tractor-semitrailer.json").read_text())
+    data["units"][0]["initial"]["speed"] = 15.0
+    data["environment"]["terrain"] = {"type": "mesh", "file": str(obj), "materials": {}}
+    return data, LANE_STEPS, _lane_change("tractor", 10, 2.0, start=0.3), None
+
+
+def displaced_on_a_twist(folder):
+    """The sedan with its left front wheel 0.25 m lower on the body (Eq. 15-17) on a mesh road
+    level up to X = 15 m whose crossfall then grows to 30 % at X = 25 m (falling to the right):
+    it stands on the level part, and on the crossfall its left rear wheel would lift off
+    (engine.setup.settle's check)."""
+    obj = grid_mesh_obj(folder / "twist.obj",
+                        lambda x, y: np.clip((x - 15.0) / 10.0, 0.0, 1.0) * 0.3 * y,
+                        (-10.0, 60.0), (-8.0, 8.0), (70, 16))
+    data = _sedan(5.0)
+    data["units"][0]["axles"][0]["wheel_displacement"] = {"left": [0.0, 0.0, 0.25]}
+    data["environment"]["terrain"] = {"type": "mesh", "file": str(obj), "materials": {}}
+    return data, LANE_STEPS, _lane_change("car", 2, 0.5, start=0.2), None
+
+
+#: the set-up's message of a wheel off the road at the start
+OFF_ROAD = "off the terrain at X = "
+#: scenarios of the start on a road beyond SCENARIOS
+_ROADS = {"truck-crossfall": truck_on_a_crossfall, "displaced-twist": displaced_on_a_twist}
+
+
+@pytest.mark.parametrize("scenario, tuned, off", [
+    ("mesh-road", {"car.X0": 4.5, "car.Y0": -1.25, "car.yaw0": 0.12, "car.speed0": 11.0},
+     [({"car.X0": 72.0}, OFF_ROAD)]),
+    ("crg-road", {"car.X0": 3.0, "car.Y0": 1.5, "car.yaw0": -0.08},
+     [({"car.Y0": 9.5}, OFF_ROAD)]),
+    ("truck-crossfall", {"tractor.X0": 6.0, "tractor.Y0": 1.0, "tractor.yaw0": 0.1,
+                         "tractor.speed0": 12.0}, [({"tractor.X0": -35.0}, OFF_ROAD)]),
+    ("external-road", {"car.X0": 2.0, "car.Y0": -0.5, "car.yaw0": 0.05}, []),
+    ("displaced-twist", {"car.X0": 3.0, "car.Y0": 0.4, "car.yaw0": 0.1, "car.speed0": 4.0},
+     [({"car.X0": 40.0}, "car.axle2.left would lift off"),
+      ({"car.X0": 40.0, "car.yaw0": math.pi}, "no equilibrium found (an acceleration of ")]),
+])
+def test_a_start_on_a_road_takes_its_place_as_the_development_fmu(scenario, tuned, off, folder,
+                                                                  instance):
+    """On a mesh, an OpenCRG and an external road, a place, heading (and speed) set at
+    initialisation: the native FMU puts the vehicle on the road under it by the set-up's own
+    kernels (the towed units in line, engine.launch.place_towed; engine.settle.settle_on_terrain,
+    then engine.preload.preload_lateral: in equilibrium across the road's crossfall, on
+    displaced wheels at rest), and every output is the development FMU's at every communication
+    point (bit for bit, measured); a start with a wheel off a mesh or OpenCRG road, or one on
+    which the vehicle cannot stand on its displaced wheels, is refused by both with the set-up's
+    message."""
+    make = _ROADS.get(scenario) or SCENARIOS[scenario]
+    data, steps, control, _ = make(folder)
+    native, development = _pair(folder, scenario, data)
+    names, a, failed_a = _run(instance(native, name="native"), steps[:120], control, tuned)
+    _, b, failed_b = _run(instance(development, name="development"), steps[:120], control, tuned)
+    assert failed_a == failed_b == ""
+    worst = _largest_difference(a, b)
+    print(f"{scenario} tuned: largest relative difference {worst:.3g}, identical: "
+          f"{np.array_equal(a, b)}")
+    assert worst <= BOUND, f"largest relative difference {worst:.3g}"
+    start = dict(zip(names, a[0]))
+    lead = next(iter(tuned)).split(".")[0]
+    assert [start[f"{lead}.{k}"] for k in ("X", "Y", "yaw")] == \
+        [tuned[f"{lead}.{k}0"] for k in ("X", "Y", "yaw")]
+    for refused, why in off:
+        messages = []
+        for fmu in (native, development):
+            inst = instance(fmu, name=fmu.stem)
+            assert _start(inst, refused) == "error"
+            messages.append(inst.messages(min_status=3)[-1])
+        assert messages[0] == messages[1]
+        assert messages[0].startswith("the parameters are not accepted: ") and why in messages[0]

@@ -30,7 +30,8 @@ from .settle import default_wheel_inputs, preload_lateral, settle_on_terrain
 from .wheel_meshes import pack_reach, pack_wheel_meshes
 
 
-def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steering_modes=None):
+def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steering_modes=None,
+         trace=None):
     """Return (Model, y0) for the event in static equilibrium (``engine.setup.equilibrium``).
 
     ``steering_modes``: per unit name with a steering system, the steering mode's name
@@ -41,6 +42,12 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     its payloads (Eq. 43). On a mesh or an external road the units stand on the terrain
     (:func:`engine.setup.settle.settle_on_terrain`; ``u_wheel``: the wheel inputs that carry an
     external road).
+
+    ``trace``: a dict, or None; a dict gets the start before it is put on the terrain and in
+    equilibrium there (``flat``: the state on flat ground, ``u_wheel``, ``tire_loads``,
+    ``pitch``: on displaced wheels, ``wheel_dz``, ``displaced``: their fields), which the
+    native FMU starts from when it puts the vehicle on the terrain itself
+    (``simon_fmu.native.tuning``).
     """
     d = event.model
     env = d.environment
@@ -90,12 +97,16 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     drivetrain.idle(model, y0)
     displaced = axle.displacement_fields(units)
     u_wheel = u_wheel if u_wheel is not None else default_wheel_inputs(nw)
+    wheel_dz = [axle.wheel_displacement(w.ax, w.side)[2] for w in rows.wheels]
+    if trace is not None:
+        trace.update(flat=y0.copy(), u_wheel=np.array(u_wheel, dtype=np.float64),
+                     tire_loads=np.array(tire_loads, dtype=np.float64), pitch=bool(displaced),
+                     wheel_dz=wheel_dz, displaced=list(displaced))
     if P_ENV[L.E_TERRAIN] != L.TERRAIN_FLAT:
         settle_on_terrain(model, y0, event.wheel_names(), u_wheel)
     if P_ENV[L.E_TERRAIN] != L.TERRAIN_FLAT or displaced:
         # at rest on a crossfall, or on displaced wheels (their springs keep the undisplaced
         # vehicle's preloads: the displaced vehicle stands elsewhere on them)
-        wheel_dz = [axle.wheel_displacement(w.ax, w.side)[2] for w in rows.wheels]
         preload_lateral(model, y0, tire_loads, u_wheel, displaced, wheel_dz, event.wheel_names())
     apply_motion(model, lay, y0, [u.name for u in units], initial, env.ground_elevation)
     return model, y0

@@ -3,8 +3,6 @@ and, on a crossfall, in lateral equilibrium (docs/equations.md, "Static equilibr
 a crossfall"). :func:`engine.setup.params.pack` calls it once the arrays are packed."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .. import layout as L
@@ -12,9 +10,9 @@ from .errors import EventError
 from ..jit import compiled_entry
 from ..kinematics import euler_trig, rotation_vehicle_to_earth
 from ..least_squares import least_squares
+from ..preload import PRELOAD_NOT_FINITE, preload_lateral as preload_kernel
 from ..settle import settle_on_terrain as settle_kernel
 from ..signals import INPUT_LIMITS
-from ..tire import TAU_DAMP, V_LOW, V_N, properties, slip_stiffness
 
 
 def default_wheel_inputs(n_wheels):
@@ -35,8 +33,7 @@ def solve_least_squares(A, b):
     x = np.zeros(n)
     least_squares(A, m, n, b, x, np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros(n))
     if not np.all(np.isfinite(x)):
-        raise EventError(["the start on the terrain: the equilibrium's Newton step is not finite "
-                          "(no equilibrium of the vehicle on the road under it was found)"])
+        raise EventError([NOT_FINITE])
     return x
 
 
@@ -48,17 +45,32 @@ def settle_on_terrain(model, y0, wheel_names, u_wheel):
     what the simulation then feels); a towed unit moved onto its tow unit's hitch point. The
     kernel :func:`engine.settle.settle_on_terrain` does it; a wheel off the terrain is an
     :class:`EventError` naming it."""
-    most = max(int(k) for k in model.P_UNIT[:, L.U_NWHEELS])
-    fault = np.zeros(2)
-    args = (y0, model, np.asarray(u_wheel, dtype=np.float64), np.zeros((3, 3)), np.zeros((most, 3)),
-            np.zeros(most), np.zeros(3), np.zeros(3, dtype=np.int64), np.zeros(3), np.zeros(3),
-            np.zeros(3), fault)
+    args = (y0,) + settle_arguments(model, u_wheel)
     w = compiled_entry(settle_kernel, args)(*args)
     if w >= 0:
-        raise EventError([f"{wheel_names[w]}: off the terrain at X = {fault[0]:.6g} m, Y = "
-                          f"{fault[1]:.6g} m at the start (no road polygon under the wheel): place "
-                          "the vehicle on the road of the mesh or OpenCRG file (its initial X0, Y0, "
-                          "yaw0)"])
+        fault = args[SETTLE_ARGS.index("fault")]
+        raise EventError([f"{wheel_names[w]}{OFF_TERRAIN[0]}{fault[0]:.6g}{OFF_TERRAIN[1]}"
+                          f"{fault[1]:.6g}{OFF_TERRAIN[2]}"])
+
+
+#: the message of a start whose equilibrium's Newton step is not finite
+NOT_FINITE = ("the start on the terrain: the equilibrium's Newton step is not finite (no "
+              "equilibrium of the vehicle on the road under it was found)")
+#: the message of a wheel off the terrain at the start, around its X and its Y (%.6g)
+OFF_TERRAIN = (": off the terrain at X = ", " m, Y = ", " m at the start (no road polygon under "
+               "the wheel): place the vehicle on the road of the mesh or OpenCRG file (its initial "
+               "X0, Y0, yaw0)")
+#: the arguments of the kernel :func:`engine.settle.settle_on_terrain`, in order
+SETTLE_ARGS = ("y", "P", "u_wheel", "R", "A", "b", "x", "perm", "tau", "rz", "xp", "fault")
+
+
+def settle_arguments(model, u_wheel) -> tuple:
+    """The arguments after the state of the kernel :func:`engine.settle.settle_on_terrain`
+    (:data:`SETTLE_ARGS`): the model, the wheel inputs and the kernel's scratch."""
+    most = max(int(k) for k in model.P_UNIT[:, L.U_NWHEELS])
+    return (model, np.array(u_wheel, dtype=np.float64), np.zeros((3, 3)), np.zeros((most, 3)),
+            np.zeros(most), np.zeros(3), np.zeros(3, dtype=np.int64), np.zeros(3), np.zeros(3),
+            np.zeros(3), np.zeros(2))
 
 
 def preload_lateral(model, y0, tire_loads, u_wheel, displaced=(), wheel_dz=None, wheel_names=None):
@@ -95,204 +107,156 @@ def preload_lateral(model, y0, tire_loads, u_wheel, displaced=(), wheel_dz=None,
     and halves a step that leaves larger accelerations. A displacement the vehicle cannot
     stand on (a tire that would lift off or deflect beyond its max_deflection, or no
     equilibrium found) is an :class:`EventError` naming those fields (``wheel_names``: the
-    wheels' names, for the messages)."""
-    P_UNIT, P_WHEEL, P_TIRE = model.P_UNIT, model.P_WHEEL, model.P_TIRE
-    nu, nw, nt = P_UNIT.shape[0], P_WHEEL.shape[0], P_TIRE.shape[0]
-    na = model.P_AXLE.shape[0]
-    lay = L.StateLayout.of_model(model)
+    wheels' names, for the messages).
+
+    The kernel :func:`engine.preload.preload_lateral` takes those steps over the tables
+    :func:`preload_arguments` packs."""
     pitch = bool(displaced)
-    rot = [_rotation(*y0[lay.at("body", u) + L.SPHI:lay.at("body", u) + L.SPSI + 1]) for u in range(nu)]
-    unit_of = [int(P_WHEEL[int(P_TIRE[t, L.T_WHEEL]), L.W_UNIT]) for t in range(nt)]
-    share = np.array([rot[u][2, 1] / rot[u][2, 2] for u in range(nu)])   # tan of the crossfall
-    speed = [y0[lay.at("body", u) + L.SU] for u in range(nu)]
-
-    def stiffness(loads):
-        out = np.zeros(nt)
-        for t in range(nt):
-            mup, mus, sp, ca, _ = properties(P_TIRE, model.TT, t, loads[t], speed[unit_of[t]])
-            out[t] = ca if ca > 0.0 else slip_stiffness(loads[t], mup, mus, sp)[2]
-        return out
-
-    # a rolling combination: one lateral velocity for all its units (no joint damper force)
-    sin_a = np.zeros(nu)
-    stiff = stiffness(tire_loads)
-    for lead in set(int(k) for k in P_UNIT[:, L.U_LEAD]):
-        members = [u for u in range(nu) if int(P_UNIT[u, L.U_LEAD]) == lead]
-        tires = [t for t in range(nt) if unit_of[t] in members]
-        s = float(np.sum(tire_loads[tires] * share[unit_of[tires[0]]]) / np.sum(stiff[tires]))
-        if speed[lead] != 0.0 and abs(s) < 1.0:
-            for u in members:
-                y0[lay.at("body", u) + L.SV] = abs(speed[lead]) * s / math.sqrt(1.0 - s * s)
-                sin_a[u] = s
-    for c in range(model.P_CONN.shape[0]):                # the joints' lateral share, in unit order
-        C = model.P_CONN[c]
-        a, b = int(C[L.C_TOW]), int(C[L.C_TOWED])
-        oa, ob = lay.at("body", a), lay.at("body", b)
-        hitch = y0[oa + L.SX:oa + L.SZ + 1] + rot[a] @ C[L.C_AX:L.C_AZ + 1]
-        aside = C[L.C_P0] * rot[b][2, 1] / C[L.C_K] if C[L.C_VERTICAL] > 0.5 else 0.0
-        y0[ob + L.SX:ob + L.SZ + 1] = hitch - rot[b] @ C[L.C_BX:L.C_BZ + 1] + aside * rot[b][:, 1]
-
-    def preload(loads):
-        stiff = stiffness(loads)
-        for t in range(nt):
-            u = unit_of[t]
-            o = lay.at("body", u)
-            V = math.hypot(y0[o + L.SU], y0[o + L.SV])
-            # the carcass force C k + C TAU_DAMP w dk/dt at the start (engine.tire.carcass,
-            # its secant G = C in the linear range), solved for the k that gives F
-            d = TAU_DAMP * max(0.0, 1.0 - V / V_LOW) * max(V, V_N)
-            rl = P_TIRE[t, L.T_RLY]
-            f = loads[t] * share[u]
-            y0[lay.at("tire", t) + L.TKY] = (f * (d + rl) - d * stiff[t] * sin_a[u]) / (stiff[t] * rl)
-
-    wb, ab = lay.base["wheel"], lay.base["axle"]
-    body = (L.SZ, L.SPHI, L.STHETA) if pitch else (L.SZ, L.SPHI)
-    rates = (L.SW, L.SP, L.SQ) if pitch else (L.SW, L.SP)
-    unknowns = [lay.at("body", u) + k for u in range(nu) for k in body]
-    residuals = [lay.at("body", u) + k for u in range(nu) for k in rates]
-    for w in range(nw):
-        if P_WHEEL[w, L.W_SOLID] < 0:
-            unknowns.append(wb + L.N_WHEEL_STATE * w + L.WZ)
-            residuals.append(wb + L.N_WHEEL_STATE * w + L.WZD)
-    for c in range(model.P_CONN.shape[0]):          # a towed unit: aside of the hitch
-        unknowns.append(lay.at("body", int(model.P_CONN[c, L.C_TOWED])) + L.SY)
-        residuals.append(lay.at("body", int(model.P_CONN[c, L.C_TOWED])) + L.SV)
-    for a in range(na):
-        unknowns += [ab + L.N_AXLE_STATE * a + L.AZ, ab + L.N_AXLE_STATE * a + L.APHI]
-        residuals += [ab + L.N_AXLE_STATE * a + L.AZD, ab + L.N_AXLE_STATE * a + L.APHID]
-    # pitched units move their hitch points along x: a towed unit follows its tow unit's
-    # (its longitudinal acceleration, relative to the tow unit's, vanishing)
-    along = [(lay.at("body", int(model.P_CONN[c, L.C_TOWED])), lay.at("body", int(model.P_CONN[c, L.C_TOW])))
-             for c in range(model.P_CONN.shape[0])] if pitch else []
-    unknowns += [b + L.SX for b, _ in along]
-    # the unknowns and residuals of each vehicle (its lead unit's): its Newton step is solved on
-    # its own, so that a vehicle starts as in an event of its own (the Jacobian is block diagonal)
-    lead = [int(P_UNIT[u, L.U_LEAD]) for u in range(nu)]
-    owner = [lead[u] for u in range(nu) for _ in body]
-    owner += [lead[int(P_WHEEL[w, L.W_UNIT])] for w in range(nw) if P_WHEEL[w, L.W_SOLID] < 0]
-    owner += [lead[int(model.P_CONN[c, L.C_TOWED])] for c in range(model.P_CONN.shape[0])]
-    owner += [lead[int(model.P_AXLE[a, L.AX_UNIT])] for a in range(na) for _ in (L.AZ, L.APHI)]
-    owner += [lead[int(model.P_CONN[c, L.C_TOWED])] for c in range(len(along))]
-    owner = np.array(owner)
-    blocks = [np.flatnonzero(owner == lead) for lead in sorted(set(owner.tolist()))]
-    evaluate = _derivative(model, u_wheel, y0.size)
-    turns = [lay.at("tire", t) + L.TTURN for t in range(nt)]
-
-    def residual(y):
-        dy, y_tire = evaluate(y)
-        r = dy[residuals]
-        if along:
-            r = np.concatenate([r, [dy[b + L.SU] - dy[a + L.SU] for b, a in along]])
-        return r, y_tire
-
+    args = preload_arguments(model, tire_loads, u_wheel, pitch, wheel_dz)
+    status = compiled_entry(preload_kernel, (y0,) + args)(y0, *args)
+    if status == PRELOAD_NOT_FINITE:
+        raise EventError([NOT_FINITE])
     if pitch:
-        _undisplaced_start(model, y0, lay, np.asarray(wheel_dz, dtype=float))
-    loads = tire_loads
-    for _ in range(EQUILIBRIUM_ITERATIONS_PITCH if pitch else EQUILIBRIUM_ITERATIONS):
-        preload(loads)
-        r, y_tire = residual(y0)
-        J = np.zeros((len(r), len(unknowns)))
-        for j, i in enumerate(unknowns):
-            y1 = y0.copy()
-            y1[i] += EQUILIBRIUM_STEP
-            J[:, j] = (residual(y1)[0] - r) / EQUILIBRIUM_STEP
-        step = np.zeros(len(unknowns))
-        for b in blocks:       # residuals and unknowns in the same owner order
-            step[b] = solve_least_squares(J[np.ix_(b, b)], r[b])
-        if pitch:
-            # a step that leaves larger accelerations is halved (the start on displaced
-            # wheels is further from equilibrium than a crossfall's)
-            base = y0[unknowns].copy()
-            for _ in range(EQUILIBRIUM_HALVINGS):
-                y0[unknowns] = base - step
-                if np.max(np.abs(residual(y0)[0])) < np.max(np.abs(r)):
-                    break
-                step = 0.5 * step
-        else:
-            y0[unknowns] -= step
-        y_tire = evaluate(y0)[1]
-        y0[turns] = y_tire[:, L.YT_DEFL]               # on the loading curve (Eq. 93)
-        loads = y_tire[:, L.YT_FZ].copy()
-    preload(loads)
-    if pitch:
-        _displaced_start_problems(model, y0, residual, displaced, wheel_names)
+        # the accelerations left (vn[0]) and the tires' outputs (Y) at the start
+        r, Y = args[PRELOAD_ARGS.index("vn") - 1][0], args[PRELOAD_ARGS.index("Y") - 1]
+        _displaced_start_problems(model, r, Y.y_tire, displaced, wheel_names)
 
 
-#: Newton iterations of the start on a crossfall (of a displaced vehicle, which starts further
-#: from its equilibrium), and the finite-difference step (m, rad)
-EQUILIBRIUM_ITERATIONS = 4
-EQUILIBRIUM_ITERATIONS_PITCH = 8
-EQUILIBRIUM_HALVINGS = 10
-EQUILIBRIUM_STEP = 1e-6
+#: the arguments of the kernel :func:`engine.preload.preload_lateral`, in order
+PRELOAD_ARGS = ("y", "U", "P", "Y", "err", "W", "dy", "tires", "groups", "group0", "unknowns",
+                "residuals", "blocks", "block0", "start_at", "start_by", "tire_loads", "pitch",
+                "R", "vn", "J", "vt", "vu", "A", "vb", "perm")
 #: the accelerations (m/s^2, rad/s^2) below which a displaced vehicle's start is at rest
 DISPLACED_REST = 1e-6
 
 
-def _undisplaced_start(model, y0, lay, dz):
+def preload_arguments(model, tire_loads, u_wheel, pitch, wheel_dz=None) -> tuple:
+    """The arguments after the state of the kernel :func:`engine.preload.preload_lateral`
+    (:data:`PRELOAD_ARGS`) for ``model``: its index tables, the derivative's inputs at their
+    start values (``u_wheel``: the wheel inputs), outputs and scratch, and the kernel's
+    scratch. ``pitch``: the start on displaced wheels (``wheel_dz``: each wheel's dz)."""
+    P_UNIT, P_WHEEL, P_TIRE = model.P_UNIT, model.P_WHEEL, model.P_TIRE
+    nu, nw, nt = P_UNIT.shape[0], P_WHEEL.shape[0], P_TIRE.shape[0]
+    na, nc = model.P_AXLE.shape[0], model.P_CONN.shape[0]
+    lay = L.StateLayout.of_model(model)
+    unit_of = [int(P_WHEEL[int(P_TIRE[t, L.T_WHEEL]), L.W_UNIT]) for t in range(nt)]
+    tires = np.array([(unit_of[t], lay.at("tire", t) + L.TKY, lay.at("tire", t) + L.TTURN)
+                      for t in range(nt)], dtype=np.int64).reshape(nt, 3)
+    lead = [int(P_UNIT[u, L.U_LEAD]) for u in range(nu)]
+    # the tires of each combination (its lead unit's), in tire order
+    groups = [[t for t in range(nt) if lead[unit_of[t]] == k] for k in sorted(set(lead))]
+    body = (L.SZ, L.SPHI, L.STHETA) if pitch else (L.SZ, L.SPHI)
+    rates = (L.SW, L.SP, L.SQ) if pitch else (L.SW, L.SP)
+    wb, ab = lay.base["wheel"], lay.base["axle"]
+    unknowns = [lay.at("body", u) + k for u in range(nu) for k in body]
+    residuals = [(lay.at("body", u) + k, -1) for u in range(nu) for k in rates]
+    owner = [lead[u] for u in range(nu) for _ in body]
+    for w in range(nw):
+        if P_WHEEL[w, L.W_SOLID] < 0:
+            unknowns.append(wb + L.N_WHEEL_STATE * w + L.WZ)
+            residuals.append((wb + L.N_WHEEL_STATE * w + L.WZD, -1))
+            owner.append(lead[int(P_WHEEL[w, L.W_UNIT])])
+    for c in range(nc):                             # a towed unit: aside of the hitch
+        b = lay.at("body", int(model.P_CONN[c, L.C_TOWED]))
+        unknowns.append(b + L.SY)
+        residuals.append((b + L.SV, -1))
+        owner.append(lead[int(model.P_CONN[c, L.C_TOWED])])
+    for a in range(na):
+        o = ab + L.N_AXLE_STATE * a
+        unknowns += [o + L.AZ, o + L.APHI]
+        residuals += [(o + L.AZD, -1), (o + L.APHID, -1)]
+        owner += [lead[int(model.P_AXLE[a, L.AX_UNIT])]] * 2
+    if pitch:
+        # pitched units move their hitch points along x: a towed unit follows its tow unit's
+        # (its longitudinal acceleration, relative to the tow unit's, vanishing)
+        for c in range(nc):
+            b = lay.at("body", int(model.P_CONN[c, L.C_TOWED]))
+            unknowns.append(b + L.SX)
+            residuals.append((b + L.SU, lay.at("body", int(model.P_CONN[c, L.C_TOW])) + L.SU))
+            owner.append(lead[int(model.P_CONN[c, L.C_TOWED])])
+    # the unknowns and residuals of each vehicle (its lead unit's): its Newton step is solved on
+    # its own, so that a vehicle starts as in an event of its own (the Jacobian is block diagonal)
+    owner = np.array(owner)
+    blocks = [np.flatnonzero(owner == k) for k in sorted(set(owner.tolist()))]
+    start_at, start_by = _undisplaced_start(model, lay, wheel_dz) if pitch else ([], [])
+    n, most = len(unknowns), max(len(b) for b in blocks)
+    U = L.Inputs(np.array([[INPUT_LIMITS[f][2] for f in L.UNIT_INPUTS]] * nu),
+                 np.array(u_wheel, dtype=np.float64), np.array([INPUT_LIMITS[f][2] for f in L.ENV_INPUTS]))
+    Y = L.Outputs(np.zeros((nu, len(L.UNIT_OUTPUTS))), np.zeros((nw, len(L.WHEEL_OUTPUTS))),
+                  np.zeros((nt, len(L.TIRE_OUTPUTS))), np.zeros((na, len(L.AXLE_OUTPUTS))),
+                  np.zeros((nc, len(L.HITCH_OUTPUTS))),
+                  np.zeros((int(np.sum(P_UNIT[:, L.U_STEER_SLOT] >= 0)), len(L.STEERING_OUTPUTS))))
+    return (U, model, Y, np.zeros(2, dtype=np.int64), L.new_work(model), np.zeros(lay.size), tires,
+            np.array([t for g in groups for t in g], dtype=np.int64),
+            np.cumsum([0] + [len(g) for g in groups]).astype(np.int64),
+            np.array(unknowns, dtype=np.int64), np.array(residuals, dtype=np.int64).reshape(-1, 2),
+            np.concatenate(blocks).astype(np.int64),
+            np.cumsum([0] + [len(b) for b in blocks]).astype(np.int64),
+            np.array(start_at, dtype=np.int64), np.array(start_by, dtype=np.float64),
+            np.array(tire_loads, dtype=np.float64), int(pitch), np.zeros((3, 3)), np.zeros((4, n)),
+            np.zeros((n, n)), np.zeros((2, nt)), np.zeros((2, nu)), np.zeros((most, most)),
+            np.zeros((5, most)), np.zeros(most, dtype=np.int64))
+
+
+def _undisplaced_start(model, lay, dz):
     """The Newton start of a vehicle on displaced wheels: every wheel's centre where the
     undisplaced vehicle has it (an independent wheel's z-displacement, a solid axle's heave and
     roll, less its wheels' displacements dz), so that every tire starts on the ground at its static
     deflection (a raised wheel would start in the air, where its tire gives the Newton step no
-    hold)."""
+    hold). Returns (state indices, amounts): the kernel subtracts each amount from its state."""
     P_WHEEL, P_AXLE = model.P_WHEEL, model.P_AXLE
+    dz = np.asarray(dz, dtype=float)
+    at, by = [], []
     for w in range(P_WHEEL.shape[0]):
         if P_WHEEL[w, L.W_SOLID] < 0:
-            y0[lay.at("wheel", w) + L.WZ] -= dz[w]
+            at.append(lay.at("wheel", w) + L.WZ)
+            by.append(dz[w])
     for a in range(P_AXLE.shape[0]):
         ws = [w for w in range(P_WHEEL.shape[0]) if int(P_WHEEL[w, L.W_SOLID]) == a]
         left, right = (ws[0], ws[1]) if P_WHEEL[ws[0], L.W_SIDE] < 0 else (ws[1], ws[0])
         o = lay.at("axle", a)
-        y0[o + L.AZ] -= 0.5 * (dz[left] + dz[right])
-        y0[o + L.APHI] -= (dz[right] - dz[left]) / (P_WHEEL[right, L.W_Y0] - P_WHEEL[left, L.W_Y0])
+        at += [o + L.AZ, o + L.APHI]
+        by += [0.5 * (dz[left] + dz[right]),
+               (dz[right] - dz[left]) / (P_WHEEL[right, L.W_Y0] - P_WHEEL[left, L.W_Y0])]
+    return at, by
 
 
-def _displaced_start_problems(model, y0, residual, fields, wheel_names):
-    """Raise :class:`EventError` when a vehicle with a wheel displacement has not been brought
-    to rest (:func:`preload_lateral` with ``displaced``): a tire off the ground or beyond its
-    max_deflection, or accelerations left; the message names the displacements' ``fields``."""
+def _displaced_start_problems(model, r, y_tire, fields, wheel_names):
+    """Raise :class:`EventError` with :func:`displaced_start_problem`'s message, if any."""
+    problem = displaced_start_problem(model, r, y_tire, fields, wheel_names)
+    if problem:
+        raise EventError([problem])
+
+
+#: the message of a vehicle that cannot stand on its displaced wheels, around the fields, and
+#: its reasons: a tire off the ground, one beyond its max_deflection (around the deflection and
+#: the limit, %.4g), accelerations left (around the largest, %.3g)
+STAND = (": the vehicle cannot stand on its displaced wheels (", "); give smaller displacements")
+LIFT_OFF = " would lift off"
+DEFLECT = ("'s tire would deflect ", " m, beyond its max_deflection ", " m")
+NO_REST = ("no equilibrium found (an acceleration of ", " left)")
+
+
+def displaced_start_problem(model, r, y_tire, fields, wheel_names) -> str | None:
+    """Why a vehicle with a wheel displacement has not been brought to rest
+    (:func:`preload_lateral` with ``displaced``; ``r``: the accelerations left, ``y_tire``:
+    the tires' outputs at the start): a tire off the ground or beyond its max_deflection, or
+    accelerations left; the message names the displacements' ``fields``. None: at rest."""
     P_WHEEL, P_TIRE = model.P_WHEEL, model.P_TIRE
-    r, y_tire = residual(y0)
     names = wheel_names or [f"wheel {w}" for w in range(P_WHEEL.shape[0])]
     why = []
     for t in range(P_TIRE.shape[0]):
         w = int(P_TIRE[t, L.T_WHEEL])
         if not y_tire[t, L.YT_FZ] > 0.0:
-            why.append(f"{names[w]} would lift off")
+            why.append(f"{names[w]}{LIFT_OFF}")
         elif not y_tire[t, L.YT_DEFL] < P_TIRE[t, L.T_DMAX]:
-            why.append(f"{names[w]}'s tire would deflect {y_tire[t, L.YT_DEFL]:.4g} m, beyond its "
-                       f"max_deflection {P_TIRE[t, L.T_DMAX]:.4g} m")
+            why.append(f"{names[w]}{DEFLECT[0]}{y_tire[t, L.YT_DEFL]:.4g}{DEFLECT[1]}"
+                       f"{P_TIRE[t, L.T_DMAX]:.4g}{DEFLECT[2]}")
     if not why and not np.max(np.abs(r), initial=0.0) <= DISPLACED_REST:
-        why.append(f"no equilibrium found (an acceleration of {np.max(np.abs(r)):.3g} left)")
-    if why:
-        raise EventError([f"{', '.join(fields)}: the vehicle cannot stand on its displaced wheels "
-                          f"({'; '.join(dict.fromkeys(why))}); give smaller displacements"])
-
-
-def _derivative(model, u_wheel, n):
-    """A function y -> (dy, tire outputs) of the engine's derivative at the inputs' start
-    values (``u_wheel``: the wheel inputs)."""
-    from ..integrator import record
-    U = L.Inputs(np.array([[INPUT_LIMITS[f][2] for f in L.UNIT_INPUTS]] * model.P_UNIT.shape[0]),
-                 np.array(u_wheel, dtype=np.float64), np.array([INPUT_LIMITS[f][2] for f in L.ENV_INPUTS]))
-    Y = L.Outputs(np.zeros((model.P_UNIT.shape[0], len(L.UNIT_OUTPUTS))),
-                  np.zeros((model.P_WHEEL.shape[0], len(L.WHEEL_OUTPUTS))),
-                  np.zeros((model.P_TIRE.shape[0], len(L.TIRE_OUTPUTS))),
-                  np.zeros((model.P_AXLE.shape[0], len(L.AXLE_OUTPUTS))),
-                  np.zeros((model.P_CONN.shape[0], len(L.HITCH_OUTPUTS))),
-                  np.zeros((int(np.sum(model.P_UNIT[:, L.U_STEER_SLOT] >= 0)), len(L.STEERING_OUTPUTS))))
-    W = L.new_work(model)
-    err = np.zeros(2, dtype=np.int64)
-    kernel = []     # record's entry point for these arrays, once the first state is known
-
-    def evaluate(y):
-        dy = np.zeros(n)
-        err[:] = 0
-        args = (np.ascontiguousarray(y, dtype=np.float64), dy, U, model, Y, err, W)
-        if not kernel:
-            kernel.append(compiled_entry(record, args))
-        kernel[0](*args)
-        return dy, Y.y_tire.copy()
-    return evaluate
+        why.append(f"{NO_REST[0]}{np.max(np.abs(r)):.3g}{NO_REST[1]}")
+    if not why:
+        return None
+    return f"{', '.join(fields)}{STAND[0]}{'; '.join(dict.fromkeys(why))}{STAND[1]}"
 
 
 def _rotation(phi, theta, psi):

@@ -38,6 +38,15 @@ KERNELS = {
     "place_towed": ("y", "P"),
     "footprint_hits": ("y", "apart.pairs", "apart.foot", "apart.where", "apart.corners",
                        "apart.hits"),
+    # engine.setup.settle.SETTLE_ARGS and PRELOAD_ARGS, the set-up's arrays under settle.*, pre.*
+    "settle_on_terrain": ("y", "P", "settle.u_wheel", "settle.R", "settle.A", "settle.b",
+                          "settle.x", "settle.perm", "settle.tau", "settle.rz", "settle.xp",
+                          "settle.fault"),
+    "preload_lateral": ("y", "pre.U", "P", "pre.Y", "pre.err", "pre.W", "pre.dy", "pre.tires",
+                        "pre.groups", "pre.group0", "pre.unknowns", "pre.residuals", "pre.blocks",
+                        "pre.block0", "pre.start_at", "pre.start_by", "pre.tire_loads", "pitch",
+                        "pre.R", "pre.vn", "pre.J", "pre.vt", "pre.vu", "pre.A", "pre.vb",
+                        "pre.perm"),
 }
 
 
@@ -112,7 +121,7 @@ def compile_kernels(signature, out_dir: Path) -> dict:
     the module docstring; returns the ABI description."""
     from numba.core import types
     from numba.core.codegen import CPUCodeLibrary
-    from engine import drivetrain, integrator, launch, stability
+    from engine import drivetrain, integrator, launch, preload, settle, stability
     # the kernels linked here into one module share one copy of each kernel they call
     # (linkonce_odr) and lose their dead arguments there (targets.emit_object); the JIT's
     # own pass (engine.jit) would give each entry point internal copies of its own
@@ -122,7 +131,7 @@ def compile_kernels(signature, out_dir: Path) -> dict:
     y, t0, h, n, work, U, P, Y, err, W = signature
     # record(y, dy, U, P, Y, err, W): the types advance calls it with (dy = work[0])
     f1, f2 = types.Array(work.dtype, 1, "C"), types.Array(work.dtype, 2, "C")
-    i1 = types.Array(types.int64, 1, "C")
+    i1, i2 = types.Array(types.int64, 1, "C"), types.Array(types.int64, 2, "C")
     sigs = {"advance": signature,
             "record": (y, f1, U, P, Y, err, W),
             # stable_step(y, U, P, Y, err, W, free, base, shifted, J, A, wr, wi, M, x, d, piv, out)
@@ -132,15 +141,23 @@ def compile_kernels(signature, out_dir: Path) -> dict:
             "place_launch": (y, P, f2, types.int64, types.float64),
             "place_towed": (y, P),
             # footprint_hits(y, pairs, foot, where, corners, hits)
-            "footprint_hits": (y, f2, f2, f2, types.Array(work.dtype, 3, "C"), i1)}
+            "footprint_hits": (y, f2, f2, f2, types.Array(work.dtype, 3, "C"), i1),
+            # settle_on_terrain(y, P, u_wheel, R, A, b, x, perm, tau, rz, xp, fault)
+            "settle_on_terrain": (y, P, f2, f2, f2, f1, f1, i1, f1, f1, f1, f1),
+            # preload_lateral(y, U, P, Y, err, W, dy, tires, groups, group0, unknowns, residuals,
+            # blocks, block0, start_at, start_by, tire_loads, pitch, R, vn, J, vt, vu, A, vb, perm)
+            "preload_lateral": (y, U, P, Y, err, W, f1, i2, i1, i1, i1, i2, i1, i1, i1, f1, f1,
+                                types.int64, f2, f2, f2, f2, f2, f2, f2, i1)}
     stability.stable_step.compile(sigs["stable_step"])
     drivetrain.engage_clutches.compile(sigs["engage_clutches"])
     launch.place_launch.compile(sigs["place_launch"])
     launch.place_towed.compile(sigs["place_towed"])
     launch.footprint_hits.compile(sigs["footprint_hits"])
+    settle.settle_on_terrain.compile(sigs["settle_on_terrain"])
+    preload.preload_lateral.compile(sigs["preload_lateral"])
     modules = {"advance": integrator, "record": integrator, "stable_step": stability,
                "engage_clutches": drivetrain, "place_launch": launch, "place_towed": launch,
-               "footprint_hits": launch}
+               "footprint_hits": launch, "settle_on_terrain": settle, "preload_lateral": preload}
     abi, irs, symbols = {"kernels": {}}, [], []
     for name, sig in sigs.items():
         kernel = getattr(modules[name], name)

@@ -27,9 +27,22 @@ answer to a change of it, found at build time by running the set-up for other va
   the two together give the set-up's state bit for bit), and when the event holds several
   vehicles the runtime refuses a start at which two of them overlap, as the set-up does, by
   its kernel (``engine.launch.footprint_hits``: ``tune.apart``, ``apart.*``);
+* on a mesh, OpenCRG or external road without barriers, a lead unit's
+  position (``X0``, ``Y0``, ``yaw0``), and its ``speed0`` where it is not such rows (on a
+  crossfall it sets the rolling vehicle's slip): the set-up puts the vehicle on the terrain
+  under it (``engine.setup.params.pack``: ``engine.setup.settle``), so these are rows on the
+  state *before* that start (its ``trace``: ``tune.terrain`` on ``terrain.y``); the runtime
+  writes them, puts the towed units in line (``engine.launch.place_towed``), then calls the
+  set-up's kernels of that start, ``engine.settle.settle_on_terrain`` and
+  ``engine.preload.preload_lateral``, with the set-up's tables (``settle.*``, ``pre.*``), and
+  refuses a start with a wheel off the road, or on displaced wheels one the vehicle cannot
+  stand on (``engine.setup.settle.displaced_start_problem``), with the set-up's message; then
+  the other
+  parameters' rows on the state. The build checks at three values of each that this gives the
+  set-up's state bit for bit (:func:`terrain_start`);
 * any other parameter (one whose effect is not of these forms, a position when the start can
-  meet a barrier, a launch attitude when it can meet another vehicle, any initial condition on
-  a road other than flat ground)
+  meet a barrier, a launch attitude when it can meet another vehicle or on a road other than
+  flat ground, a position or speed on such a road with barriers)
   keeps its start value: the runtime refuses another one, naming it.
 
 A parameter that the engine accepts only as zero for this event (the motion of a lead unit
@@ -45,8 +58,15 @@ import numpy as np
 
 from engine import layout as L
 from engine.launch import place_launch, place_towed
+from engine.jit import compiled_entry
+from engine.preload import PRELOAD_DONE, preload_lateral
+from engine.settle import settle_on_terrain
+from engine.setup.errors import EventError
 from engine.setup.launch import MOTION_FIELDS, launched
 from engine.setup.params import pack
+from engine.setup.settle import (DEFLECT, DISPLACED_REST, LIFT_OFF, NO_REST, NOT_FINITE,
+                                  OFF_TERRAIN, PRELOAD_ARGS, SETTLE_ARGS, STAND,
+                                  displaced_start_problem, preload_arguments, settle_arguments)
 
 #: what the runtime does with a parameter (``tune.kind``)
 FIXED, TUNABLE, STEP, ZERO_ONLY = 0, 1, 2, 3
@@ -61,9 +81,15 @@ _PLACEMENT = (L.SX, L.SY, L.SZ, L.SPHI, L.STHETA, L.SPSI)
 _LAUNCH = ("roll0", "pitch0")
 #: the initial keys of a lead unit's position, which place the units it tows
 _POSITION = ("X0", "Y0", "yaw0")
+#: the initial keys of a lead unit that the runtime can apply before it puts the vehicle on a
+#: terrain (``tune.terrain``)
+_TERRAIN = _POSITION + ("speed0",)
 #: how far from its start value each probe of a Real parameter goes (odd, so that no form
 #: other than the true one reproduces three of them bit for bit)
 _PROBES = (1.2345678901, -0.7654321987, 2.7182818285)
+#: the scales of the probes of a start on a terrain, tried in turn where the set-up refuses one
+#: (the vehicle off the road)
+_NEARER = (1.0, 0.1, 0.01)
 
 
 class Effects(NamedTuple):
@@ -73,26 +99,45 @@ class Effects(NamedTuple):
     launch attitude is tunable: (unit, flat index of its Z in y, value reference of its roll0,
     of its pitch0, its equilibrium Z, the ground's Z), placed after the rows; ``towed``: 1
     when the towed units are put in line behind their tow units after the rows; ``apart``: 1
-    when the runtime checks that the vehicles start apart."""
+    when the runtime checks that the vehicles start apart; ``terrain``: the rows (as ``rows``,
+    on the state) that the runtime applies to the state before the set-up put the vehicle on
+    the terrain (``flat``), then settling and preloading it by the set-up's kernels
+    (``terrain_towed``: 1 when the towed units are put in line first; ``trace``: the set-up's
+    wheel inputs and tables of that start, ``engine.setup.params.pack``'s)."""
     kind: np.ndarray
     rows: np.ndarray
     reasons: dict
     launch: np.ndarray
     towed: int
     apart: int
+    terrain: np.ndarray
+    terrain_towed: int
+    flat: np.ndarray
+    trace: dict
 
 
 def _arrays(model, y0) -> list:
     return [np.asarray(y0)] + [np.asarray(a) for a in model]
 
 
-def _setup(event, sim, fm=None, initial=None, modes=None) -> list:
+def _setup(event, sim, fm=None, initial=None, modes=None, flat=False) -> list:
     """The set-up's arrays (the state and the packed parameters, in :data:`TARGETS` order) for
-    the simulation's parameters with the given ones in their place."""
-    model, y0 = pack(event, sim.friction_multiplier if fm is None else fm,
-                     sim.initial if initial is None else initial,
-                     None, sim.steering_modes if modes is None else modes)
-    return _arrays(model, y0)
+    the simulation's parameters with the given ones in their place; ``flat``: the state before
+    the set-up puts the vehicle on the terrain (``engine.setup.params.pack``'s ``trace``), even
+    where the terrain then refuses it."""
+    trace = {}
+    args = (event, sim.friction_multiplier if fm is None else fm,
+            sim.initial if initial is None else initial, None,
+            sim.steering_modes if modes is None else modes)
+    if not flat:
+        return _arrays(*pack(*args))
+    try:
+        model, _ = pack(*args, trace=trace)
+    except EventError:
+        if "flat" not in trace:
+            raise
+        model = pack(*args[:2], sim.initial, *args[3:])[0]    # the same arrays: only y moves
+    return _arrays(model, trace["flat"])
 
 
 def _changed(base: list, other: list) -> list:
@@ -143,11 +188,12 @@ def _apply(op: int, v: float, c: float) -> float:
         return float(np.float64(v) + np.float64(c))
 
 
-def _probes(v, start: float) -> list:
+def _probes(v, start: float, scale: float = 1.0) -> list:
     lo = -math.inf if v.min is None else float(v.min)
     hi = math.inf if v.max is None else float(v.max)
     out = []
     for d in _PROBES:
+        d *= scale
         p = start + d
         if not lo <= p <= hi:
             p = start - d
@@ -176,6 +222,12 @@ def effects(event, sim, catalogue) -> Effects:
     towing = {vehicle[0] for vehicle in event.vehicles() if len(vehicle) > 1}
     rows, owner, launches, towed, apart = [], {}, {}, False, False
     names = {v.name: v.value_reference for v in params}
+    # on a terrain: the lead's position (and speed) applied before the set-up's start on it
+    trace = {}
+    pack(event, sim.friction_multiplier, sim.initial, None, sim.steering_modes, trace=trace)
+    flat_base = [trace["flat"]] + base[1:]
+    on_terrain = not flat and sim.model.P_BAR.shape[0] == 0
+    terrain = {}             # value reference -> (variable, its rows on the flat state, towed)
     for v in params:
         source, index = v.binding
         vr = v.value_reference
@@ -196,7 +248,31 @@ def effects(event, sim, catalogue) -> Effects:
             ignore = frozenset((0, lay.at("body", sim.unit_names.index(name)) + s)
                                for vehicle in event.vehicles() if vehicle[0] == index[0]
                                for name in vehicle[1:] for s in (L.SX, L.SY, L.SPSI))
-        found = _effect(event, sim, v, base, ENUMERATIONS, ignore)
+        moved = source == "initial" and index[1] in _POSITION and not flat
+        # (a position on a terrain is probed on the state before the start there, below: the
+        # set-up may refuse a probe off the road)
+        found = "" if moved else _effect(event, sim, v, base, ENUMERATIONS, ignore)
+        if source == "initial" and index[1] in _TERRAIN and not flat and (
+                moved or isinstance(found, str)):
+            if not on_terrain:
+                reasons[v.name] = "a position or speed on a road other than flat ground with " \
+                                  "barriers (the vehicle was settled on the road at build time)"
+                continue
+            # its rows on the state before the start on the terrain; the towed units' places
+            # there are the kernel's
+            train = index[0] in towing
+            ignore = frozenset((0, lay.at("body", sim.unit_names.index(name)) + s)
+                               for vehicle in event.vehicles() if vehicle[0] == index[0]
+                               for name in vehicle[1:] for s in (L.SX, L.SY, L.SPSI)) \
+                if train else frozenset()
+            found = _effect(event, sim, v, flat_base, ENUMERATIONS, ignore, flat=True)
+            if not isinstance(found, str) and any(t != 0 for _, t, _, _, _, _ in found):
+                found = "it changes a packed parameter besides the state"
+            if isinstance(found, str):
+                reasons[v.name] = found
+            else:
+                terrain[vr] = (v, found, train)
+            continue
         if not isinstance(found, str) and train:
             found = _towed_problem(event, sim, v, found) or found
             towed = towed or not isinstance(found, str)
@@ -209,8 +285,8 @@ def effects(event, sim, catalogue) -> Effects:
             continue
         moves = any(t == 0 and k in placing for _, t, k, _, _, _ in found)
         if moves and not (open_road and (alone or index[1] in _POSITION)):
-            reasons[v.name] = "a position or attitude on a road other than flat ground (the " \
-                              "vehicle was settled on the road at build time)" if not flat else \
+            reasons[v.name] = "an attitude on a road other than flat ground (the vehicle " \
+                              "was settled on the road at build time)" if not flat else \
                               "a position or attitude when the start can meet a barrier, or an " \
                               "attitude when it can meet another vehicle (checked at build time)"
             continue
@@ -238,11 +314,91 @@ def effects(event, sim, catalogue) -> Effects:
         kind[vr] = FIXED
         reasons[named[vr]] = "it writes a slot another parameter writes too"
     rows = [r for r in rows if r[0] not in shared]
+    # the terrain's parameters: their rows, the towed units put in line, the start on the
+    # terrain, then the other parameters' rows on the state give the set-up's, at three values
+    after = [r for r in rows if r[1] == 0]
+    slots = {}
+    for vr, (v, found, _) in terrain.items():
+        for row in found:
+            slots.setdefault(row[2], set()).add(vr)
+    twice = {vr for vrs in slots.values() if len(vrs) > 1 for vr in vrs}
+    terrain_rows, terrain_towed = [], False
+    for vr, (v, found, train) in terrain.items():
+        problem = "it writes a slot another parameter writes too" if vr in twice else \
+            _terrain_problem(event, sim, v, found, train, flat_base[0], after, trace, params)
+        if problem:
+            reasons[v.name] = problem
+            continue
+        kind[vr] = TUNABLE
+        terrain_rows += found
+        terrain_towed = terrain_towed or train
+        apart = apart or (len(event.vehicles()) > 1 and v.binding[1][1] in _POSITION)
     table = np.array(rows, dtype=np.float64).reshape(-1, 6)
     launch = [row for row in launches.values()
               if any(kind[int(vr)] == TUNABLE for vr in row[2:4])]
     return Effects(kind, table, reasons, np.array(launch, dtype=np.float64).reshape(-1, 6),
-                   int(towed), int(apart))
+                   int(towed), int(apart), np.array(terrain_rows, dtype=np.float64).reshape(-1, 6),
+                   int(terrain_towed), np.array(flat_base[0], dtype=np.float64), trace)
+
+
+def terrain_start(y, model, trace, towed: bool, wheel_names) -> str | None:
+    """What the native runtime does after the terrain's rows (``tune.terrain``): the towed units
+    put in line (``towed``), the start on the terrain by the set-up's kernels
+    (``engine.settle.settle_on_terrain``, ``engine.preload.preload_lateral``) with the set-up's
+    wheel inputs and tables (``trace``: ``engine.setup.params.pack``'s), on displaced wheels the
+    set-up's check that the vehicle stands (``engine.setup.settle.displaced_start_problem``).
+    None, or why the set-up refuses the start."""
+    if towed:
+        compiled_entry(place_towed, (y, model))(y, model)
+    args = (y,) + settle_arguments(model, trace["u_wheel"])
+    w = compiled_entry(settle_on_terrain, args)(*args)
+    if w >= 0:
+        return f"off the terrain: wheel {w}"
+    args = (y,) + preload_arguments(model, trace["tire_loads"], trace["u_wheel"], trace["pitch"],
+                                    trace["wheel_dz"])
+    if compiled_entry(preload_lateral, args)(*args) != PRELOAD_DONE:
+        return "no equilibrium"
+    if trace["pitch"]:
+        r, Y = args[PRELOAD_ARGS.index("vn")][0], args[PRELOAD_ARGS.index("Y")]
+        return displaced_start_problem(model, r, Y.y_tire, trace["displaced"], wheel_names)
+    return None
+
+
+def _terrain_problem(event, sim, v, rows, train, flat_y, after, trace, params) -> str | None:
+    """None when the rows of the initial-condition parameter ``v`` on the state before the
+    start on the terrain (``flat_y``), :func:`terrain_start` and the other parameters' rows on
+    the state (``after``, at their start values) give the set-up's state bit for bit at three
+    values of it, and a refusal where the set-up refuses (a wheel off the terrain), else why
+    not. Where the set-up refuses a probe (the vehicle off the road), the probes nearer the
+    start value (:data:`_NEARER`) are tried too."""
+    lead, key = v.binding[1]
+    start = {p.value_reference: float(p.start) for p in params}
+    checked = 0
+    values = [p for scale in _NEARER for p in _probes(v, float(v.start), scale)]
+    for value in values:
+        if checked == len(_PROBES):
+            break
+        initial = copy.deepcopy(sim.initial)
+        initial[lead][key] = value
+        try:
+            want = _setup(event, sim, initial=initial)[0]
+        except EventError:
+            want = None
+        y = np.array(flat_y, dtype=np.float64)
+        for _, _, k, op, c, _ in rows:
+            y[int(k)] = _apply(int(op), value, c)
+        refused = terrain_start(y, sim.model, trace, train, sim.wheel_names)
+        if want is None or refused:
+            if want is None and refused:
+                continue
+            return "the start on the terrain does not reproduce the set-up's state"
+        for vr, _, k, op, c, _ in after:
+            y[int(k)] = _apply(int(op), start[int(vr)], c)
+        if not np.array_equal(y, want, equal_nan=True):
+            return "the start on the terrain does not reproduce the set-up's state"
+        checked += 1
+    return None if checked == len(_PROBES) else \
+        f"the set-up refuses {len(values) - checked} of the {len(values)} values it was probed at"
 
 
 def _placement_problem(event, sim, v, rows, place, failure) -> str | None:
@@ -299,10 +455,11 @@ def _launch_problem(event, sim, v, rows, launch) -> str | None:
                               "state")
 
 
-def _effect(event, sim, v, base, enumerations, ignore=frozenset()):
+def _effect(event, sim, v, base, enumerations, ignore=frozenset(), flat=False):
     """The effect rows of parameter ``v`` (value reference, target, flat index, op, constant,
     item), or the reason it stays fixed; the slots (target, flat index) in ``ignore`` are
-    left to the caller."""
+    left to the caller. ``flat``: on the state before the start on the terrain (``base`` that
+    state's arrays)."""
     source, index = v.binding
     start = float(v.start)
 
@@ -312,7 +469,7 @@ def _effect(event, sim, v, base, enumerations, ignore=frozenset()):
         if source == "initial":
             initial = copy.deepcopy(sim.initial)
             initial[index[0]][index[1]] = value
-            return _setup(event, sim, initial=initial)
+            return _setup(event, sim, initial=initial, flat=flat)
         modes = dict(sim.steering_modes)
         from engine.steering import MODES
         modes[index[0]] = MODES[int(value) - 1]
@@ -355,6 +512,19 @@ def _split(message: str, value) -> tuple[str, str]:
     if not sep or repr(value) in tail:
         raise RuntimeError(f"cannot find where {message!r} prints its value")
     return head, tail
+
+
+def _kernel_arrays(prefix: str, names, args) -> dict:
+    """{prefix.name: array} of a kernel's arguments ``args`` named ``names`` (a named tuple's
+    arrays by its fields), but the packed model ``P`` (the runtime's own) and scalars."""
+    out = {}
+    for name, value in zip(names, args):
+        if isinstance(value, np.ndarray):
+            out[f"{prefix}.{name}"] = value
+        elif hasattr(value, "_fields") and name != "P":
+            for field in value._fields:
+                out[f"{prefix}.{name}.{field}"] = getattr(value, field)
+    return out
 
 
 def tables(event, sim, catalogue) -> dict:
@@ -436,7 +606,21 @@ def tables(event, sim, catalogue) -> dict:
         "apart.hits": np.zeros(len(overlaps.heads), np.int64),
         "apart.heads": texts(overlaps.heads), "apart.quoted": texts(overlaps.quoted),
         "launch.R": np.zeros((3, 3)),
+        "tune.terrain": found.terrain,
+        "tune.terrain_flags": np.array([found.terrain_towed, int(found.trace["pitch"])], np.int64),
+        "terrain.y": found.flat,
+        "terrain.texts": texts(OFF_TERRAIN + (NOT_FINITE, ", ".join(found.trace["displaced"]))
+                               + STAND + (LIFT_OFF,) + DEFLECT + NO_REST),
+        # the check of a start on displaced wheels: y_tire's columns of the load and the
+        # deflection, P_TIRE's of the wheel and the largest deflection, the rest's limit
+        "terrain.check": np.array([L.YT_FZ, L.YT_DEFL, L.T_WHEEL, L.T_DMAX, DISPLACED_REST]),
+        "wheel.names": texts(sim.wheel_names),
     }
+    out.update(_kernel_arrays("settle", SETTLE_ARGS[1:], settle_arguments(
+        sim.model, found.trace["u_wheel"])))
+    out.update(_kernel_arrays("pre", PRELOAD_ARGS[1:], preload_arguments(
+        sim.model, found.trace["tire_loads"], found.trace["u_wheel"], found.trace["pitch"],
+        found.trace["wheel_dz"])))
     for name, a in kernel_work(sim.y.size, free).items():
         out[f"stab.{name}"] = a
     return out

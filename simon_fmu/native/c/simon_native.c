@@ -26,7 +26,7 @@
 #define SN_MAGIC "SIMONNAT"
 #define SN_VERSION 1u
 #define SN_FILE "native.bin"
-#define SN_MAX_ARRAYS 128
+#define SN_MAX_ARRAYS 256
 
 enum { T_REAL = 0, T_INTEGER = 1, T_BOOLEAN = 2 };
 enum { C_PARAMETER = 0, C_CALCULATED = 1, C_INPUT = 2, C_OUTPUT = 3 };
@@ -40,6 +40,14 @@ enum { OP_DIV = 0, OP_MUL, OP_ADD, OP_ITEM };
 /* tune.stable: the build's limit of the step size (engine.setup.stability.stable_step) */
 enum { S_HMAX = 0, S_RE, S_IM, S_STATE, S_MIN_STEP };
 #define SN_MAX_TARGETS 64
+/* terrain.texts (simon_fmu/native/tuning.py): a wheel off the terrain (around its X, its Y), no
+   equilibrium, then on displaced wheels: their fields, the message around its reasons, a tire
+   off the ground, one beyond its max_deflection (around the two), accelerations left */
+enum { TX_OFF0 = 0, TX_OFF1, TX_OFF2, TX_NOT_FINITE, TX_FIELDS, TX_STAND0, TX_STAND1, TX_LIFT_OFF,
+       TX_DEFLECT0, TX_DEFLECT1, TX_DEFLECT2, TX_NO_REST0, TX_NO_REST1, TX_COUNT };
+/* terrain.check: y_tire's columns of the load and the deflection, P_TIRE's of the wheel and the
+   largest deflection, the accelerations below which the vehicle is at rest */
+enum { CK_FZ = 0, CK_DEFL, CK_WHEEL, CK_DMAX, CK_REST };
 
 static const char *const INPUT_NAMES[3] = {"U.u_unit", "U.u_wheel", "U.u_env"};
 static const char *const SHADOW_NAMES[3] = {"in.u_unit", "in.u_wheel", "in.u_env"};
@@ -90,6 +98,15 @@ typedef struct {
     sn_array *lau[SN_MAX_ARRAYS];       /* place_launch's arguments */
     sn_array *tow[SN_MAX_ARRAYS];       /* place_towed's arguments */
     sn_array *apart[SN_MAX_ARRAYS];     /* footprint_hits' arguments */
+    sn_array *settle[SN_MAX_ARRAYS];    /* settle_on_terrain's arguments */
+    sn_array *pre[SN_MAX_ARRAYS];       /* preload_lateral's arguments */
+    /* the start on a terrain (tune.terrain): the rows on the state before it (terrain.y), the
+       towed units put in line first, on displaced wheels; the messages' texts */
+    const double *terrain_rows, *terrain_y;
+    int nterrain_rows;
+    int64_t terrain_towed, terrain_pitch;
+    const char **terrain_texts, **wheel_names;
+    int nterrain_texts, nwheel_names;
     int mutable_[SN_MAX_ARRAYS];        /* the arrays an FMU state holds */
     double step;                        /* the internal step (stepSize) */
     const char **tire_names, **state_names;
@@ -366,6 +383,8 @@ static const char *bind(sn_instance *c)
         {sn_place_launch_arrays, sn_place_launch_narrays, c->lau},
         {sn_place_towed_arrays, sn_place_towed_narrays, c->tow},
         {sn_footprint_hits_arrays, sn_footprint_hits_narrays, c->apart},
+        {sn_settle_on_terrain_arrays, sn_settle_on_terrain_narrays, c->settle},
+        {sn_preload_lateral_arrays, sn_preload_lateral_narrays, c->pre},
         {sn_stable_step_arrays, sn_stable_step_narrays, c->stab}};
     for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
         const char *missing = find_all(c, kernels[k].names, kernels[k].n, kernels[k].out);
@@ -392,7 +411,10 @@ static const char *bind(sn_instance *c)
                             "tune.lo", "tune.hi", "tune.accepts", "tune.rows", "tune.targets",
                             "tune.zero", "tune.zero_tail", "tune.items", "tune.texts",
                             "tune.speed", "tune.stable", "tune.reasons", "tune.launch",
-                            "tune.towed", "tune.apart", "apart.heads", "apart.quoted"};
+                            "tune.towed", "tune.apart", "apart.heads", "apart.quoted",
+                            "tune.terrain", "tune.terrain_flags", "terrain.y", "terrain.texts",
+                            "wheel.names", "settle.fault", "terrain.check", "pre.Y.y_tire",
+                            "pre.vn"};
     for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
         if (find(c, needed[i]) == NULL) {
             snprintf(why, sizeof why, "the resources have no array %s", needed[i]);
@@ -439,6 +461,15 @@ static const char *bind(sn_instance *c)
     c->tune_apart = ta->dtype != 2 || ta->nitems != 1 ? -1 : *(const int64_t *)ta->init;
     c->apart_heads = strings(find(c, "apart.heads"), &c->napart_heads);
     c->apart_quoted = strings(find(c, "apart.quoted"), &c->napart_quoted);
+    sn_array *tr_ = find(c, "tune.terrain"), *tf = find(c, "tune.terrain_flags");
+    c->terrain_rows = (const double *)tr_->init;
+    c->nterrain_rows = tr_->ndim == 2 && tr_->shape[1] == 6 && tr_->dtype == 1 ? (int)tr_->shape[0] : -1;
+    c->terrain_towed = tf->dtype == 2 && tf->nitems == 2 ? ((const int64_t *)tf->init)[0] : -1;
+    c->terrain_pitch = tf->dtype == 2 && tf->nitems == 2 ? ((const int64_t *)tf->init)[1] : -1;
+    sn_array *ty = find(c, "terrain.y");
+    c->terrain_y = ty->dtype == 1 && ty->nbytes == find(c, "y")->nbytes ? (const double *)ty->init : NULL;
+    c->terrain_texts = strings(find(c, "terrain.texts"), &c->nterrain_texts);
+    c->wheel_names = strings(find(c, "wheel.names"), &c->nwheel_names);
     int na, nz, nzt, ntx;
     c->tune_accepts = strings(find(c, "tune.accepts"), &na);
     c->tune_zero = strings(find(c, "tune.zero"), &nz);
@@ -457,6 +488,10 @@ static const char *bind(sn_instance *c)
             || nzt != c->nvars || c->ntune_rows < 0
             || c->ntune_items < 0 || c->ntune_speed < 0 || c->ntune_launch < 0
             || c->tune_towed < 0 || c->tune_apart < 0 || !c->apart_heads || !c->apart_quoted
+            || c->nterrain_rows < 0 || c->terrain_towed < 0 || c->terrain_pitch < 0
+            || !c->terrain_y || !c->terrain_texts || c->nterrain_texts != TX_COUNT
+            || !c->wheel_names || find(c, "terrain.check")->nitems != 5
+            || find(c, "pre.Y.y_tire")->ndim != 2 || find(c, "pre.vn")->ndim != 2
             || c->apart[5]->nitems != c->napart_heads || c->apart[3]->shape[0] != c->napart_quoted
             || find(c, "var.value")->nitems != c->nvars || find(c, "tune.kind")->nitems != c->nvars
             || find(c, "tune.stable")->nitems != S_MIN_STEP + 1) {
@@ -468,6 +503,14 @@ static const char *bind(sn_instance *c)
         int64_t vr = (int64_t)row[0], t = (int64_t)row[1], k = (int64_t)row[2];
         if (vr < 0 || vr >= c->nvars || t < 0 || t >= c->ntune_targets || k < 0
                 || k >= c->tune_target[t]->nitems) {
+            snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
+            return why;
+        }
+    }
+    for (int r = 0; r < c->nterrain_rows; r++) {
+        const double *row = c->terrain_rows + 6 * r;
+        if ((int64_t)row[0] < 0 || (int64_t)row[0] >= c->nvars || (int64_t)row[2] < 0
+                || (int64_t)row[2] >= find(c, "y")->nitems) {
             snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
             return why;
         }
@@ -535,6 +578,8 @@ static void release(sn_instance *c)
     free(c->tune_reasons);
     free(c->apart_heads);
     free(c->apart_quoted);
+    free(c->terrain_texts);
+    free(c->wheel_names);
     free(c->pool);
     free(c->file);
     free(c->name);
@@ -760,6 +805,132 @@ static int vehicles_overlap(sn_instance *c, char *why, size_t size)
     return problems > 0;
 }
 
+/* the rows of a table (tune.rows, tune.terrain: value reference, target, slot, operation,
+   constant, item), on the state only (which > 0), on the packed parameters only (which < 0)
+   or all; the target of a tune.terrain row is y */
+static void apply_rows(sn_instance *c, const double *rows, int n, int terrain, int which)
+{
+    for (int r = 0; r < n; r++) {                   /* the set-up's operations */
+        const double *row = rows + 6 * r;
+        double v = c->tune_value[(int64_t)row[0]], k = row[4];
+        double *data = terrain ? c->y : (double *)c->tune_target[(int64_t)row[1]]->data;
+        if ((which > 0 && data != c->y) || (which < 0 && data == c->y))
+            continue;
+        double *slot = data + (int64_t)row[2];
+        switch ((int)row[3]) {
+        case OP_DIV: *slot = v / k; break;
+        case OP_MUL: *slot = k * v; break;
+        case OP_ADD: *slot = v + k; break;
+        default: if (v == row[5]) *slot = k; break;
+        }
+    }
+}
+
+/* a tire's reason the vehicle cannot stand on its displaced wheels into text, or 0
+   (engine.setup.settle.displaced_start_problem) */
+static int tire_problem(sn_instance *c, int64_t t, char *text, size_t size)
+{
+    const double *check = (const double *)find(c, "terrain.check")->init;
+    sn_array *yt = find(c, "pre.Y.y_tire");
+    const double *row = (const double *)yt->data + t * yt->shape[1];
+    const double *p = c->p_tire + t * c->p_tire_cols;
+    int64_t w = (int64_t)p[(int64_t)check[CK_WHEEL]];
+    const char *name = w >= 0 && w < c->nwheel_names ? c->wheel_names[w] : "a wheel";
+    const char *const *tx = c->terrain_texts;
+    if (!(row[(int64_t)check[CK_FZ]] > 0.0))
+        snprintf(text, size, "%s%s", name, tx[TX_LIFT_OFF]);
+    else if (!(row[(int64_t)check[CK_DEFL]] < p[(int64_t)check[CK_DMAX]]))
+        snprintf(text, size, "%s%s%.4g%s%.4g%s", name, tx[TX_DEFLECT0], row[(int64_t)check[CK_DEFL]],
+                 tx[TX_DEFLECT1], p[(int64_t)check[CK_DMAX]], tx[TX_DEFLECT2]);
+    else
+        return 0;
+    return 1;
+}
+
+/* engine.setup.settle.displaced_start_problem: why the vehicle on displaced wheels is not at
+   rest (its tires' reasons once each, in tire order, else the accelerations left: pre.vn[0]),
+   into why; 0 at rest */
+static int displaced_problem(sn_instance *c, char *why, size_t size)
+{
+    const char *const *tx = c->terrain_texts;
+    size_t at = 0;
+    int n = 0;
+    char text[512], other[512];
+    why[0] = '\0';
+    append(why, size, &at, "the parameters are not accepted: ");
+    append(why, size, &at, tx[TX_FIELDS]);
+    append(why, size, &at, tx[TX_STAND0]);
+    for (int64_t t = 0; t < c->ntires; t++) {
+        if (!tire_problem(c, t, text, sizeof text))
+            continue;
+        int seen = 0;                               /* dict.fromkeys: each reason once */
+        for (int64_t s = 0; s < t && !seen; s++)
+            seen = tire_problem(c, s, other, sizeof other) && strcmp(text, other) == 0;
+        if (seen)
+            continue;
+        append(why, size, &at, n++ ? "; " : "");
+        append(why, size, &at, text);
+    }
+    if (n == 0) {
+        sn_array *vn = find(c, "pre.vn");
+        const double *r = vn->data;
+        double most = 0.0;
+        for (int64_t k = 0; k < vn->shape[1] && !isnan(most); k++)   /* numpy.max: NaN wins */
+            most = isnan(r[k]) || fabs(r[k]) > most ? fabs(r[k]) : most;
+        if (most <= ((const double *)find(c, "terrain.check")->init)[CK_REST])
+            return 0;
+        snprintf(text, sizeof text, "%s%.3g%s", tx[TX_NO_REST0], most, tx[TX_NO_REST1]);
+        append(why, size, &at, text);
+    }
+    append(why, size, &at, tx[TX_STAND1]);
+    return 1;
+}
+
+/* The parameters' rows. When a parameter of the start on a terrain (tune.terrain) is not at its
+   start value, the set-up's start there: the state before it (terrain.y) with those rows and
+   the packed parameters' rows, the towed units put in line (engine.launch.place_towed), every
+   unit settled on the terrain (engine.settle.settle_on_terrain) and in equilibrium there
+   (engine.preload.preload_lateral), then the other rows on the state; a wheel off the terrain
+   or no equilibrium is refused with the set-up's message. */
+static int terrain_start(sn_instance *c, char *why, size_t size)
+{
+    int moved = 0;
+    for (int r = 0; r < c->nterrain_rows; r++) {
+        int64_t vr = (int64_t)c->terrain_rows[6 * r];
+        double v = c->tune_value[vr], b = c->var_value[vr];
+        moved |= v != b && !(isnan(v) && isnan(b));
+    }
+    if (!moved) {
+        apply_rows(c, c->tune_rows, c->ntune_rows, 0, 0);
+        return 0;
+    }
+    memcpy(c->y, c->terrain_y, find(c, "y")->nbytes);
+    apply_rows(c, c->terrain_rows, c->nterrain_rows, 1, 0);
+    apply_rows(c, c->tune_rows, c->ntune_rows, 0, -1);
+    int64_t status = 0;
+    if (c->terrain_towed)
+        sn_call_place_towed(c->tow, &status);
+    int64_t w = -1;
+    sn_call_settle_on_terrain(c->settle, &w);
+    if (w >= 0) {
+        const double *fault = (const double *)find(c, "settle.fault")->data;
+        snprintf(why, size, "the parameters are not accepted: %s%s%.6g%s%.6g%s",
+                 w < c->nwheel_names ? c->wheel_names[w] : "a wheel", c->terrain_texts[TX_OFF0],
+                 fault[0], c->terrain_texts[TX_OFF1], fault[1], c->terrain_texts[TX_OFF2]);
+        return 1;
+    }
+    status = 0;
+    sn_call_preload_lateral(c->pre, c->terrain_pitch, &status);
+    if (status != 0) {
+        snprintf(why, size, "the parameters are not accepted: %s", c->terrain_texts[TX_NOT_FINITE]);
+        return 1;
+    }
+    if (c->terrain_pitch && displaced_problem(c, why, size))
+        return 1;
+    apply_rows(c, c->tune_rows, c->ntune_rows, 0, 1);
+    return 0;
+}
+
 static int setup_parameters(sn_instance *c, char *why, size_t size)
 {
     int changed = 0, moved = 0;
@@ -802,17 +973,8 @@ static int setup_parameters(sn_instance *c, char *why, size_t size)
     }
     if (problems)
         return 1;
-    for (int r = 0; r < c->ntune_rows; r++) {       /* the set-up's operations */
-        const double *row = c->tune_rows + 6 * r;
-        double v = c->tune_value[(int64_t)row[0]], k = row[4];
-        double *slot = (double *)c->tune_target[(int64_t)row[1]]->data + (int64_t)row[2];
-        switch ((int)row[3]) {
-        case OP_DIV: *slot = v / k; break;
-        case OP_MUL: *slot = k * v; break;
-        case OP_ADD: *slot = v + k; break;
-        default: if (v == row[5]) *slot = k; break;
-        }
-    }
+    if (terrain_start(c, why, size) != 0)           /* engine.setup.params.pack on a terrain */
+        return 1;
     if (c->tune_towed) {                            /* engine.launch.place_towed */
         int64_t status = 0;
         sn_call_place_towed(c->tow, &status);

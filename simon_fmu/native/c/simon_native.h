@@ -45,5 +45,11 @@ int32_t sn_call_place_towed(sn_array *const *a, void *ret);
 extern const char *const sn_footprint_hits_arrays[];
 extern const int sn_footprint_hits_narrays;
 int32_t sn_call_footprint_hits(sn_array *const *a, void *ret);
+extern const char *const sn_settle_on_terrain_arrays[];
+extern const int sn_settle_on_terrain_narrays;
+int32_t sn_call_settle_on_terrain(sn_array *const *a, void *ret);
+extern const char *const sn_preload_lateral_arrays[];
+extern const int sn_preload_lateral_narrays;
+int32_t sn_call_preload_lateral(sn_array *const *a, int64_t pitch, void *ret);
 
 #endif
