@@ -1300,6 +1300,8 @@ def collision_outputs(y, P, u, frames, coll, y_unit_row, c_fx):
     v0, nv = int(P.P_COLL[u, CO_V0]), int(P.P_COLL[u, CO_NV])
     set_ = 1.0 - P.P_COLL[u, CO_E] * P.P_COLL[u, CO_E]     # the permanent share of an approach
     crush, residual = 0.0, 0.0
+    if y[s + CS_CONTACT] < 0.5:
+        nv = 0      # never touched: no vertex has a memory (a raised one is a contact)
     for i in range(nv):
         dmax = y[vbase + v0 + i]
         if dmax > 0.0:
@@ -1310,7 +1312,7 @@ def collision_outputs(y, P, u, frames, coll, y_unit_row, c_fx):
                 residual = set_ * dmax - d0
     y_unit_row[c_fx + 8] = max(crush, coll[u, WC_DEPTH])
     y_unit_row[c_fx + 9] = residual
-    crush_profile(y, P, u, vbase, y_unit_row, c_fx + YU_CRUSH_FACE - YU_COLL_FX)
+    crush_profile(y, P, u, vbase, y_unit_row, c_fx + YU_CRUSH_FACE - YU_COLL_FX, nv > 0)
 
 
 @njit
@@ -1332,7 +1334,7 @@ def _residual(y, P, u, vbase, v, f):
 
 
 @njit
-def crush_profile(y, P, u, vbase, row, c):
+def crush_profile(y, P, u, vbase, row, c, touched):
     """Unit u's residual crush profile as reconstructionists measure it (CRASH3, NASS) into
     row[c:c + 2 + CRUSH_STATIONS] (layout.YU_CRUSH_FACE on): the damaged face, the damage
     width L and the crush C1 .. C6 at six equally spaced stations across it
@@ -1343,10 +1345,13 @@ def crush_profile(y, P, u, vbase, row, c):
     k's crush is the deepest residual crush of the face's vertices whose tributary cell
     (layout.CV_CELL) spans the station, so a column of vertices stands for the strip it
     carries, at any height. The face as the FMU's CrushFace enumeration: 2 + FACE_* (1: no
-    residual crush yet, and all the rest zero)."""
+    residual crush yet, and all the rest zero; so without ``touched``, the unit's first contact:
+    no vertex has a memory before it)."""
     row[c] = CRUSH_NONE
     for k in range(1, 2 + CRUSH_STATIONS):
         row[c + k] = 0.0
+    if not touched:
+        return
     PC, CK, CV = P.P_COLL, P.CK, P.CV
     v0, nv = int(PC[u, CO_V0]), int(PC[u, CO_NV])
     face, deepest = -1, 0.0
