@@ -158,3 +158,8 @@ def test_a_study_into_the_wall_reports_the_crush_profile(wall_fmu, tmp_path):
     assert car["collision.deltaV"] > 0.9 * V_TEST
     md = (tmp_path / "report.md").read_text()
     assert "Collisions" in md and "crushC6" in md and "Front" in md
+    # the figure's crush panel: the profile drawn inwards across the width
+    panel = next(p for p in result["figure"] if p.title.startswith("Residual crush profile"))
+    line = panel.line("car, front")
+    assert list(line.x) == pytest.approx([WIDTH * k / 5 for k in range(6)], rel=1e-12)
+    assert list(line.y) == [-car[f"collision.crushC{k}"] for k in range(1, 7)]

@@ -27,6 +27,8 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
+
 
 from . import manoeuvres, report, units
 from . import tables as history_tables
@@ -94,6 +96,8 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
         {k: v.replace("^", "") for k, v in manoeuvres.DERIVED_UNITS.items()})
     title = f"{man.name}: {run['vehicle']}"
     panels = man.panels(history, settings, shown)
+    if collisions:
+        panels.append(crush_panel(collisions, shown))
     png = report.figure_png(panels, f"{title} ({run['date'][:10]})")
     tables = report_tables(man, settings, parameters, metrics, run, shown, notes)
     if collisions:
@@ -142,6 +146,30 @@ def collision_table(collisions: dict, fmu_units: dict, shown):
                     + [unit.unit, si])
     return Table("Collisions (at the end of the run; crush profile C1..C6 across the damaged "
                  "face, C1 left or front)", ["output"] + units_ + ["unit", "SI unit"], rows)
+
+
+def crush_panel(collisions: dict, shown):
+    """The report's panel of each collided unit's residual crush profile: C1..C6 at their
+    stations across the damage width (from C1, the left or the front end), drawn inwards from
+    the undamaged face at 0, as a reconstructionist sketches the crushed outline."""
+    from .report import Line, Panel
+    m = shown.unit("m")
+    title = "Residual crush profile (C1 at the left or the front)"
+    if len(collisions) == 1:        # a single line is named by the title
+        (unit, c), = collisions.items()
+        face = c["collision.crushFace"].lower()
+        end = "left" if face in ("front", "rear") else "front"
+        title = f"Residual crush profile: {unit}, {face} (C1 at the {end})"
+    panel = Panel(title, f"across the damage width ({m.unit})", f"crush, inwards ({m.unit})")
+    width = max(c["collision.crushWidth"] for c in collisions.values())
+    panel.lines.append(Line("_undamaged", np.array([0.0, m(width)]), np.zeros(2),
+                            {"color": "0.5", "ls": "--"}))
+    for unit, c in collisions.items():
+        stations = np.linspace(0.0, c["collision.crushWidth"], 6)
+        crush = np.array([c[f"collision.crushC{k}"] for k in range(1, 7)])
+        panel.lines.append(Line(f"{unit}, {c['collision.crushFace'].lower()}",
+                                m(stations), -m(crush), {"marker": "o"}))
+    return panel
 
 
 def report_tables(man, settings: dict, parameters: dict, metrics: dict, run: dict,
