@@ -1,0 +1,63 @@
+"""The integrator's latched block (engine.integrator.advance): the collision block (the vertices'
+memories, the pairs' faces, the wheels' damage sets) is copied to the stages and to the last
+good state only at a boundary whose latches changed it. A step that fails at its boundary
+restores the last good state whole, the block as latched at that state's boundary: the sedan
+into a wall with tires that cannot take the crash's load fails during the crush (its memories
+growing every step), and the state it is left at has, bit for bit, the motion of the same run
+stopped at the last good time and the block that run latches there.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engine
+from engine import layout as L
+from engine.collision import latch_contacts
+from engine.vehicle import latch_attitude, synchronize_frames
+from support.fixtures import barrier_event
+
+SPEED = 15.0            # m/s into the wall, 1 m ahead of the car's front
+#: m: the tires' limit (the sedan's 0.1 m, its second stiffness from 0.05 m), which the front
+#: tires pass as the car dives into the wall (static 0.0185 m; they fail at 0.098 s, the
+#: front pressed into the wall with 590 kN)
+MAX_DEFLECTION, SECONDARY = 0.019, 0.0188
+
+
+def _sim():
+    data = barrier_event()
+    for tire in data["units"][0]["tires"].values():
+        tire["max_deflection"] = MAX_DEFLECTION
+        tire["secondary_stiffness_deflection"] = SECONDARY
+    data["units"][0]["initial"]["speed"] = SPEED
+    data.setdefault("simulation", {})["tire_limit"] = "stop"    # a tire beyond it: a failure
+    sim = engine.Simulation(engine.load_event(data), warn=False)
+    sim.u_unit[0, L.IU_GEAR] = 0
+    return sim
+
+
+def test_a_step_failing_in_a_crush_leaves_the_last_good_state_whole():
+    failing = _sim()
+    with pytest.raises(engine.SimulationError) as err:
+        failing.advance(0.5)
+    t_good = failing.time
+    block = failing.layout.at("collision")
+    # the failure came while the front was crushing: its memories grew at every boundary
+    assert "tire deflection exceeds" in str(err.value)
+    assert failing.y_unit[0, L.YU_COLL_CONTACT] == 1.0 and failing.y_unit[0, L.YU_COLL_FX] < 0.0
+    # the last good state is the one at t_good with that boundary's latches taken: its motion
+    # is the run stopped at t_good's, its collision block that run's once the boundary's
+    # latches (engine.integrator.advance's first three calls) are taken on it
+    at_good = _sim()
+    at_good.advance(t_good)
+    y = at_good.y.copy()
+    P, U, W = at_good.model, at_good._inputs, at_good._scratch
+    latch_attitude(y, P, W)
+    synchronize_frames(y, P, W)
+    changed = latch_contacts(y, t_good, P, U, W)
+    grown = np.count_nonzero(y[block:] != at_good.y[block:])
+    print(f"failed after t = {t_good} s: {err.value}; the block's {grown} states latched at "
+          f"that boundary")
+    assert changed and grown > 0    # the boundary changed the block: it had to be copied
+    assert np.array_equal(failing.y[block:], y[block:])
+    assert np.array_equal(failing.y[:L.N_BODY_OUT], at_good.y[:L.N_BODY_OUT])
