@@ -1339,8 +1339,11 @@ def crush_profile(y, P, u, vbase, row, c, touched):
     row[c:c + 2 + CRUSH_STATIONS] (layout.YU_CRUSH_FACE on): the damaged face, the damage
     width L and the crush C1 .. C6 at six equally spaced stations across it
     (docs/equations.md, "The residual crush profile"). The face is the one of front, rear,
-    right and left that holds the exterior's deepest residual crush (:func:`_residual`; a
-    vertex counts towards the faces it lies on, CK > 0); L runs between the outermost of that
+    right and left whose crushed volume is the largest: the sum over the vertices on it (CK >
+    0; an edge's vertex is on two) of their residual crush into it (:func:`_residual`, with
+    that face's A/B) times their tributary area on it (CK over the face's stiffness per unit
+    area), so that a frontal crush is the front's though the front's corner vertices are the
+    sides' too; L runs between the outermost of that
     face's vertices with a residual crush, across the face (:func:`_profile_axis`); station
     k's crush is the deepest residual crush of the face's vertices whose tributary cell
     (layout.CV_CELL) spans the station, so a column of vertices stands for the strip it
@@ -1354,15 +1357,18 @@ def crush_profile(y, P, u, vbase, row, c, touched):
         return
     PC, CK, CV = P.P_COLL, P.CK, P.CV
     v0, nv = int(PC[u, CO_V0]), int(PC[u, CO_NV])
-    face, deepest = -1, 0.0
-    for v in range(v0, v0 + nv):
-        if y[vbase + v] <= 0.0:
-            continue            # never touched
-        for f in (FACE_FRONT, FACE_REAR, FACE_RIGHT, FACE_LEFT):
-            if CK[v, f] > 0.0:
+    face, most = -1, 0.0
+    for f in (FACE_FRONT, FACE_REAR, FACE_RIGHT, FACE_LEFT):
+        if PC[u, CO_K0 + f] <= 0.0:
+            continue
+        volume = 0.0
+        for v in range(v0, v0 + nv):
+            if y[vbase + v] > 0.0 and CK[v, f] > 0.0:
                 r = _residual(y, P, u, vbase, v, f)
-                if r > deepest:
-                    face, deepest = f, r
+                if r > 0.0:
+                    volume += r * CK[v, f] / PC[u, CO_K0 + f]
+        if volume > most:
+            face, most = f, volume
     if face < 0:
         return
     axis, sign = _profile_axis(face)

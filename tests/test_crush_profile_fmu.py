@@ -163,3 +163,23 @@ def test_a_study_into_the_wall_reports_the_crush_profile(wall_fmu, tmp_path):
     line = panel.line("car, front")
     assert list(line.x) == pytest.approx([WIDTH * k / 5 for k in range(6)], rel=1e-12)
     assert list(line.y) == [-car[f"collision.crushC{k}"] for k in range(1, 7)]
+
+
+def test_a_frontal_crush_is_the_fronts_when_the_sides_a_over_b_is_smaller():
+    """The front's corner vertices are on a side too; with the sides' A/B below the front's
+    their residual crush on the side is the deeper, but the front holds the crushed volume:
+    the profile is the front's, across the car's width, every station alike (the engine, the
+    wall square at 56 km/h; the side's A 10 kN/m against the front's 50 kN/m)."""
+    data = barrier_event()
+    data["units"][0]["collision"]["crush_a"] = {**CRUSH_A, "side": 10.0e3}
+    data["units"][0]["initial"]["speed"] = V_TEST
+    sim = engine.Simulation(engine.load_event(data), warn=False)
+    sim.u_unit[0, L.IU_GEAR] = 0
+    sim.advance(0.7)
+    out = sim.y_unit[0]
+    stations = out[L.YU_CRUSH_C1:L.YU_CRUSH_C1 + 6]
+    print(f"side A 10 kN/m: face {out[L.YU_CRUSH_FACE]:.0f}, width {out[L.YU_CRUSH_WIDTH]:.4f} m, "
+          f"C1..C6 {np.round(stations, 4)} m")
+    assert out[L.YU_CRUSH_FACE] == FRONT
+    assert out[L.YU_CRUSH_WIDTH] == pytest.approx(WIDTH, rel=1e-12)
+    assert list(stations) == pytest.approx([stations[2]] * 6, rel=1e-12)

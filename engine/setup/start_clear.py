@@ -11,7 +11,7 @@ Surfaces as the collision passes see them: the road (flat ground, the terrain me
 vertex, or an external road's plane of the unit's first wheel's road inputs), every barrier
 plane (its solid side behind its normal) and every standing polygon of a mesh terrain (behind
 its plane, its foot in the triangle, the unit's CG in front). Every environment object (a fixed mesh) is met from the side the unit's CG is on, as the
-collision passes meet it (:func:`engine.collision.object_depth`). The wheels' meshes meet
+collision passes meet it (:func:`engine.collision.object_approach`). The wheels' meshes meet
 barriers, walls and objects, not the road (their tires carry it), and are checked against
 those at their static poses. A vertex counts when it is deeper than :data:`engine.collision.EDGE` (1 mm).
 """
@@ -152,8 +152,8 @@ def _inside_object(model, bar, pts, cells, R, cg, name, k):
     i = int(np.argmax(depth))
     if depth[i] <= EDGE:
         return []
-    part = "exterior" if cells[i] is not None else "wheel meshes"
-    return [f"environment.objects[{k}]: the {part} of {name} starts {depth[i]:.3g} m inside the "
+    part = "exterior of {} starts" if cells[i] is not None else "wheel meshes of {} start"
+    return [f"environment.objects[{k}]: the {part.format(name)} {depth[i]:.3g} m inside the "
             f"object (at X, Y, Z = {pts[i][0]:.4g}, {pts[i][1]:.4g}, {pts[i][2]:.4g} m); a "
             "vehicle starts clear of the objects (move the vehicle, its initial X0, Y0, or the "
             "object)"]

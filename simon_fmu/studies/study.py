@@ -96,7 +96,7 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
         {k: v.replace("^", "") for k, v in manoeuvres.DERIVED_UNITS.items()})
     title = f"{man.name}: {run['vehicle']}"
     panels = man.panels(history, settings, shown)
-    if collisions:
+    if any(c["collision.crushFace"] != "None" for c in collisions.values()):
         panels.append(crush_panel(collisions, shown))
     png = report.figure_png(panels, f"{title} ({run['date'][:10]})")
     tables = report_tables(man, settings, parameters, metrics, run, shown, notes)
@@ -149,10 +149,12 @@ def collision_table(collisions: dict, fmu_units: dict, shown):
 
 
 def crush_panel(collisions: dict, shown):
-    """The report's panel of each collided unit's residual crush profile: C1..C6 at their
+    """The report's panel of the residual crush profile of each unit that has one (a crushed
+    face; not a unit that only touched the road lightly): C1..C6 at their
     stations across the damage width (from C1, the left or the front end), drawn inwards from
     the undamaged face at 0, as a reconstructionist sketches the crushed outline."""
     from .report import Line, Panel
+    collisions = {u: c for u, c in collisions.items() if c["collision.crushFace"] != "None"}
     m = shown.unit("m")
     title = "Residual crush profile (C1 at the left or the front)"
     if len(collisions) == 1:        # a single line is named by the title
