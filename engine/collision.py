@@ -1247,11 +1247,12 @@ def latch_contacts(y, t, P, U, W):
             y[s + CS_T0] = t
             y[s + CS_T1] = t
         elif y[s + CS_CONTACT] < 1.5 and y[s + CS_CONTACT] > 0.5:    # in its first episode
-            changed = True
             if row[6] > 0.0:
                 y[s + CS_T1] = t
+                changed = True
             elif t - y[s + CS_T1] > IMPULSE_GAP:
                 y[s + CS_CONTACT] = 2.0     # the impulse phase is over
+                changed = True
     if moved:
         # the wheels' loads at this boundary (the largest approaches just latched leave the
         # loading forces as they were)
@@ -1300,9 +1301,9 @@ def collision_outputs(y, P, u, frames, coll, y_unit_row, c_fx):
     v0, nv = int(P.P_COLL[u, CO_V0]), int(P.P_COLL[u, CO_NV])
     set_ = 1.0 - P.P_COLL[u, CO_E] * P.P_COLL[u, CO_E]     # the permanent share of an approach
     crush, residual = 0.0, 0.0
-    if y[s + CS_CONTACT] < 0.5:
-        nv = 0      # never touched: no vertex has a memory (a raised one is a contact)
-    for i in range(nv):
+    # a unit that has never touched anything has no memory (a raised one is a contact)
+    touched = y[s + CS_CONTACT] > 0.5
+    for i in range(nv if touched else 0):
         dmax = y[vbase + v0 + i]
         if dmax > 0.0:
             d0 = no_damage_approach(P, v0 + i)
@@ -1312,7 +1313,7 @@ def collision_outputs(y, P, u, frames, coll, y_unit_row, c_fx):
                 residual = set_ * dmax - d0
     y_unit_row[c_fx + 8] = max(crush, coll[u, WC_DEPTH])
     y_unit_row[c_fx + 9] = residual
-    crush_profile(y, P, u, vbase, y_unit_row, c_fx + YU_CRUSH_FACE - YU_COLL_FX, nv > 0)
+    crush_profile(y, P, u, vbase, y_unit_row, c_fx + YU_CRUSH_FACE - YU_COLL_FX, touched)
 
 
 @njit
@@ -1343,11 +1344,10 @@ def crush_profile(y, P, u, vbase, row, c, touched):
     0; an edge's vertex is on two) of their residual crush into it (:func:`_residual`, with
     that face's A/B) times their tributary area on it (CK over the face's stiffness per unit
     area), so that a frontal crush is the front's though the front's corner vertices are the
-    sides' too; L runs between the outermost of that
-    face's vertices with a residual crush, across the face (:func:`_profile_axis`); station
-    k's crush is the deepest residual crush of the face's vertices whose tributary cell
-    (layout.CV_CELL) spans the station, so a column of vertices stands for the strip it
-    carries, at any height. The face as the FMU's CrushFace enumeration: 2 + FACE_* (1: no
+    sides' too; L runs between the outermost of that face's vertices with a residual crush,
+    across the face (:func:`_profile_axis`); station k's crush is the deepest residual crush of
+    the face's vertices whose tributary cell (layout.CV_CELL) spans the station, so a column of
+    vertices stands for the strip it carries, at any height. The face as the FMU's CrushFace enumeration: 2 + FACE_* (1: no
     residual crush yet, and all the rest zero; so without ``touched``, the unit's first contact:
     no vertex has a memory before it)."""
     row[c] = CRUSH_NONE

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Iterator, NamedTuple, Optional, Union
 
 import engine
+from engine.layout import CRUSH_STATIONS
 from engine.setup.derived import differential_ratios
 from engine.setup.event import MAX_STEP_SIZE, MIN_STEP_SIZE
 from engine.signals import AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS
@@ -195,9 +196,10 @@ FIELDS: dict[str, Field] = {
                                   "between the outermost vertices of crushFace with a residual "
                                   "crush (CRASH3's L)"),
     **{f"collision.crushC{k}": Field("m", None, f"Residual crush C{k} of the profile across "
-                                     f"crushFace: at {k - 1}/5 of crushWidth from its start (C1 "
-                                     "left or front), the deepest residual crush of the vertices "
-                                     "whose tributary strip spans that station") for k in range(1, 7)},
+                                     f"crushFace: at {k - 1}/{CRUSH_STATIONS - 1} of crushWidth from "
+                                     "its start (C1 left or front), the deepest residual crush of "
+                                     "the vertices whose tributary strip spans that station")
+       for k in range(1, CRUSH_STATIONS + 1)},
     # wheel outputs
     "steer": Field("rad", "deg", "Road-wheel steer angle relative to the vehicle "
                    "(positive right)"),

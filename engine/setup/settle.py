@@ -9,7 +9,6 @@ from .. import layout as L
 from .errors import EventError
 from ..jit import compiled_entry
 from ..kinematics import euler_trig, rotation_vehicle_to_earth
-from ..least_squares import least_squares
 from ..preload import PRELOAD_NOT_FINITE, preload_lateral as preload_kernel
 from ..settle import settle_on_terrain as settle_kernel
 from ..signals import INPUT_LIMITS
@@ -21,20 +20,6 @@ def default_wheel_inputs(n_wheels):
     for j, f in enumerate(L.WHEEL_INPUTS):
         u[:, j] = INPUT_LIMITS[f][2]
     return u
-
-
-def solve_least_squares(A, b):
-    """The minimum-norm least-squares solution of A x = b, by the engine's allocation-free
-    kernel (:func:`engine.least_squares.least_squares`, in place of LAPACK's, so that code
-    that runs without Python can take the same steps)."""
-    A = np.array(A, dtype=np.float64, order="C")
-    b = np.array(b, dtype=np.float64)
-    m, n = A.shape
-    x = np.zeros(n)
-    least_squares(A, m, n, b, x, np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros(n))
-    if not np.all(np.isfinite(x)):
-        raise EventError([NOT_FINITE])
-    return x
 
 
 def settle_on_terrain(model, y0, wheel_names, u_wheel):

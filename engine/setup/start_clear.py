@@ -10,10 +10,11 @@ overlaps, before the step size is judged (``engine.setup.stability``).
 Surfaces as the collision passes see them: the road (flat ground, the terrain mesh under each
 vertex, or an external road's plane of the unit's first wheel's road inputs), every barrier
 plane (its solid side behind its normal) and every standing polygon of a mesh terrain (behind
-its plane, its foot in the triangle, the unit's CG in front). Every environment object (a fixed mesh) is met from the side the unit's CG is on, as the
-collision passes meet it (:func:`engine.collision.object_approach`). The wheels' meshes meet
-barriers, walls and objects, not the road (their tires carry it), and are checked against
-those at their static poses. A vertex counts when it is deeper than :data:`engine.collision.EDGE` (1 mm).
+its plane, its foot in the triangle, the unit's CG in front). Every environment object (a
+fixed mesh) is met from the side the unit's CG is on, as the collision passes meet it
+(:func:`engine.collision.object_approach`). The wheels' meshes meet barriers, walls and
+objects, not the road (their tires carry it), and are checked against those at their static
+poses. A vertex counts when it is deeper than :data:`engine.collision.EDGE` (1 mm).
 """
 from __future__ import annotations
 

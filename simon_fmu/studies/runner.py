@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.layout import CRUSH_STATIONS
+
 
 class CaseError(RuntimeError):
     """A case the FMU refused or failed; the message is the FMU's logged reason."""
@@ -193,4 +195,4 @@ class FmuRunner:
 COLLISION_OUTPUTS = ("collision.deltaV", "collision.deltaVx", "collision.deltaVy",
                      "collision.pdof", "collision.duration", "collision.maxCrush",
                      "collision.residualCrush", "collision.crushWidth") + tuple(
-    f"collision.crushC{k}" for k in range(1, 7))
+    f"collision.crushC{k}" for k in range(1, CRUSH_STATIONS + 1))

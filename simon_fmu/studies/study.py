@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.layout import CRUSH_STATIONS
 
 from . import manoeuvres, report, units
 from . import tables as history_tables
@@ -167,8 +168,8 @@ def crush_panel(collisions: dict, shown):
     panel.lines.append(Line("_undamaged", np.array([0.0, m(width)]), np.zeros(2),
                             {"color": "0.5", "ls": "--"}))
     for unit, c in collisions.items():
-        stations = np.linspace(0.0, c["collision.crushWidth"], 6)
-        crush = np.array([c[f"collision.crushC{k}"] for k in range(1, 7)])
+        stations = np.linspace(0.0, c["collision.crushWidth"], CRUSH_STATIONS)
+        crush = np.array([c[f"collision.crushC{k}"] for k in range(1, CRUSH_STATIONS + 1)])
         panel.lines.append(Line(f"{unit}, {c['collision.crushFace'].lower()}",
                                 m(stations), -m(crush), {"marker": "o"}))
     return panel
