@@ -57,7 +57,7 @@ from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_
                      PA_A, PA_B, PA_AX, PA_BX, N_PAIR_STATE, PS_FACE_ON_A, PS_FACE_ON_B,
                      U_NWHEELS, CO_R0, CO_WHEELS, WC_BOUND, WC_E, WC_K0, WC_NV, WC_RADIUS, WC_V0, WP_EX, WP_EY, WP_EZ, WP_X,
                      WP_Y, WP_Z, N_XG, XG_N1, XG_N2, XG_O1, XG_O2, XG_S1, XG_S2, XG_START, XT_D,
-                     XT_E0, XT_FACE, XT_INV0, XT_NX, XT_NY, XT_NZ, OB_BOX, OB_K, OB_SLOT,
+                     XT_C0, XT_E0, XT_FACE, XT_INV0, XT_NX, XT_NY, XT_NZ, XT_V0, CO_GRID, OB_BOX, OB_K, OB_SLOT,
                      CRUSH_STATIONS, YU_COLL_FX, YU_CRUSH_FACE)
 from .terrain_mesh import mesh_surface
 from .wheel_damage import (add_wheel_load, contact_motions, damage_step, ensure_poses,
@@ -161,8 +161,16 @@ def vertex_force(k, e, tau, mu, vreg, pen, nx, ny, nz, vx, vy, vz, dmax):
     the surface), the vertex moving at v relative to the surface, all in one frame: the
     normal force along n and Coulomb friction mu F_n against the sliding velocity
     (regularised below ``vreg``)."""
+    return series_force(k, e, tau, mu, vreg, pen, 1.0, nx, ny, nz, vx, vy, vz, dmax)
+
+
+@njit
+def series_force(k, e, tau, mu, vreg, pen, share, nx, ny, nz, vx, vy, vz, dmax):
+    """:func:`vertex_force` of a vertex whose own approach ``pen`` grows at ``share`` of the
+    rate the surfaces approach at (a vertex in series with another unit's face, its share of
+    their mutual approach, :func:`_vertex_into_box`)."""
     vn = vx * nx + vy * ny + vz * nz
-    fn = normal_force(k, e, tau, pen, -vn, dmax)
+    fn = normal_force(k, e, tau, pen, -vn * share, dmax)
     if fn == 0.0:
         return 0.0, 0.0, 0.0
     tx, ty, tz = vx - vn * nx, vy - vn * ny, vz - vn * nz
@@ -843,6 +851,13 @@ def _plane_gap(X, t, px, py, pz):
 
 @njit
 def mesh_approach(P, b, f, px, py, pz, farthest):
+    """:func:`mesh_hit` without the triangle."""
+    pen, nx, ny, nz, fk, _ = mesh_hit(P, b, f, px, py, pz, farthest)
+    return pen, nx, ny, nz, fk
+
+
+@njit
+def mesh_hit(P, b, f, px, py, pz, farthest):
     """The approach of a point p (unit b's frame) into unit b's OBJ exterior, pressing along
     the normal of face f of b's bounding box (the pair's latched face, :func:`entry_face`): the
     ray from p along that normal, out of b, meets b's triangles (those of the grid cell of p
@@ -853,7 +868,8 @@ def mesh_approach(P, b, f, px, py, pz, farthest):
     outside. With ``farthest`` (a fixed object, which a vertex may cross whole: a pole), the
     farthest triangle the ray leaves b through, entering or not: the outer surface on that side,
     which the vertex has passed. Returns (approach, nx, ny, nz, the face of the box whose
-    stiffness the triangle carries): approach 0 and face -1 outside."""
+    stiffness the triangle carries, the triangle's row in XM): approach 0, face -1 and row -1
+    outside."""
     i = face_axis(f)
     sg = 1.0 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else -1.0
     j, k = (i + 1) % 3, (i + 2) % 3
@@ -863,7 +879,7 @@ def mesh_approach(P, b, f, px, py, pz, farthest):
     n1, n2 = int(X[g + XG_N1]), int(X[g + XG_N2])
     f1, f2 = (p[j] - X[g + XG_O1]) / X[g + XG_S1], (p[k] - X[g + XG_O2]) / X[g + XG_S2]
     if not (0.0 <= f1 <= n1 and 0.0 <= f2 <= n2):
-        return 0.0, 0.0, 0.0, 0.0, -1
+        return 0.0, 0.0, 0.0, 0.0, -1, -1
     c = int(X[g + XG_START]) + min(int(f1), n1 - 1) + n1 * min(int(f2), n2 - 1)
     best, hit = (-1.0 if farthest else math.inf), -1
     for e in range(int(X[c]), int(X[c + 1])):
@@ -876,9 +892,149 @@ def mesh_approach(P, b, f, px, py, pz, farthest):
         elif 0.0 <= along < best and _in_projection(X, t, i, p[j], p[k]):
             best, hit = along, t
     if hit < 0 or sg * X[hit + XT_NX + i] <= 0.0:
-        return 0.0, 0.0, 0.0, 0.0, -1
+        return 0.0, 0.0, 0.0, 0.0, -1, -1
     return (_plane_gap(X, hit, px, py, pz), X[hit + XT_NX], X[hit + XT_NY], X[hit + XT_NZ],
-            int(X[hit + XT_FACE]))
+            int(X[hit + XT_FACE]), hit)
+
+
+@njit
+def grid_vertex(nx, ny, nz, i, j, k):
+    """The number (from the unit's first, CO_V0) of the vertex at node (i, j, k) of a box
+    mesh's grid of nx x ny x nz nodes (layout.CO_GRID), a node on its surface:
+    engine.setup.collision.box_mesh keeps the surface nodes in the order of i, then j, then k,
+    so a slab of x at either end holds ny nz vertices and one between them a ring of
+    2 nz + 2 (ny - 2)."""
+    full = ny * nz
+    if i == 0:
+        return j * nz + k
+    start = full + (i - 1) * (2 * nz + 2 * (ny - 2))
+    if i == nx - 1:
+        return start + j * nz + k
+    if j == 0:
+        return start + k
+    if j == ny - 1:
+        return start + nz + 2 * (ny - 2) + k
+    return start + nz + 2 * (j - 1) + (0 if k == 0 else 1)
+
+
+@njit
+def _at(axis, m, j, mj, k, mk):
+    """The index along ``axis`` of the grid node whose index along axis j is mj, along axis k
+    mk, and m along the third."""
+    if axis == j:
+        return mj
+    if axis == k:
+        return mk
+    return m
+
+
+@njit
+def _grid_node(CV, v0, n, axis, m):
+    """The coordinate along ``axis`` of node m of a box mesh's grid (n: its nodes along x, y, z;
+    its vertices from v0 in CV): that of a surface vertex on the node's plane."""
+    i = m if axis == 0 else 0
+    j = m if axis == 1 else 0
+    k = m if axis == 2 else 0
+    return CV[v0 + grid_vertex(n[0], n[1], n[2], i, j, k), axis]
+
+
+@njit
+def _grid_bracket(CV, v0, n, axis, q):
+    """The node m of a box mesh's grid along ``axis`` at or below coordinate q (clamped to the
+    grid) and q's fraction of the way to node m + 1."""
+    lo, hi = 0, n[axis] - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _grid_node(CV, v0, n, axis, mid) <= q:
+            lo = mid
+        else:
+            hi = mid
+    x0, x1 = _grid_node(CV, v0, n, axis, lo), _grid_node(CV, v0, n, axis, hi)
+    t = (q - x0) / (x1 - x0)
+    return lo, min(max(t, 0.0), 1.0)
+
+
+@njit
+def surface_memory(y, P, b, vbase, f, px, py, pz, box, hit):
+    """The largest approach so far delta_max (m) of unit b's surface where a point p (b's
+    frame) presses on face f of its box (``box`` as the pair cuts it) along that face's normal:
+    its vertices' there, interpolated linearly between them, over the triangle it is under
+    (XM's row ``hit`` >= 0) of an OBJ exterior, over the four nodes round its point on that
+    face of a box mesh's grid (CO_GRID); its permanent set (1 - e^2) delta_max is how far the
+    crush has moved that surface in (docs/equations.md, "Crush that moves the mesh"). 0 on a
+    face the pair cuts (a cab's back) and on the box of an OBJ exterior."""
+    PCb, CV = P.P_COLL[b], P.CV
+    v0 = int(PCb[CO_V0])
+    i = face_axis(f)
+    j, k = (i + 1) % 3, (i + 2) % 3
+    p = (px, py, pz)
+    if hit >= 0:
+        X = P.XM
+        ax, ay = X[hit + XT_C0 + j], X[hit + XT_C0 + k]
+        bx, by = X[hit + XT_C0 + 3 + j], X[hit + XT_C0 + 3 + k]
+        cx, cy = X[hit + XT_C0 + 6 + j], X[hit + XT_C0 + 6 + k]
+        d = (by - cy) * (ax - cx) + (cx - bx) * (ay - cy)
+        if d == 0.0:
+            return 0.0
+        l1 = max(((by - cy) * (p[j] - cx) + (cx - bx) * (p[k] - cy)) / d, 0.0)
+        l2 = max(((cy - ay) * (p[j] - cx) + (ax - cx) * (p[k] - cy)) / d, 0.0)
+        l3 = max(1.0 - l1 - l2, 0.0)
+        total = l1 + l2 + l3
+        return (l1 * y[vbase + v0 + int(X[hit + XT_V0])]
+                        + l2 * y[vbase + v0 + int(X[hit + XT_V0 + 1])]
+                        + l3 * y[vbase + v0 + int(X[hit + XT_V0 + 2])]) / total
+    n = (int(PCb[CO_GRID]), int(PCb[CO_GRID + 1]), int(PCb[CO_GRID + 2]))
+    if n[0] == 0 or (f == FACE_REAR and box[0] > PCb[CO_XMIN]):
+        return 0.0
+    m = n[i] - 1 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else 0
+    mj, tj = _grid_bracket(CV, v0, n, j, p[j])
+    mk, tk = _grid_bracket(CV, v0, n, k, p[k])
+    total = 0.0
+    for dj in range(2):
+        wj = tj if dj == 1 else 1.0 - tj
+        for dk in range(2):
+            wk = tk if dk == 1 else 1.0 - tk
+            if wj * wk == 0.0:
+                continue
+            v = grid_vertex(n[0], n[1], n[2], _at(0, m, j, mj + dj, k, mk + dk),
+                            _at(1, m, j, mj + dj, k, mk + dk), _at(2, m, j, mj + dj, k, mk + dk))
+            total += wj * wk * y[vbase + v0 + v]
+    return total
+
+
+@njit
+def _elastic_law(x, e, dmax):
+    """A face's load per unit of its stiffness (m) at x beyond its permanent set
+    (1 - e^2) dmax: along its elastic line up to dmax, then along the loading line."""
+    if x <= e * e * dmax:
+        return x / (e * e)
+    return (1.0 - e * e) * dmax + x
+
+
+@njit
+def series_split(Ka, ea, ma, Kb, eb, mb, d):
+    """How the overlap d > 0 of two crushed surfaces in contact divides between them: x_a on
+    the face of stiffness Ka per unit area (restitution ea, largest approach so far ma), d -
+    x_a on the other, so that the two carry one pressure, each on its own law (elastic from
+    its permanent set (1 - e^2) m up to m, loading beyond: :func:`_elastic_law`), and the rate
+    at which x_a grows with d there. Piecewise linear: the pressure difference is
+    evaluated at the laws' two corners and solved on the segment where it changes sign."""
+    c1 = ea * ea * ma                   # a's corner, as x_a
+    c2 = d - eb * eb * mb               # b's corner, as x_a
+    lo, glo = 0.0, -Kb * _elastic_law(d, eb, mb)
+    for x in (min(c1, c2), max(c1, c2), d):
+        if x <= lo:
+            continue
+        hi = min(x, d)
+        ghi = Ka * _elastic_law(hi, ea, ma) - Kb * _elastic_law(d - hi, eb, mb)
+        if ghi >= 0.0:
+            xa = lo - glo * (hi - lo) / (ghi - glo) if ghi > glo else lo
+            # the slopes on that segment: a's and b's stiffness there
+            sa = Ka / (ea * ea) if xa < c1 else Ka
+            sb = Kb / (eb * eb) if xa > c2 else Kb
+            return xa, sb / (sa + sb)
+        lo, glo = hi, ghi
+    return d, 1.0
 
 
 @njit
@@ -977,22 +1133,27 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
         return 0.0, -1      # beside the box across the face it would press on
     if mesh:
         qx, qy, qz = _into_box(P.P_COLL[b], ib, px, py, pz)
-        pen, nx, ny, nz, fk = mesh_approach(P, b, f, qx, qy, qz, dynamic(False))
+        pen, nx, ny, nz, fk, hit = mesh_hit(P, b, f, qx, qy, qz, dynamic(False))
     else:
+        qx, qy, qz = px, py, pz
         pen, nx, ny, nz = _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1)
-        fk = f
+        fk, hit = f, -1
     if pen <= 0.0:
         return pen, f
-    s = vbase + vi
-    if latch:
-        e = P.P_COLL[a, CO_E] if w < 0 else P.P_WCOLL[w, WC_E]
-        if pen > (1.0 - e * e) * y[s]:      # pressed beyond its permanent crush: in contact
-            out_a[6] += 1.0
-            out_b[6] += 1.0
-        if _latch_vertex(y, s, w, pen, wcoll):
-            out_a[WC_CHANGED] = 1.0
-        return pen, f
     PC = P.P_COLL
+    s = vbase + vi
+    e = PC[a, CO_E] if w < 0 else P.P_WCOLL[w, WC_E]
+    # the surfaces as the crush has moved them (docs/equations.md, "Crush that moves the mesh"):
+    # b's where the vertex presses, and an exterior vertex itself, each by its permanent set
+    # (1 - e^2) delta_max; pen is now the two crushed surfaces' overlap there
+    set_a = (1.0 - e * e) * y[s] if w < 0 else 0.0
+    mem_b = surface_memory(y, P, b, vbase, f, qx, qy, qz, box, hit)
+    e_b = PC[b, CO_E]
+    set_b = (1.0 - e_b * e_b) * mem_b
+    depth = pen         # inside b's box (its mesh) as made: that holds the pair's face
+    pen = pen - set_a - set_b
+    if pen <= 0.0:
+        return depth, f
     # the normal in a's frame: R_a^T R_b n
     enx = Rb[0] * nx + Rb[1] * ny + Rb[2] * nz
     eny = Rb[3] * nx + Rb[4] * ny + Rb[5] * nz
@@ -1002,24 +1163,41 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     naz = Ra[2] * enx + Ra[5] * eny + Ra[8] * enz
     Kb = PC[b, CO_K0 + fk]
     if w < 0:
-        # its share of the area its faces have in common with b's face
-        ka = clipped_stiffness(P.CK, vi, nax, nay, naz, M, cell, p, box, f)
         Ka = areal_stiffness(PC[a], dynamic(CO_K0), P.CK, vi, nax, nay, naz)
-        half = 0.5      # b's vertices meet a's box as well
     else:
-        ka = vertex_stiffness(P.CK, vi, w, wpose, nax, nay, naz, -1.0)
         nwx, nwy, nwz = wheel_normal(wpose, w, nax, nay, naz)
         Ka = areal_stiffness(P.P_WCOLL[w], dynamic(WC_K0), P.CK, vi, nwx, nwy, nwz)
-        half = 1.0      # nothing of b meets the wheel's mesh
-    if ka <= 0.0 or Ka + Kb <= 0.0:
-        return pen, f
-    k = half * ka * Kb / (Ka + Kb)
-    e = PC[a, CO_E] if w < 0 else P.P_WCOLL[w, WC_E]
+    if Ka + Kb <= 0.0:
+        return depth, f
+    # an exterior vertex's own approach: its set and its share of the overlap, the two faces'
+    # crush in series (the stiffer face crushes less); a wheel's mesh, which nothing of b meets,
+    # takes the whole overlap as it did
+    if w < 0:
+        x_a, share = series_split(Ka, e, y[s], Kb, e_b, mem_b, pen)
+    else:
+        x_a, share = pen, 1.0
+    own = set_a + x_a
+    if latch:
+        if w < 0 or pen > (1.0 - e * e) * y[s]:    # pressed beyond its permanent crush
+            out_a[6] += 1.0
+            out_b[6] += 1.0
+        if _latch_vertex(y, s, w, own, wcoll):
+            out_a[WC_CHANGED] = 1.0
+        return depth, f
+    if w < 0:
+        # its share of the area its faces have in common with b's face, its own spring
+        ka = clipped_stiffness(P.CK, vi, nax, nay, naz, M, cell, p, box, f)
+        k = 0.5 * ka        # halved: b's vertices meet a's box as well
+    else:
+        ka = vertex_stiffness(P.CK, vi, w, wpose, nax, nay, naz, -1.0)
+        k = ka * Kb / (Ka + Kb)
+    if ka <= 0.0:
+        return depth, f
     tau, vreg = PC[a, CO_TAU], PC[a, CO_VREG]
     mu = math.sqrt(PC[a, CO_MU] * PC[b, CO_MU])
-    fx, fy, fz = vertex_force(k, e, tau, mu, vreg, pen, nx, ny, nz, vx, vy, vz, y[s])
+    fx, fy, fz = series_force(k, e, tau, mu, vreg, own, share, nx, ny, nz, vx, vy, vz, y[s])
     if fx == 0.0 and fy == 0.0 and fz == 0.0:
-        return pen, f
+        return depth, f
     # on b: the reaction, at the vertex
     add_wrench(out_b, px, py, pz, -fx, -fy, -fz)
     # on a: the force in a's frame
@@ -1033,13 +1211,14 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     if w >= 0:
         add_wheel_load(wcoll[w], wpose[w], rx, ry, rz, fax, fay, faz)
     else:
-        crush_a = pen - no_damage_approach(P, vi)
-        crush_b = pen - PC[b, CO_D0 + fk]
+        # each unit's own crush: its set and its share of the overlap, less its A/B
+        crush_a = own - no_damage_approach(P, vi)
+        crush_b = set_b + pen - x_a - PC[b, CO_D0 + fk]
         if crush_a > out_a[7]:
             out_a[7] = crush_a
         if crush_b > out_b[7]:
             out_b[7] = crush_b
-    return pen, f
+    return depth, f
 
 
 @njit

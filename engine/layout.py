@@ -216,14 +216,18 @@ N_CV = CV_CELL + 6
 CO_R0 = CO_K0 + 6       # CO_R0 .. CO_R0 + 5: the unit's reach, lo x, hi x, lo y, hi y, lo z, hi z
 CO_WHEELS = CO_R0 + 6   # 1 when a wheel of the unit has a mesh
 CO_D0 = CO_WHEELS + 1   # CO_D0 .. CO_D0 + 5: each face's no-damage approach A/B (m), FACE_* order
-N_COLL_P = CO_D0 + 6
+CO_GRID = CO_D0 + 6     # CO_GRID .. CO_GRID + 2: a box mesh's nodes along x, y and z (0: an OBJ exterior)
+N_COLL_P = CO_GRID + 3
 # CO_V0, CO_NV: the unit's vertices in CV; CO_E: restitution; CO_MU: the friction coefficient
 # of the body on the road and barriers; CO_TAU: the time constant of the damping on the
 # elastic (unloading and reloading) branch, s; CO_VREG: the sliding speed below which the
 # friction is regularised, m/s; CO_XMIN .. CO_ZMAX: the mesh's bounding box (the broad phase);
 # CO_K0 .. CO_K0 + 5: the faces' stiffness per unit area (N/m^3), in the order of FACE_*;
 # CO_D0 .. CO_D0 + 5: the faces' CRASH3 no-damage approach A/B (m; 0 without an A), the part
-# of an approach that is not crush (engine.collision.collision_outputs);
+# of an approach that is not crush (engine.collision.collision_outputs); CO_GRID .. CO_GRID + 2:
+# the nodes of a box mesh's grid along x, y and z (engine.setup.collision.box_nodes), whose
+# surface vertices CV holds in the order of engine.collision.grid_vertex, so that the set of
+# its crushed vertices under a point of a face can be found (engine.collision.surface_set);
 # the reach: a box (vehicle frame) that holds the exterior and every wheel mesh of the unit
 # wherever its suspension and its damage set can take it (engine.setup.wheel_meshes.pack_reach), the
 # broad phase of its wheels
@@ -270,7 +274,10 @@ XT_NX, XT_NY, XT_NZ, XT_D, XT_FACE = range(9, 14)
 # projects to a point); XT_INV0 + i: 1 / n_i (0 where the triangle is parallel to axis i)
 XT_E0 = 14
 XT_INV0 = XT_E0 + 27
-N_XT = XT_INV0 + 3
+# XT_V0 .. XT_V0 + 2: its corners' vertices in the unit's exterior (CV from CO_V0; -1 for an
+# environment object's triangle), whose permanent set deforms it (engine.collision.surface_set)
+XT_V0 = XT_INV0 + 3
+N_XT = XT_V0 + 3
 # the collision block of the state vector (at P_ENV[E_COLL_BASE]): per unit 1 once it has
 # touched anything (2 once its first contact episode, the impulse phase, is over), its
 # earth-fixed CG velocity then (for deltaV), the heading of its x axis then (rad, earth X to

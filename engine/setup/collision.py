@@ -23,7 +23,7 @@ from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_OBJECT, BAR_
                      CV_CELL,
                      CO_NV, CO_TAU, CO_V0, CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX,
                      CO_ZMIN, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF,
-                     N_BAR_P, N_COLL_P, N_CV, N_FACES, N_PAIR_P, N_XG, N_XT, XG_N1, XG_O1, XG_S2,
+                     N_BAR_P, N_COLL_P, N_CV, CO_GRID, XT_V0, N_FACES, N_PAIR_P, N_XG, N_XT, XG_N1, XG_O1, XG_S2,
                      XG_START, XT_C0, XT_D, XT_E0, XT_FACE, XT_INV0, XT_NX, XT_NZ)
 from .meshes import MeshError, read_obj, regular_file, xy_grid
 from .model import typed_unit
@@ -226,9 +226,11 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
             cv[:, CV_CELL:] = vertex_cells(mesh_v, corner)
             ck = exterior_stiffness(mesh_v, corner, normal, area, areal)
         else:
-            cv, ck = box_mesh(xf, xr, yh, zt, zb, areal, col.mesh_vertices,
-                              () if cab is None else (xf - cab,))
+            x_nodes = () if cab is None else (xf - cab,)
+            cv, ck = box_mesh(xf, xr, yh, zt, zb, areal, col.mesh_vertices, x_nodes)
             cv[:, 1] += yc
+            P_COLL[ui, CO_GRID:CO_GRID + 3] = [
+                len(nodes[0]) for nodes in box_nodes(xf, xr, yh, zt, zb, col.mesh_vertices, x_nodes)]
         e = col.restitution
         k_front = b.front * 2.0 * yh / (e * e)            # the front face's unloading stiffness
         omega = math.sqrt(k_front / total_masses[ui])
@@ -300,6 +302,7 @@ def pack_exterior_meshes(units, deltas, objects=()):
         xt[:, XT_E0:XT_INV0] = projected_edges(tri)
         along = np.abs(n) > PARALLEL
         xt[:, XT_INV0:XT_INV0 + 3][along] = 1.0 / n[along]
+        xt[:, XT_V0:XT_V0 + 3] = corner if ui < len(units) else -1.0
         rows.append(xt)
         for axis in range(3):
             j, k = (axis + 1) % 3, (axis + 2) % 3

@@ -62,12 +62,13 @@ def peak_approach(closing_speed, m_a, m_b, k):
     return closing_speed * math.sqrt(m_a * m_b / (m_a + m_b) / k)
 
 
-def posed_pair(model, y, boxes, depth, pitch=0.0, raised=0.0, latched=(True, True)):
+def posed_pair(model, y, boxes, depth, pitch=0.0, raised=0.0, latched=(True, True), memory=None):
     """unit_pair (pair 0: units 0 and 1) with unit 1 turned round to face unit 0, pitched by
     ``pitch`` and raised by ``raised`` (m, up), its front's point on the CG line ``depth``
     past unit 0's front (``boxes``: each unit's unit_box); the face unit 0's vertices press
     on latched to unit 1's front and the other way round (each as ``latched`` says, else not
-    latched), nothing unloaded yet, both at rest. Returns (the collision rows of both units,
+    latched), both at rest, the vertices' largest approaches ``memory`` (one per vertex of CV;
+    None: nothing crushed yet). Returns (the collision rows of both units,
     vehicle-fixed: force, moment, contacts, deepest approach; the two poses)."""
     y = y.copy()
     Ra, Rb = rotation(0.0, 0.0, 0.0), rotation(0.0, pitch, math.pi)
@@ -79,7 +80,7 @@ def posed_pair(model, y, boxes, depth, pitch=0.0, raised=0.0, latched=(True, Tru
         y[o + L.SU:o + L.SR + 1] = 0.0
     vbase = int(model.P_ENV[L.E_COLL_BASE]) + L.N_COLL_UNIT_STATE * model.P_UNIT.shape[0]
     fs = vbase + model.CV.shape[0]
-    y[vbase:fs] = 0.0
+    y[vbase:fs] = 0.0 if memory is None else memory
     y[fs + L.PS_FACE_ON_B] = 1.0 + L.FACE_FRONT if latched[0] else 0.0
     y[fs + L.PS_FACE_ON_A] = 1.0 + L.FACE_FRONT if latched[1] else 0.0
     frames = np.zeros((2, L.N_FRAME))

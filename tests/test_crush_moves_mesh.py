@@ -1,0 +1,83 @@
+"""Crush that moves the mesh (engine.collision, surface_memory and series_split;
+docs/equations.md, "Crush that moves the mesh"), the kernel posed: a front crushed before
+(its vertices' largest approach m, its permanent set s = (1 - e^2) m) is met by a fresh
+partner where the crush left it, not where the mesh was made, and the two fronts share the
+overlap so that they carry one pressure, the crushed one on its elastic line.
+
+Two copies of the sedan face to face, level, at rest (support.fronts.posed_pair); car's front
+crushed by m across its whole face, car2's not. With the two fronts' undeformed overlap D and
+d = D - s what is left of it after car's set, both fronts of stiffness K = B / H per unit area
+over the common area w H:
+  * d <= 0: no force (the old law pressed car2's fresh front from D = 0 on);
+  * car on its elastic line (slope K / e^2) from its set, car2 loading (slope K): the pressure
+    K x_2 = (K / e^2) x_1 with x_1 + x_2 = d, so F = B w d / (1 + e^2) while x_1 <= e^2 m;
+  * beyond, car back on its loading line: K (s + x_1) = K x_2, so F = B w (s + d) / 2.
+The same with car2's exterior an OBJ file of its box (its triangles met, the memories
+interpolated over them)."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import engine
+from engine import layout as L
+from engine.setup.collision import unit_box
+from support.exteriors import default_box_obj
+from support.fronts import posed_pair, two_sedans
+
+CRUSHED = 0.3       # m: car's front's largest approach before
+
+
+def _case(obj_dir=None):
+    data = two_sedans(300)
+    data["units"][1]["initial"] = {"X": 10.0, "Y": 0.0, "yaw": np.pi, "speed": 0.0}
+    for unit in data["units"]:
+        unit["collision"]["damping_ratio"] = 0.0
+        unit["collision"]["friction"] = 0.0
+    boxes = [unit_box(u) for u in engine.load_event(data).model.units]
+    if obj_dir is not None:
+        data = copy.deepcopy(data)
+        data["units"][0]["collision"]["mesh_file"] = str(default_box_obj(obj_dir / "car.obj",
+                                                                         boxes[0], 300))
+    sim = engine.Simulation(engine.load_event(data), warn=False)
+    model = sim.model._replace(P_WCOLL=np.zeros_like(sim.model.P_WCOLL))
+    return data, model, sim.y.copy(), boxes
+
+
+@pytest.fixture(scope="module", params=["box", "obj"])
+def crushed(request, tmp_path_factory):
+    data, model, y, boxes = _case(None if request.param == "box" else tmp_path_factory.mktemp("m"))
+    v0, nv = int(model.P_COLL[0, L.CO_V0]), int(model.P_COLL[0, L.CO_NV])
+    memory = np.zeros(model.CV.shape[0])
+    front = v0 + np.flatnonzero(model.CK[v0:v0 + nv, L.FACE_FRONT] > 0.0)
+    memory[front] = CRUSHED
+    return request.param, data, model, y, boxes, memory
+
+
+def test_a_fresh_partner_meets_a_crushed_front_where_the_crush_left_it(crushed):
+    kind, data, model, y, boxes, memory = crushed
+    e = model.P_COLL[0, L.CO_E]
+    B = data["units"][0]["collision"].get("crush_stiffness", {}).get("front") or \
+        engine.setup.event.DEFAULT_CRUSH_B["front"]
+    w = boxes[0][2] * 2.0
+    s = (1.0 - e * e) * CRUSHED
+    rows = []
+    for d in (-0.05, -0.005, 0.005, 0.15, 0.45):
+        coll, _ = posed_pair(model, y, boxes, s + d, memory=memory)
+        if d <= 0.0:
+            closed = 0.0
+        elif d <= (1.0 + e * e) * CRUSHED:     # x_1 = e^2 d / (1 + e^2) <= e^2 m
+            closed = B * w * d / (1.0 + e * e)
+        else:
+            closed = B * w * (s + d) / 2.0
+        rows.append((d, -coll[0, 0], -coll[1, 0], closed))     # each along its own x
+    print(f"{kind}: set {s:.4f} m, e {e}: " + "; ".join(
+        f"d {d:+.4f}: {fa:.1f} {fb:.1f} N (closed {c:.1f})" for d, fa, fb, c in rows))
+    for d, fa, fb, closed in rows:
+        if closed == 0.0:
+            assert fa == 0.0 and fb == 0.0
+        else:
+            assert fa == pytest.approx(closed, rel=1e-9)     # measured to 1e-13
+            assert fb == pytest.approx(closed, rel=1e-9)
