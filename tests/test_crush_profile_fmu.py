@@ -163,6 +163,42 @@ def test_a_study_into_the_wall_reports_the_crush_profile(wall_fmu, tmp_path):
     line = panel.line("car, front")
     assert list(line.x) == pytest.approx([WIDTH * k / 5 for k in range(6)], rel=1e-12)
     assert list(line.y) == [-car[f"collision.crushC{k}"] for k in range(1, 7)]
+    # the exterior as the crush left it (exteriors.obj): the front moved in by its permanent
+    # set (1 - e^2)(C + A/B), the deepest vertex by that of maxCrush, the rear where it was, a
+    # closed surface turned outwards
+    verts, tris = _read_obj(tmp_path / "exteriors.obj")["car"]
+    sim = engine.Simulation(engine.load_event(_with_a(barrier_event())), warn=False)
+    P = sim.model
+    v0, nv = int(P.P_COLL[0, L.CO_V0]), int(P.P_COLL[0, L.CO_NV])
+    made = P.CV[v0:v0 + nv, :3]
+    front = P.CK[v0:v0 + nv, L.FACE_FRONT] > 0.0
+    rear = P.CK[v0:v0 + nv, L.FACE_REAR] > 0.0
+    set_ = (1.0 - e * e) * (car["collision.maxCrush"] + d0)
+    assert verts.shape == made.shape
+    assert made[front, 0].max() - verts[front, 0].min() == pytest.approx(set_, rel=1e-9)   # 1e-12
+    assert np.all(verts[front, 0] < made[front, 0])
+    assert verts[rear] == pytest.approx(made[rear], abs=1e-9)     # as printed to 12 digits
+    edges = {(a, b) for t in tris for a, b in ((t[0], t[1]), (t[1], t[2]), (t[2], t[0]))}
+    assert len(edges) == 3 * len(tris) and all((b, a) in edges for a, b in edges)
+    corners = verts[tris]
+    volume = np.einsum("ij,ij->i", corners[:, 0], np.cross(corners[:, 1], corners[:, 2])).sum() / 6
+    assert 0.0 < volume < np.prod(np.ptp(made, axis=0))
+
+
+def _read_obj(path):
+    """{name: (vertices, triangles from 0)} of an OBJ file of ``o`` objects and triangles."""
+    out, name, base, count = {}, None, 0, 0
+    for line in path.read_text().splitlines():
+        word, *rest = line.split() or [""]
+        if word == "o":
+            base, name = count, rest[0]
+            out[name] = ([], [])
+        elif word == "v":
+            out[name][0].append([float(x) for x in rest])
+            count += 1
+        elif word == "f":
+            out[name][1].append([int(x) - 1 - base for x in rest])
+    return {k: (np.array(v), np.array(t)) for k, (v, t) in out.items()}
 
 
 def test_a_frontal_crush_is_the_fronts_when_the_sides_a_over_b_is_smaller():

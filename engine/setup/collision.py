@@ -24,7 +24,7 @@ from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_OBJECT, BAR_
                      CO_NV, CO_TAU, CO_V0, CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX,
                      CO_ZMIN, FACE_BOTTOM, FACE_FRONT, FACE_LEFT, FACE_REAR, FACE_RIGHT, FACE_ROOF,
                      N_BAR_P, N_COLL_P, N_CV, CO_GRID, XT_V0, N_FACES, N_PAIR_P, N_XG, N_XT, XG_N1, XG_O1, XG_S2,
-                     XG_START, XT_C0, XT_D, XT_E0, XT_FACE, XT_INV0, XT_NX, XT_NZ)
+                     XG_START, XT_C0, XT_D, XT_E0, XT_FACE, XT_INV0, XT_NX, XT_NZ, E_COLL_BASE, N_COLL_UNIT_STATE)
 from .meshes import MeshError, read_obj, regular_file, xy_grid
 from .model import typed_unit
 
@@ -439,3 +439,75 @@ def pack_pairs(units, deltas):
     for k, row in enumerate(pairs):
         P_PAIR[k] = row
     return P_PAIR
+
+
+# --- the exterior as the crush left it -----------------------------------------------------
+
+def exterior_triangles(model, u, mesh_file=None):
+    """The triangles (m, 3) of unit u's exterior, as numbers of its vertices (from its first in
+    CV, ``layout.CO_V0``), each turned so that its corners run anticlockwise seen from outside:
+    an OBJ exterior's (``mesh_file``, as :func:`read_exterior` reads it), or a box mesh's, each
+    face's grid of quads (``layout.CO_GRID``, engine.collision.grid_vertex) cut along a
+    diagonal."""
+    from ..collision import grid_vertex
+    PC = model.P_COLL[u]
+    if PC[CO_GRID] <= 0.0:
+        if not mesh_file:
+            raise ValueError(f"unit {u}: an OBJ exterior; give its file")
+        verts, corner, normal, _ = read_exterior(mesh_file)
+        outward = outward_faces(verts, corner, normal)[0]
+        turned = np.einsum("ij,ij->i", normal, outward) < 0.0
+        corner = corner.copy()
+        corner[turned] = corner[turned][:, ::-1]
+        return corner
+    n = [int(c) for c in PC[CO_GRID:CO_GRID + 3]]
+    tris = []
+    for ax in range(3):
+        a, b = (ax + 1) % 3, (ax + 2) % 3
+        for m, sign in ((0, -1), (n[ax] - 1, 1)):
+            for i in range(n[a] - 1):
+                for j in range(n[b] - 1):
+                    quad = []
+                    for di, dj in ((0, 0), (1, 0), (1, 1), (0, 1)):
+                        node = [0, 0, 0]
+                        node[ax], node[a], node[b] = m, i + di, j + dj
+                        quad.append(grid_vertex(*n, *node))
+                    if sign < 0:
+                        quad = quad[::-1]
+                    tris += [(quad[0], quad[1], quad[2]), (quad[0], quad[2], quad[3])]
+    return np.array(tris, dtype=np.int64)
+
+
+#: the outward unit normal of each face of the box, in the order of layout.FACE_*
+FACE_NORMALS = np.array([(1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, -1.0, 0.0),
+                         (0.0, 0.0, 1.0), (0.0, 0.0, -1.0)])
+
+
+def deformed_exterior(model, y, u, mesh_file=None):
+    """Unit u's exterior as the crush has left it in state ``y``: (vertices (n, 3), vehicle-fixed
+    from the CG, SAE axes, m; triangles (m, 3), :func:`exterior_triangles`). Each vertex is
+    moved in by its permanent set (1 - e^2) delta_max (its largest approach, the collision
+    block of y) along the normal of each face of the box it lies on (CK > 0: a vertex of a
+    face straight in, one of an edge or a corner in from each of its faces): where the
+    kernels put the surface other units meet there (engine.collision.surface_memory;
+    docs/equations.md, "Crush that moves the mesh")."""
+    PC = model.P_COLL[u]
+    v0, nv = int(PC[CO_V0]), int(PC[CO_NV])
+    vbase = int(model.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * model.P_UNIT.shape[0]
+    set_ = (1.0 - PC[CO_E] ** 2) * np.asarray(y[vbase + v0:vbase + v0 + nv], dtype=np.float64)
+    on = model.CK[v0:v0 + nv] > 0.0
+    verts = model.CV[v0:v0 + nv, :3] - set_[:, None] * (on.astype(float) @ FACE_NORMALS)
+    return verts, exterior_triangles(model, u, mesh_file)
+
+
+def obj_text(objects, comment=""):
+    """An OBJ file's text of named meshes: ``objects`` a list of (name, vertices (n, 3),
+    triangles (m, 3) numbering them from 0), each an ``o`` group of its own."""
+    lines = [f"# {line}" for line in comment.splitlines()]
+    base = 1
+    for name, verts, tris in objects:
+        lines.append(f"o {name}")
+        lines += [f"v {x:.12g} {y:.12g} {z:.12g}" for x, y, z in verts]
+        lines += [f"f {a + base} {b + base} {c + base}" for a, b, c in tris]
+        base += len(verts)
+    return "\n".join(lines) + "\n"

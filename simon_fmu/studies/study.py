@@ -37,7 +37,7 @@ from .runner import CaseError, FmuRunner
 
 #: The files a study writes into its folder.
 REPORT_FILES = ("metrics.json", "histories.csv", "histories.mat", "report.html", "report.png",
-                "report.md")
+                "report.md", "exteriors.obj")
 
 
 def parse_sets(items: list[str]) -> dict[str, float | str]:
@@ -81,6 +81,7 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
         settings = man.resolve(settings_in)
         history = man.simulate(runner, settings, parameters)
         collisions = runner.collisions()
+        exteriors = runner.exteriors()
     finally:
         runner.close()
     metrics = {k: float(v) for k, v in man.metrics(history, settings).items()}
@@ -107,7 +108,8 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
     md = report.markdown_report(title, man.description, tables)
     for name, data in zip(REPORT_FILES, (json.dumps(as_json, indent=2) + "\n",
                                          history_tables.csv_text(*columns),
-                                         history_tables.mat_bytes(*columns), page, png, md)):
+                                         history_tables.mat_bytes(*columns), page, png, md,
+                                         exteriors)):
         _write(out_dir / name, data.encode() if isinstance(data, str) else data)
     # for a caller that checks what is drawn: the histories and the figure's data
     return {**result, "history": history, "figure": panels}
@@ -248,5 +250,5 @@ def main(args) -> int:
     for name, value in result["metrics"].items():
         print(f"{name} = {value:.6g} {result['units'].get(name, '')}".rstrip())
     print(f"wrote {args.output}/metrics.json, histories.csv, histories.mat, report.html, "
-          "report.md and report.png")
+          "report.md, report.png and exteriors.obj")
     return 0

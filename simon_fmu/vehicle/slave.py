@@ -45,6 +45,7 @@ import functools
 import io
 import json
 import math
+import sys
 import traceback
 from pathlib import Path
 from typing import Optional
@@ -142,6 +143,28 @@ class _SlaveState:
             arrays = {k: npz[k].copy() for k in npz.files if k not in ("header", "engine")}
             engine_blob = npz["engine"].tobytes() if header["has_engine"] else None
         return cls(header, arrays, engine_blob=engine_blob)
+
+
+#: a serialised FMU state's framing by the project's FMI library (simon_fmu/runtime/native/
+#: fmi2_state.c): the mark, then the GUID's length at byte 12 and its payload's at 16; the GUID
+#: from byte 80, the slave's bytes after it
+_STATE_MARK, _STATE_HEAD = b"SIMONFMU", 80
+
+
+def state_vector(blob: bytes) -> np.ndarray:
+    """The engine's state vector y (engine.layout) in a serialised FMU state of a development
+    FMU (fmi2SerializeFMUstate's bytes): ValueError when the bytes are not one."""
+    blob = bytes(blob)
+    if len(blob) < _STATE_HEAD or blob[:len(_STATE_MARK)] != _STATE_MARK:
+        raise ValueError("not a serialised FMU state of a development FMU")
+    guid_length = int.from_bytes(blob[12:16], sys.byteorder)
+    payload_length = int.from_bytes(blob[16:24], sys.byteorder)
+    start = _STATE_HEAD + guid_length
+    state = _SlaveState.from_bytes(blob[start:start + payload_length])
+    if state.engine_blob is None:
+        raise ValueError("the FMU state holds no engine state (taken before initialisation)")
+    with np.load(io.BytesIO(state.engine_blob), allow_pickle=False) as npz:
+        return npz["y"].copy()
 
 
 class _Unavailable(Exception):
