@@ -12,10 +12,12 @@ meshes (:func:`_object_pair`), and unit against unit (:func:`unit_pair`, P_PAIR)
 box cut at ``collision.cab_length``) with the trailer it tows, each unit's vertices against
 the other's exterior: its box, the face of that box they entered through the contact normal
 (latched per pair and direction, :func:`_vertices_into_box`), or its OBJ exterior's
-triangles, the one a vertex is under along that face's normal (:func:`mesh_approach`), the
-vertex's stiffness in series with that face's or triangle's, for the share of its tributary
-area over that face (:func:`clipped_stiffness`), and halved (both directions are summed), the
-reaction on the other unit at the same point.
+triangles, the one a vertex is under along that face's normal (:func:`mesh_approach`), each
+surface where the crush left it (:func:`surface_memory`: the permanent set of the vertices
+there), the overlap shared between the two faces so that they carry one pressure
+(:func:`series_split`), the vertex its own spring on its share, for the share of its
+tributary area over that face (:func:`clipped_stiffness`), and halved (both directions are
+summed), the reaction on the other unit at the same point.
 The force law (:func:`normal_force`, :func:`vertex_force`) is the same for every pair of a
 vertex and a surface.
 
@@ -1094,7 +1096,11 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     vertex beside the box (by more than EDGE) whose cell reaches into it meets only a latched
     face (code > 0), never chooses one: across a face it has not passed its approach to another
     face means nothing (against a mesh, from its point in the box seen along the face's
-    normal)."""
+    normal). Its approach is into b's box (or mesh) as made, which holds the pair's face; its
+    force is on the overlap of the two surfaces as the crush moved them (b's set where it
+    presses, :func:`surface_memory`, and its own), of which it takes the share that gives the
+    two faces one pressure (:func:`series_split`; docs/equations.md, "Crush that moves the
+    mesh"); its memory is its own approach, that share and its set."""
     x0, x1, y0, y1, z0, z1 = box
     px, py, pz = _to_frame(Ra, pos_a[0], pos_a[1], pos_a[2], Rb, pos_b[0], pos_b[1], pos_b[2],
                            rx, ry, rz)

@@ -27,7 +27,7 @@ PREFIXES = {
 UNUSED = {"P_WCOLL": (L.WC_K0 + L.N_FACES,)}
 
 #: a slot that starts a run of columns without names of their own: how many
-RUNS = {"CO_K0": L.N_FACES, "CO_R0": 6, "CO_D0": L.N_FACES, "BA_T0": 9, "WC_K0": L.N_FACES}
+RUNS = {"CO_K0": L.N_FACES, "CO_R0": 6, "CO_D0": L.N_FACES, "CO_GRID": 3, "BA_T0": 9, "WC_K0": L.N_FACES}
 
 
 class Spec(NamedTuple):
