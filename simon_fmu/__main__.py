@@ -12,6 +12,8 @@ report (:mod:`simon_fmu.studies`).
 OpenCRG file (:mod:`simon_fmu.tools.rough_road`).
 ``python -m simon_fmu pulse HISTORY.csv --unit car -o OUT_DIR`` writes a run's collision pulse,
 CFC-filtered, and its event data recorder table (:mod:`simon_fmu.tools.pulse`).
+``python -m simon_fmu exterior FMU STATE -o OUT.obj`` writes the vehicles' exteriors as the
+crush left them in a serialised FMU state (:mod:`simon_fmu.tools.exterior`).
 ``python -m simon_fmu crash3-coefficients --mass KG --speed KM_H --width M --crush C1 .. C6``
 prints the CRASH3 A and B of a full-width frontal barrier test (:mod:`simon_fmu.tools.crash3`).
 
@@ -154,6 +156,13 @@ def main(argv: list[str] | None = None) -> int:
                             "least 1/LOW)")
     rough.add_argument("-o", "--output", default=None,
                        help="OpenCRG file to write (default: out/rough-road-CLASS.crg)")
+    ext = commands.add_parser("exterior", help="write the exteriors of a run's vehicles as the "
+                              "crush left them (OBJ), from a development FMU and a serialised "
+                              "FMU state of it")
+    ext.add_argument("fmu", help="the development FMU the state belongs to")
+    ext.add_argument("state", help="a file of fmi2SerializeFMUstate's bytes")
+    ext.add_argument("-o", "--output", default="out/exteriors.obj",
+                     help="OBJ file to write (default: %(default)s)")
     pulse = commands.add_parser("pulse", help="write a run's collision pulse (SAE J211 CFC 60 "
                                 "and 180) and its event data recorder table (49 CFR 563)")
     pulse.add_argument("history", help="CSV of the run's outputs (time, <unit>.ax, ay, az, p, q, "
@@ -170,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "crash3-coefficients":
         from .tools.crash3 import main as crash3_main
         return crash3_main(args)
+    if args.command == "exterior":
+        from .tools.exterior import main as exterior_main
+        return exterior_main(args)
     if args.command == "pulse":
         from .tools.pulse import main as pulse_main
         return pulse_main(args)

@@ -26,6 +26,7 @@ from support.barrier import neutral_run
 from support.exteriors import box_obj
 from support.fixtures import BARRIER_X, barrier_event
 from support.fmus import event_fmu
+from support.run import run
 from support.sedan import DATA
 
 CAR = DATA["units"][0]
@@ -183,6 +184,40 @@ def test_a_study_into_the_wall_reports_the_crush_profile(wall_fmu, tmp_path):
     corners = verts[tris]
     volume = np.einsum("ij,ij->i", corners[:, 0], np.cross(corners[:, 1], corners[:, 2])).sum() / 6
     assert 0.0 < volume < np.prod(np.ptp(made, axis=0))
+
+
+def test_the_exterior_command_writes_the_crushed_exterior_of_a_saved_state(instance, wall_fmu,
+                                                                           tmp_path, capsys):
+    """``python -m simon_fmu exterior FMU STATE -o OUT.obj``: the wall run through fmpy, its
+    FMU state serialised to a file after it, the command's OBJ has the front moved in by the
+    permanent set (1 - e^2)(C + A/B) of the run's own maxCrush C, as the study's; a file that is
+    no FMU state is refused naming it, and the command replaces no file but its own."""
+    from simon_fmu.__main__ import main
+    inst = instance(wall_fmu).start({"car.speed0": V_TEST})
+    run(inst, 0.7, lambda t, i: i.set("car.gear", 0), h=0.001, record=())
+    crush = inst.get("car.collision.maxCrush")
+    state = inst.fmu.getFMUstate()
+    (tmp_path / "state.bin").write_bytes(inst.fmu.serializeFMUstate(state))
+    inst.fmu.freeFMUstate(state)
+    out = tmp_path / "crushed.obj"
+    assert main(["exterior", str(wall_fmu), str(tmp_path / "state.bin"), "-o", str(out)]) == 0
+    verts, _ = _read_obj(out)["car"]
+    col = CAR["collision"]
+    e, d0 = col["restitution"], A_FRONT / col["crush_stiffness"]["front"]
+    sim = engine.Simulation(engine.load_event(_with_a(barrier_event())), warn=False)
+    v0, nv = int(sim.model.P_COLL[0, L.CO_V0]), int(sim.model.P_COLL[0, L.CO_NV])
+    made = sim.model.CV[v0:v0 + nv, :3]
+    front = sim.model.CK[v0:v0 + nv, L.FACE_FRONT] > 0.0
+    assert made[front, 0].max() - verts[front, 0].min() == pytest.approx(
+        (1.0 - e * e) * (crush + d0), rel=1e-9)
+    # refusals: not a state (the file named), and an output that is not this command's
+    (tmp_path / "junk.bin").write_bytes(b"not a state")
+    assert main(["exterior", str(wall_fmu), str(tmp_path / "junk.bin"), "-o", str(out)]) == 2
+    assert "not a serialised FMU state" in capsys.readouterr().err
+    other = tmp_path / "mine.obj"
+    other.write_text("v 0 0 0\n")
+    assert main(["exterior", str(wall_fmu), str(tmp_path / "state.bin"), "-o", str(other)]) == 2
+    assert other.read_text() == "v 0 0 0\n"
 
 
 def _read_obj(path):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.layout import CO_NV, CRUSH_STATIONS
+from engine.layout import CRUSH_STATIONS
 
 
 class CaseError(RuntimeError):
@@ -191,29 +191,19 @@ class FmuRunner:
 
     def exteriors(self) -> str:
         """The OBJ text of each unit's exterior as the crush has left it at the end of the case
-        just run (engine.setup.collision.deformed_exterior: vehicle-fixed from the CG, SAE
-        axes, m), one ``o <unit>`` object each, from the FMU's state (fmi2GetFMUstate,
-        serialised) and the event it was built from."""
-        import engine
-        from engine.setup.collision import deformed_exterior, obj_text
-
+        just run (:func:`simon_fmu.tools.exterior.exteriors_obj`), from the FMU's state
+        (fmi2GetFMUstate, serialised) and the event it was built from."""
+        from ..tools.exterior import exteriors_obj
         from ..vehicle.slave import state_vector
         state = self.fmu.getFMUstate()
         try:
             y = state_vector(self.fmu.serializeFMUstate(state))
         finally:
             self.fmu.freeFMUstate(state)
-        event = self.event()
-        sim = engine.Simulation(event, warn=False)
-        if y.shape != sim.y.shape:
-            raise CaseError("the FMU's state does not fit its event's layout")
-        objects = []
-        for u, unit in enumerate(event.model.units):
-            if sim.model.P_COLL[u, CO_NV] > 0:
-                verts, tris = deformed_exterior(sim.model, y, u, unit.collision.mesh_file)
-                objects.append((unit.name, verts, tris))
-        return obj_text(objects, "the exteriors as the crush left them at the end of the run:\n"
-                        "vehicle-fixed from each unit's CG, x forward, y right, z down (SAE J670), m")
+        try:
+            return exteriors_obj(self.event(), y)
+        except ValueError as exc:
+            raise CaseError(f"the exteriors: {exc}") from None
 
 
 #: the collision outputs a study reports for each unit that has touched something (with

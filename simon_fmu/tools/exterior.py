@@ -1,0 +1,81 @@
+"""The exteriors of a run's vehicles as the crush has left them, as an OBJ file.
+
+``python -m simon_fmu exterior FMU STATE -o OUT.obj`` reads a development FMU (its
+``resources/event.json``, the event it was built from) and a serialised FMU state of it (the
+bytes of ``fmi2SerializeFMUstate``, e.g. written by an fmpy script:
+``open("state.bin", "wb").write(fmu.serializeFMUstate(fmu.getFMUstate()))``), and writes each
+unit's exterior mesh in that state: every vertex moved in by its permanent crush
+(engine.setup.collision.deformed_exterior; docs/equations.md, "Crush that moves the mesh"),
+one ``o <unit>`` object per unit with a collision mesh, vehicle-fixed from its CG (x forward, y
+right, z down, m). A study writes the same file for its run (``exteriors.obj``,
+:mod:`simon_fmu.studies.study`).
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+#: the first line of the OBJ text (:func:`exteriors_obj`): what a file this command may
+#: replace starts with
+HEADER = "# the exteriors as the crush left them"
+
+
+def exteriors_obj(event, y: np.ndarray) -> str:
+    """The OBJ text of each unit's exterior of ``event`` (an engine.Event) in state ``y``
+    (engine.layout; ValueError when y does not fit the event's layout)."""
+    import engine
+    from engine.layout import CO_NV
+    from engine.setup.collision import deformed_exterior, obj_text
+    sim = engine.Simulation(event, warn=False)
+    if np.shape(y) != sim.y.shape:
+        raise ValueError(f"the state has {np.size(y)} values; the FMU's event has "
+                         f"{sim.y.size}: not a state of this FMU")
+    objects = []
+    for u, unit in enumerate(event.model.units):
+        if sim.model.P_COLL[u, CO_NV] > 0:
+            verts, tris = deformed_exterior(sim.model, y, u, unit.collision.mesh_file)
+            objects.append((unit.name, verts, tris))
+    return obj_text(objects, HEADER[2:] + " at the end of the run:\n"
+                    "vehicle-fixed from each unit's CG, x forward, y right, z down (SAE J670), m")
+
+
+def _is_ours(path: Path):
+    """None if ``path`` is an OBJ file this command wrote, else why not."""
+    with open(path, "rb") as fh:
+        head = fh.read(len(HEADER))
+    return None if head == HEADER.encode() else "not an exteriors OBJ file of this command"
+
+
+def main(args) -> int:
+    import engine
+
+    from ..runtime.packaging import check_output, partial_path
+    from ..vehicle.slave import EVENT_FILE, state_vector
+    fmu, state = Path(args.fmu), Path(args.state)
+    try:
+        check_output(args.output, [("the FMU", fmu), ("the state file", state)], _is_ours)
+        for label, path in (("FMU", fmu), ("state file", state)):
+            if not path.is_file():
+                raise ValueError(f"{path}: no such {label}")
+        with zipfile.ZipFile(fmu) as z, tempfile.TemporaryDirectory() as tmp:
+            member = f"resources/{EVENT_FILE}"
+            if member not in z.namelist():
+                raise ValueError(f"{fmu}: no {member}: not a development FMU of this project "
+                                 "(a native FMU's state is not read here)")
+            z.extractall(tmp)
+            event = engine.load_event(Path(tmp) / member)
+            y = state_vector(state.read_bytes())
+            text = exteriors_obj(event, y)
+    except (ValueError, OSError, zipfile.BadZipFile) as exc:
+        print(f"exterior: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.output)
+    partial = partial_path(out)
+    partial.write_text(text)
+    partial.replace(out)
+    print(f"wrote {out}")
+    return 0
