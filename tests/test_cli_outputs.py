@@ -267,5 +267,6 @@ def test_a_study_runs_with_its_fmus_own_event_into_out(car_fmu, tmp_path, monkey
     data = json.loads((tmp_path / "out" / "brake" / "metrics.json").read_text())
     assert data["settings"]["speed0"] == 10.0 and data["metrics"]["stoppingDistance"] > 0
     assert sorted(p.name for p in (tmp_path / "out" / "brake").iterdir()) == [
-        "histories.csv", "histories.mat", "metrics.json", "report.html", "report.md", "report.png"]
+        "exteriors.obj", "histories.csv", "histories.mat", "metrics.json", "report.html",
+        "report.md", "report.png"]
     capsys.readouterr()
