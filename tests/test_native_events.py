@@ -459,11 +459,26 @@ def pole(folder):
     return data, SHORT_STEPS, lambda t, inst: inst.set("car.gear", 0), None
 
 
+def wall_road(folder):
+    """The sedan at 10 m/s in neutral on a flat mesh road with a standing quad 1.5 m high
+    across its path (a wall of the terrain, its normal back at the car) 1 m ahead of its
+    exterior's front."""
+    from engine.setup.collision import unit_box
+    data = _sedan(10.0)
+    x = unit_box(engine.load_event(data).model.units[0])[0] + 1.0
+    (folder / "wall-road.obj").write_text(
+        "v -20 -20 0\nv 60 -20 0\nv 60 20 0\nv -20 20 0\nf 1 2 3 4\n"
+        f"v {x!r} -3 0\nv {x!r} 3 0\nv {x!r} 3 -1.5\nv {x!r} -3 -1.5\nf 5 6 7 8\n")
+    data["environment"]["terrain"] = {"type": "mesh", "file": str(folder / "wall-road.obj"),
+                                      "materials": {}}
+    return data, SHORT_STEPS, lambda t, inst: inst.set("car.gear", 0), None
+
+
 #: the set-up's message of a wheel off the road at the start
 OFF_ROAD = "off the terrain at X = "
 #: scenarios of the start on a road beyond SCENARIOS
 _ROADS = {"truck-crossfall": truck_on_a_crossfall, "displaced-twist": displaced_on_a_twist,
-          "pole": pole}
+          "pole": pole, "wall-road": wall_road}
 
 
 @pytest.mark.parametrize("scenario, tuned, off", [
@@ -482,9 +497,13 @@ _ROADS = {"truck-crossfall": truck_on_a_crossfall, "displaced-twist": displaced_
     ("barrier", {"car.X0": -0.4, "car.Y0": 0.6, "car.yaw0": 0.05},
      [({"car.X0": 0.5}, "environment.barriers[0]: its face passes 0.2 m into the exterior of "
                         "car at the start")]),
-    ("pole", {"car.X0": 0.4, "car.Y0": 0.3, "car.yaw0": -0.04},
+    ("pole", {"car.X0": 0.4, "car.Y0": 0.3, "car.yaw0": -0.04, "car.roll0": 0.03},
      [({"car.X0": 1.2}, "environment.objects[0]: the exterior of car starts 0.2 m inside the "
                         "object")]),
+    # a mesh road's wall 1 m ahead of the front
+    ("wall-road", {"car.X0": 0.4, "car.Y0": 0.3, "car.yaw0": -0.04},
+     [({"car.X0": 1.2}, "m) passes 0.2 m into the exterior of car at the start; a vehicle "
+                        "starts clear of the walls")]),
 ])
 def test_a_start_on_a_road_takes_its_place_as_the_development_fmu(scenario, tuned, off, folder,
                                                                   instance):
@@ -495,9 +514,10 @@ def test_a_start_on_a_road_takes_its_place_as_the_development_fmu(scenario, tune
     displaced wheels at rest), and every output is the development FMU's at every communication
     point (bit for bit, measured); a start with a wheel off a mesh or OpenCRG road, or one on
     which the vehicle cannot stand on its displaced wheels, is refused by both with the set-up's
-    message. On flat ground by a barrier plane and by an environment object, the same for a
-    place and heading clear of them; a start inside one is refused by both with the set-up's
-    message (the meshes tested by its own kernel, engine.start_check.start_overlaps)."""
+    message. By a barrier plane and by an environment object on flat ground (there with a
+    launch roll too), and by a wall of a mesh road, the same for a place and heading clear of
+    them; a start inside one is refused by both with the set-up's message (the meshes tested
+    by its own kernel, engine.start_check.start_overlaps)."""
     make = _ROADS.get(scenario) or SCENARIOS[scenario]
     data, steps, control, _ = make(folder)
     native, development = _pair(folder, scenario, data)
@@ -518,5 +538,6 @@ def test_a_start_on_a_road_takes_its_place_as_the_development_fmu(scenario, tune
             inst = instance(fmu, name=fmu.stem)
             assert _start(inst, refused) == "error"
             messages.append(inst.messages(min_status=3)[-1])
+        print(f"{scenario} refused alike: {messages[0]}")
         assert messages[0] == messages[1]
         assert messages[0].startswith("the parameters are not accepted: ") and why in messages[0]

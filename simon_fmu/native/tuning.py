@@ -16,13 +16,13 @@ answer to a change of it, found at build time by running the set-up for other va
 * ``stepSize`` is tunable: it is the integrator's step, checked at initialisation as
   ``engine.Simulation`` checks it (the contact limit of the meshes, the modes of the initial
   state, :mod:`engine.stability`);
-* a lead unit's launch attitude (``roll0``, ``pitch0``) on flat ground, for a vehicle of one
-  unit (barriers and objects or none): the angles are such rows, and the unit is then placed on its lowest point by
-  the kernel the set-up runs (``engine.launch.place_launch``, from the unit's equilibrium
-  height: ``tune.launch``); the build checks at three values that the two together give the
-  set-up's state bit for bit;
-* a lead unit's position (``X0``, ``Y0``, ``yaw0``) on flat ground: its slots
-  are such rows; the units it tows are then put in line behind it by the kernel the set-up
+* a lead unit's launch attitude (``roll0``, ``pitch0``) on flat ground (by barriers and
+  objects, or none), for a vehicle of one unit alone: the angles are such rows, and the unit
+  is then placed on its lowest point by the kernel the set-up runs
+  (``engine.launch.place_launch``, from the unit's equilibrium height: ``tune.launch``); the
+  build checks at three values that the two together give the set-up's state bit for bit;
+* a lead unit's position (``X0``, ``Y0``, ``yaw0``) on flat ground: its slots are such rows;
+  the units it tows are then put in line behind it by the kernel the set-up
   runs (``engine.launch.place_towed``: ``tune.towed``; the build checks at three values that
   the two together give the set-up's state bit for bit), and when the event holds several
   vehicles the runtime refuses a start at which two of them overlap, as the set-up does, by
@@ -61,11 +61,11 @@ import numpy as np
 
 from engine import layout as L
 from engine.collision import EDGE
-from engine.start_check import H_DEPTH, H_VERTEX
 from engine.launch import place_launch, place_towed
 from engine.jit import compiled_entry
 from engine.preload import PRELOAD_DONE, preload_lateral
 from engine.settle import settle_on_terrain
+from engine.start_check import H_DEPTH, H_VERTEX
 from engine.setup.errors import EventError
 from engine.setup.launch import MOTION_FIELDS, launched
 from engine.setup.params import pack
