@@ -19,7 +19,9 @@ import numpy as np
 import pytest
 
 import engine
+from engine import layout as L
 from support import fmus
+from support.exteriors import box_obj
 from support.roads import grid_crg, grid_mesh_obj
 
 DATA = Path(engine.__file__).resolve().parent / "data"
@@ -103,6 +105,13 @@ def crg_road(folder):
             lambda r: np.ptp(r["car.Z"]) > 0.1 and max(r["car.Y"]) > 2.0)
 
 
+def _yielding_wheels(data):
+    """The sedan's wheels' mounts giving way at once (their meshes take a set)."""
+    for axle in data["units"][0]["axles"]:
+        axle["wheel_damage"] = {"max_no_damage_force": 0.0, "deformation_rate": 1.0,
+                                "max_force": 1e9, "max_no_damage_moment": 1e9, "max_moment": 2e9}
+
+
 def barrier(folder):
     """The sedan at 26 m/s in neutral into a wall 0.3 m ahead of its front, its wheels' mounts
     giving way at once (tests/test_wheel_damage.py): the wall reaches the front wheels."""
@@ -110,9 +119,7 @@ def barrier(folder):
     data = _sedan(26.0)
     wall = body_front(data["units"][0]) + 0.3
     data["environment"]["barriers"] = [{"point": [wall, 0.0, 0.0], "normal": [-1.0, 0.0, 0.0]}]
-    for axle in data["units"][0]["axles"]:
-        axle["wheel_damage"] = {"max_no_damage_force": 0.0, "deformation_rate": 1.0,
-                                "max_force": 1e9, "max_no_damage_moment": 1e9, "max_moment": 2e9}
+    _yielding_wheels(data)
     return (data, [0.005] * 60 + [0.0037] * 20, lambda t, inst: inst.set("car.gear", 0),
             lambda r: max(np.abs(r["car.collision.Fx"])) > 1e5
             and r["car.axle1.left.damageDisplacement"][-1] > 0.01)
@@ -447,10 +454,50 @@ def displaced_on_a_twist(folder):
     return data, LANE_STEPS, _lane_change("car", 2, 0.5, start=0.2), None
 
 
+def pole(folder):
+    """The sedan at 10 m/s in neutral towards a square pole 0.3 m wide and 1.5 m high (an
+    environment object) 1 m ahead of its exterior's front."""
+    from engine.setup.collision import unit_box
+    data = _sedan(10.0)
+    front = unit_box(engine.load_event(data).model.units[0])[0]
+    box_obj(folder / "pole.obj", (front + 1.0, -0.15, -1.5), (front + 1.3, 0.15, 0.0), n=2)
+    data["environment"]["objects"] = [{"mesh_file": str(folder / "pole.obj")}]
+    return data, SHORT_STEPS, lambda t, inst: inst.set("car.gear", 0), None
+
+
+def wall_road(folder):
+    """The sedan at 10 m/s in neutral on a flat mesh road with a standing quad 1.5 m high
+    across its path (a wall of the terrain, its normal back at the car) 1 m ahead of its
+    exterior's front."""
+    from engine.setup.collision import unit_box
+    data = _sedan(10.0)
+    x = unit_box(engine.load_event(data).model.units[0])[0] + 1.0
+    (folder / "wall-road.obj").write_text(
+        "v -20 -20 0\nv 60 -20 0\nv 60 20 0\nv -20 20 0\nf 1 2 3 4\n"
+        f"v {x!r} -3 0\nv {x!r} 3 0\nv {x!r} 3 -1.5\nv {x!r} -3 -1.5\nf 5 6 7 8\n")
+    data["environment"]["terrain"] = {"type": "mesh", "file": str(folder / "wall-road.obj"),
+                                      "materials": {}}
+    return data, SHORT_STEPS, lambda t, inst: inst.set("car.gear", 0), None
+
+
+def ramp(folder):
+    """The sedan at 2 m/s in neutral, its wheels' meshes as in ``barrier``, before a barrier
+    plane rising at 5 % from the ground 2 m ahead of its front wheels (its normal up and
+    back): further on, its wheels' meshes are inside it while its exterior is clear."""
+    data = _sedan(2.0)
+    _yielding_wheels(data)
+    ahead = engine.Simulation(engine.load_event(data)).model.P_WHEEL[0, L.W_X] + 2.0
+    slope = math.atan(0.05)
+    data["environment"]["barriers"] = [{"point": [float(ahead), 0.0, 0.0],
+                                        "normal": [-math.sin(slope), 0.0, -math.cos(slope)]}]
+    return data, SHORT_STEPS, lambda t, inst: inst.set("car.gear", 0), None
+
+
 #: the set-up's message of a wheel off the road at the start
 OFF_ROAD = "off the terrain at X = "
 #: scenarios of the start on a road beyond SCENARIOS
-_ROADS = {"truck-crossfall": truck_on_a_crossfall, "displaced-twist": displaced_on_a_twist}
+_ROADS = {"truck-crossfall": truck_on_a_crossfall, "displaced-twist": displaced_on_a_twist,
+          "pole": pole, "wall-road": wall_road, "ramp": ramp}
 
 
 @pytest.mark.parametrize("scenario, tuned, off", [
@@ -464,6 +511,21 @@ _ROADS = {"truck-crossfall": truck_on_a_crossfall, "displaced-twist": displaced_
     ("displaced-twist", {"car.X0": 3.0, "car.Y0": 0.4, "car.yaw0": 0.1, "car.speed0": 4.0},
      [({"car.X0": 40.0}, "car.axle2.left would lift off"),
       ({"car.X0": 40.0, "car.yaw0": math.pi}, "no equilibrium found (an acceleration of ")]),
+    # on flat ground, the wall 0.3 m and the pole 1 m ahead of the front: a start 0.5 m and
+    # 1.2 m further on has the front 0.2 m inside them
+    ("barrier", {"car.X0": -0.4, "car.Y0": 0.6, "car.yaw0": 0.05},
+     [({"car.X0": 0.5}, "environment.barriers[0]: its face passes 0.2 m into the exterior of "
+                        "car at the start")]),
+    ("pole", {"car.X0": 0.4, "car.Y0": 0.3, "car.yaw0": -0.04, "car.roll0": 0.03},
+     [({"car.X0": 1.2}, "environment.objects[0]: the exterior of car starts 0.2 m inside the "
+                        "object")]),
+    # the front wheels' meshes 0.3 m past the ramp's foot
+    ("ramp", {"car.X0": -0.5, "car.Y0": 0.2, "car.yaw0": 0.03},
+     [({"car.X0": 2.3}, " m into the wheel meshes of car at the start")]),
+    # a mesh road's wall 1 m ahead of the front
+    ("wall-road", {"car.X0": 0.4, "car.Y0": 0.3, "car.yaw0": -0.04},
+     [({"car.X0": 1.2}, "m) passes 0.2 m into the exterior of car at the start; a vehicle "
+                        "starts clear of the walls")]),
 ])
 def test_a_start_on_a_road_takes_its_place_as_the_development_fmu(scenario, tuned, off, folder,
                                                                   instance):
@@ -474,7 +536,11 @@ def test_a_start_on_a_road_takes_its_place_as_the_development_fmu(scenario, tune
     displaced wheels at rest), and every output is the development FMU's at every communication
     point (bit for bit, measured); a start with a wheel off a mesh or OpenCRG road, or one on
     which the vehicle cannot stand on its displaced wheels, is refused by both with the set-up's
-    message."""
+    message. By a barrier plane and by an environment object on flat ground (there with a
+    launch roll too), and by a wall of a mesh road, the same for a place and heading clear of
+    them; a start inside one is refused by both with the set-up's message (the meshes tested
+    by its own kernel, engine.start_check.start_overlaps), the wheels' meshes' too (a barrier
+    rising from the road ahead of the front wheels, below the exterior)."""
     make = _ROADS.get(scenario) or SCENARIOS[scenario]
     data, steps, control, _ = make(folder)
     native, development = _pair(folder, scenario, data)
@@ -495,5 +561,6 @@ def test_a_start_on_a_road_takes_its_place_as_the_development_fmu(scenario, tune
             inst = instance(fmu, name=fmu.stem)
             assert _start(inst, refused) == "error"
             messages.append(inst.messages(min_status=3)[-1])
+        print(f"{scenario} refused alike: {messages[0]}")
         assert messages[0] == messages[1]
         assert messages[0].startswith("the parameters are not accepted: ") and why in messages[0]

@@ -38,6 +38,8 @@ KERNELS = {
     "place_towed": ("y", "P"),
     "footprint_hits": ("y", "apart.pairs", "apart.foot", "apart.where", "apart.corners",
                        "apart.hits"),
+    # engine.setup.start_clear.start_arguments: the wheel inputs are the integrator's
+    "start_overlaps": ("y", "P", "U.u_wheel", "clear.R", "clear.rot", "clear.hits"),
     # engine.setup.settle.SETTLE_ARGS and PRELOAD_ARGS, the set-up's arrays under settle.*, pre.*
     "settle_on_terrain": ("y", "P", "settle.u_wheel", "settle.R", "settle.A", "settle.b",
                           "settle.x", "settle.perm", "settle.tau", "settle.rz", "settle.xp",
@@ -121,7 +123,7 @@ def compile_kernels(signature, out_dir: Path) -> dict:
     the module docstring; returns the ABI description."""
     from numba.core import types
     from numba.core.codegen import CPUCodeLibrary
-    from engine import drivetrain, integrator, launch, preload, settle, stability
+    from engine import drivetrain, integrator, launch, preload, settle, stability, start_check
     # the kernels linked here into one module share one copy of each kernel they call
     # (linkonce_odr) and lose their dead arguments there (targets.emit_object); the JIT's
     # own pass (engine.jit) would give each entry point internal copies of its own
@@ -142,6 +144,9 @@ def compile_kernels(signature, out_dir: Path) -> dict:
             "place_towed": (y, P),
             # footprint_hits(y, pairs, foot, where, corners, hits)
             "footprint_hits": (y, f2, f2, f2, types.Array(work.dtype, 3, "C"), i1),
+            # start_overlaps(y, P, u_wheel, R, rot, hits)
+            "start_overlaps": (y, P, U.types[U.fields.index("u_wheel")], f2, f1,
+                               types.Array(work.dtype, 3, "C")),
             # settle_on_terrain(y, P, u_wheel, R, A, b, x, perm, tau, rz, xp, fault)
             "settle_on_terrain": (y, P, f2, f2, f2, f1, f1, i1, f1, f1, f1, f1),
             # preload_lateral(y, U, P, Y, err, W, dy, tires, groups, group0, unknowns, residuals,
@@ -153,11 +158,13 @@ def compile_kernels(signature, out_dir: Path) -> dict:
     launch.place_launch.compile(sigs["place_launch"])
     launch.place_towed.compile(sigs["place_towed"])
     launch.footprint_hits.compile(sigs["footprint_hits"])
+    start_check.start_overlaps.compile(sigs["start_overlaps"])
     settle.settle_on_terrain.compile(sigs["settle_on_terrain"])
     preload.preload_lateral.compile(sigs["preload_lateral"])
     modules = {"advance": integrator, "record": integrator, "stable_step": stability,
                "engage_clutches": drivetrain, "place_launch": launch, "place_towed": launch,
-               "footprint_hits": launch, "settle_on_terrain": settle, "preload_lateral": preload}
+               "footprint_hits": launch, "start_overlaps": start_check,
+               "settle_on_terrain": settle, "preload_lateral": preload}
     abi, irs, symbols = {"kernels": {}}, [], []
     for name, sig in sigs.items():
         kernel = getattr(modules[name], name)

@@ -16,18 +16,18 @@ answer to a change of it, found at build time by running the set-up for other va
 * ``stepSize`` is tunable: it is the integrator's step, checked at initialisation as
   ``engine.Simulation`` checks it (the contact limit of the meshes, the modes of the initial
   state, :mod:`engine.stability`);
-* a lead unit's launch attitude (``roll0``, ``pitch0``) on flat ground, for a vehicle of one
-  unit alone: the angles are such rows, and the unit is then placed on its lowest point by
-  the kernel the set-up runs (``engine.launch.place_launch``, from the unit's equilibrium
-  height: ``tune.launch``); the build checks at three values that the two together give the
-  set-up's state bit for bit;
-* a lead unit's position (``X0``, ``Y0``, ``yaw0``) on flat ground without barriers: its slots
-  are such rows; the units it tows are then put in line behind it by the kernel the set-up
+* a lead unit's launch attitude (``roll0``, ``pitch0``) on flat ground (by barriers and
+  objects, or none), for a vehicle of one unit alone: the angles are such rows, and the unit
+  is then placed on its lowest point by the kernel the set-up runs
+  (``engine.launch.place_launch``, from the unit's equilibrium height: ``tune.launch``); the
+  build checks at three values that the two together give the set-up's state bit for bit;
+* a lead unit's position (``X0``, ``Y0``, ``yaw0``) on flat ground: its slots are such rows;
+  the units it tows are then put in line behind it by the kernel the set-up
   runs (``engine.launch.place_towed``: ``tune.towed``; the build checks at three values that
   the two together give the set-up's state bit for bit), and when the event holds several
   vehicles the runtime refuses a start at which two of them overlap, as the set-up does, by
   its kernel (``engine.launch.footprint_hits``: ``tune.apart``, ``apart.*``);
-* on a mesh, OpenCRG or external road without barriers, a lead unit's
+* on a mesh, OpenCRG or external road, a lead unit's
   position (``X0``, ``Y0``, ``yaw0``), and its ``speed0`` where it is not such rows (on a
   crossfall it sets the rolling vehicle's slip): the set-up puts the vehicle on the terrain
   under it (``engine.setup.params.pack``: ``engine.setup.settle``), so these are rows on the
@@ -40,10 +40,13 @@ answer to a change of it, found at build time by running the set-up for other va
   the other
   parameters' rows on the state. The build checks at three values of each that this gives the
   set-up's state bit for bit (:func:`terrain_start`);
-* any other parameter (one whose effect is not of these forms, a position when the start can
-  meet a barrier, a launch attitude when it can meet another vehicle or on a road other than
-  flat ground, a position or speed on such a road with barriers)
-  keeps its start value: the runtime refuses another one, naming it.
+* after any of these moved a unit, the runtime refuses a start at which a unit's exterior or
+  wheel meshes are inside the road, a barrier, a wall or an environment object, as the set-up
+  does (``engine.setup.start_clear``), by its kernel (``engine.start_check.start_overlaps``:
+  ``tune.clear``, ``clear.*``) and with its messages (``start_clear.overlap_templates``);
+* any other parameter (one whose effect is not of these forms, a launch attitude when it can
+  meet another vehicle or on a road other than flat ground) keeps its start value: the
+  runtime refuses another one, naming it.
 
 A parameter that the engine accepts only as zero for this event (the motion of a lead unit
 that tows, ``engine.setup.launch.motion_problems``) is refused with the engine's message.
@@ -57,10 +60,12 @@ from typing import NamedTuple
 import numpy as np
 
 from engine import layout as L
+from engine.collision import EDGE
 from engine.launch import place_launch, place_towed
 from engine.jit import compiled_entry
 from engine.preload import PRELOAD_DONE, preload_lateral
 from engine.settle import settle_on_terrain
+from engine.start_check import H_DEPTH, H_VERTEX
 from engine.setup.errors import EventError
 from engine.setup.launch import MOTION_FIELDS, launched
 from engine.setup.params import pack
@@ -103,7 +108,9 @@ class Effects(NamedTuple):
     on the state) that the runtime applies to the state before the set-up put the vehicle on
     the terrain (``flat``), then settling and preloading it by the set-up's kernels
     (``terrain_towed``: 1 when the towed units are put in line first; ``trace``: the set-up's
-    wheel inputs and tables of that start, ``engine.setup.params.pack``'s)."""
+    wheel inputs and tables of that start, ``engine.setup.params.pack``'s); ``clear``: 1 when
+    a parameter moves a unit, and the runtime checks that the meshes start clear of the road,
+    the barriers, the walls and the objects."""
     kind: np.ndarray
     rows: np.ndarray
     reasons: dict
@@ -114,6 +121,7 @@ class Effects(NamedTuple):
     terrain_towed: int
     flat: np.ndarray
     trace: dict
+    clear: int
 
 
 def _arrays(model, y0) -> list:
@@ -217,16 +225,16 @@ def effects(event, sim, catalogue) -> Effects:
     lay = L.StateLayout.of_model(sim.model)
     placing = {lay.at("body", u) + s for u in range(len(sim.unit_names)) for s in _PLACEMENT}
     flat = event.model.environment.terrain is None or event.model.environment.terrain.type == "flat"
-    open_road = flat and sim.model.P_BAR.shape[0] == 0
-    alone = len(event.vehicles()) == 1 and open_road
+    # barriers, walls and objects: the runtime refuses a start inside one as the set-up does,
+    # by its kernel (engine.start_check.start_overlaps: tune.clear)
+    alone = len(event.vehicles()) == 1 and flat
     towing = {vehicle[0] for vehicle in event.vehicles() if len(vehicle) > 1}
-    rows, owner, launches, towed, apart = [], {}, {}, False, False
+    rows, owner, launches, towed, apart, clear = [], {}, {}, False, False, False
     names = {v.name: v.value_reference for v in params}
     # on a terrain: the lead's position (and speed) applied before the set-up's start on it
     trace = {}
     pack(event, sim.friction_multiplier, sim.initial, None, sim.steering_modes, trace=trace)
     flat_base = [trace["flat"]] + base[1:]
-    on_terrain = not flat and sim.model.P_BAR.shape[0] == 0
     terrain = {}             # value reference -> (variable, its rows on the flat state, towed)
     for v in params:
         source, index = v.binding
@@ -242,7 +250,7 @@ def effects(event, sim, catalogue) -> Effects:
             # its unit's height is the placement's (checked below), not one of the rows
             u = sim.unit_names.index(index[0])
             ignore = frozenset({(0, lay.at("body", u) + L.SZ)})
-        elif source == "initial" and index[1] in _POSITION and index[0] in towing and open_road:
+        elif source == "initial" and index[1] in _POSITION and index[0] in towing and flat:
             # the towed units' places are the kernel's (checked below), not rows
             train = True
             ignore = frozenset((0, lay.at("body", sim.unit_names.index(name)) + s)
@@ -254,10 +262,6 @@ def effects(event, sim, catalogue) -> Effects:
         found = "" if moved else _effect(event, sim, v, base, ENUMERATIONS, ignore)
         if source == "initial" and index[1] in _TERRAIN and not flat and (
                 moved or isinstance(found, str)):
-            if not on_terrain:
-                reasons[v.name] = "a position or speed on a road other than flat ground with " \
-                                  "barriers (the vehicle was settled on the road at build time)"
-                continue
             # its rows on the state before the start on the terrain; the towed units' places
             # there are the kernel's
             train = index[0] in towing
@@ -284,13 +288,14 @@ def effects(event, sim, catalogue) -> Effects:
             reasons[v.name] = found
             continue
         moves = any(t == 0 and k in placing for _, t, k, _, _, _ in found)
-        if moves and not (open_road and (alone or index[1] in _POSITION)):
+        if moves and not (flat and (alone or index[1] in _POSITION)):
             reasons[v.name] = "an attitude on a road other than flat ground (the vehicle " \
                               "was settled on the road at build time)" if not flat else \
-                              "a position or attitude when the start can meet a barrier, or an " \
-                              "attitude when it can meet another vehicle (checked at build time)"
+                              "an attitude when the start can meet another vehicle (checked " \
+                              "at build time)"
             continue
         apart = apart or (moves and not alone)
+        clear = clear or moves
         kind[vr] = TUNABLE
         for row in found:
             owner.setdefault((row[1], row[2]), set()).add(vr)
@@ -332,13 +337,15 @@ def effects(event, sim, catalogue) -> Effects:
         kind[vr] = TUNABLE
         terrain_rows += found
         terrain_towed = terrain_towed or train
+        clear = True
         apart = apart or (len(event.vehicles()) > 1 and v.binding[1][1] in _POSITION)
     table = np.array(rows, dtype=np.float64).reshape(-1, 6)
     launch = [row for row in launches.values()
               if any(kind[int(vr)] == TUNABLE for vr in row[2:4])]
     return Effects(kind, table, reasons, np.array(launch, dtype=np.float64).reshape(-1, 6),
                    int(towed), int(apart), np.array(terrain_rows, dtype=np.float64).reshape(-1, 6),
-                   int(terrain_towed), np.array(flat_base[0], dtype=np.float64), trace)
+                   int(terrain_towed), np.array(flat_base[0], dtype=np.float64), trace,
+                   int(clear))
 
 
 def terrain_start(y, model, trace, towed: bool, wheel_names) -> str | None:
@@ -535,6 +542,7 @@ def tables(event, sim, catalogue) -> dict:
     from engine.setup.event import MIN_STEP_SIZE
     from engine.setup.footprint import overlap_tables
     from engine.setup.launch import motion_problems
+    from engine.setup.start_clear import FIELDS, overlap_templates, start_arguments
     from engine.setup.stability import contact_step, kernel_work
     from model_description.catalogue import ENUMERATIONS
     from simon_fmu.runtime.protocol import _accepts
@@ -606,6 +614,16 @@ def tables(event, sim, catalogue) -> dict:
         "apart.hits": np.zeros(len(overlaps.heads), np.int64),
         "apart.heads": texts(overlaps.heads), "apart.quoted": texts(overlaps.quoted),
         "launch.R": np.zeros((3, 3)),
+        "tune.clear": np.array([found.clear], np.int64),
+        # per unit, its exterior's vertex count (a hit beyond it is of a wheel mesh); per unit
+        # and surface, the messages of the exterior and of a wheel mesh; their placeholders
+        "clear.nv": np.array(sim.model.P_COLL[:, L.CO_NV], np.int64),
+        "clear.texts": texts(t for rows in overlap_templates(sim.model, event) for row in rows
+                             for t in row),
+        "clear.fields": texts(FIELDS), "clear.columns": np.array(list(FIELDS.values()),
+                                                                 np.int64).reshape(-1, 2),
+        # a vertex deeper than EDGE is inside; the columns of a hit's depth and vertex
+        "clear.check": np.array([EDGE, H_DEPTH, H_VERTEX], np.float64),
         "tune.terrain": found.terrain,
         "tune.terrain_flags": np.array([found.terrain_towed, int(found.trace["pitch"])], np.int64),
         "terrain.y": found.flat,
@@ -621,6 +639,8 @@ def tables(event, sim, catalogue) -> dict:
     out.update(_kernel_arrays("pre", PRELOAD_ARGS[1:], preload_arguments(
         sim.model, found.trace["tire_loads"], found.trace["u_wheel"], found.trace["pitch"],
         found.trace["wheel_dz"])))
+    _, _, _, R, rot, hits = start_arguments(sim.model, sim.y, sim.u_wheel)
+    out.update({"clear.R": R, "clear.rot": rot, "clear.hits": hits})
     for name, a in kernel_work(sim.y.size, free).items():
         out[f"stab.{name}"] = a
     return out

@@ -91,6 +91,14 @@ typedef struct {
     int64_t tune_apart;                 /* 1: the vehicles checked to start apart */
     const char **apart_heads, **apart_quoted; /* the overlap problems' texts */
     int napart_heads, napart_quoted;
+    int64_t tune_clear;                 /* 1: the meshes checked to start clear */
+    const char **clear_texts, **clear_fields; /* the messages, their placeholders */
+    int nclear_texts, nclear_fields;
+    const int64_t *clear_nv, *clear_columns; /* exterior vertices per unit; per placeholder,
+                                                its column of a hit and its digits */
+    const double *clear_check;          /* a vertex deeper than [0] is inside; the columns
+                                           of a hit's depth [1] and vertex [2] */
+    sn_array *clear_hits;
     const char **tune_accepts, **tune_zero, **tune_zero_tail, **tune_texts, **tune_reasons;
     sn_array *tune_target[SN_MAX_TARGETS];
     sn_array *stab[SN_MAX_ARRAYS];      /* the step-size kernel's arguments */
@@ -98,6 +106,7 @@ typedef struct {
     sn_array *lau[SN_MAX_ARRAYS];       /* place_launch's arguments */
     sn_array *tow[SN_MAX_ARRAYS];       /* place_towed's arguments */
     sn_array *apart[SN_MAX_ARRAYS];     /* footprint_hits' arguments */
+    sn_array *clear[SN_MAX_ARRAYS];     /* start_overlaps' arguments */
     sn_array *settle[SN_MAX_ARRAYS];    /* settle_on_terrain's arguments */
     sn_array *pre[SN_MAX_ARRAYS];       /* preload_lateral's arguments */
     /* the start on a terrain (tune.terrain): the rows on the state before it (terrain.y), the
@@ -383,6 +392,7 @@ static const char *bind(sn_instance *c)
         {sn_place_launch_arrays, sn_place_launch_narrays, c->lau},
         {sn_place_towed_arrays, sn_place_towed_narrays, c->tow},
         {sn_footprint_hits_arrays, sn_footprint_hits_narrays, c->apart},
+        {sn_start_overlaps_arrays, sn_start_overlaps_narrays, c->clear},
         {sn_settle_on_terrain_arrays, sn_settle_on_terrain_narrays, c->settle},
         {sn_preload_lateral_arrays, sn_preload_lateral_narrays, c->pre},
         {sn_stable_step_arrays, sn_stable_step_narrays, c->stab}};
@@ -412,6 +422,8 @@ static const char *bind(sn_instance *c)
                             "tune.zero", "tune.zero_tail", "tune.items", "tune.texts",
                             "tune.speed", "tune.stable", "tune.reasons", "tune.launch",
                             "tune.towed", "tune.apart", "apart.heads", "apart.quoted",
+                            "tune.clear", "clear.nv", "clear.texts", "clear.fields",
+                            "clear.columns", "clear.check", "clear.hits",
                             "tune.terrain", "tune.terrain_flags", "terrain.y", "terrain.texts",
                             "wheel.names", "settle.fault", "terrain.check", "pre.Y.y_tire",
                             "pre.vn"};
@@ -461,6 +473,25 @@ static const char *bind(sn_instance *c)
     c->tune_apart = ta->dtype != 2 || ta->nitems != 1 ? -1 : *(const int64_t *)ta->init;
     c->apart_heads = strings(find(c, "apart.heads"), &c->napart_heads);
     c->apart_quoted = strings(find(c, "apart.quoted"), &c->napart_quoted);
+    sn_array *tc = find(c, "tune.clear"), *cn = find(c, "clear.nv"), *cc = find(c, "clear.columns");
+    sn_array *ce = find(c, "clear.check");
+    c->tune_clear = tc->dtype != 2 || tc->nitems != 1 ? -1 : *(const int64_t *)tc->init;
+    c->clear_texts = strings(find(c, "clear.texts"), &c->nclear_texts);
+    c->clear_fields = strings(find(c, "clear.fields"), &c->nclear_fields);
+    c->clear_nv = (const int64_t *)cn->init;
+    c->clear_columns = (const int64_t *)cc->init;
+    c->clear_check = (const double *)ce->init;
+    c->clear_hits = find(c, "clear.hits");
+    int clear_ok = c->tune_clear >= 0 && c->clear_texts && c->clear_fields && cn->dtype == 2
+        && cc->dtype == 2 && ce->dtype == 1 && ce->nitems == 3 && c->clear_hits->dtype == 1
+        && c->clear_hits->ndim == 3 && cn->nitems == c->clear_hits->shape[0]
+        && c->nclear_texts == 2 * c->clear_hits->shape[0] * c->clear_hits->shape[1]
+        && cc->ndim == 2 && cc->shape[0] == c->nclear_fields && cc->shape[1] == 2
+        && c->clear_check[1] >= 0 && c->clear_check[1] < c->clear_hits->shape[2]
+        && c->clear_check[2] >= 0 && c->clear_check[2] < c->clear_hits->shape[2];
+    for (int f = 0; clear_ok && f < c->nclear_fields; f++)
+        clear_ok = strlen(c->clear_fields[f]) == 1 && c->clear_columns[2 * f] >= 0
+                   && c->clear_columns[2 * f] < c->clear_hits->shape[2];
     sn_array *tr_ = find(c, "tune.terrain"), *tf = find(c, "tune.terrain_flags");
     c->terrain_rows = (const double *)tr_->init;
     c->nterrain_rows = tr_->ndim == 2 && tr_->shape[1] == 6 && tr_->dtype == 1 ? (int)tr_->shape[0] : -1;
@@ -488,6 +519,7 @@ static const char *bind(sn_instance *c)
             || nzt != c->nvars || c->ntune_rows < 0
             || c->ntune_items < 0 || c->ntune_speed < 0 || c->ntune_launch < 0
             || c->tune_towed < 0 || c->tune_apart < 0 || !c->apart_heads || !c->apart_quoted
+            || !clear_ok
             || c->nterrain_rows < 0 || c->terrain_towed < 0 || c->terrain_pitch < 0
             || !c->terrain_y || !c->terrain_texts || c->nterrain_texts != TX_COUNT
             || !c->wheel_names || find(c, "terrain.check")->nitems != 5
@@ -578,6 +610,8 @@ static void release(sn_instance *c)
     free(c->tune_reasons);
     free(c->apart_heads);
     free(c->apart_quoted);
+    free(c->clear_texts);
+    free(c->clear_fields);
     free(c->terrain_texts);
     free(c->wheel_names);
     free(c->pool);
@@ -805,6 +839,56 @@ static int vehicles_overlap(sn_instance *c, char *why, size_t size)
     return problems > 0;
 }
 
+/* a message of engine.setup.start_clear.overlap_templates with its placeholders ("{d}" ...:
+   clear.fields) filled from a row of the kernel's hits, as engine.setup.start_clear.fill */
+static void fill_template(sn_instance *c, const char *t, const double *hit, char *why,
+                          size_t size, size_t *at)
+{
+    while (*t) {
+        int k = -1;
+        for (int f = 0; f < c->nclear_fields && k < 0 && t[0] == '{' && t[1] && t[2] == '}'; f++)
+            if (c->clear_fields[f][0] == t[1])
+                k = f;
+        char text[64];
+        if (k >= 0) {
+            snprintf(text, sizeof text, "%.*g", (int)c->clear_columns[2 * k + 1],
+                     hit[c->clear_columns[2 * k]]);
+            t += 3;
+        } else {
+            text[0] = *t++;
+            text[1] = '\0';
+        }
+        append(why, size, at, text);
+    }
+}
+
+/* engine.Simulation._check_meshes_clear: every unit's deepest vertex into the road, each
+   barrier, wall and object at the initial state (engine.start_check.start_overlaps), one
+   problem per unit and surface it is inside, the text of
+   engine.setup.start_clear.start_overlap_problems; 1 when there is one */
+static int meshes_inside(sn_instance *c, char *why, size_t size)
+{
+    int64_t deep = 0;
+    sn_call_start_overlaps(c->clear, &deep);
+    if (deep <= 0)
+        return 0;
+    const double *hits = (const double *)c->clear_hits->data;
+    int64_t nu = c->clear_hits->shape[0], ns = c->clear_hits->shape[1];
+    int64_t cols = c->clear_hits->shape[2];
+    size_t at = 0;
+    int problems = 0;
+    for (int64_t u = 0; u < nu; u++)
+        for (int64_t s = 0; s < ns; s++) {
+            const double *hit = hits + (u * ns + s) * cols;
+            if (!(hit[(int64_t)c->clear_check[1]] > c->clear_check[0]))
+                continue;
+            int wheel = hit[(int64_t)c->clear_check[2]] >= (double)c->clear_nv[u];
+            append(why, size, &at, problems++ ? "; " : "the parameters are not accepted: ");
+            fill_template(c, c->clear_texts[2 * (u * ns + s) + wheel], hit, why, size, &at);
+        }
+    return problems > 0;
+}
+
 /* the rows of a table (tune.rows, tune.terrain: value reference, target, slot, operation,
    constant, item), on the state only (which > 0), on the packed parameters only (which < 0)
    or all; the target of a tune.terrain row is y */
@@ -993,6 +1077,8 @@ static int setup_parameters(sn_instance *c, char *why, size_t size)
     if (run(c, 0.0, 0, why, size) != 0)             /* the outputs at the initial state */
         return 1;
     if (c->tune_apart && vehicles_overlap(c, why, size))
+        return 1;
+    if (c->tune_clear && meshes_inside(c, why, size))
         return 1;
     return check_step(c, moved, why, size);
 }
