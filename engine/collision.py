@@ -943,17 +943,20 @@ def _grid_node(CV, v0, n, axis, m):
 @njit
 def _grid_bracket(CV, v0, n, axis, q):
     """The node m of a box mesh's grid along ``axis`` at or below coordinate q (clamped to the
-    grid) and q's fraction of the way to node m + 1."""
-    lo, hi = 0, n[axis] - 1
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if _grid_node(CV, v0, n, axis, mid) <= q:
-            lo = mid
-        else:
-            hi = mid
-    x0, x1 = _grid_node(CV, v0, n, axis, lo), _grid_node(CV, v0, n, axis, hi)
-    t = (q - x0) / (x1 - x0)
-    return lo, min(max(t, 0.0), 1.0)
+    grid) and q's fraction of the way to node m + 1: the node an even spacing puts q after,
+    then the neighbours' until q lies between m and m + 1 (the nodes are evenly spaced but
+    for a cab's ring, engine.setup.collision.box_nodes)."""
+    last = n[axis] - 1
+    first, end = _grid_node(CV, v0, n, axis, 0), _grid_node(CV, v0, n, axis, last)
+    m = min(max(int((q - first) / (end - first) * last), 0), last - 1)
+    a, b = _grid_node(CV, v0, n, axis, m), _grid_node(CV, v0, n, axis, m + 1)
+    while m > 0 and q < a:
+        m -= 1
+        a, b = _grid_node(CV, v0, n, axis, m), a
+    while m < last - 1 and q > b:
+        m += 1
+        a, b = b, _grid_node(CV, v0, n, axis, m + 1)
+    return m, min(max((q - a) / (b - a), 0.0), 1.0)
 
 
 @njit
@@ -965,6 +968,8 @@ def surface_memory(y, P, b, vbase, f, px, py, pz, box, hit):
     face of a box mesh's grid (CO_GRID); its permanent set (1 - e^2) delta_max is how far the
     crush has moved that surface in (docs/equations.md, "Crush that moves the mesh"). 0 on a
     face the pair cuts (a cab's back) and on the box of an OBJ exterior."""
+    if y[int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * b + CS_CONTACT] < 0.5:
+        return 0.0      # b has touched nothing yet: no vertex of it has a memory
     PCb, CV = P.P_COLL[b], P.CV
     v0 = int(PCb[CO_V0])
     i = face_axis(f)

@@ -81,6 +81,10 @@ def posed_pair(model, y, boxes, depth, pitch=0.0, raised=0.0, latched=(True, Tru
     vbase = int(model.P_ENV[L.E_COLL_BASE]) + L.N_COLL_UNIT_STATE * model.P_UNIT.shape[0]
     fs = vbase + model.CV.shape[0]
     y[vbase:fs] = 0.0 if memory is None else memory
+    for u in (0, 1):       # a unit with a memory has touched something (collision.CS_CONTACT)
+        v0, nv = int(model.P_COLL[u, L.CO_V0]), int(model.P_COLL[u, L.CO_NV])
+        y[int(model.P_ENV[L.E_COLL_BASE]) + L.N_COLL_UNIT_STATE * u + L.CS_CONTACT] = \
+            float(np.any(y[vbase + v0:vbase + v0 + nv] > 0.0))
     y[fs + L.PS_FACE_ON_B] = 1.0 + L.FACE_FRONT if latched[0] else 0.0
     y[fs + L.PS_FACE_ON_A] = 1.0 + L.FACE_FRONT if latched[1] else 0.0
     frames = np.zeros((2, L.N_FRAME))
