@@ -362,9 +362,10 @@ def _refused_alike(native, development, instance, parameters, label) -> str:
 
 
 def _uniform_road(data, gx: float, gy: float):
-    """The wheel inputs of the plane Z = gx X + gy Y under every wheel of the sedan standing
-    at its place of ``data`` (its wheel centres at their static X, Y), and a control that keeps
-    giving that plane under the wheels while the car drives (besides its lane change)."""
+    """The wheel inputs of the plane Z = gx X + gy Y under every wheel of the sedan of
+    ``data`` standing at X, Y, yaw (its wheel centres at their static places): ``inputs(X, Y,
+    yaw)``, and a control that keeps giving that plane under the wheels while the car drives
+    (besides its lane change)."""
     sim = engine.Simulation(engine.load_event(data), warn=False)
     at = [(float(sim.model.P_WHEEL[w, L.W_X]), float(sim.model.P_WHEEL[w, L.W_Y0]))
           for w in range(len(WHEELS))]
@@ -382,7 +383,7 @@ def _uniform_road(data, gx: float, gy: float):
         _lane_change("car", 4, 1.2, start=0.2)(t, inst)
         for name, value in inputs(*inst.get_reals(["car.X", "car.Y", "car.yaw"])).items():
             inst.set(name, value)
-    return inputs(0.0, 0.0, 0.0), control
+    return inputs, control
 
 
 def test_wheel_inputs_at_initialisation_place_the_car_on_an_external_road(folder, instance):
@@ -396,8 +397,8 @@ def test_wheel_inputs_at_initialisation_place_the_car_on_an_external_road(folder
     data = SCENARIOS["external-road"](folder)[0]
     native, development = _pair(folder, "external-road", data)
     road, control = _uniform_road(data, GRADE_X, GRADE_Y)
-    start = _alike(native, development, instance, SHORT_STEPS[:120], control, road,
-                   "external road set at initialisation")
+    start = _alike(native, development, instance, SHORT_STEPS[:120], control,
+                   road(0.0, 0.0, 0.0), "external road set at initialisation")
     # the body in the plane fitted through the wheels' roadZ (taken at their static X, Y: the
     # pitched wheels stand a little apart from there): tan(pitch) = -dZ/dX, measured 6.2e-5 rad
     print(f"pitch {start['car.pitch']!r} (atan of the grade {math.atan(-GRADE_X)!r}), roll "
@@ -406,7 +407,15 @@ def test_wheel_inputs_at_initialisation_place_the_car_on_an_external_road(folder
     # rolled with the road to the right, and further on its suspension under the weight's
     # component down the crossfall
     assert math.atan(GRADE_Y) < start["car.roll"] < 2.0 * math.atan(GRADE_Y)
-    message = _refused_alike(native, development, instance, _uniform_road(data, 0.0, STEEP_Y)[0],
+    # with a place, heading, speed and yaw rate set too: the speed sets the slip on the
+    # crossfall (its rows on the state before the start), the rate is written after it
+    place = {"car.X0": 3.0, "car.Y0": -0.5, "car.yaw0": 0.05, "car.speed0": 15.0,
+             "car.yawRate0": 0.02}
+    moved = _alike(native, development, instance, SHORT_STEPS[:120], control,
+                   dict(road(3.0, -0.5, 0.05), **place), "and a place, speed and rate")
+    assert [moved[k] for k in ("car.X", "car.Y", "car.yaw", "car.r")] == [3.0, -0.5, 0.05, 0.02]
+    message = _refused_alike(native, development, instance,
+                             _uniform_road(data, 0.0, STEEP_Y)[0](0.0, 0.0, 0.0),
                              "a steep crossfall")
     assert message.startswith("the parameters are not accepted: units[0].collision."
                               "ground_clearance: the exterior of car reaches ")

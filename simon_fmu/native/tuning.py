@@ -28,8 +28,8 @@ answer to a change of it, found at build time by running the set-up for other va
   vehicles the runtime refuses a start at which two of them overlap, as the set-up does, by
   its kernel (``engine.launch.footprint_hits``: ``tune.apart``, ``apart.*``);
 * on a mesh, OpenCRG or external road, a lead unit's
-  position (``X0``, ``Y0``, ``yaw0``), and its ``speed0`` where it is not such rows (on a
-  crossfall it sets the rolling vehicle's slip): the set-up puts the vehicle on the terrain
+  position (``X0``, ``Y0``, ``yaw0``), and its ``speed0`` (on a crossfall, the road's or one
+  the wheel inputs give, it sets the rolling vehicle's slip): the set-up puts the vehicle on the terrain
   under it (``engine.setup.params.pack``: ``engine.setup.settle``), so these are rows on the
   state *before* that start (its ``trace``: ``tune.terrain`` on ``terrain.y``); the runtime
   writes them, puts the towed units in line (``engine.launch.place_towed``), then calls the
@@ -277,12 +277,12 @@ def effects(event, sim, catalogue) -> Effects:
             ignore = frozenset((0, lay.at("body", sim.unit_names.index(name)) + s)
                                for vehicle in event.vehicles() if vehicle[0] == index[0]
                                for name in vehicle[1:] for s in (L.SX, L.SY, L.SPSI))
-        moved = source == "initial" and index[1] in _POSITION and not flat
+        moved = source == "initial" and index[1] in _TERRAIN and not flat
         # (a position on a terrain is probed on the state before the start there, below: the
-        # set-up may refuse a probe off the road)
+        # set-up may refuse a probe off the road; the speed too, even where its effect on the
+        # final state is rows: with other wheel inputs, a crossfall, it sets the slip)
         found = "" if moved else _effect(event, sim, v, base, ENUMERATIONS, ignore)
-        if source == "initial" and index[1] in _TERRAIN and not flat and (
-                moved or isinstance(found, str)):
+        if moved:
             # its rows on the state before the start on the terrain; the towed units' places
             # there are the kernel's
             train = index[0] in towing
