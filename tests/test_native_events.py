@@ -421,6 +421,55 @@ def test_wheel_inputs_at_initialisation_place_the_car_on_an_external_road(folder
                               "ground_clearance: the exterior of car reaches ")
 
 
+def test_the_build_finds_a_start_with_wheel_inputs_it_cannot_repeat(folder):
+    """The build's check of the start run again with each wheel input moved
+    (simon_fmu.native.tuning.wheel_problems) against the set-up's: with the sedan rolling on
+    the external road, every field repeats; written without apply_motion's rule (its
+    lateralSpeed0 at zero written over the start's value), roadZ does not (a different height
+    under each wheel tilts the plane the car is settled in across: the rolling car's slip on
+    that crossfall), and it alone (the grades tilt each wheel's plane about its centre, not
+    the plane through the wheels)."""
+    from model_description import build_catalogue
+    from simon_fmu.native import tuning
+    event = engine.load_event(SCENARIOS["external-road"](folder)[0])
+    sim = engine.Simulation(event, warn=False)
+    catalogue = build_catalogue(event)
+    found = tuning.effects(event, sim, catalogue)
+    assert tuning.wheel_problems(event, sim, found, catalogue) == [""] * len(L.WHEEL_INPUTS)
+    rows = found.rows.copy()
+    rows[(rows[:, 3] != tuning.OP_ITEM) & (rows[:, 5] == tuning.NONZERO_ONLY), 5] = 0.0
+    wrong = tuning.wheel_problems(event, sim, found._replace(rows=rows), catalogue)
+    assert [f for f, why in zip(L.WHEEL_INPUTS, wrong) if why] == ["roadZ"]
+
+
+def test_a_wheel_input_whose_start_the_build_cannot_repeat_is_refused_naming_it(
+        folder, instance, monkeypatch):
+    """Where the build finds that the start run again with a wheel input set does not give the
+    set-up's state (``tune.wheels``; no field of the events here, so the build's check is told
+    so for roadGradeY), the native FMU refuses that input set at initialisation naming each
+    variable, and takes the other fields."""
+    from simon_fmu.native import build, tuning
+    real = tuning.wheel_problems
+
+    def told(*args):
+        out = real(*args)
+        out[L.WHEEL_INPUTS.index("roadGradeY")] = "told so"
+        return out
+    monkeypatch.setattr(tuning, "wheel_problems", told)
+    event = folder / "told.json"
+    event.write_text(json.dumps(SCENARIOS["external-road"](folder)[0]))
+    fmu = build.build_native(event, folder / "told-native.fmu", log=lambda text: None,
+                             platforms="linux64")
+    inst = instance(fmu, name="told")
+    assert _start(inst, {"car.axle1.right.roadGradeY": 0.03, "car.axle2.left.roadZ": -0.01,
+                         "car.axle2.left.roadGradeY": 0.03}) == "error"
+    tail = ": not tunable at initialisation in the native FMU yet (told so): the vehicle was " \
+           "placed on the road with its start value at build time"
+    assert inst.messages(min_status=3)[-1] == \
+        f"car.axle1.right.roadGradeY{tail}; car.axle2.left.roadGradeY{tail}"
+    assert _start(instance(fmu, name="told"), {"car.axle2.left.roadZ": -0.01}) == 0
+
+
 #: wheel inputs set at initialisation besides an external road's: the sedan's brake pressure
 #: factor and friction of its own, and with the table options a brake and a drive friction
 #: (they enter the set-up's start through the derivative its equilibrium is found on:
