@@ -421,6 +421,36 @@ def test_wheel_inputs_at_initialisation_place_the_car_on_an_external_road(folder
                               "ground_clearance: the exterior of car reaches ")
 
 
+#: crossfalls of the external road for the sedan on displaced wheels: one it stands on, one
+#: on which a rear tire would lift off
+DISPLACED_Y, LIFTING_Y = 0.1, 0.2
+
+
+def test_wheel_inputs_at_initialisation_place_displaced_wheels_on_an_external_road(folder,
+                                                                                   instance):
+    """The sedan with its left front wheel 0.25 m lower on the body (displaced_on_a_twist's)
+    on an external road whose crossfall the wheel inputs give at initialisation: the native
+    FMU stands it on its displaced wheels there as the development FMU does (every output the
+    same at every communication point, bit for bit), and a crossfall on which a rear tire
+    would lift off is refused by both with the set-up's message."""
+    data = _sedan(5.0)
+    data["units"][0]["axles"][0]["wheel_displacement"] = {"left": [0.0, 0.0, 0.25]}
+    data["environment"]["terrain"] = {"type": "external"}
+    native, development = _pair(folder, "external-displaced", data)
+    road, control = _uniform_road(data, 0.0, DISPLACED_Y)
+    start = _alike(native, development, instance, SHORT_STEPS[:60], control, road(0.0, 0.0, 0.0),
+                   "displaced wheels on an external crossfall")
+    # rolled with the crossfall to the right, and further: the left front wheel, lower on the
+    # body, lifts its left side
+    assert start["car.roll"] > math.atan(DISPLACED_Y)
+    message = _refused_alike(native, development, instance,
+                             _uniform_road(data, 0.0, LIFTING_Y)[0](0.0, 0.0, 0.0),
+                             "a crossfall the displaced car cannot stand on")
+    assert message == "the parameters are not accepted: units[0].axles[0].wheel_displacement: " \
+        "the vehicle cannot stand on its displaced wheels (car.axle2.left would lift off); " \
+        "give smaller displacements"
+
+
 def test_the_build_finds_a_start_with_wheel_inputs_it_cannot_repeat(folder):
     """The build's check of the start run again with each wheel input moved
     (simon_fmu.native.tuning.wheel_problems) against the set-up's: with the sedan rolling on
