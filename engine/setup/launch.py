@@ -21,9 +21,9 @@ from ..launch import place_launch
 #: parameters <unit>.<key>) and their fields in units[i].initial
 MOTION_FIELDS = {"roll0": "roll", "pitch0": "pitch", "lateralSpeed0": "v", "verticalSpeed0": "w",
                  "rollRate0": "p", "pitchRate0": "q", "yawRate0": "r"}
-#: the body states each key sets
-_SLOTS = {"roll0": L.SPHI, "pitch0": L.STHETA, "lateralSpeed0": L.SV, "verticalSpeed0": L.SW,
-          "rollRate0": L.SP, "pitchRate0": L.SQ, "yawRate0": L.SR}
+#: the body states each key sets (only for a value other than zero: :func:`apply_motion`)
+MOTION_SLOTS = {"roll0": L.SPHI, "pitch0": L.STHETA, "lateralSpeed0": L.SV,
+                "verticalSpeed0": L.SW, "rollRate0": L.SP, "pitchRate0": L.SQ, "yawRate0": L.SR}
 
 
 def motion_problems(event, initial: dict) -> list:
@@ -54,7 +54,7 @@ def apply_motion(model, lay, y0, unit_names, initial: dict, ground_z: float) -> 
     for u, name in enumerate(unit_names):
         given = initial.get(name) or {}
         o = lay.at("body", u)
-        for key, slot in _SLOTS.items():
+        for key, slot in MOTION_SLOTS.items():
             if given.get(key):
                 y0[o + slot] = given[key]
         if launched(given):

@@ -239,18 +239,20 @@ def resource_arrays(event, sim, catalogue, guid: str) -> dict:
     arrays["in.whole_texts"] = texts(WHOLE_TEXTS)
 
 
-    terrain = event.model.environment.terrain.type
+    # the parameters the runtime sets, and the step-size kernel's arrays (simon_fmu/native/tuning.py)
+    tables = tuning.tables(event, sim, catalogue)
+    _, pitch, settle = tables["tune.terrain_flags"]
     arrays["meta"] = np.array([
         sim.step_size,                       # 0 the internal step
-        0.0 if terrain == "flat" else 1.0,   # 1 the set-up reads the wheel inputs
+        float(settle or pitch),              # 1 the set-up reads the wheel inputs (a road other
+                                             #   than flat ground, or displaced wheels)
         vehicle.ERR_TIRE_DEFLECTION,         # 2..4 the kernels' error codes
         vehicle.ERR_OFF_TERRAIN,
         vehicle.ERR_NONFINITE,
         L.T_DMAX,                            # 5 P_TIRE's column of the maximum deflection
         float(MAX_STEPS_PER_ADVANCE),        # 6 most steps of one advance
     ])
-    # the parameters the runtime sets, and the step-size kernel's arrays (simon_fmu/native/tuning.py)
-    arrays.update(tuning.tables(event, sim, catalogue))
+    arrays.update(tables)
     arrays["tire.names"] = texts(sim.tire_names)
     arrays["state.names"] = texts(sim.state_names)
     arrays["guid"] = texts([guid])

@@ -28,8 +28,8 @@ answer to a change of it, found at build time by running the set-up for other va
   vehicles the runtime refuses a start at which two of them overlap, as the set-up does, by
   its kernel (``engine.launch.footprint_hits``: ``tune.apart``, ``apart.*``);
 * on a mesh, OpenCRG or external road, a lead unit's
-  position (``X0``, ``Y0``, ``yaw0``), and its ``speed0`` where it is not such rows (on a
-  crossfall it sets the rolling vehicle's slip): the set-up puts the vehicle on the terrain
+  position (``X0``, ``Y0``, ``yaw0``), and its ``speed0`` (on a crossfall, the road's or one
+  the wheel inputs give, it sets the rolling vehicle's slip): the set-up puts the vehicle on the terrain
   under it (``engine.setup.params.pack``: ``engine.setup.settle``), so these are rows on the
   state *before* that start (its ``trace``: ``tune.terrain`` on ``terrain.y``); the runtime
   writes them, puts the towed units in line (``engine.launch.place_towed``), then calls the
@@ -40,6 +40,14 @@ answer to a change of it, found at build time by running the set-up for other va
   the other
   parameters' rows on the state. The build checks at three values of each that this gives the
   set-up's state bit for bit (:func:`terrain_start`);
+* wheel inputs set at initialisation (the development FMU builds its simulation with them:
+  an external road's ``roadZ`` and grades place the vehicle): where the set-up reads them (a
+  road other than flat ground, or displaced wheels) the runtime runs the start on the terrain
+  above again with them in the set-up's tables (on flat ground without settling), a row of
+  ``apply_motion``'s at zero leaving the start's value there (:data:`NONZERO_ONLY`); the build
+  checks per field at a probe that this gives the set-up's state bit for bit
+  (:func:`wheel_problems`: ``tune.wheels``), and the runtime refuses a field that does not,
+  naming the variable;
 * after any of these moved a unit, the runtime refuses a start at which a unit's exterior or
   wheel meshes are inside the road, a barrier, a wall or an environment object, as the set-up
   does (``engine.setup.start_clear``), by its kernel (``engine.start_check.start_overlaps``:
@@ -67,7 +75,7 @@ from engine.preload import PRELOAD_DONE, preload_lateral
 from engine.settle import settle_on_terrain
 from engine.start_check import H_DEPTH, H_VERTEX
 from engine.setup.errors import EventError
-from engine.setup.launch import MOTION_FIELDS, launched
+from engine.setup.launch import MOTION_FIELDS, MOTION_SLOTS, launched
 from engine.setup.params import pack
 from engine.setup.settle import (DEFLECT, DISPLACED_REST, LIFT_OFF, NO_REST, NOT_FINITE,
                                   OFF_TERRAIN, PRELOAD_ARGS, SETTLE_ARGS, STAND,
@@ -92,6 +100,19 @@ _TERRAIN = _POSITION + ("speed0",)
 #: how far from its start value each probe of a Real parameter goes (odd, so that no form
 #: other than the true one reproduces three of them bit for bit)
 _PROBES = (1.2345678901, -0.7654321987, 2.7182818285)
+#: the item of a state row (op other than OP_ITEM) whose slot ``apply_motion`` writes only for a
+#: value that is not zero: after the start on the terrain is run again (the runtime's
+#: ``terrain_start``), such a row at zero leaves the start's value (a rolling vehicle's lateral
+#: velocity on a crossfall)
+NONZERO_ONLY = 1
+#: the wheel inputs' probes at initialisation (engine.signals.WHEEL_INPUTS): per field, a value
+#: away from its start value and inside its range, times :data:`_WHEEL_SPREAD` ** wheel so
+#: that the wheels differ (an external road's plane under them not flat)
+_WHEEL_PROBES = {"brakePressureFactor": 0.75, "frictionMultiplier": 0.85, "roadZ": -0.1234567,
+                 "roadGradeX": -0.0512345, "roadGradeY": 0.0312345, "roadWaterDepth": 0.0023,
+                 "brakeForce": 1234.5, "brakeFriction": 0.15, "driveForce": 1234.5,
+                 "driveFriction": 0.15, "steerAngle": 0.0456}
+_WHEEL_SPREAD = 1.1
 #: the scales of the probes of a start on a terrain, tried in turn where the set-up refuses one
 #: (the vehicle off the road)
 _NEARER = (1.0, 0.1, 0.01)
@@ -256,12 +277,12 @@ def effects(event, sim, catalogue) -> Effects:
             ignore = frozenset((0, lay.at("body", sim.unit_names.index(name)) + s)
                                for vehicle in event.vehicles() if vehicle[0] == index[0]
                                for name in vehicle[1:] for s in (L.SX, L.SY, L.SPSI))
-        moved = source == "initial" and index[1] in _POSITION and not flat
+        moved = source == "initial" and index[1] in _TERRAIN and not flat
         # (a position on a terrain is probed on the state before the start there, below: the
-        # set-up may refuse a probe off the road)
+        # set-up may refuse a probe off the road; the speed too, even where its effect on the
+        # final state is rows: with other wheel inputs, a crossfall, it sets the slip)
         found = "" if moved else _effect(event, sim, v, base, ENUMERATIONS, ignore)
-        if source == "initial" and index[1] in _TERRAIN and not flat and (
-                moved or isinstance(found, str)):
+        if moved:
             # its rows on the state before the start on the terrain; the towed units' places
             # there are the kernel's
             train = index[0] in towing
@@ -348,17 +369,18 @@ def effects(event, sim, catalogue) -> Effects:
                    int(clear))
 
 
-def terrain_start(y, model, trace, towed: bool, wheel_names) -> str | None:
+def terrain_start(y, model, trace, towed: bool, wheel_names, settle: bool = True) -> str | None:
     """What the native runtime does after the terrain's rows (``tune.terrain``): the towed units
     put in line (``towed``), the start on the terrain by the set-up's kernels
-    (``engine.settle.settle_on_terrain``, ``engine.preload.preload_lateral``) with the set-up's
-    wheel inputs and tables (``trace``: ``engine.setup.params.pack``'s), on displaced wheels the
-    set-up's check that the vehicle stands (``engine.setup.settle.displaced_start_problem``).
-    None, or why the set-up refuses the start."""
+    (``engine.settle.settle_on_terrain``, but on flat ground (``settle`` False), and
+    ``engine.preload.preload_lateral``) with the set-up's wheel inputs and tables (``trace``:
+    ``engine.setup.params.pack``'s), on displaced wheels the set-up's check that the vehicle
+    stands (``engine.setup.settle.displaced_start_problem``). None, or why the set-up refuses
+    the start."""
     if towed:
         compiled_entry(place_towed, (y, model))(y, model)
     args = (y,) + settle_arguments(model, trace["u_wheel"])
-    w = compiled_entry(settle_on_terrain, args)(*args)
+    w = compiled_entry(settle_on_terrain, args)(*args) if settle else -1
     if w >= 0:
         return f"off the terrain: wheel {w}"
     args = (y,) + preload_arguments(model, trace["tire_loads"], trace["u_wheel"], trace["pitch"],
@@ -399,13 +421,73 @@ def _terrain_problem(event, sim, v, rows, train, flat_y, after, trace, params) -
             if want is None and refused:
                 continue
             return "the start on the terrain does not reproduce the set-up's state"
-        for vr, _, k, op, c, _ in after:
-            y[int(k)] = _apply(int(op), start[int(vr)], c)
+        _after(y, after, start)
         if not np.array_equal(y, want, equal_nan=True):
             return "the start on the terrain does not reproduce the set-up's state"
         checked += 1
     return None if checked == len(_PROBES) else \
         f"the set-up refuses {len(values) - checked} of the {len(values)} values it was probed at"
+
+
+def _after(y, after, start) -> None:
+    """The state rows ``after`` at the values ``start`` (by value reference) on the state ``y``
+    once the start on the terrain ran again, as the runtime writes them: a row of
+    ``apply_motion``'s (item :data:`NONZERO_ONLY`) at zero leaves the start's value."""
+    for vr, _, k, op, c, item in after:
+        value = start[int(vr)]
+        if not (item == NONZERO_ONLY and int(op) != OP_ITEM and value == 0.0):
+            y[int(k)] = _apply(int(op), value, c)
+
+
+def wheel_problems(event, sim, found, catalogue) -> list[str]:
+    """Per wheel input (engine.signals.WHEEL_INPUTS), "" when the runtime's start with it set
+    at initialisation gives the set-up's state bit for bit, else why not (the runtime refuses
+    it then, naming it). Where the set-up reads no wheel input (flat ground without wheel
+    displacements) every one is "". Each is probed at :data:`_WHEEL_PROBES` (nearer its start
+    value, :data:`_NEARER`, where the set-up refuses a probe): the state before the start
+    (``terrain.y``) with the terrain's rows, :func:`terrain_start` with the probe's wheel inputs
+    in the set-up's tables, the other rows on the state (:func:`_after`), the towed units put in
+    line and a launch placed as the runtime does, all at the parameters' start values; the
+    set-up's answer is ``engine.setup.params.pack`` with those wheel inputs."""
+    from engine.setup.settle import default_wheel_inputs
+    flat = event.model.environment.terrain is None or event.model.environment.terrain.type == "flat"
+    if flat and not found.trace["pitch"]:
+        return [""] * len(L.WHEEL_INPUTS)
+    start = {v.value_reference: float(v.start) for v in catalogue if v.causality == "parameter"}
+    after = [r for r in found.rows if int(r[1]) == 0]
+    base = default_wheel_inputs(len(sim.wheel_names))
+    spread = _WHEEL_SPREAD ** np.arange(len(sim.wheel_names))
+    out = []
+    for j, field in enumerate(L.WHEEL_INPUTS):
+        problem, checked = "", 0
+        for scale in _NEARER:
+            u = base.copy()
+            u[:, j] = base[:, j] + (_WHEEL_PROBES[field] - base[:, j]) * scale * spread
+            try:
+                want = pack(event, sim.friction_multiplier, sim.initial, u, sim.steering_modes)[1]
+            except EventError:
+                want = None
+            y = np.array(found.flat, dtype=np.float64)
+            for vr, _, k, op, c, _ in found.terrain:
+                y[int(k)] = _apply(int(op), start[int(vr)], c)
+            refused = terrain_start(y, sim.model, dict(found.trace, u_wheel=u),
+                                    bool(found.terrain_towed), sim.wheel_names, settle=not flat)
+            if want is None and refused:
+                continue
+            _after(y, after, start)
+            if found.towed:
+                place_towed(y, sim.model)
+            for row in found.launch:
+                if start[int(row[2])] != 0.0 or start[int(row[3])] != 0.0:
+                    place_launch(y, sim.model, np.zeros((3, 3)), int(row[0]), float(row[5]))
+            if want is None or refused or not np.array_equal(y, want, equal_nan=True):
+                problem = "the start on the road with it does not reproduce the set-up's state"
+                break
+            checked += 1
+            break
+        out.append(problem or ("" if checked else "the set-up refuses every value it was "
+                                                  "probed at"))
+    return out
 
 
 def _placement_problem(event, sim, v, rows, place, failure) -> str | None:
@@ -505,8 +587,18 @@ def _effect(event, sim, v, base, enumerations, ignore=frozenset(), flat=False):
         form = _form(points)
         if form is None:
             return f"its effect on {TARGETS[t]}[{k}] is not a product, quotient or sum of its value"
-        rows.append((vr, t, k, form[0], form[1], 0))
+        rows.append((vr, t, k, form[0], form[1], _nonzero_only(sim, source, index, t, k)))
     return rows
+
+
+def _nonzero_only(sim, source, index, t, k) -> int:
+    """1 when the row's slot is the body state that ``engine.setup.launch.apply_motion``
+    writes for its initial key only when the value is not zero (:data:`NONZERO_ONLY`), else
+    0."""
+    if source != "initial" or t != 0 or index[1] not in MOTION_SLOTS:
+        return 0
+    lay = L.StateLayout.of_model(sim.model)
+    return int(k == lay.at("body", sim.unit_names.index(index[0])) + MOTION_SLOTS[index[1]])
 
 
 #: a value no parameter has: it marks where the engine's message prints the value
@@ -550,6 +642,8 @@ def tables(event, sim, catalogue) -> dict:
 
     found = effects(event, sim, catalogue)
     overlaps = overlap_tables(event)
+    terrain = event.model.environment.terrain
+    flat = terrain is None or terrain.type == "flat"
     kind = found.kind.copy()
     nvars = len(catalogue)
     lo, hi = np.full(nvars, -math.inf), np.full(nvars, math.inf)
@@ -625,7 +719,10 @@ def tables(event, sim, catalogue) -> dict:
         # a vertex deeper than EDGE is inside; the columns of a hit's depth and vertex
         "clear.check": np.array([EDGE, H_DEPTH, H_VERTEX], np.float64),
         "tune.terrain": found.terrain,
-        "tune.terrain_flags": np.array([found.terrain_towed, int(found.trace["pitch"])], np.int64),
+        "tune.terrain_flags": np.array([found.terrain_towed, int(found.trace["pitch"]),
+                                        int(not flat)], np.int64),
+        # per wheel input, why the runtime cannot run the start again with it ("": it can)
+        "tune.wheels": texts(wheel_problems(event, sim, found, catalogue)),
         "terrain.y": found.flat,
         "terrain.texts": texts(OFF_TERRAIN + (NOT_FINITE, ", ".join(found.trace["displaced"]))
                                + STAND + (LIFT_OFF,) + DEFLECT + NO_REST),

@@ -113,9 +113,14 @@ typedef struct {
        towed units put in line first, on displaced wheels; the messages' texts */
     const double *terrain_rows, *terrain_y;
     int nterrain_rows;
-    int64_t terrain_towed, terrain_pitch;
+    int64_t terrain_towed, terrain_pitch, terrain_settle;
     const char **terrain_texts, **wheel_names;
     int nterrain_texts, nwheel_names;
+    /* the wheel inputs at initialisation (tune.wheels): per field of engine.signals.WHEEL_INPUTS,
+       why the start cannot be run again with it ("": it can); the set-up's copies of them */
+    const char **tune_wheels;
+    int ntune_wheels;
+    sn_array *settle_u_wheel, *pre_u_wheel;
     int mutable_[SN_MAX_ARRAYS];        /* the arrays an FMU state holds */
     double step;                        /* the internal step (stepSize) */
     const char **tire_names, **state_names;
@@ -426,7 +431,7 @@ static const char *bind(sn_instance *c)
                             "clear.columns", "clear.check", "clear.hits",
                             "tune.terrain", "tune.terrain_flags", "terrain.y", "terrain.texts",
                             "wheel.names", "settle.fault", "terrain.check", "pre.Y.y_tire",
-                            "pre.vn"};
+                            "pre.vn", "tune.wheels", "settle.u_wheel", "pre.U.u_wheel"};
     for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
         if (find(c, needed[i]) == NULL) {
             snprintf(why, sizeof why, "the resources have no array %s", needed[i]);
@@ -495,8 +500,12 @@ static const char *bind(sn_instance *c)
     sn_array *tr_ = find(c, "tune.terrain"), *tf = find(c, "tune.terrain_flags");
     c->terrain_rows = (const double *)tr_->init;
     c->nterrain_rows = tr_->ndim == 2 && tr_->shape[1] == 6 && tr_->dtype == 1 ? (int)tr_->shape[0] : -1;
-    c->terrain_towed = tf->dtype == 2 && tf->nitems == 2 ? ((const int64_t *)tf->init)[0] : -1;
-    c->terrain_pitch = tf->dtype == 2 && tf->nitems == 2 ? ((const int64_t *)tf->init)[1] : -1;
+    c->terrain_towed = tf->dtype == 2 && tf->nitems == 3 ? ((const int64_t *)tf->init)[0] : -1;
+    c->terrain_pitch = tf->dtype == 2 && tf->nitems == 3 ? ((const int64_t *)tf->init)[1] : -1;
+    c->terrain_settle = tf->dtype == 2 && tf->nitems == 3 ? ((const int64_t *)tf->init)[2] : -1;
+    c->tune_wheels = strings(find(c, "tune.wheels"), &c->ntune_wheels);
+    c->settle_u_wheel = find(c, "settle.u_wheel");
+    c->pre_u_wheel = find(c, "pre.U.u_wheel");
     sn_array *ty = find(c, "terrain.y");
     c->terrain_y = ty->dtype == 1 && ty->nbytes == find(c, "y")->nbytes ? (const double *)ty->init : NULL;
     c->terrain_texts = strings(find(c, "terrain.texts"), &c->nterrain_texts);
@@ -521,6 +530,10 @@ static const char *bind(sn_instance *c)
             || c->tune_towed < 0 || c->tune_apart < 0 || !c->apart_heads || !c->apart_quoted
             || !clear_ok
             || c->nterrain_rows < 0 || c->terrain_towed < 0 || c->terrain_pitch < 0
+            || c->terrain_settle < 0 || !c->tune_wheels
+            || c->in[1]->ndim != 2 || c->ntune_wheels != c->in[1]->shape[1]
+            || c->settle_u_wheel->nbytes != c->in[1]->nbytes
+            || c->pre_u_wheel->nbytes != c->in[1]->nbytes
             || !c->terrain_y || !c->terrain_texts || c->nterrain_texts != TX_COUNT
             || !c->wheel_names || find(c, "terrain.check")->nitems != 5
             || find(c, "pre.Y.y_tire")->ndim != 2 || find(c, "pre.vn")->ndim != 2
@@ -614,6 +627,7 @@ static void release(sn_instance *c)
     free(c->clear_fields);
     free(c->terrain_texts);
     free(c->wheel_names);
+    free(c->tune_wheels);
     free(c->pool);
     free(c->file);
     free(c->name);
@@ -891,14 +905,19 @@ static int meshes_inside(sn_instance *c, char *why, size_t size)
 
 /* the rows of a table (tune.rows, tune.terrain: value reference, target, slot, operation,
    constant, item), on the state only (which > 0), on the packed parameters only (which < 0)
-   or all; the target of a tune.terrain row is y */
-static void apply_rows(sn_instance *c, const double *rows, int n, int terrain, int which)
+   or all; the target of a tune.terrain row is y. After the start on the terrain ran again
+   (restarted), a row of engine.setup.launch.apply_motion's (item 1: tuning.NONZERO_ONLY) at
+   zero leaves the start's value, as apply_motion does. */
+static void apply_rows(sn_instance *c, const double *rows, int n, int terrain, int which,
+                       int restarted)
 {
     for (int r = 0; r < n; r++) {                   /* the set-up's operations */
         const double *row = rows + 6 * r;
         double v = c->tune_value[(int64_t)row[0]], k = row[4];
         double *data = terrain ? c->y : (double *)c->tune_target[(int64_t)row[1]]->data;
         if ((which > 0 && data != c->y) || (which < 0 && data == c->y))
+            continue;
+        if (restarted && (int)row[3] != OP_ITEM && row[5] != 0.0 && v == 0.0)
             continue;
         double *slot = data + (int64_t)row[2];
         switch ((int)row[3]) {
@@ -971,31 +990,35 @@ static int displaced_problem(sn_instance *c, char *why, size_t size)
 }
 
 /* The parameters' rows. When a parameter of the start on a terrain (tune.terrain) is not at its
-   start value, the set-up's start there: the state before it (terrain.y) with those rows and
-   the packed parameters' rows, the towed units put in line (engine.launch.place_towed), every
-   unit settled on the terrain (engine.settle.settle_on_terrain) and in equilibrium there
-   (engine.preload.preload_lateral), then the other rows on the state; a wheel off the terrain
-   or no equilibrium is refused with the set-up's message. */
-static int terrain_start(sn_instance *c, char *why, size_t size)
+   start value, or the wheel inputs the set-up reads are not (wheels: already in its tables),
+   the set-up's start there: the state before it (terrain.y) with those rows and the packed
+   parameters' rows, the towed units put in line (engine.launch.place_towed), every unit
+   settled on the terrain (engine.settle.settle_on_terrain; not on flat ground) and in
+   equilibrium there (engine.preload.preload_lateral), then the other rows on the state; a
+   wheel off the terrain or no equilibrium is refused with the set-up's message. *restarted:
+   1 when the start ran again. */
+static int terrain_start(sn_instance *c, int wheels, int *restarted, char *why, size_t size)
 {
-    int moved = 0;
+    int moved = wheels;
     for (int r = 0; r < c->nterrain_rows; r++) {
         int64_t vr = (int64_t)c->terrain_rows[6 * r];
         double v = c->tune_value[vr], b = c->var_value[vr];
         moved |= v != b && !(isnan(v) && isnan(b));
     }
+    *restarted = moved;
     if (!moved) {
-        apply_rows(c, c->tune_rows, c->ntune_rows, 0, 0);
+        apply_rows(c, c->tune_rows, c->ntune_rows, 0, 0, 0);
         return 0;
     }
     memcpy(c->y, c->terrain_y, find(c, "y")->nbytes);
-    apply_rows(c, c->terrain_rows, c->nterrain_rows, 1, 0);
-    apply_rows(c, c->tune_rows, c->ntune_rows, 0, -1);
+    apply_rows(c, c->terrain_rows, c->nterrain_rows, 1, 0, 0);
+    apply_rows(c, c->tune_rows, c->ntune_rows, 0, -1, 0);
     int64_t status = 0;
     if (c->terrain_towed)
         sn_call_place_towed(c->tow, &status);
     int64_t w = -1;
-    sn_call_settle_on_terrain(c->settle, &w);
+    if (c->terrain_settle)
+        sn_call_settle_on_terrain(c->settle, &w);
     if (w >= 0) {
         const double *fault = (const double *)find(c, "settle.fault")->data;
         snprintf(why, size, "the parameters are not accepted: %s%s%.6g%s%.6g%s",
@@ -1011,13 +1034,59 @@ static int terrain_start(sn_instance *c, char *why, size_t size)
     }
     if (c->terrain_pitch && displaced_problem(c, why, size))
         return 1;
-    apply_rows(c, c->tune_rows, c->ntune_rows, 0, 1);
+    apply_rows(c, c->tune_rows, c->ntune_rows, 0, 1, 1);
+    return 0;
+}
+
+/* 1 when a wheel input set at initialisation is not its start value and all are finite (the
+   development FMU places the vehicle with them then: SimonSlave._simulation) */
+static int wheel_inputs_set(sn_instance *c)
+{
+    sn_array *now = c->shadow[1];
+    const double *u = now->data;
+    for (int64_t k = 0; k < now->nitems; k++)
+        if (!isfinite(u[k]))
+            return 0;
+    return memcmp(now->data, now->init, now->nbytes) != 0;
+}
+
+/* The wheel inputs set at initialisation (wheel_inputs_set): the integrator's copy of them, as
+   engine.Simulation takes them, and, where the set-up reads them (meta: a road other than
+   flat ground, or displaced wheels), the set-up's (settle.u_wheel, pre.U.u_wheel) for the
+   start run again; one whose effect the build could not repeat (tune.wheels) is refused,
+   naming it. 0, or 1 with the message in why. */
+static int take_wheel_inputs(sn_instance *c, char *why, size_t size)
+{
+    sn_array *now = c->shadow[1];
+    if (c->meta[M_WHEEL_SETUP] != 0.0) {
+        const double *u = now->data, *u0 = (const double *)now->init;
+        int64_t nf = now->shape[1], first = c->in[0]->nitems;
+        size_t at = 0;
+        int problems = 0;
+        for (int64_t k = 0; k < now->nitems; k++) {
+            const char *reason = c->tune_wheels[k % nf];
+            if (u[k] == u0[k] || reason[0] == '\0')
+                continue;
+            append(why, size, &at, problems++ ? "; " : "");
+            append(why, size, &at, c->in_names[first + k]);
+            append(why, size, &at, ": not tunable at initialisation in the native FMU yet (");
+            append(why, size, &at, reason);
+            append(why, size, &at, "): the vehicle was placed on the road with its start value "
+                   "at build time");
+        }
+        if (problems)
+            return 1;
+        memcpy(c->settle_u_wheel->data, now->data, now->nbytes);
+        memcpy(c->pre_u_wheel->data, now->data, now->nbytes);
+    }
+    memcpy(c->in[1]->data, now->data, now->nbytes);
     return 0;
 }
 
 static int setup_parameters(sn_instance *c, char *why, size_t size)
 {
-    int changed = 0, moved = 0;
+    int wheels = wheel_inputs_set(c);
+    int changed = wheels, moved = wheels, restarted = 0;
     for (int64_t vr = 0; vr < c->nvars; vr++) {
         double v = c->tune_value[vr], b = c->var_value[vr];
         if (is_parameter(c, vr) && v != b && !(isnan(v) && isnan(b))) {
@@ -1057,7 +1126,10 @@ static int setup_parameters(sn_instance *c, char *why, size_t size)
     }
     if (problems)
         return 1;
-    if (terrain_start(c, why, size) != 0)           /* engine.setup.params.pack on a terrain */
+    if (wheels && take_wheel_inputs(c, why, size) != 0)
+        return 1;
+    /* engine.setup.params.pack on a terrain */
+    if (terrain_start(c, wheels && c->meta[M_WHEEL_SETUP] != 0.0, &restarted, why, size) != 0)
         return 1;
     if (c->tune_towed) {                            /* engine.launch.place_towed */
         int64_t status = 0;
@@ -1065,7 +1137,8 @@ static int setup_parameters(sn_instance *c, char *why, size_t size)
     }
     for (int r = 0; r < c->ntune_launch; r++) {     /* engine.setup.launch.apply_motion */
         const double *row = c->tune_launch + 6 * r;
-        c->y[(int64_t)row[1]] = row[4];             /* the unit level, at equilibrium */
+        if (!restarted)                             /* the unit level, at equilibrium */
+            c->y[(int64_t)row[1]] = row[4];
         if (c->tune_value[(int64_t)row[2]] != 0.0 || c->tune_value[(int64_t)row[3]] != 0.0) {
             int64_t status = 0;                     /* turned: on its lowest point */
             sn_call_place_launch(c->lau, (int64_t)row[0], row[5], &status);
@@ -1076,9 +1149,9 @@ static int setup_parameters(sn_instance *c, char *why, size_t size)
             c->step = c->tune_value[vr];
     if (run(c, 0.0, 0, why, size) != 0)             /* the outputs at the initial state */
         return 1;
-    if (c->tune_apart && vehicles_overlap(c, why, size))
+    if ((c->tune_apart || restarted) && vehicles_overlap(c, why, size))
         return 1;
-    if (c->tune_clear && meshes_inside(c, why, size))
+    if ((c->tune_clear || restarted) && meshes_inside(c, why, size))
         return 1;
     return check_step(c, moved, why, size);
 }
@@ -1182,19 +1255,6 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component comp)
     sn_instance *c = comp;
     if (c == NULL)
         return fmi2Error;
-    if (c->meta[M_WHEEL_SETUP] != 0.0) {
-        /* the set-up placed the vehicle with the wheel inputs' start values */
-        sn_array *now = c->shadow[1];
-        if (memcmp(now->data, now->init, now->nbytes) != 0) {
-            c->phase = PHASE_STEP;
-            c->failed = 1;
-            snprintf(c->failure, sizeof c->failure, "the wheel inputs at initialisation are not "
-                     "tunable in the native FMU yet: the vehicle was placed on the road with their "
-                     "start values at build time");
-            LOG_ERROR(c, "%s", c->failure);
-            return fmi2Error;
-        }
-    }
     char why[sizeof c->failure];
     if (setup_parameters(c, why, sizeof why) != 0) {
         c->phase = PHASE_STEP;
