@@ -106,6 +106,34 @@ def test_at_rest_on_the_crossfall_of_the_road_inputs(instance, fmu_dir):
     assert peak["car.p"] < 2e-5           # measured 3.8e-6 rad/s
 
 
+def test_road_inputs_changed_after_a_read_in_initialisation_place_the_car(instance, fmu_dir):
+    """An output read during initialisation builds the start from the road inputs then; road
+    inputs given after that read still place the car on their road at the end of
+    initialisation (the start is built again), as without the read: the same roll and lateral
+    forces to the bit (before, the start of the first read stayed: the car level on the
+    crossfall, roll 0)."""
+    data = json.loads(engine.load_event().to_json())
+    data["environment"]["terrain"] = {"type": "external"}
+    data["simulation"]["step_size"] = H
+    fmu = event_fmu(fmu_dir, "external_crossfall", data)
+    names = ["car.roll", "car.Z"] + [f"{w}.Fy" for w in WHEELS]
+    starts = []
+    for read_first in (False, True):
+        inst = instance(fmu)
+        inst.fmu.setupExperiment(startTime=0.0)
+        inst.fmu.enterInitializationMode()
+        inst.set("car.speed0", 0.0)
+        if read_first:
+            assert abs(inst.get("car.roll")) < 1e-12      # on the level road of the start values
+        for w in WHEELS:
+            inst.set(f"{w}.roadZ", SLOPE * (1 if w.endswith("right") else -1) * 0.75)
+            inst.set(f"{w}.roadGradeY", SLOPE)
+        inst.fmu.exitInitializationMode()
+        starts.append(inst.get_reals(names))
+    assert starts[1] == starts[0]
+    assert starts[0][0] > 0.5 * THETA
+
+
 def test_a_tractor_semitrailer_at_rest_on_a_mesh_crossfall(instance, fmu_dir):
     """Every unit (solid axles, the kingpin carrying its share P sin(theta) of the
     semitrailer's lateral weight): all the tires together carry M g sin(theta)."""

@@ -190,6 +190,7 @@ class SimonSlave(Fmi2Slave):
         self._params = {v.binding: v.start for v in self._catalogue.with_causality("parameter")}
         self._sim: Optional[engine.Simulation] = None
         self._sim_params: Optional[dict] = None   # the parameters self._sim was built with
+        self._sim_wheels: Optional[np.ndarray] = None   # and the wheel inputs (an external road)
         self._start_time = 0.0
         self._time = 0.0            # the communication point the next doStep must start at
         self._started = False       # initialisation has ended
@@ -418,8 +419,10 @@ class SimonSlave(Fmi2Slave):
         """
         if self._failure is not None:
             return self._sim
-        if self._sim is not None and self._sim_params == self._params:
-            return self._sim
+        wheels = self._inputs["u_wheel"]
+        if self._sim is not None and self._sim_params == self._params and (
+                self._started or np.array_equal(self._sim_wheels, wheels, equal_nan=True)):
+            return self._sim    # (before the start, the wheel inputs place it on a road too)
         self._sim = None
         problem = self._parameter_problem()
         if problem is None:
@@ -430,7 +433,6 @@ class SimonSlave(Fmi2Slave):
                     initial.setdefault(index[0], {})[index[1]] = float(value)
                 elif source == "steering":
                     steering[index[0]] = int(value)
-            wheels = self._inputs["u_wheel"]
             try:
                 self._sim = engine.Simulation(
                     self._event,
@@ -446,6 +448,7 @@ class SimonSlave(Fmi2Slave):
             except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
                 self._fail_unexpected("building the simulation", exc)
         self._sim_params = dict(self._params)
+        self._sim_wheels = wheels.copy()
         if problem is not None:
             if not final:
                 raise _Unavailable(problem)
@@ -549,15 +552,16 @@ class SimonSlave(Fmi2Slave):
         ERROR, and the instance is left as it was."""
         sim = self._sim
         saved = (self._params, {s: a.copy() for s, a in self._inputs.items()}, sim,
-                 self._sim_params, self._start_time, self._time, self._started, self._failure)
+                 self._sim_params, self._sim_wheels, self._start_time, self._time, self._started,
+                 self._failure)
         engine_saved = None if sim is None else (
             sim.get_state(), {s: getattr(sim, s).copy() for s in self._outputs})
         try:
             self._restore(state)
             return self._protocol.answer(OK)
         except Exception as exc:  # noqa: BLE001 - nothing may escape into pythonfmu
-            (self._params, inputs, self._sim, self._sim_params, self._start_time, self._time,
-             self._started, self._failure) = saved
+            (self._params, inputs, self._sim, self._sim_params, self._sim_wheels,
+             self._start_time, self._time, self._started, self._failure) = saved
             for s in _INPUT_SOURCES:
                 np.copyto(self._inputs[s], inputs[s])
             if engine_saved is not None:
