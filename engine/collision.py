@@ -943,7 +943,8 @@ def _grid_node(CV, v0, n, axis, m):
 @njit
 def _grid_bracket(CV, v0, n, axis, q):
     """The node m of a box mesh's grid along ``axis`` at or below coordinate q (clamped to the
-    grid) and q's fraction of the way to node m + 1: the node an even spacing puts q after,
+    grid), q's fraction of the way to node m + 1 and the spacing of the two (0 where q lies
+    beyond the grid's ends): the node an even spacing puts q after,
     then the neighbours' until q lies between m and m + 1 (the nodes are evenly spaced but
     for a cab's ring, engine.setup.collision.box_nodes)."""
     last = n[axis] - 1
@@ -956,14 +957,16 @@ def _grid_bracket(CV, v0, n, axis, q):
     while m < last - 1 and q > b:
         m += 1
         a, b = b, _grid_node(CV, v0, n, axis, m + 1)
-    return m, min(max((q - a) / (b - a), 0.0), 1.0)
+    # the spacing the fraction varies over (0 beyond the grid's ends, where it is held)
+    return m, min(max((q - a) / (b - a), 0.0), 1.0), (b - a) if a <= q <= b else 0.0
 
 
 @njit
 def surface_memory(y, P, b, vbase, f, px, py, pz, box, hit):
     """The largest approach so far delta_max (m) of unit b's surface where a point p (b's
-    frame) presses on face f of its box (``box`` as the pair cuts it) along that face's normal:
-    its vertices' there, interpolated linearly between them, over the triangle it is under
+    frame) presses on face f of its box (``box`` as the pair cuts it) along that face's normal,
+    and its rate along b's two axes across that face (axis i + 1 and i + 2 of the face's axis
+    i): its vertices' there, interpolated linearly between them, over the triangle it is under
     (XM's row ``hit`` >= 0) of an OBJ exterior, over the four nodes round its point on that
     face of a box mesh's grid (CO_GRID); its permanent set (1 - e^2) delta_max is how far the
     crush has moved that surface in (docs/equations.md, "Crush that moves the mesh"). 0 on a
@@ -980,31 +983,36 @@ def surface_memory(y, P, b, vbase, f, px, py, pz, box, hit):
         cx, cy = X[hit + XT_C0 + 6 + j], X[hit + XT_C0 + 6 + k]
         d = (by - cy) * (ax - cx) + (cx - bx) * (ay - cy)
         if d == 0.0:
-            return 0.0
+            return 0.0, 0.0, 0.0
+        m1 = y[vbase + v0 + int(X[hit + XT_V0])]
+        m2 = y[vbase + v0 + int(X[hit + XT_V0 + 1])]
+        m3 = y[vbase + v0 + int(X[hit + XT_V0 + 2])]
         l1 = max(((by - cy) * (p[j] - cx) + (cx - bx) * (p[k] - cy)) / d, 0.0)
         l2 = max(((cy - ay) * (p[j] - cx) + (ax - cx) * (p[k] - cy)) / d, 0.0)
         l3 = max(1.0 - l1 - l2, 0.0)
-        total = l1 + l2 + l3
-        return (l1 * y[vbase + v0 + int(X[hit + XT_V0])]
-                        + l2 * y[vbase + v0 + int(X[hit + XT_V0 + 1])]
-                        + l3 * y[vbase + v0 + int(X[hit + XT_V0 + 2])]) / total
+        # the linear function of the triangle's corners: its rate across the face
+        gj = ((by - cy) * (m1 - m3) + (cy - ay) * (m2 - m3)) / d
+        gk = ((cx - bx) * (m1 - m3) + (ax - cx) * (m2 - m3)) / d
+        return (l1 * m1 + l2 * m2 + l3 * m3) / (l1 + l2 + l3), gj, gk
     n = (int(PCb[CO_GRID]), int(PCb[CO_GRID + 1]), int(PCb[CO_GRID + 2]))
     if n[0] == 0 or (f == FACE_REAR and box[0] > PCb[CO_XMIN]):
-        return 0.0
+        return 0.0, 0.0, 0.0
     m = n[i] - 1 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else 0
-    mj, tj = _grid_bracket(CV, v0, n, j, p[j])
-    mk, tk = _grid_bracket(CV, v0, n, k, p[k])
-    total = 0.0
-    for dj in range(2):
-        wj = tj if dj == 1 else 1.0 - tj
-        for dk in range(2):
-            wk = tk if dk == 1 else 1.0 - tk
-            if wj * wk == 0.0:
-                continue
-            v = grid_vertex(n[0], n[1], n[2], _at(0, m, j, mj + dj, k, mk + dk),
-                            _at(1, m, j, mj + dj, k, mk + dk), _at(2, m, j, mj + dj, k, mk + dk))
-            total += wj * wk * y[vbase + v0 + v]
-    return total
+    mj, tj, sj = _grid_bracket(CV, v0, n, j, p[j])
+    mk, tk, sk = _grid_bracket(CV, v0, n, k, p[k])
+    c00 = y[vbase + v0 + grid_vertex(n[0], n[1], n[2], _at(0, m, j, mj, k, mk),
+                                     _at(1, m, j, mj, k, mk), _at(2, m, j, mj, k, mk))]
+    c10 = y[vbase + v0 + grid_vertex(n[0], n[1], n[2], _at(0, m, j, mj + 1, k, mk),
+                                     _at(1, m, j, mj + 1, k, mk), _at(2, m, j, mj + 1, k, mk))]
+    c01 = y[vbase + v0 + grid_vertex(n[0], n[1], n[2], _at(0, m, j, mj, k, mk + 1),
+                                     _at(1, m, j, mj, k, mk + 1), _at(2, m, j, mj, k, mk + 1))]
+    c11 = y[vbase + v0 + grid_vertex(n[0], n[1], n[2], _at(0, m, j, mj + 1, k, mk + 1),
+                                     _at(1, m, j, mj + 1, k, mk + 1),
+                                     _at(2, m, j, mj + 1, k, mk + 1))]
+    low, high = c00 + tj * (c10 - c00), c01 + tj * (c11 - c01)      # along j, at k's two nodes
+    gj = ((1.0 - tk) * (c10 - c00) + tk * (c11 - c01)) / sj if sj > 0.0 else 0.0
+    gk = (high - low) / sk if sk > 0.0 else 0.0
+    return low + tk * (high - low), gj, gk
 
 
 @njit
@@ -1156,7 +1164,7 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     # b's where the vertex presses, and an exterior vertex itself, each by its permanent set
     # (1 - e^2) delta_max; pen is now the two crushed surfaces' overlap there
     set_a = (1.0 - e * e) * y[s] if w < 0 else 0.0
-    mem_b = surface_memory(y, P, b, vbase, f, qx, qy, qz, box, hit)
+    mem_b, grad_j, grad_k = surface_memory(y, P, b, vbase, f, qx, qy, qz, box, hit)
     e_b = PC[b, CO_E]
     set_b = (1.0 - e_b * e_b) * mem_b
     depth = pen         # inside b's box (its mesh) as made: that holds the pair's face
@@ -1207,6 +1215,14 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     fx, fy, fz = series_force(k, e, tau, mu, vreg, own, share, nx, ny, nz, vx, vy, vz, y[s])
     if fx == 0.0 and fy == 0.0 and fz == 0.0:
         return depth, f
+    # where b's set varies across the face its crushed surface is turned: the push F_n (n +
+    # grad s_b), the gradient of the overlap, so that it has a potential (a vertex sliding
+    # along a crushed pocket is turned into it, with no work gained round a loop)
+    fn = (fx * nx + fy * ny + fz * nz) * (1.0 - e_b * e_b)
+    ij, ik = (ib + 1) % 3, (ib + 2) % 3
+    fx += fn * (grad_j if ij == 0 else (grad_k if ik == 0 else 0.0))
+    fy += fn * (grad_j if ij == 1 else (grad_k if ik == 1 else 0.0))
+    fz += fn * (grad_j if ij == 2 else (grad_k if ik == 2 else 0.0))
     # on b: the reaction, at the vertex
     add_wrench(out_b, px, py, pz, -fx, -fy, -fz)
     # on a: the force in a's frame
@@ -1242,12 +1258,14 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
     direction it started in. Before it is latched each vertex takes the face it entered
     through. Not each vertex's nearest face: a vertex pushed deep into a side comes nearer the
     roof or the underbody, and one swept sideways into a crushed front comes in through the
-    side face; either would push out the wrong way. Its stiffness is its own in series with b's
-    face (k_a K_b / (K_a + K_b), K the faces' stiffness per unit area), k_a the share of its
-    tributary area that lies over b's face (:func:`clipped_stiffness`), halved for a vertex of
-    a's exterior because b's vertices meet a's box as well: each direction then counts the area
-    the two faces have in common, whatever their height, pitch and mesh, and two faces pressed
-    together carry their series stiffness over it once. The force on the vertex goes to out_a
+    side face; either would push out the wrong way. It is its own spring k_a on its share of
+    the overlap of the two crushed surfaces (:func:`_vertex_into_box`: while both load from
+    fresh, k_a K_b / (K_a + K_b) on the overlap, K the faces' stiffness per unit area), k_a the
+    share of its tributary area that lies over b's face (:func:`clipped_stiffness`), halved for
+    a vertex of a's exterior because b's vertices meet a's box as well: each direction then
+    counts the area the two faces have in common, whatever their height, pitch and mesh, and
+    two faces pressed together carry their series stiffness over it once. A box mesh's slabs
+    of one x are tested whole first. The force on the vertex goes to out_a
     (a's frame, about a's CG; a wheel's load to wcoll), its reaction at the same point to out_b (b's
     frame); the contact counts for both. With ``latch``: the vertices' largest approach raised
     and the face latched (or cleared) instead. ``do_box``, ``do_wheels``: whether a's exterior,

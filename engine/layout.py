@@ -227,7 +227,7 @@ N_COLL_P = CO_GRID + 3
 # of an approach that is not crush (engine.collision.collision_outputs); CO_GRID .. CO_GRID + 2:
 # the nodes of a box mesh's grid along x, y and z (engine.setup.collision.box_nodes), whose
 # surface vertices CV holds in the order of engine.collision.grid_vertex, so that the set of
-# its crushed vertices under a point of a face can be found (engine.collision.surface_set);
+# its crushed vertices under a point of a face can be found (engine.collision.surface_memory);
 # the reach: a box (vehicle frame) that holds the exterior and every wheel mesh of the unit
 # wherever its suspension and its damage set can take it (engine.setup.wheel_meshes.pack_reach), the
 # broad phase of its wheels
@@ -275,7 +275,7 @@ XT_NX, XT_NY, XT_NZ, XT_D, XT_FACE = range(9, 14)
 XT_E0 = 14
 XT_INV0 = XT_E0 + 27
 # XT_V0 .. XT_V0 + 2: its corners' vertices in the unit's exterior (CV from CO_V0; -1 for an
-# environment object's triangle), whose permanent set deforms it (engine.collision.surface_set)
+# environment object's triangle), whose permanent set deforms it (engine.collision.surface_memory)
 XT_V0 = XT_INV0 + 3
 N_XT = XT_V0 + 3
 # the collision block of the state vector (at P_ENV[E_COLL_BASE]): per unit 1 once it has

@@ -141,7 +141,11 @@ def figures(h: dict, model) -> dict:
                             (1 + e) * m1 / (m1 + m2) * vn * 3.6],
             "plastic_km_h": [m / (m1 + m2) * math.hypot(vx1[0] - vx2[0], vy1[0] - vy2[0]) * 3.6
                              for m in (m2, m1)],
-            "crush_m": vn * math.sqrt(m1 * m2 / (m1 + m2) / k)},
+            # the approach, shared by the struck side and the striking front as springs in
+            # series carrying one pressure (docs/equations.md, "Crush that moves the mesh")
+            "approach_m": vn * math.sqrt(m1 * m2 / (m1 + m2) / k),
+            "crush_m": [vn * math.sqrt(m1 * m2 / (m1 + m2) / k) * b / (front + side)
+                        for b in (front, side)]},
         "car2_across_m": float(h["car2.Y"][-1] - h["car.Y"][-1]),
         "momentum_kg_m_s": float(np.hypot(*p0)),
     }
@@ -208,7 +212,8 @@ def main(argv=None) -> int:
           f"{closed['normal_km_h'][0]:.1f} km/h, car2 {closed['normal_km_h'][1]:.1f} km/h; "
           f"plastic: car {closed['plastic_km_h'][0]:.1f} km/h")
     print(f"max crush: car {f['crush_m'][0] * 100:.1f} cm, car2 {f['crush_m'][1] * 100:.1f} cm; "
-          f"mass-spring closed form {closed['crush_m'] * 100:.1f} cm")
+          f"mass-spring closed form: the approach {closed['approach_m'] * 100:.1f} cm, the side's "
+          f"share {closed['crush_m'][0] * 100:.1f} cm, the front's {closed['crush_m'][1] * 100:.1f} cm")
     print(f"car2 ends {f['car2_across_m']:+.2f} m across car's path (Y, + right)")
     print(f"momentum at the start {f['momentum_kg_m_s']:.0f} kg m/s; "
           f"wrote {out / (NAME + '.csv')} and {out / (NAME + '.png')}")

@@ -187,7 +187,8 @@ def test_a_study_into_the_wall_reports_the_crush_profile(wall_fmu, tmp_path):
 
 
 def test_the_exterior_command_writes_the_crushed_exterior_of_a_saved_state(instance, wall_fmu,
-                                                                           tmp_path, capsys):
+                                                                           pole_fmu, tmp_path,
+                                                                           capsys, monkeypatch):
     """``python -m simon_fmu exterior FMU STATE -o OUT.obj``: the wall run through fmpy, its
     FMU state serialised to a file after it, the command's OBJ has the front moved in by the
     permanent set (1 - e^2)(C + A/B) of the run's own maxCrush C, as the study's; a file that is
@@ -210,10 +211,20 @@ def test_the_exterior_command_writes_the_crushed_exterior_of_a_saved_state(insta
     front = sim.model.CK[v0:v0 + nv, L.FACE_FRONT] > 0.0
     assert made[front, 0].max() - verts[front, 0].min() == pytest.approx(
         (1.0 - e * e) * (crush + d0), rel=1e-9)
-    # refusals: not a state (the file named), and an output that is not this command's
+    # the default -o, out/exteriors.obj, from a folder without out/
+    monkeypatch.chdir(tmp_path)
+    assert main(["exterior", str(wall_fmu), str(tmp_path / "state.bin")]) == 0
+    assert (tmp_path / "out" / "exteriors.obj").read_text() == out.read_text()
+    # refusals, each naming the state file: not a state, one cut short, another FMU's
     (tmp_path / "junk.bin").write_bytes(b"not a state")
-    assert main(["exterior", str(wall_fmu), str(tmp_path / "junk.bin"), "-o", str(out)]) == 2
-    assert "not a serialised FMU state" in capsys.readouterr().err
+    (tmp_path / "short.bin").write_bytes((tmp_path / "state.bin").read_bytes()[:100])
+    for state, why, fmu in (("junk.bin", "not a serialised FMU state", wall_fmu),
+                            ("short.bin", "cut short", wall_fmu),
+                            ("state.bin", "of another FMU", pole_fmu)):
+        capsys.readouterr()
+        assert main(["exterior", str(fmu), str(tmp_path / state), "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert why in err and state in err
     other = tmp_path / "mine.obj"
     other.write_text("v 0 0 0\n")
     assert main(["exterior", str(wall_fmu), str(tmp_path / "state.bin"), "-o", str(other)]) == 2

@@ -370,3 +370,15 @@ def test_do_step_allocates_nothing_and_makes_no_system_call(native_fmu, tmp_path
     begin = next(i for i, s in enumerate(lines) if "<<native-rt:begin>>" in s)
     end = next(i for i, s in enumerate(lines) if "<<native-rt:end>>" in s)
     assert lines[begin + 1:end] == []
+
+
+def test_a_study_runs_on_the_native_fmu(native_fmu, tmp_path):
+    """A study (straight-brake) runs on the native FMU and writes its report; its state is not
+    the development FMU's, so exteriors.obj is left out with a note saying why."""
+    from simon_fmu.studies.study import REPORT_FILES, run_study
+    result = run_study("straight-brake", native_fmu, {"speed0": 10.0, "duration": 2.0}, tmp_path)
+    assert result["metrics"]["stoppingDistance"] > 0.0
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == sorted(set(REPORT_FILES) - {"exteriors.obj"})
+    assert any(n.startswith("exteriors.obj not written: not a serialised FMU state")
+               for n in result["notes"])

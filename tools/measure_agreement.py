@@ -94,7 +94,8 @@ def tbone(work: Path) -> dict:
     fmu = fmus.vehicle(event, work / "SimonTbone.fmu")
     f = tbone_crash.figures(tbone_crash.simulate(fmu, model), model)
     f["speeds_km_h"] = [tbone_crash.V1 * 3.6, tbone_crash.V2 * 3.6]
-    f["crush_vs_closed_form"] = [c / f["closed_forms"]["crush_m"] - 1.0 for c in f["crush_m"]]
+    f["crush_vs_closed_form"] = [c / closed - 1.0 for c, closed in
+                                 zip(f["crush_m"], f["closed_forms"]["crush_m"])]
     return f
 
 

@@ -189,21 +189,22 @@ class FmuRunner:
                 out[unit] = {**values, "collision.crushFace": faces[face - 1]}
         return out
 
-    def exteriors(self) -> str:
+    def exteriors(self) -> tuple[str | None, str]:
         """The OBJ text of each unit's exterior as the crush has left it at the end of the case
         just run (:func:`simon_fmu.tools.exterior.exteriors_obj`), from the FMU's state
-        (fmi2GetFMUstate, serialised) and the event it was built from."""
+        (fmi2GetFMUstate, serialised) and the event it was built from; or (None, why not): a
+        native FMU's state is not one this reads."""
         from ..tools.exterior import exteriors_obj
         from ..vehicle.slave import state_vector
-        state = self.fmu.getFMUstate()
         try:
-            y = state_vector(self.fmu.serializeFMUstate(state))
-        finally:
-            self.fmu.freeFMUstate(state)
-        try:
-            return exteriors_obj(self.event(), y)
-        except ValueError as exc:
-            raise CaseError(f"the exteriors: {exc}") from None
+            state = self.fmu.getFMUstate()
+            try:
+                y = state_vector(self.fmu.serializeFMUstate(state))
+            finally:
+                self.fmu.freeFMUstate(state)
+            return exteriors_obj(self.event(), y), ""
+        except Exception as exc:               # noqa: BLE001 - the report is written without it
+            return None, f"exteriors.obj not written: {exc}"
 
 
 #: the collision outputs a study reports for each unit that has touched something (with

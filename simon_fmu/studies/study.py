@@ -81,11 +81,11 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
         settings = man.resolve(settings_in)
         history = man.simulate(runner, settings, parameters)
         collisions = runner.collisions()
-        exteriors = runner.exteriors()
+        exteriors, no_exteriors = runner.exteriors()
     finally:
         runner.close()
     metrics = {k: float(v) for k, v in man.metrics(history, settings).items()}
-    notes = man.notes(metrics, settings, shown)
+    notes = man.notes(metrics, settings, shown) + ([no_exteriors] if no_exteriors else [])
     out_dir.mkdir(parents=True, exist_ok=True)
     result = {"manoeuvre": man.name, "fmu": str(fmu), "settings": settings,
               "parameters": parameters, "metrics": metrics, "notes": notes,
@@ -110,7 +110,8 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
                                          history_tables.csv_text(*columns),
                                          history_tables.mat_bytes(*columns), page, png, md,
                                          exteriors)):
-        _write(out_dir / name, data.encode() if isinstance(data, str) else data)
+        if data is not None:
+            _write(out_dir / name, data.encode() if isinstance(data, str) else data)
     # for a caller that checks what is drawn: the histories and the figure's data
     return {**result, "history": history, "figure": panels}
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import zipfile
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -63,17 +64,21 @@ def main(args) -> int:
                 raise ValueError(f"{path}: no such {label}")
         with zipfile.ZipFile(fmu) as z, tempfile.TemporaryDirectory() as tmp:
             member = f"resources/{EVENT_FILE}"
-            if member not in z.namelist():
-                raise ValueError(f"{fmu}: no {member}: not a development FMU of this project "
-                                 "(a native FMU's state is not read here)")
+            if member not in z.namelist() or "modelDescription.xml" not in z.namelist():
+                raise ValueError(f"{fmu}: no {member}: not an FMU of this project")
             z.extractall(tmp)
+            guid = ET.parse(Path(tmp) / "modelDescription.xml").getroot().get("guid")
             event = engine.load_event(Path(tmp) / member)
-            y = state_vector(state.read_bytes())
+            try:
+                y = state_vector(state.read_bytes(), guid)
+            except ValueError as exc:
+                raise ValueError(f"{state}: {exc}") from None
             text = exteriors_obj(event, y)
-    except (ValueError, OSError, zipfile.BadZipFile) as exc:
+    except (ValueError, OSError, zipfile.BadZipFile, ET.ParseError) as exc:
         print(f"exterior: {exc}", file=sys.stderr)
         return 2
     out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)   # out/, which check_output allows
     partial = partial_path(out)
     partial.write_text(text)
     partial.replace(out)

@@ -151,20 +151,29 @@ class _SlaveState:
 _STATE_MARK, _STATE_HEAD = b"SIMONFMU", 80
 
 
-def state_vector(blob: bytes) -> np.ndarray:
+def state_vector(blob: bytes, guid: Optional[str] = None) -> np.ndarray:
     """The engine's state vector y (engine.layout) in a serialised FMU state of a development
-    FMU (fmi2SerializeFMUstate's bytes): ValueError when the bytes are not one."""
+    FMU (fmi2SerializeFMUstate's bytes; with ``guid``, of that FMU): ValueError saying why when
+    the bytes are not one."""
     blob = bytes(blob)
     if len(blob) < _STATE_HEAD or blob[:len(_STATE_MARK)] != _STATE_MARK:
         raise ValueError("not a serialised FMU state of a development FMU")
     guid_length = int.from_bytes(blob[12:16], sys.byteorder)
     payload_length = int.from_bytes(blob[16:24], sys.byteorder)
     start = _STATE_HEAD + guid_length
-    state = _SlaveState.from_bytes(blob[start:start + payload_length])
-    if state.engine_blob is None:
-        raise ValueError("the FMU state holds no engine state (taken before initialisation)")
-    with np.load(io.BytesIO(state.engine_blob), allow_pickle=False) as npz:
-        return npz["y"].copy()
+    if len(blob) != start + payload_length:
+        raise ValueError(f"a serialised FMU state of {len(blob)} bytes whose header says "
+                         f"{start + payload_length}: cut short or extended")
+    if guid is not None and blob[_STATE_HEAD:start].decode(errors="replace") != guid:
+        raise ValueError("a serialised FMU state of another FMU (its GUID differs)")
+    try:
+        state = _SlaveState.from_bytes(blob[start:])
+        if state.engine_blob is None:
+            raise ValueError("it holds no engine state (taken before initialisation)")
+        with np.load(io.BytesIO(state.engine_blob), allow_pickle=False) as npz:
+            return npz["y"].copy()
+    except Exception as exc:  # noqa: BLE001 - any corruption is reported the same way
+        raise ValueError(f"the serialised FMU state cannot be read: {exc}") from None
 
 
 class _Unavailable(Exception):

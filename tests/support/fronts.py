@@ -62,9 +62,10 @@ def peak_approach(closing_speed, m_a, m_b, k):
     return closing_speed * math.sqrt(m_a * m_b / (m_a + m_b) / k)
 
 
-def posed_pair(model, y, boxes, depth, pitch=0.0, raised=0.0, latched=(True, True), memory=None):
+def posed_pair(model, y, boxes, depth, pitch=0.0, raised=0.0, latched=(True, True), memory=None,
+               offset=0.0):
     """unit_pair (pair 0: units 0 and 1) with unit 1 turned round to face unit 0, pitched by
-    ``pitch`` and raised by ``raised`` (m, up), its front's point on the CG line ``depth``
+    ``pitch`` and raised by ``raised`` (m, up), moved ``offset`` along y (m), its front's point on the CG line ``depth``
     past unit 0's front (``boxes``: each unit's unit_box); the face unit 0's vertices press
     on latched to unit 1's front and the other way round (each as ``latched`` says, else not
     latched), both at rest, the vertices' largest approaches ``memory`` (one per vertex of CV;
@@ -72,7 +73,7 @@ def posed_pair(model, y, boxes, depth, pitch=0.0, raised=0.0, latched=(True, Tru
     vehicle-fixed: force, moment, contacts, deepest approach; the two poses)."""
     y = y.copy()
     Ra, Rb = rotation(0.0, 0.0, 0.0), rotation(0.0, pitch, math.pi)
-    cb = np.array([boxes[0][0] - depth, 0.0, -raised]) - Rb @ np.array([boxes[1][0], 0.0, 0.0])
+    cb = np.array([boxes[0][0] - depth, offset, -raised]) - Rb @ np.array([boxes[1][0], 0.0, 0.0])
     poses = [np.zeros(6), np.concatenate([cb, [0.0, pitch, math.pi]])]
     for u in (0, 1):
         o = L.N_BODY * u
