@@ -276,6 +276,15 @@ def vertex_contact(y, s, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, 
 def vertex_press(y, s, P, vi, w, rx, ry, rz, pen, k, nbx, nby, nbz, vel, e, tau, mu, vreg, latch,
                  out, wpose, wcoll):
     """:func:`vertex_contact` with the vertex's stiffness k (N/m) given."""
+    press_share(y, s, P, vi, w, rx, ry, rz, pen, 1.0, k, nbx, nby, nbz, vel, e, tau, mu, vreg,
+                latch, out, wpose, wcoll)
+
+
+@njit
+def press_share(y, s, P, vi, w, rx, ry, rz, pen, share, k, nbx, nby, nbz, vel, e, tau, mu, vreg,
+                latch, out, wpose, wcoll):
+    """:func:`vertex_press` of a vertex whose own approach ``pen`` grows at ``share`` of the
+    rate it approaches the surface at (in series with an object's stiffness)."""
     if latch:
         if pen > (1.0 - e * e) * y[s]:      # pressed beyond its permanent crush: in contact
             out[6] += 1.0
@@ -286,7 +295,7 @@ def vertex_press(y, s, P, vi, w, rx, ry, rz, pen, k, nbx, nby, nbz, vel, e, tau,
     vx = vel[0] + q * rz - r * ry
     vy = vel[1] + r * rx - p * rz
     vz = vel[2] + p * ry - q * rx
-    fx, fy, fz = vertex_force(k, e, tau, mu, vreg, pen, nbx, nby, nbz, vx, vy, vz, y[s])
+    fx, fy, fz = series_force(k, e, tau, mu, vreg, pen, share, nbx, nby, nbz, vx, vy, vz, y[s])
     if fx == 0.0 and fy == 0.0 and fz == 0.0:
         return      # inside its own permanent crush: no force
     add_wrench(out, rx, ry, rz, fx, fy, fz)
@@ -653,12 +662,21 @@ def _vertex_into_object(y, P, u, vi, w, rx, ry, rz, cell, R, X, Y, Z, box, f, ba
         nwx, nwy, nwz = wheel_normal(wpose, w, nbx, nby, nbz)
         Ka = areal_stiffness(P.P_WCOLL[w], dynamic(WC_K0), P.CK, vi, nwx, nwy, nwz)
     Ko = bar[OB_K]
-    if Ko > 0.0:        # in series with the object's
+    own, share = pen, 1.0
+    if Ko > 0.0 and w < 0:
+        # in series with the object's, which is elastic: the exterior's own share of the
+        # approach, as two units' faces share their overlap (:func:`series_split`)
+        set_ = (1.0 - e * e) * y[vbase + vi]
+        if Ka + Ko <= 0.0 or pen <= set_:
+            return      # the object meets the crushed surface only beyond the vertex's set
+        x, share = series_split(Ka, e, y[vbase + vi], Ko, 1.0, 0.0, pen - set_)
+        own = set_ + x
+    elif Ko > 0.0:      # a wheel's mesh: in series with the object's on the whole approach
         k = k * Ko / (Ka + Ko)
     if k <= 0.0:
         return
-    vertex_press(y, vbase + vi, P, vi, w, rx, ry, rz, pen, k, nbx, nby, nbz, vel, e, tau, mu, vreg,
-                 latch, out, wpose, wcoll)
+    press_share(y, vbase + vi, P, vi, w, rx, ry, rz, own, share, k, nbx, nby, nbz, vel, e, tau,
+                mu, vreg, latch, out, wpose, wcoll)
 
 
 # --- unit against unit -------------------------------------------------------------------

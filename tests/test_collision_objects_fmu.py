@@ -78,19 +78,20 @@ def test_a_pole_crushes_the_front_by_the_crash3_energy_over_its_width(instance, 
     assert max(abs(f) for f in r["car.collision.Fy"]) < 1e-6 * max(abs(f) for f in fx)
 
 
-def _pressed(sim, model, x):
+def _pressed(sim, model, x, y=None, latch=False):
     """The collision load (engine.collision.environment_pairs' out[0:8]) on the car of ``sim``
-    at rest, level, its CG at earth X = x on the centre line (``model``: its arrays)."""
+    at rest, level, its CG at earth X = x on the centre line (``model``: its arrays; ``y``: its
+    state, the start's if None; with ``latch`` its memories raised in y instead)."""
     nw = model.P_WHEEL.shape[0]
     inputs = L.Inputs(np.zeros((1, len(engine.UNIT_INPUTS))),
                       np.zeros((nw, len(engine.WHEEL_INPUTS))), np.zeros(len(engine.ENV_INPUTS)))
-    y = sim.y.copy()
+    y = sim.y.copy() if y is None else y
     y[L.SX:L.SPSI + 1] = (x, 0.0, y[L.SZ], 0.0, 0.0, 0.0)
     y[L.SU:L.SR + 1] = 0.0
     frames = np.zeros((1, L.N_FRAME))
     frames[0, :9] = np.eye(3).ravel()
     out = np.zeros(8)
-    environment_pairs(y, model, inputs.u_wheel, 0, frames, False, out, np.zeros((nw, L.N_WPOSE)),
+    environment_pairs(y, model, inputs.u_wheel, 0, frames, latch, out, np.zeros((nw, L.N_WPOSE)),
                       np.zeros((nw, L.N_WLOAD)), np.zeros(1), inputs, 1.0)
     return out
 
@@ -101,7 +102,11 @@ def test_a_pole_pressed_into_the_front_carries_the_fronts_stiffness_over_its_wid
     """The kernel posed: the car at rest, its front 2 to 40 cm past the pole's face, square to
     it: the pole pushes back with K d H delta (d the pole's width, H the front's height), K the
     front's stiffness per unit area B / H in series with the pole's (``stiffness`` given as a
-    multiple of B / H; None: rigid, K = B / H); past the pole's depth, the same."""
+    multiple of B / H; None: rigid, K = B / H); past the pole's depth, the same. The front's
+    own approach, what it reports as crush (plus its A/B) and keeps as memory, is its share of
+    the approach, Ko / (Ka + Ko) (the pole elastic; docs/equations.md, "Crush that moves the
+    mesh"): pressed to 40 cm and latched, drawn back, the front is free of the pole from the
+    approach (1 - e^2) of that share on, its permanent set (the pole springs back whole)."""
     data = _pole_event(tmp_path)
     obj = data["environment"]["objects"][0]
     obj["mesh_file"] = str(tmp_path / "pole.obj")
@@ -120,6 +125,17 @@ def test_a_pole_pressed_into_the_front_carries_the_fronts_stiffness_over_its_wid
               f"{expected:.1f} N ({out[0] / expected - 1:+.1e})")
         assert out[0] == pytest.approx(expected, rel=1e-9)
         assert out[1:3] == pytest.approx([0.0, 0.0], abs=1e-9 * abs(expected))
+        d0 = model.P_COLL[0, L.CO_D0 + L.FACE_FRONT]
+        share = 1.0 if stiffness is None else stiffness / (1.0 + stiffness)
+        if share * delta > d0:     # (a crush: the reported one is at least 0)
+            assert out[7] + d0 == pytest.approx(share * delta, rel=1e-9)
+    y = sim.y.copy()
+    _pressed(sim, model, BARRIER_X - xf + 0.4, y, latch=True)
+    e = model.P_COLL[0, L.CO_E]
+    free = (1.0 - e * e) * share * 0.4
+    for delta, touching in ((0.999 * free, False), (1.001 * free, True)):
+        out = _pressed(sim, model, BARRIER_X - xf + delta, y.copy())
+        assert (out[0] < 0.0) == touching, (delta, out[0])
 
 
 def test_an_object_without_its_file_is_refused(tmp_path):
