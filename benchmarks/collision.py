@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from runner import provenance, result_path, write_report
+from runner import fmu_staleness, provenance, result_path, write_report
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -60,7 +60,9 @@ def write_event(out: Path, speed: float, gap: float, vertices: int, obj: bool = 
     data.setdefault("simulation", {}).setdefault("collisions", {}).update(
         {"vehicle_start_time": 0.0})
     path = out / "bench-collision.json"
-    path.write_text(json.dumps(data, indent=1))
+    text = json.dumps(data, indent=1)
+    if not path.exists() or path.read_text() != text:     # (its time stamp dates the FMU's)
+        path.write_text(text)
     return path
 
 
@@ -130,7 +132,9 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     event = write_event(out, args.speed, args.gap, args.vertices, args.obj)
     fmu = out / ("SimonCollisionBench-obj.fmu" if args.obj else "SimonCollisionBench.fmu")
-    if args.rebuild or not fmu.exists():
+    # built again when asked, missing, or older than a source of the FMU or its event
+    if args.rebuild or not fmu.exists() or fmu_staleness(fmu) or \
+            event.stat().st_mtime > fmu.stat().st_mtime:
         subprocess.run([sys.executable, "-m", "simon_fmu", "build", str(event), "-o", str(fmu)],
                        check=True, cwd=ROOT)
     names = ["car.X", "car2.X", "car.collision.maxCrush", "car.collision.Fx"]
