@@ -161,7 +161,7 @@ def test_a_severe_side_impact_crushes_the_side_by_the_closing_energy_and_stops(i
           f"{crush[1] / (delta * shares[1]) - 1:+.2%}); momentum error "
           f"{np.max(np.hypot(px, py)) / (m[0] * TBONE_V1):.2e}")
     assert np.any(r["car.collision.Fy"] != 0.0) and r["car.collision.Fy"][-1] == 0.0   # they parted
-    for c, share in zip(crush, shares):     # measured 2.5 and 3.4 % above them
+    for c, share in zip(crush, shares):     # measured 2.7 and 3.7 % above them
         assert c == pytest.approx(delta * share, rel=0.05)
     assert max(crush) < TBONE["units"][0]["dimensions"]["width"] / 2.0     # not through
     assert np.max(np.hypot(px, py)) < 0.01 * m[0] * TBONE_V1
