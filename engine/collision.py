@@ -163,16 +163,17 @@ def vertex_force(k, e, tau, mu, vreg, pen, nx, ny, nz, vx, vy, vz, dmax):
     the surface), the vertex moving at v relative to the surface, all in one frame: the
     normal force along n and Coulomb friction mu F_n against the sliding velocity
     (regularised below ``vreg``)."""
-    return series_force(k, e, tau, mu, vreg, pen, 1.0, nx, ny, nz, vx, vy, vz, dmax)
+    return series_force(k, e, tau, mu, vreg, pen, 1.0, nx, ny, nz, vx, vy, vz, dmax, 0.0)
 
 
 @njit
-def series_force(k, e, tau, mu, vreg, pen, share, nx, ny, nz, vx, vy, vz, dmax):
+def series_force(k, e, tau, mu, vreg, pen, share, nx, ny, nz, vx, vy, vz, dmax, slope_rate):
     """:func:`vertex_force` of a vertex whose own approach ``pen`` grows at ``share`` of the
     rate the surfaces approach at (a vertex in series with another unit's face, its share of
-    their mutual approach, :func:`_vertex_into_box`)."""
+    their mutual approach, :func:`_vertex_into_box`), that rate -v.n less ``slope_rate`` (the
+    part of it a crushed surface's slope adds as the vertex slides, v . grad s)."""
     vn = vx * nx + vy * ny + vz * nz
-    fn = normal_force(k, e, tau, pen, -vn * share, dmax)
+    fn = normal_force(k, e, tau, pen, (-vn - slope_rate) * share, dmax)
     if fn == 0.0:
         return 0.0, 0.0, 0.0
     tx, ty, tz = vx - vn * nx, vy - vn * ny, vz - vn * nz
@@ -295,7 +296,8 @@ def press_share(y, s, P, vi, w, rx, ry, rz, pen, share, k, nbx, nby, nbz, vel, e
     vx = vel[0] + q * rz - r * ry
     vy = vel[1] + r * rx - p * rz
     vz = vel[2] + p * ry - q * rx
-    fx, fy, fz = series_force(k, e, tau, mu, vreg, pen, share, nbx, nby, nbz, vx, vy, vz, y[s])
+    fx, fy, fz = series_force(k, e, tau, mu, vreg, pen, share, nbx, nby, nbz, vx, vy, vz, y[s],
+                              0.0)
     if fx == 0.0 and fy == 0.0 and fz == 0.0:
         return      # inside its own permanent crush: no force
     add_wrench(out, rx, ry, rz, fx, fy, fz)
@@ -1005,12 +1007,15 @@ def surface_memory(y, P, b, vbase, f, px, py, pz, box, hit):
         m1 = y[vbase + v0 + int(X[hit + XT_V0])]
         m2 = y[vbase + v0 + int(X[hit + XT_V0 + 1])]
         m3 = y[vbase + v0 + int(X[hit + XT_V0 + 2])]
-        l1 = max(((by - cy) * (p[j] - cx) + (cx - bx) * (p[k] - cy)) / d, 0.0)
-        l2 = max(((cy - ay) * (p[j] - cx) + (ax - cx) * (p[k] - cy)) / d, 0.0)
+        w1 = ((by - cy) * (p[j] - cx) + (cx - bx) * (p[k] - cy)) / d
+        w2 = ((cy - ay) * (p[j] - cx) + (ax - cx) * (p[k] - cy)) / d
+        l1, l2 = max(w1, 0.0), max(w2, 0.0)
         l3 = max(1.0 - l1 - l2, 0.0)
-        # the linear function of the triangle's corners: its rate across the face
-        gj = ((by - cy) * (m1 - m3) + (cy - ay) * (m2 - m3)) / d
-        gk = ((cx - bx) * (m1 - m3) + (ax - cx) * (m2 - m3)) / d
+        # the linear function of the triangle's corners: its rate across the face (none at a
+        # point held on the triangle's edge, beyond it)
+        inside = w1 >= 0.0 and w2 >= 0.0 and w1 + w2 <= 1.0
+        gj = ((by - cy) * (m1 - m3) + (cy - ay) * (m2 - m3)) / d if inside else 0.0
+        gk = ((cx - bx) * (m1 - m3) + (ax - cx) * (m2 - m3)) / d if inside else 0.0
         return (l1 * m1 + l2 * m2 + l3 * m3) / (l1 + l2 + l3), gj, gk
     n = (int(PCb[CO_GRID]), int(PCb[CO_GRID + 1]), int(PCb[CO_GRID + 2]))
     if n[0] == 0 or (f == FACE_REAR and box[0] > PCb[CO_XMIN]):
@@ -1230,17 +1235,22 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
         return depth, f
     tau, vreg = PC[a, CO_TAU], PC[a, CO_VREG]
     mu = math.sqrt(PC[a, CO_MU] * PC[b, CO_MU])
-    fx, fy, fz = series_force(k, e, tau, mu, vreg, own, share, nx, ny, nz, vx, vy, vz, y[s])
-    if fx == 0.0 and fy == 0.0 and fz == 0.0:
-        return depth, f
     # where b's set varies across the face its crushed surface is turned: the push F_n (n +
     # grad s_b), the gradient of the overlap, so that it has a potential (a vertex sliding
-    # along a crushed pocket is turned into it, with no work gained round a loop)
-    fn = (fx * nx + fy * ny + fz * nz) * (1.0 - e_b * e_b)
+    # along a crushed pocket is turned into it, with no work gained round a loop); the
+    # overlap's rate, which the damping takes, is -v . (n + grad s_b)
     ij, ik = (ib + 1) % 3, (ib + 2) % 3
-    fx += fn * (grad_j if ij == 0 else (grad_k if ik == 0 else 0.0))
-    fy += fn * (grad_j if ij == 1 else (grad_k if ik == 1 else 0.0))
-    fz += fn * (grad_j if ij == 2 else (grad_k if ik == 2 else 0.0))
+    gx = (1.0 - e_b * e_b) * (grad_j if ij == 0 else (grad_k if ik == 0 else 0.0))
+    gy = (1.0 - e_b * e_b) * (grad_j if ij == 1 else (grad_k if ik == 1 else 0.0))
+    gz = (1.0 - e_b * e_b) * (grad_j if ij == 2 else (grad_k if ik == 2 else 0.0))
+    fx, fy, fz = series_force(k, e, tau, mu, vreg, own, share, nx, ny, nz, vx, vy, vz, y[s],
+                              vx * gx + vy * gy + vz * gz)
+    if fx == 0.0 and fy == 0.0 and fz == 0.0:
+        return depth, f
+    fn = fx * nx + fy * ny + fz * nz        # the friction is across n
+    fx += fn * gx
+    fy += fn * gy
+    fz += fn * gz
     # on b: the reaction, at the vertex
     add_wrench(out_b, px, py, pz, -fx, -fy, -fz)
     # on a: the force in a's frame

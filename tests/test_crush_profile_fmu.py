@@ -217,9 +217,12 @@ def test_the_exterior_command_writes_the_crushed_exterior_of_a_saved_state(insta
     assert (tmp_path / "out" / "exteriors.obj").read_text() == out.read_text()
     # refusals, each naming the state file: not a state, one cut short, another FMU's
     (tmp_path / "junk.bin").write_bytes(b"not a state")
-    (tmp_path / "short.bin").write_bytes((tmp_path / "state.bin").read_bytes()[:100])
+    good = (tmp_path / "state.bin").read_bytes()
+    (tmp_path / "short.bin").write_bytes(good[:100])
+    (tmp_path / "damaged.bin").write_bytes(good[:-10] + bytes([good[-10] ^ 1]) + good[-9:])
     for state, why, fmu in (("junk.bin", "not a serialised FMU state", wall_fmu),
                             ("short.bin", "cut short", wall_fmu),
+                            ("damaged.bin", "checksum", wall_fmu),
                             ("state.bin", "of another FMU", pole_fmu)):
         capsys.readouterr()
         assert main(["exterior", str(fmu), str(tmp_path / state), "-o", str(out)]) == 2

@@ -194,6 +194,8 @@ class FmuRunner:
         just run (:func:`simon_fmu.tools.exterior.exteriors_obj`), from the FMU's state
         (fmi2GetFMUstate, serialised) and the event it was built from; or (None, why not): a
         native FMU's state is not one this reads."""
+        from fmpy.fmi1 import FMICallException
+
         from ..tools.exterior import exteriors_obj
         from ..vehicle.slave import state_vector
         try:
@@ -203,7 +205,7 @@ class FmuRunner:
             finally:
                 self.fmu.freeFMUstate(state)
             return exteriors_obj(self.event(), y), ""
-        except Exception as exc:               # noqa: BLE001 - the report is written without it
+        except (ValueError, FMICallException) as exc:    # the report is written without it
             return None, f"exteriors.obj not written: {exc}"
 
 

@@ -112,6 +112,8 @@ def run_study(manoeuvre_name: str, fmu: Path, values: dict, out_dir: Path,
                                          exteriors)):
         if data is not None:
             _write(out_dir / name, data.encode() if isinstance(data, str) else data)
+        elif (out_dir / name).is_file():
+            (out_dir / name).unlink()      # an earlier run's, which this report does not go with
     # for a caller that checks what is drawn: the histories and the figure's data
     return {**result, "history": history, "figure": panels}
 

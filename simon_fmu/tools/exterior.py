@@ -64,8 +64,9 @@ def main(args) -> int:
                 raise ValueError(f"{path}: no such {label}")
         with zipfile.ZipFile(fmu) as z, tempfile.TemporaryDirectory() as tmp:
             member = f"resources/{EVENT_FILE}"
-            if member not in z.namelist() or "modelDescription.xml" not in z.namelist():
-                raise ValueError(f"{fmu}: no {member}: not an FMU of this project")
+            missing = [m for m in (member, "modelDescription.xml") if m not in z.namelist()]
+            if missing:
+                raise ValueError(f"{fmu}: no {missing[0]}: not an FMU of this project")
             z.extractall(tmp)
             guid = ET.parse(Path(tmp) / "modelDescription.xml").getroot().get("guid")
             event = engine.load_event(Path(tmp) / member)

@@ -149,6 +149,18 @@ class _SlaveState:
 #: fmi2_state.c): the mark, then the GUID's length at byte 12 and its payload's at 16; the GUID
 #: from byte 80, the slave's bytes after it
 _STATE_MARK, _STATE_HEAD = b"SIMONFMU", 80
+#: its format version (at byte 8) and where its FNV-1a 64 checksum (at byte 24) starts
+_STATE_VERSION, _CHECKED_FROM = 1, 32
+
+
+def _fnv1a(data: bytes) -> int:
+    """The FMI library's state checksum of ``data``: FNV-1a 64 as fmi2_state.c computes it, from
+    its offset basis 1469598103934665603 (the published basis is 14695981039346656037: the
+    library's lacks its last digit; a checksum only has to agree with itself)."""
+    h = 1469598103934665603
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
 
 
 def state_vector(blob: bytes, guid: Optional[str] = None) -> np.ndarray:
@@ -158,12 +170,18 @@ def state_vector(blob: bytes, guid: Optional[str] = None) -> np.ndarray:
     blob = bytes(blob)
     if len(blob) < _STATE_HEAD or blob[:len(_STATE_MARK)] != _STATE_MARK:
         raise ValueError("not a serialised FMU state of a development FMU")
+    if int.from_bytes(blob[8:12], sys.byteorder) != _STATE_VERSION:
+        raise ValueError(f"a serialised FMU state of format version "
+                         f"{int.from_bytes(blob[8:12], sys.byteorder)}; this reads {_STATE_VERSION}")
     guid_length = int.from_bytes(blob[12:16], sys.byteorder)
     payload_length = int.from_bytes(blob[16:24], sys.byteorder)
     start = _STATE_HEAD + guid_length
     if len(blob) != start + payload_length:
         raise ValueError(f"a serialised FMU state of {len(blob)} bytes whose header says "
                          f"{start + payload_length}: cut short or extended")
+    if _fnv1a(blob[_CHECKED_FROM:]) != int.from_bytes(blob[24:32], sys.byteorder):
+        raise ValueError("the serialised FMU state's checksum does not match its contents "
+                         "(damaged)")
     if guid is not None and blob[_STATE_HEAD:start].decode(errors="replace") != guid:
         raise ValueError("a serialised FMU state of another FMU (its GUID differs)")
     try:
