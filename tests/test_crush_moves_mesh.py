@@ -138,3 +138,41 @@ def test_a_partner_moved_round_a_loop_on_an_unevenly_crushed_front_gains_no_work
     # measured 4.9e-4 (box) and 5.6e-4 (OBJ) of it, the trapezoids of 801 points a leg (the
     # OBJ 3.7e-3 at 201: its gradient jumps at the triangles' edges); along n alone +79 J
     assert abs(sum(works)) < 2e-3 * most
+
+
+@pytest.mark.parametrize("exterior", ["box", "obj"])
+def test_a_front_crushed_along_a_slope_turns_the_push_by_the_slope(exterior, tmp_path):
+    """car's front crushed along a plane, its memory m = m0 + g_y y + g_z z over the front
+    (the interpolation reproduces it exactly), car2 (narrower and lower, so all its front lies
+    over car's) pressed into it square: each of car2's vertices is pushed along n + (1 - e^2)
+    grad m, so the push on car2 has F_y / F_x = (1 - e^2) g_y and F_z / F_x = (1 - e^2) g_z,
+    whatever the normal forces (car2's vertices only; friction off)."""
+    data, model, y, boxes = _case(tmp_path if exterior == "obj" else None, width2=1.0)
+    data = copy.deepcopy(data)
+    c2 = data["units"][1]["collision"]
+    cg = data["units"][1]["sprung_mass"]["cg_height"]
+    zt, zb = boxes[0][3], boxes[0][4]          # car's roof and underbody, z down from its CG
+    c2["ground_clearance"] = cg - zb + 0.1
+    c2["height"] = cg - zt - 0.1
+    sim = engine.Simulation(engine.load_event(data), warn=False)
+    model = sim.model._replace(P_WCOLL=np.zeros_like(sim.model.P_WCOLL),
+                               P_COLL=sim.model.P_COLL.copy())
+    boxes2 = [unit_box(u) for u in engine.load_event(data).model.units]
+    assert boxes2[1][3] > boxes2[0][3] + 0.05 and boxes2[1][4] < boxes2[0][4] - 0.05
+    v0, nv = int(model.P_COLL[0, L.CO_V0]), int(model.P_COLL[0, L.CO_NV])
+    front = v0 + np.flatnonzero(model.CK[v0:v0 + nv, L.FACE_FRONT] > 0.0)
+    v1, nv1 = int(model.P_COLL[1, L.CO_V0]), int(model.P_COLL[1, L.CO_NV])
+    front2 = v1 + np.flatnonzero(model.CK[v1:v1 + nv1, L.FACE_FRONT] > 0.0)
+    g_y, g_z = -0.06, 0.08
+    memory = np.zeros(model.CV.shape[0])
+    memory[front] = 0.3 + g_y * model.CV[front, 1] + g_z * model.CV[front, 2]
+    memory[front2] = 0.4
+    model.P_COLL[0, L.CO_NV] = 0.0          # car2's vertices only (car's still crushed)
+    coll, _ = posed_pair(model, sim.y.copy(), boxes2, 0.85, memory=memory)
+    fx, fy, fz = -coll[1, 0], -coll[1, 1], coll[1, 2]     # car2 turned round, in car's axes
+    e = model.P_COLL[0, L.CO_E]
+    print(f"{exterior}: Fx {fx:.1f} N, Fy / Fx {fy / fx:.6e} (closed {(1 - e * e) * g_y:.6e}), "
+          f"Fz / Fx {fz / fx:.6e} (closed {(1 - e * e) * g_z:.6e}), {coll[1, 6]:.0f} vertices")
+    assert fx > 1e4
+    assert fy / fx == pytest.approx((1.0 - e * e) * g_y, rel=1e-9)     # measured 2e-15
+    assert fz / fx == pytest.approx((1.0 - e * e) * g_z, rel=1e-9)
