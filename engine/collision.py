@@ -951,6 +951,14 @@ def _at(axis, m, j, mj, k, mk):
 
 
 @njit
+def _face_vertex(n, m, j, mj, k, mk):
+    """:func:`grid_vertex` of the node of a box mesh's grid (n: its nodes along x, y, z) whose
+    index along axis j is mj, along axis k mk, and m along the third (a face's axis)."""
+    return grid_vertex(n[0], n[1], n[2], _at(0, m, j, mj, k, mk), _at(1, m, j, mj, k, mk),
+                       _at(2, m, j, mj, k, mk))
+
+
+@njit
 def _grid_node(CV, v0, n, axis, m):
     """The coordinate along ``axis`` of node m of a box mesh's grid (n: its nodes along x, y, z;
     its vertices from v0 in CV): that of a surface vertex on the node's plane."""
@@ -1023,15 +1031,10 @@ def surface_memory(y, P, b, vbase, f, px, py, pz, box, hit):
     m = n[i] - 1 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else 0
     mj, tj, sj = _grid_bracket(CV, v0, n, j, p[j])
     mk, tk, sk = _grid_bracket(CV, v0, n, k, p[k])
-    c00 = y[vbase + v0 + grid_vertex(n[0], n[1], n[2], _at(0, m, j, mj, k, mk),
-                                     _at(1, m, j, mj, k, mk), _at(2, m, j, mj, k, mk))]
-    c10 = y[vbase + v0 + grid_vertex(n[0], n[1], n[2], _at(0, m, j, mj + 1, k, mk),
-                                     _at(1, m, j, mj + 1, k, mk), _at(2, m, j, mj + 1, k, mk))]
-    c01 = y[vbase + v0 + grid_vertex(n[0], n[1], n[2], _at(0, m, j, mj, k, mk + 1),
-                                     _at(1, m, j, mj, k, mk + 1), _at(2, m, j, mj, k, mk + 1))]
-    c11 = y[vbase + v0 + grid_vertex(n[0], n[1], n[2], _at(0, m, j, mj + 1, k, mk + 1),
-                                     _at(1, m, j, mj + 1, k, mk + 1),
-                                     _at(2, m, j, mj + 1, k, mk + 1))]
+    c00 = y[vbase + v0 + _face_vertex(n, m, j, mj, k, mk)]
+    c10 = y[vbase + v0 + _face_vertex(n, m, j, mj + 1, k, mk)]
+    c01 = y[vbase + v0 + _face_vertex(n, m, j, mj, k, mk + 1)]
+    c11 = y[vbase + v0 + _face_vertex(n, m, j, mj + 1, k, mk + 1)]
     low, high = c00 + tj * (c10 - c00), c01 + tj * (c11 - c01)      # along j, at k's two nodes
     gj = ((1.0 - tk) * (c10 - c00) + tk * (c11 - c01)) / sj if sj > 0.0 else 0.0
     gk = (high - low) / sk if sk > 0.0 else 0.0
