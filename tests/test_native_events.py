@@ -611,6 +611,86 @@ def test_two_cars_take_their_places_as_the_development_fmu(folder, instance):
         in messages[0]
 
 
+#: launch attitudes among several vehicles (rad): car rolled and pitched; and car2 rolled too
+LAUNCHES = {"car": {"car.roll0": 0.08, "car.pitch0": -0.05},
+            "both": {"car.roll0": 0.08, "car.pitch0": -0.05, "car2.roll0": -0.04}}
+
+
+@pytest.mark.parametrize("launched", LAUNCHES)
+def test_a_launch_among_several_vehicles_runs_as_the_development_fmu(launched, folder,
+                                                                     instance):
+    """Several vehicles on flat ground: a car's launch attitude set at initialisation (the
+    rows of its angles, then engine.launch.place_launch from its equilibrium height, as the
+    set-up's engine.setup.launch.apply_motion), or both cars', gives every output of the
+    development FMU at every communication point, through the start and the collision that
+    follows (measured: bit for bit); a start at which the two overlap is refused by both with
+    the same message (engine.launch.footprint_hits, after the placements)."""
+    launch = LAUNCHES[launched]
+    data, steps, control, _ = two_cars(folder)
+    native, development = _pair(folder, "two-cars", data)
+    names, a, failed_a = _run(instance(native, name="native"), steps[:120], control, launch)
+    _, b, failed_b = _run(instance(development, name="development"), steps[:120], control,
+                          launch)
+    assert failed_a == failed_b == ""
+    worst = _largest_difference(a, b)
+    print(f"two cars, {launched} launched: {a.shape[0]} communication points x {a.shape[1]} "
+          f"outputs, largest relative difference {worst:.3g}, identical: {np.array_equal(a, b)}")
+    assert worst <= BOUND, f"largest relative difference {worst:.3g}"
+    run = {n: a[:, k] for k, n in enumerate(names)}
+    for unit in ("car", "car2"):
+        assert (run[f"{unit}.roll"][0], run[f"{unit}.pitch"][0]) == \
+            (launch.get(f"{unit}.roll0", 0.0), launch.get(f"{unit}.pitch0", 0.0))
+    assert max(np.abs(run["car.collision.Fx"])) > 1e4                   # they meet
+    # with another place too, still overlapping the other car: refused alike
+    message = _refused_alike(native, development, instance,
+                             dict(launch, **{"car2.X0": 2.0, "car2.Y0": 1.0}), "two cars")
+    assert "car2.X0, car2.Y0, car2.yaw0 (units[1].initial): a start apart from vehicle 'car'" \
+        in message
+
+
+@pytest.mark.parametrize("scenario", ["mesh-road", "crg-road"])
+def test_a_launch_attitude_on_a_road_is_refused_as_the_development_fmu_refuses_it(scenario,
+                                                                                   folder,
+                                                                                   instance):
+    """On a road other than flat ground the engine takes a launch attitude only as zero
+    (engine.setup.launch.motion_problems): both FMUs refuse another value at the end of
+    initialisation (fmi2Error) with the engine's message, one per angle; zero is taken."""
+    data, steps, control, _ = SCENARIOS[scenario](folder)
+    native, development = _pair(folder, scenario, data)
+    why = " on a road other than flat ground (a launch attitude is placed on flat ground " \
+          "only; got "
+    message = _refused_alike(native, development, instance, {"car.roll0": 0.1}, scenario)
+    assert message == f"the parameters are not accepted: car.roll0: 0{why}0.1)"
+    message = _refused_alike(native, development, instance,
+                             {"car.roll0": 0.1, "car.pitch0": -0.025}, scenario)
+    assert message == f"the parameters are not accepted: car.roll0: 0{why}0.1); " \
+                      f"car.pitch0: 0{why}-0.025)"
+    for fmu in (native, development):
+        assert _start(instance(fmu, name=fmu.stem), {"car.roll0": 0.0, "car.pitch0": 0.0}) == 0
+
+
+@pytest.mark.parametrize("path", sorted(p for p in DATA.glob("*.json")
+                                         if p.stem != "vehicle_classes"), ids=lambda p: p.stem)
+def test_no_parameter_of_a_bundled_event_is_fixed_in_the_native_fmu(path):
+    """The native build's parameter table (simon_fmu.native.tuning.tables) of every bundled
+    event: no parameter keeps its start value (tune.kind 0); a launch attitude is tunable for
+    a vehicle of one unit, among other vehicles too (two-cars, car-and-semitrailer's car), and
+    taken only as 0 for a lead unit that tows, as the engine takes it
+    (engine.setup.launch.motion_problems)."""
+    from model_description import build_catalogue
+    from simon_fmu.native import tuning
+    event = engine.load_event(path)
+    sim = engine.Simulation(event, warn=False)
+    catalogue = build_catalogue(event)
+    kind = tuning.tables(event, sim, catalogue)["tune.kind"]
+    params = {v.name: int(kind[v.value_reference]) for v in catalogue
+              if v.causality == "parameter"}
+    assert [n for n, k in params.items() if k == tuning.FIXED] == []
+    for vehicle in event.vehicles():
+        want = tuning.TUNABLE if len(vehicle) == 1 else tuning.ZERO_ONLY
+        assert [params[f"{vehicle[0]}.{key}"] for key in ("roll0", "pitch0")] == [want] * 2
+
+
 def truck_on_a_crossfall(folder):
     """The tractor-semitrailer on a mesh road falling 3 % to the right, with waves along it."""
     obj = grid_mesh_obj(folder / "truck-crossfall.obj",

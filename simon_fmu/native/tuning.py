@@ -17,10 +17,13 @@ answer to a change of it, found at build time by running the set-up for other va
   ``engine.Simulation`` checks it (the contact limit of the meshes, the modes of the initial
   state, :mod:`engine.stability`);
 * a lead unit's launch attitude (``roll0``, ``pitch0``) on flat ground (by barriers and
-  objects, or none), for a vehicle of one unit alone: the angles are such rows, and the unit
-  is then placed on its lowest point by the kernel the set-up runs
+  objects, or none), for a vehicle of one unit, alone or among other vehicles: the angles are
+  such rows, and the unit is then placed on its lowest point by the kernel the set-up runs
   (``engine.launch.place_launch``, from the unit's equilibrium height: ``tune.launch``); the
-  build checks at three values that the two together give the set-up's state bit for bit;
+  build checks at three values that the two together give the set-up's state bit for bit.
+  The placement reads that unit alone, and the set-up's check between vehicles reads only
+  their places in plan view (X, Y, yaw: ``engine.launch.footprint_hits``), which the runtime
+  runs after the placements all the same (``tune.apart``, below);
 * a lead unit's position (``X0``, ``Y0``, ``yaw0``) on flat ground: its slots are such rows;
   the units it tows are then put in line behind it by the kernel the set-up
   runs (``engine.launch.place_towed``: ``tune.towed``; the build checks at three values that
@@ -52,12 +55,13 @@ answer to a change of it, found at build time by running the set-up for other va
   wheel meshes are inside the road, a barrier, a wall or an environment object, as the set-up
   does (``engine.setup.start_clear``), by its kernel (``engine.start_check.start_overlaps``:
   ``tune.clear``, ``clear.*``) and with its messages (``start_clear.overlap_templates``);
-* any other parameter (one whose effect is not of these forms, a launch attitude when it can
-  meet another vehicle or on a road other than flat ground) keeps its start value: the
+* any other parameter (one whose effect is not of these forms) keeps its start value: the
   runtime refuses another one, naming it.
 
-A parameter that the engine accepts only as zero for this event (the motion of a lead unit
-that tows, ``engine.setup.launch.motion_problems``) is refused with the engine's message.
+A parameter that the engine accepts only as zero for this event
+(``engine.setup.launch.motion_problems``: the attitude and motion of a lead unit that tows, a
+launch attitude on a road other than flat ground) is refused with the engine's message
+(``tune.zero``, ``tune.zero_tail``: :data:`ZERO_ONLY`), as the development FMU refuses it.
 """
 from __future__ import annotations
 
@@ -75,7 +79,7 @@ from engine.preload import PRELOAD_DONE, preload_lateral
 from engine.settle import settle_on_terrain
 from engine.start_check import H_DEPTH, H_VERTEX
 from engine.setup.errors import EventError
-from engine.setup.launch import MOTION_FIELDS, MOTION_SLOTS, launched
+from engine.setup.launch import MOTION_FIELDS, MOTION_SLOTS, launched, motion_problems
 from engine.setup.params import pack
 from engine.setup.settle import (DEFLECT, DISPLACED_REST, LIFT_OFF, NO_REST, NOT_FINITE,
                                   OFF_TERRAIN, PRELOAD_ARGS, SETTLE_ARGS, STAND,
@@ -247,8 +251,9 @@ def effects(event, sim, catalogue) -> Effects:
     placing = {lay.at("body", u) + s for u in range(len(sim.unit_names)) for s in _PLACEMENT}
     flat = event.model.environment.terrain is None or event.model.environment.terrain.type == "flat"
     # barriers, walls and objects: the runtime refuses a start inside one as the set-up does,
-    # by its kernel (engine.start_check.start_overlaps: tune.clear)
-    alone = len(event.vehicles()) == 1 and flat
+    # by its kernel (engine.start_check.start_overlaps: tune.clear); other vehicles: a start
+    # at which two overlap, by the set-up's kernel (engine.launch.footprint_hits: tune.apart)
+    several = len(event.vehicles()) > 1
     towing = {vehicle[0] for vehicle in event.vehicles() if len(vehicle) > 1}
     rows, owner, launches, towed, apart, clear = [], {}, {}, False, False, False
     names = {v.name: v.value_reference for v in params}
@@ -263,11 +268,13 @@ def effects(event, sim, catalogue) -> Effects:
         if source == "parameter" and index == ("stepSize",):
             kind[vr] = STEP
             continue
-        if source == "initial" and index[1] in MOTION_FIELDS and index[0] in towing:
+        if source == "initial" and index[1] in MOTION_FIELDS and _zero_problem(event, *index):
+            # the engine accepts it only as zero for this event: a lead unit that tows, an
+            # attitude on a road other than flat ground (refused with its message: tables)
             kind[vr] = ZERO_ONLY
             continue
         ignore, u, train = frozenset(), -1, False
-        if source == "initial" and index[1] in _LAUNCH and alone:
+        if source == "initial" and index[1] in _LAUNCH and flat:
             # its unit's height is the placement's (checked below), not one of the rows
             u = sim.unit_names.index(index[0])
             ignore = frozenset({(0, lay.at("body", u) + L.SZ)})
@@ -309,13 +316,11 @@ def effects(event, sim, catalogue) -> Effects:
             reasons[v.name] = found
             continue
         moves = any(t == 0 and k in placing for _, t, k, _, _, _ in found)
-        if moves and not (flat and (alone or index[1] in _POSITION)):
-            reasons[v.name] = "an attitude on a road other than flat ground (the vehicle " \
-                              "was settled on the road at build time)" if not flat else \
-                              "an attitude when the start can meet another vehicle (checked " \
-                              "at build time)"
+        if moves and not flat:
+            reasons[v.name] = "it moves a unit on a road other than flat ground (the vehicle " \
+                              "was settled on the road at build time)"
             continue
-        apart = apart or (moves and not alone)
+        apart = apart or (moves and several)
         clear = clear or moves
         kind[vr] = TUNABLE
         for row in found:
@@ -359,7 +364,7 @@ def effects(event, sim, catalogue) -> Effects:
         terrain_rows += found
         terrain_towed = terrain_towed or train
         clear = True
-        apart = apart or (len(event.vehicles()) > 1 and v.binding[1][1] in _POSITION)
+        apart = apart or (several and v.binding[1][1] in _POSITION)
     table = np.array(rows, dtype=np.float64).reshape(-1, 6)
     launch = [row for row in launches.values()
               if any(kind[int(vr)] == TUNABLE for vr in row[2:4])]
@@ -605,6 +610,14 @@ def _nonzero_only(sim, source, index, t, k) -> int:
 _SENTINEL = 1.2345678901234567e-7
 
 
+def _zero_problem(event, lead: str, key: str) -> str | None:
+    """The engine's problem with the lead unit ``lead``'s initial key ``key`` at a value other
+    than zero (``engine.setup.launch.motion_problems``, the value printed as :data:`_SENTINEL`),
+    or None where the engine takes such a value."""
+    problems = motion_problems(event, {lead: {key: _SENTINEL}})
+    return problems[0] if problems else None
+
+
 def _split(message: str, value) -> tuple[str, str]:
     """The text of ``message`` before and after ``repr(value)`` (which it holds once)."""
     head, sep, tail = message.partition(repr(value))
@@ -633,7 +646,6 @@ def tables(event, sim, catalogue) -> dict:
     from engine import Simulation
     from engine.setup.event import MIN_STEP_SIZE
     from engine.setup.footprint import overlap_tables
-    from engine.setup.launch import motion_problems
     from engine.setup.start_clear import FIELDS, overlap_templates, start_arguments
     from engine.setup.stability import contact_step, kernel_work
     from model_description.catalogue import ENUMERATIONS
@@ -665,9 +677,7 @@ def tables(event, sim, catalogue) -> dict:
             reasons[v.name] = "a step beyond the limit of the meshes' stiffest contact " \
                               f"({contact.h_max:.3g} s) is possible"
         if kind[vr] == ZERO_ONLY:
-            lead, key = index
-            problem, = motion_problems(event, {lead: {key: _SENTINEL}})
-            zero[vr], zero_tail[vr] = _split(problem, _SENTINEL)
+            zero[vr], zero_tail[vr] = _split(_zero_problem(event, *index), _SENTINEL)
         if v.type == "Enumeration" and kind[vr] == TUNABLE:
             for item in range(1, len(ENUMERATIONS[v.declared_type].items) + 1):
                 problems = []
