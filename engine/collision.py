@@ -48,7 +48,7 @@ a connection's failure.
 """
 import math
 
-from .jit import dynamic, njit
+from .jit import dynamic, njit, njit_inline
 from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_OBJECT, BAR_PLANE, BAR_RISER, CO_D0, CO_E, CO_MU, CO_NV, CO_TAU, CO_V0,
                      CO_VREG, CO_XMAX, CO_XMIN, CO_YMAX, CO_YMIN, CO_ZMAX, CO_ZMIN, CS_CONTACT, CS_HEADING0, CS_T0, CS_T1,
                      CS_VX0, CS_VY0, CS_VZ0, CV_CELL, E_COLL_BASE, E_COLL_T_ENV, E_GROUND_Z, E_MU,
@@ -140,7 +140,22 @@ def no_damage_approach(P, v):
     return 0.0
 
 
-@njit
+@njit_inline
+def set_fraction(e):
+    """The share 1 - e^2 of a vertex's largest approach that stays as permanent crush once it
+    is unloaded, restitution e (the crush law's unloading line, module docstring)."""
+    return 1.0 - e * e
+
+
+@njit_inline
+def permanent_set(e, dmax):
+    """How far the crush has moved a surface in (m): its permanent set (1 - e^2) delta_max,
+    delta_max its largest approach so far, restitution e (docs/equations.md, "Crush that
+    moves the mesh")."""
+    return set_fraction(e) * dmax
+
+
+@njit_inline
 def normal_force(k, e, tau, pen, pen_rate, dmax):
     """The normal force (N, >= 0) of a vertex of stiffness k (N/m) at approach ``pen`` (m)
     growing at ``pen_rate`` (m/s), its largest approach so far ``dmax``, restitution e and
@@ -151,7 +166,7 @@ def normal_force(k, e, tau, pen, pen_rate, dmax):
     if pen >= dmax:
         return load
     ku = k / (e * e)
-    f = ku * (pen - (1.0 - e * e) * dmax) + tau * ku * pen_rate
+    f = ku * (pen - permanent_set(e, dmax)) + tau * ku * pen_rate
     if f < 0.0:
         return 0.0
     return load if f > load else f
@@ -166,7 +181,7 @@ def vertex_force(k, e, tau, mu, vreg, pen, nx, ny, nz, vx, vy, vz, dmax):
     return series_force(k, e, tau, mu, vreg, pen, 1.0, nx, ny, nz, vx, vy, vz, dmax, 0.0)
 
 
-@njit
+@njit_inline
 def series_force(k, e, tau, mu, vreg, pen, share, nx, ny, nz, vx, vy, vz, dmax, slope_rate):
     """:func:`vertex_force` of a vertex whose own approach ``pen`` grows at ``share`` of the
     rate the surfaces approach at (a vertex in series with another unit's face, its share of
@@ -182,7 +197,7 @@ def series_force(k, e, tau, mu, vreg, pen, share, nx, ny, nz, vx, vy, vz, dmax, 
     return fn * nx - c * tx, fn * ny - c * ty, fn * nz - c * tz
 
 
-@njit
+@njit_inline
 def add_wrench(out, rx, ry, rz, fx, fy, fz):
     """A vertex's force f at r (from the CG) onto the sums out[0:3] (Eq. 3) and its moment
     r x f onto out[3:6] (Eq. 7); one more vertex in contact in out[6]."""
@@ -287,7 +302,7 @@ def press_share(y, s, P, vi, w, rx, ry, rz, pen, share, k, nbx, nby, nbz, vel, e
     """:func:`vertex_press` of a vertex whose own approach ``pen`` grows at ``share`` of the
     rate it approaches the surface at (in series with an object's stiffness)."""
     if latch:
-        if pen > (1.0 - e * e) * y[s]:      # pressed beyond its permanent crush: in contact
+        if pen > permanent_set(e, y[s]):      # pressed beyond its permanent crush: in contact
             out[6] += 1.0
         if _latch_vertex(y, s, w, pen, wcoll):
             out[WC_CHANGED] = 1.0
@@ -668,7 +683,7 @@ def _vertex_into_object(y, P, u, vi, w, rx, ry, rz, cell, R, X, Y, Z, box, f, ba
     if Ko > 0.0 and w < 0:
         # in series with the object's, which is elastic: the exterior's own share of the
         # approach, as two units' faces share their overlap (:func:`series_split`)
-        set_ = (1.0 - e * e) * y[vbase + vi]
+        set_ = permanent_set(e, y[vbase + vi])
         if Ka + Ko <= 0.0 or pen <= set_:
             return      # the object meets the crushed surface only beyond the vertex's set
         x, share = series_split(Ka, e, y[vbase + vi], Ko, 1.0, 0.0, pen - set_)
@@ -683,7 +698,7 @@ def _vertex_into_object(y, P, u, vi, w, rx, ry, rz, cell, R, X, Y, Z, box, f, ba
 
 # --- unit against unit -------------------------------------------------------------------
 
-@njit
+@njit_inline
 def areal_stiffness(K, k0, CK, v, nbx, nby, nbz):
     """The stiffness per unit area (N/m^3) of the faces vertex v lies on, against a push of
     direction n_b (in the axes of its mesh, as :func:`face_stiffness`): each face's value
@@ -715,7 +730,7 @@ def _earth_box(B, xmin, X, Y, Z, R):
     return ex - rx, ex + rx, ey - ry, ey + ry, ez - rz, ez + rz
 
 
-@njit
+@njit_inline
 def _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1):
     """The approach (m) of a point (px, py, pz) inside the box [x0, x1] x [y0, y1] x [z0, z1]
     past its face f (``layout.FACE_*``) and that face's outward unit normal."""
@@ -732,7 +747,7 @@ def _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1):
     return pz - z0, 0.0, 0.0, -1.0
 
 
-@njit
+@njit_inline
 def face_axis(f):
     """The axis (0 x, 1 y, 2 z) of a box's face f (``layout.FACE_*``): the axis it is normal
     to."""
@@ -764,7 +779,7 @@ def entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz):
     return best
 
 
-@njit
+@njit_inline
 def cell_share(lo, hi, b0, b1):
     """The share of the interval [lo, hi] (a vertex's tributary cell along an axis) that lies
     within [b0, b1] (a face of the other box along that axis); a point (lo = hi) counts whole
@@ -775,7 +790,7 @@ def cell_share(lo, hi, b0, b1):
     return min(max(s, 0.0), 1.0)
 
 
-@njit
+@njit_inline
 def _cell_along(M, cell, skip, m, p):
     """The extent [lo, hi] along unit b's axis m of a vertex's tributary cell (``cell``: lo x,
     hi x, lo y, hi y, lo z, hi z from the vertex, in a's axes) without its extent along a's axis
@@ -791,7 +806,7 @@ def _cell_along(M, cell, skip, m, p):
     return lo, hi
 
 
-@njit
+@njit_inline
 def clipped_stiffness(CK, v, nbx, nby, nbz, M, cell, p, box, fb):
     """Vertex v's stiffness (N/m) against a push of direction n_b (in its mesh's axes) from the
     face fb of another unit's box (``box``: x0, x1, y0, y1, z0, z1 in that unit's frame, the
@@ -814,7 +829,7 @@ def clipped_stiffness(CK, v, nbx, nby, nbz, M, cell, p, box, fb):
     return k
 
 
-@njit
+@njit_inline
 def _to_frame(Ra, Xa, Ya, Za, Rb, Xb, Yb, Zb, rx, ry, rz):
     """A point r of unit a's frame in unit b's frame: R_b^T (X_a + R_a r - X_b)."""
     dX = Xa + Ra[0] * rx + Ra[1] * ry + Ra[2] * rz - Xb
@@ -968,37 +983,58 @@ def _grid_node(CV, v0, n, axis, m):
     return CV[v0 + grid_vertex(n[0], n[1], n[2], i, j, k), axis]
 
 
-@njit
-def _grid_bracket(CV, v0, n, axis, q):
+@njit_inline
+def grid_scale(CV, PCb):
+    """Per axis of unit b's box-mesh grid (layout.CO_GRID): the coordinate of its first node
+    and its nodes per metre from there to its last, (n - 1) / (last - first), the guess
+    :func:`_grid_bracket` starts from (0 without a grid); computed once per pair and direction,
+    not per vertex."""
+    v0 = int(PCb[CO_V0])
+    n = (int(PCb[CO_GRID]), int(PCb[CO_GRID + 1]), int(PCb[CO_GRID + 2]))
+    if n[0] == 0:
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    first = (_grid_node(CV, v0, n, dynamic(0), 0), _grid_node(CV, v0, n, dynamic(1), 0),
+             _grid_node(CV, v0, n, dynamic(2), 0))
+    span = (_grid_node(CV, v0, n, dynamic(0), n[0] - 1) - first[0],
+            _grid_node(CV, v0, n, dynamic(1), n[1] - 1) - first[1],
+            _grid_node(CV, v0, n, dynamic(2), n[2] - 1) - first[2])
+    return (first[0], first[1], first[2], (n[0] - 1) / span[0], (n[1] - 1) / span[1],
+            (n[2] - 1) / span[2])
+
+
+@njit_inline
+def _grid_bracket(CV, v0, n, axis, q, first, scale):
     """The node m of a box mesh's grid along ``axis`` at or below coordinate q (clamped to the
     grid), q's fraction of the way to node m + 1 and the spacing of the two (0 where q lies
-    beyond the grid's ends): the node an even spacing puts q after,
-    then the neighbours' until q lies between m and m + 1 (the nodes are evenly spaced but
-    for a cab's ring, engine.setup.collision.box_nodes)."""
+    beyond the grid's ends): the node an even spacing puts q after (``first``, ``scale``:
+    :func:`grid_scale`), then the neighbours' until q lies between m and m + 1 (the nodes are
+    evenly spaced but for a cab's ring, engine.setup.collision.box_nodes). A q on a node
+    between two cells is in the cell above it, whatever the guess."""
     last = n[axis] - 1
-    first, end = _grid_node(CV, v0, n, axis, 0), _grid_node(CV, v0, n, axis, last)
-    m = min(max(int((q - first) / (end - first) * last), 0), last - 1)
+    m = min(max(int((q - first) * scale), 0), last - 1)
     a, b = _grid_node(CV, v0, n, axis, m), _grid_node(CV, v0, n, axis, m + 1)
     while m > 0 and q < a:
         m -= 1
         a, b = _grid_node(CV, v0, n, axis, m), a
-    while m < last - 1 and q > b:
+    while m < last - 1 and q >= b:
         m += 1
         a, b = b, _grid_node(CV, v0, n, axis, m + 1)
     # the spacing the fraction varies over (0 beyond the grid's ends, where it is held)
     return m, min(max((q - a) / (b - a), 0.0), 1.0), (b - a) if a <= q <= b else 0.0
 
 
-@njit
-def surface_memory(y, P, b, vbase, f, px, py, pz, box, hit):
+@njit_inline
+def surface_memory(y, P, b, vbase, f, px, py, pz, box, hit, grid):
     """The largest approach so far delta_max (m) of unit b's surface where a point p (b's
     frame) presses on face f of its box (``box`` as the pair cuts it) along that face's normal,
     and its rate along b's two axes across that face (axis i + 1 and i + 2 of the face's axis
-    i): its vertices' there, interpolated linearly between them, over the triangle it is under
+    i), each as a rise over a run (a run of 0: no rate; divided where a contact needs it, not
+    for every vertex inside the box): its vertices' there, interpolated linearly between them, over the triangle it is under
     (XM's row ``hit`` >= 0) of an OBJ exterior, over the four nodes round its point on that
     face of a box mesh's grid (CO_GRID); its permanent set (1 - e^2) delta_max is how far the
     crush has moved that surface in (docs/equations.md, "Crush that moves the mesh"). 0 on a
-    face the pair cuts (a cab's back) and on the box of an OBJ exterior."""
+    face the pair cuts (a cab's back) and on the box of an OBJ exterior. ``grid``: b's
+    :func:`grid_scale`."""
     PCb, CV = P.P_COLL[b], P.CV
     v0 = int(PCb[CO_V0])
     i = face_axis(f)
@@ -1011,7 +1047,7 @@ def surface_memory(y, P, b, vbase, f, px, py, pz, box, hit):
         cx, cy = X[hit + XT_C0 + 6 + j], X[hit + XT_C0 + 6 + k]
         d = (by - cy) * (ax - cx) + (cx - bx) * (ay - cy)
         if d == 0.0:
-            return 0.0, 0.0, 0.0
+            return 0.0, 0.0, 0.0, 0.0, 0.0
         m1 = y[vbase + v0 + int(X[hit + XT_V0])]
         m2 = y[vbase + v0 + int(X[hit + XT_V0 + 1])]
         m3 = y[vbase + v0 + int(X[hit + XT_V0 + 2])]
@@ -1022,35 +1058,33 @@ def surface_memory(y, P, b, vbase, f, px, py, pz, box, hit):
         # the linear function of the triangle's corners: its rate across the face (none at a
         # point held on the triangle's edge, beyond it)
         inside = w1 >= 0.0 and w2 >= 0.0 and w1 + w2 <= 1.0
-        gj = ((by - cy) * (m1 - m3) + (cy - ay) * (m2 - m3)) / d if inside else 0.0
-        gk = ((cx - bx) * (m1 - m3) + (ax - cx) * (m2 - m3)) / d if inside else 0.0
-        return (l1 * m1 + l2 * m2 + l3 * m3) / (l1 + l2 + l3), gj, gk
+        return ((l1 * m1 + l2 * m2 + l3 * m3) / (l1 + l2 + l3),
+                (by - cy) * (m1 - m3) + (cy - ay) * (m2 - m3), d if inside else 0.0,
+                (cx - bx) * (m1 - m3) + (ax - cx) * (m2 - m3), d if inside else 0.0)
     n = (int(PCb[CO_GRID]), int(PCb[CO_GRID + 1]), int(PCb[CO_GRID + 2]))
     if n[0] == 0 or (f == FACE_REAR and box[0] > PCb[CO_XMIN]):
-        return 0.0, 0.0, 0.0
+        return 0.0, 0.0, 0.0, 0.0, 0.0
     m = n[i] - 1 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else 0
-    mj, tj, sj = _grid_bracket(CV, v0, n, j, p[j])
-    mk, tk, sk = _grid_bracket(CV, v0, n, k, p[k])
+    mj, tj, sj = _grid_bracket(CV, v0, n, j, p[j], grid[j], grid[3 + j])
+    mk, tk, sk = _grid_bracket(CV, v0, n, k, p[k], grid[k], grid[3 + k])
     c00 = y[vbase + v0 + _face_vertex(n, m, j, mj, k, mk)]
     c10 = y[vbase + v0 + _face_vertex(n, m, j, mj + 1, k, mk)]
     c01 = y[vbase + v0 + _face_vertex(n, m, j, mj, k, mk + 1)]
     c11 = y[vbase + v0 + _face_vertex(n, m, j, mj + 1, k, mk + 1)]
     low, high = c00 + tj * (c10 - c00), c01 + tj * (c11 - c01)      # along j, at k's two nodes
-    gj = ((1.0 - tk) * (c10 - c00) + tk * (c11 - c01)) / sj if sj > 0.0 else 0.0
-    gk = (high - low) / sk if sk > 0.0 else 0.0
-    return low + tk * (high - low), gj, gk
+    return low + tk * (high - low), (1.0 - tk) * (c10 - c00) + tk * (c11 - c01), sj, high - low, sk
 
 
-@njit
+@njit_inline
 def _elastic_law(x, e, dmax):
     """A face's load per unit of its stiffness (m) at x beyond its permanent set
     (1 - e^2) dmax: along its elastic line up to dmax, then along the loading line."""
     if x <= e * e * dmax:
         return x / (e * e)
-    return (1.0 - e * e) * dmax + x
+    return permanent_set(e, dmax) + x
 
 
-@njit
+@njit_inline
 def series_split(Ka, ea, ma, Kb, eb, mb, d):
     """How the overlap d > 0 of two crushed surfaces in contact divides between them: x_a on
     the face of stiffness Ka per unit area (restitution ea, largest approach so far ma), d -
@@ -1120,9 +1154,26 @@ def mesh_entry_face(P, b, px, py, pz, vx, vy, vz):
     return best
 
 
-@njit
+@njit_inline
+def _relative_velocity(Ra, Rb, vel_a, vel_b, rx, ry, rz, px, py, pz):
+    """The velocity of unit a's point r (a's frame; at p in b's frame) relative to b's material
+    point there, in b's frame (vel_*: each unit's u, v, w, p, q, r)."""
+    ua, va, wa, pa, qa, ra = vel_a
+    ub, vb, wb, pb, qb, rb = vel_b
+    vax = ua + qa * rz - ra * ry
+    vay = va + ra * rx - pa * rz
+    vaz = wa + pa * ry - qa * rx
+    evx = Ra[0] * vax + Ra[1] * vay + Ra[2] * vaz
+    evy = Ra[3] * vax + Ra[4] * vay + Ra[5] * vaz
+    evz = Ra[6] * vax + Ra[7] * vay + Ra[8] * vaz
+    return (Rb[0] * evx + Rb[3] * evy + Rb[6] * evz - (ub + qb * pz - rb * py),
+            Rb[1] * evx + Rb[4] * evy + Rb[7] * evz - (vb + rb * px - pb * pz),
+            Rb[2] * evx + Rb[5] * evy + Rb[8] * evz - (wb + pb * py - qb * px))
+
+
+@njit_inline
 def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, pos_a, pos_b, vel_a,
-                     vel_b, vbase, latch, out_a, out_b, wpose, wcoll, mesh):
+                     vel_b, vbase, latch, out_a, out_b, wpose, wcoll, mesh, grid):
     """Vertex vi of unit a at r (a's frame; of a's wheel w's mesh, or of its exterior for
     w < 0; ``cell`` its tributary cell, all 0 for a point) against the box of unit b (``box``:
     x0, x1, y0, y1, z0, z1 in b's frame; M = R_b^T R_a), pressing on b's face ``code`` - 1 (or,
@@ -1150,27 +1201,18 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
         inside = inside and box[2 * m] - EDGE < p[m] < box[2 * m + 1] + EDGE
     if not inside and code == 0:
         return 0.0, -1      # beside the box, its cell reaching in: it meets the latched face only
-    ua, va, wa, pa, qa, ra = vel_a
-    ub, vb, wb, pb, qb, rb = vel_b
-    # the vertex's velocity relative to b's material point there, in b's frame
-    vax = ua + qa * rz - ra * ry
-    vay = va + ra * rx - pa * rz
-    vaz = wa + pa * ry - qa * rx
-    evx = Ra[0] * vax + Ra[1] * vay + Ra[2] * vaz
-    evy = Ra[3] * vax + Ra[4] * vay + Ra[5] * vaz
-    evz = Ra[6] * vax + Ra[7] * vay + Ra[8] * vaz
-    vx = Rb[0] * evx + Rb[3] * evy + Rb[6] * evz - (ub + qb * pz - rb * py)
-    vy = Rb[1] * evx + Rb[4] * evy + Rb[7] * evz - (vb + rb * px - pb * pz)
-    vz = Rb[2] * evx + Rb[5] * evy + Rb[8] * evz - (wb + pb * py - qb * px)
-    # the face of b's box it presses on: the approach and the normal out of b
+    # the face of b's box it presses on: the approach and the normal out of b (before it is
+    # latched, the face it entered through, by its velocity)
     if code > 0:
         f = code - 1
-    elif mesh:
-        f = mesh_entry_face(P, b, px, py, pz, vx, vy, vz)
-        if f < 0:
-            return 0.0, -1
     else:
-        f = entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz)
+        vx, vy, vz = _relative_velocity(Ra, Rb, vel_a, vel_b, rx, ry, rz, px, py, pz)
+        if mesh:
+            f = mesh_entry_face(P, b, px, py, pz, vx, vy, vz)
+            if f < 0:
+                return 0.0, -1
+        else:
+            f = entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz)
     ib = face_axis(f)
     if not (box[2 * ib] - EDGE < p[ib] < box[2 * ib + 1] + EDGE):
         return 0.0, -1      # beside the box across the face it would press on
@@ -1189,14 +1231,16 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     # the surfaces as the crush has moved them (docs/equations.md, "Crush that moves the mesh"):
     # b's where the vertex presses, and an exterior vertex itself, each by its permanent set
     # (1 - e^2) delta_max; pen is now the two crushed surfaces' overlap there
-    set_a = (1.0 - e * e) * y[s] if w < 0 else 0.0
-    mem_b, grad_j, grad_k = surface_memory(y, P, b, vbase, f, qx, qy, qz, box, hit)
+    set_a = permanent_set(e, y[s]) if w < 0 else 0.0
+    mem_b, rise_j, run_j, rise_k, run_k = surface_memory(y, P, b, vbase, f, qx, qy, qz, box, hit,
+                                                         grid)
     e_b = PC[b, CO_E]
-    set_b = (1.0 - e_b * e_b) * mem_b
+    set_b = permanent_set(e_b, mem_b)
     depth = pen         # inside b's box (its mesh) as made: that holds the pair's face
     pen = pen - set_a - set_b
     if pen <= 0.0:
         return depth, f
+    vx, vy, vz = _relative_velocity(Ra, Rb, vel_a, vel_b, rx, ry, rz, px, py, pz)
     # the normal in a's frame: R_a^T R_b n
     enx = Rb[0] * nx + Rb[1] * ny + Rb[2] * nz
     eny = Rb[3] * nx + Rb[4] * ny + Rb[5] * nz
@@ -1221,7 +1265,7 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
         x_a, share = pen, 1.0
     own = set_a + x_a
     if latch:
-        if w < 0 or pen > (1.0 - e * e) * y[s]:    # pressed beyond its permanent crush
+        if w < 0 or pen > permanent_set(e, y[s]):    # pressed beyond its permanent crush
             out_a[6] += 1.0
             out_b[6] += 1.0
         if _latch_vertex(y, s, w, own, wcoll):
@@ -1243,9 +1287,12 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     # along a crushed pocket is turned into it, with no work gained round a loop); the
     # overlap's rate, which the damping takes, is -v . (n + grad s_b)
     ij, ik = (ib + 1) % 3, (ib + 2) % 3
-    gx = (1.0 - e_b * e_b) * (grad_j if ij == 0 else (grad_k if ik == 0 else 0.0))
-    gy = (1.0 - e_b * e_b) * (grad_j if ij == 1 else (grad_k if ik == 1 else 0.0))
-    gz = (1.0 - e_b * e_b) * (grad_j if ij == 2 else (grad_k if ik == 2 else 0.0))
+    grad_j = rise_j / run_j if run_j != 0.0 else 0.0
+    grad_k = rise_k / run_k if run_k != 0.0 else 0.0
+    sb = set_fraction(e_b)
+    gx = sb * (grad_j if ij == 0 else (grad_k if ik == 0 else 0.0))
+    gy = sb * (grad_j if ij == 1 else (grad_k if ik == 1 else 0.0))
+    gz = sb * (grad_j if ij == 2 else (grad_k if ik == 2 else 0.0))
     fx, fy, fz = series_force(k, e, tau, mu, vreg, own, share, nx, ny, nz, vx, vy, vz, y[s],
                               vx * gx + vy * gy + vz * gz)
     if fx == 0.0 and fy == 0.0 and fz == 0.0:
@@ -1321,6 +1368,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
         nv = 0
     # b's OBJ exterior is met as its triangles (mesh_approach), unless the pair cuts b's box
     mesh = P.XM[N_XG * 3 * b + XG_N1] > 0.0 and xb <= PC[b, CO_XMIN]
+    grid = grid_scale(CV, PC[b])
     lx, hx, ly, hy, lz, hz = _box_in_frame(box, Ra, Rb, pos_a, pos_b)
     # M = R_b^T R_a (row-major): a's axes in b's
     M = (Rb[0] * Ra[0] + Rb[3] * Ra[3] + Rb[6] * Ra[6],
@@ -1355,7 +1403,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
                 continue        # behind the cut, or outside b's box seen from a (the cheap test)
             pen, f = _vertex_into_box(y, P, vi, dynamic(-1), rx, ry, rz, cell, M, a, b, code, box, Ra,
                                       Rb, pos_a, pos_b, vel_a, vel_b, vbase, latch, out_a, out_b,
-                                      wpose, wcoll, mesh)
+                                      wpose, wcoll, mesh, grid)
             if pen > deepest:
                 deepest, face = pen, f
     w0, nw = int(P.P_UNIT[a, U_WHEEL0]), int(P.P_UNIT[a, U_NWHEELS])
@@ -1383,7 +1431,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
                 continue
             pen, f = _vertex_into_box(y, P, vi, w, rx, ry, rz, POINT, M, a, b, code, box, Ra, Rb,
                                       pos_a, pos_b, vel_a, vel_b, vbase, latch, out_a, out_b, wpose,
-                                      wcoll, mesh)
+                                      wcoll, mesh, grid)
             if pen > deepest:
                 deepest, face = pen, f
     if latch:
@@ -1582,7 +1630,7 @@ def _residual(y, P, u, vbase, v, f):
     """The residual crush (m) of exterior vertex v of unit u on face f: its permanent approach
     (1 - e^2) delta_max less the face's CRASH3 no-damage approach A/B (collision_outputs)."""
     e = P.P_COLL[u, CO_E]
-    return (1.0 - e * e) * y[vbase + v] - P.P_COLL[u, CO_D0 + f]
+    return permanent_set(e, y[vbase + v]) - P.P_COLL[u, CO_D0 + f]
 
 
 @njit

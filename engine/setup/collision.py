@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..collision import FRICTION_SPEED, PARALLEL, RAY_EDGE
+from ..collision import FRICTION_SPEED, PARALLEL, RAY_EDGE, set_fraction
 from .derived import body_front, body_rear
 from .errors import EventError
 from ..layout import (BA_KIND, BA_NX, BA_NZ, BA_T0, BA_X, BA_Z, BAR_OBJECT, BAR_RISER, BAR_WALL, CO_E, CO_D0,
@@ -494,7 +494,7 @@ def deformed_exterior(model, y, u, mesh_file=None):
     PC = model.P_COLL[u]
     v0, nv = int(PC[CO_V0]), int(PC[CO_NV])
     vbase = int(model.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * model.P_UNIT.shape[0]
-    set_ = (1.0 - PC[CO_E] ** 2) * np.asarray(y[vbase + v0:vbase + v0 + nv], dtype=np.float64)
+    set_ = set_fraction(PC[CO_E]) * np.asarray(y[vbase + v0:vbase + v0 + nv], dtype=np.float64)
     on = model.CK[v0:v0 + nv] > 0.0
     verts = model.CV[v0:v0 + nv, :3] - set_[:, None] * (on.astype(float) @ FACE_NORMALS)
     return verts, exterior_triangles(model, u, mesh_file)
