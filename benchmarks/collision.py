@@ -1,7 +1,7 @@
 """Collision cost: two cars in sustained contact through the FMU at a 10 ms step.
 
     python benchmarks/collision.py [--out out] [--duration 5] [--step 0.01] [--vertices 300]
-                                   [--obj] [--json PATH]
+                                   [--obj] [--no-native] [--json PATH]
 
 The shipped two-car event (engine/data/two-cars.json) with both cars on one line: the first
 car, in first gear at part throttle, drives at ``--speed`` into the second, which stands braked
@@ -12,7 +12,9 @@ vertices meet the other's triangles (engine.collision.mesh_approach). The FMU is
 that event (``out/SimonCollisionBench.fmu``, ``-obj`` with ``--obj``), then stepped with fmpy's
 FMU2Slave at ``--step`` for ``--duration`` s, three rounds in this process; the fastest round
 is reported. The steps in which ``car.collision.contact`` is true are timed apart from the
-others: their real-time factor is the collision's figure. The report goes to
+others: their real-time factor is the collision's figure. The native FMU of the same event
+(``-native.fmu``, Linux x86-64 only; docs/native.md) is stepped alike, its figures under
+``native`` in the report (``--no-native`` skips it). The report goes to
 benchmarks/results/collision.json, the committed file the docs' figures are rendered from
 (tools/update_doc_numbers.py).
 A benchmark, not a test: nothing asserts a time.
@@ -125,6 +127,8 @@ def main(argv=None) -> int:
     parser.add_argument("--obj", action="store_true",
                         help="each car's exterior an OBJ file of its box mesh")
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--no-native", action="store_true",
+                        help="skip the native FMU of the same event (built with --platforms linux64)")
     parser.add_argument("--json", type=Path, default=result_path("collision.json"),
                         help="JSON report path (default benchmarks/results/collision.json)")
     args = parser.parse_args(argv)
@@ -137,20 +141,32 @@ def main(argv=None) -> int:
             event.stat().st_mtime > fmu.stat().st_mtime:
         subprocess.run([sys.executable, "-m", "simon_fmu", "build", str(event), "-o", str(fmu)],
                        check=True, cwd=ROOT)
+    native = fmu.with_name(fmu.stem + "-native.fmu")
+    if not args.no_native and (args.rebuild or not native.exists() or fmu_staleness(native)
+                               or event.stat().st_mtime > native.stat().st_mtime):
+        subprocess.run([sys.executable, "-m", "simon_fmu", "build", "--native", str(event),
+                        "--platforms", "linux64", "-o", str(native)], check=True, cwd=ROOT)
     names = ["car.X", "car2.X", "car.collision.maxCrush", "car.collision.Fx"]
     report = provenance()
     load0 = report["machine"]["load_average_at_start"][0]
     r = run(fmu, args.duration, args.step, names)
+    if not args.no_native:
+        # the native FMU of the same event (docs/native.md), stepped alike: the same kernels
+        # without the development FMU's Python slave round them
+        r["native"] = run(native, args.duration, args.step, names)
     report["machine"]["load_average_at_end"] = os.getloadavg()
     r = {**report, **r, "step": args.step, "duration": args.duration,
          "vertices": args.vertices, "obj": args.obj}
-    print(f"two cars, {args.vertices} vertices each{' (OBJ exteriors)' if args.obj else ''}, "
-          f"{args.step * 1e3:g} ms step, "
-          f"{args.duration:g} s: {r['x_real_time']:.1f} x real time overall; "
-          f"{r['contact_steps']} of {r['steps']} steps in contact at "
-          f"{r['contact_x_real_time']:.1f} x real time, the others at "
-          f"{r['free_x_real_time']:.1f} x; max crush {r['max_crush']:.3f} m; "
-          f"load average {load0:.2f} to {os.getloadavg()[0]:.2f}")
+    for label, v in (("development FMU", r), ("native FMU", r.get("native"))):
+        if v is None:
+            continue
+        print(f"{label}: two cars, {args.vertices} vertices each"
+              f"{' (OBJ exteriors)' if args.obj else ''}, {args.step * 1e3:g} ms step, "
+              f"{args.duration:g} s: {v['x_real_time']:.1f} x real time overall; "
+              f"{v['contact_steps']} of {v['steps']} steps in contact at "
+              f"{v['contact_x_real_time']:.1f} x real time, the others at "
+              f"{v['free_x_real_time']:.1f} x; max crush {v['max_crush']:.3f} m")
+    print(f"load average {load0:.2f} to {os.getloadavg()[0]:.2f}")
     write_report(r, args.json)
     return 0
 
