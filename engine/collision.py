@@ -132,12 +132,18 @@ def no_damage_approach(P, v):
     PC = P.P_COLL
     for u in range(PC.shape[0]):
         if PC[u, CO_V0] <= v < PC[u, CO_V0] + PC[u, CO_NV]:
-            best, d0 = 0.0, 0.0
-            for f in range(6):
-                if P.CK[v, f] > best:
-                    best, d0 = P.CK[v, f], PC[u, CO_D0 + f]
-            return d0
+            return unit_no_damage(PC[u], P.CK, v)
     return 0.0
+
+
+@njit_inline
+def unit_no_damage(PCu, CK, v):
+    """:func:`no_damage_approach` of vertex v of the unit whose P_COLL row is ``PCu``."""
+    best, d0 = 0.0, 0.0
+    for f in range(6):
+        if CK[v, f] > best:
+            best, d0 = CK[v, f], PCu[CO_D0 + f]
+    return d0
 
 
 @njit_inline
@@ -786,6 +792,8 @@ def cell_share(lo, hi, b0, b1):
     within EDGE of it."""
     if hi <= lo:
         return 1.0 if b0 - EDGE < lo < b1 + EDGE else 0.0
+    if b0 <= lo and hi <= b1:
+        return 1.0          # all of it (what the quotient below gives, without dividing)
     s = (min(hi, b1) - max(lo, b0)) / (hi - lo)
     return min(max(s, 0.0), 1.0)
 
@@ -973,14 +981,16 @@ def _face_vertex(n, m, j, mj, k, mk):
                        _at(2, m, j, mj, k, mk))
 
 
-@njit
+@njit_inline
 def _grid_node(CV, v0, n, axis, m):
     """The coordinate along ``axis`` of node m of a box mesh's grid (n: its nodes along x, y, z;
-    its vertices from v0 in CV): that of a surface vertex on the node's plane."""
-    i = m if axis == 0 else 0
-    j = m if axis == 1 else 0
-    k = m if axis == 2 else 0
-    return CV[v0 + grid_vertex(n[0], n[1], n[2], i, j, k), axis]
+    its vertices from v0 in CV): that of a surface vertex on the node's plane, the one at
+    (m, 0, 0), (0, m, 0) or (0, 0, m) (:func:`grid_vertex`: on the rear slab, j n_z + k)."""
+    if axis == 1:
+        return CV[v0 + m * n[2], 1]
+    if axis == 2:
+        return CV[v0 + m, 2]
+    return CV[v0 + grid_vertex(n[0], n[1], n[2], m, 0, 0), 0]
 
 
 @njit_inline
@@ -1067,10 +1077,15 @@ def surface_memory(y, P, b, vbase, f, px, py, pz, box, hit, grid):
     m = n[i] - 1 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else 0
     mj, tj, sj = _grid_bracket(CV, v0, n, j, p[j], grid[j], grid[3 + j])
     mk, tk, sk = _grid_bracket(CV, v0, n, k, p[k], grid[k], grid[3 + k])
-    c00 = y[vbase + v0 + _face_vertex(n, m, j, mj, k, mk)]
-    c10 = y[vbase + v0 + _face_vertex(n, m, j, mj + 1, k, mk)]
-    c01 = y[vbase + v0 + _face_vertex(n, m, j, mj, k, mk + 1)]
-    c11 = y[vbase + v0 + _face_vertex(n, m, j, mj + 1, k, mk + 1)]
+    if i == 0:
+        # the front or the rear: a slab of one x, its node (j, k) at j n_z + k from its first
+        v = vbase + v0 + grid_vertex(n[0], n[1], n[2], m, mj, mk)
+        c00, c10, c01, c11 = y[v], y[v + n[2]], y[v + 1], y[v + n[2] + 1]
+    else:
+        c00 = y[vbase + v0 + _face_vertex(n, m, j, mj, k, mk)]
+        c10 = y[vbase + v0 + _face_vertex(n, m, j, mj + 1, k, mk)]
+        c01 = y[vbase + v0 + _face_vertex(n, m, j, mj, k, mk + 1)]
+        c11 = y[vbase + v0 + _face_vertex(n, m, j, mj + 1, k, mk + 1)]
     low, high = c00 + tj * (c10 - c00), c01 + tj * (c11 - c01)      # along j, at k's two nodes
     return low + tk * (high - low), (1.0 - tk) * (c10 - c00) + tk * (c11 - c01), sj, high - low, sk
 
@@ -1173,13 +1188,14 @@ def _relative_velocity(Ra, Rb, vel_a, vel_b, rx, ry, rz, px, py, pz):
 
 @njit_inline
 def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, pos_a, pos_b, vel_a,
-                     vel_b, vbase, latch, out_a, out_b, wpose, wcoll, mesh, grid):
+                     vel_b, vbase, latch, out_a, out_b, wpose, wcoll, mesh, grid, mu):
     """Vertex vi of unit a at r (a's frame; of a's wheel w's mesh, or of its exterior for
     w < 0; ``cell`` its tributary cell, all 0 for a point) against the box of unit b (``box``:
     x0, x1, y0, y1, z0, z1 in b's frame; M = R_b^T R_a), pressing on b's face ``code`` - 1 (or,
     with code 0, the face it entered through), as :func:`_vertices_into_box` says; with
     ``mesh``, against b's OBJ exterior along that face's normal (:func:`mesh_approach`: the
-    approach below the triangle it is under, that triangle's normal and its face's stiffness).
+    approach below the triangle it is under, that triangle's normal and its face's stiffness);
+    ``grid``: b's :func:`grid_scale`, ``mu`` the two bodies' friction coefficient.
     Returns (its approach, that face of the box): an approach <= 0 where it is outside. A
     vertex beside the box (by more than EDGE) whose cell reaches into it meets only a latched
     face (code > 0), never chooses one: across a face it has not passed its approach to another
@@ -1281,7 +1297,6 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     if ka <= 0.0:
         return depth, f
     tau, vreg = PC[a, CO_TAU], PC[a, CO_VREG]
-    mu = math.sqrt(PC[a, CO_MU] * PC[b, CO_MU])
     # where b's set varies across the face its crushed surface is turned: the push F_n (n +
     # grad s_b), the gradient of the overlap, so that it has a potential (a vertex sliding
     # along a crushed pocket is turned into it, with no work gained round a loop); the
@@ -1315,7 +1330,7 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
         add_wheel_load(wcoll[w], wpose[w], rx, ry, rz, fax, fay, faz)
     else:
         # each unit's own crush: its set and its share of the overlap, less its A/B
-        crush_a = own - no_damage_approach(P, vi)
+        crush_a = own - unit_no_damage(PC[a], P.CK, vi)
         crush_b = set_b + pen - x_a - PC[b, CO_D0 + fk]
         if crush_a > out_a[7]:
             out_a[7] = crush_a
@@ -1369,6 +1384,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
     # b's OBJ exterior is met as its triangles (mesh_approach), unless the pair cuts b's box
     mesh = P.XM[N_XG * 3 * b + XG_N1] > 0.0 and xb <= PC[b, CO_XMIN]
     grid = grid_scale(CV, PC[b])
+    mu = math.sqrt(PC[a, CO_MU] * PC[b, CO_MU])      # the two bodies' friction on each other
     lx, hx, ly, hy, lz, hz = _box_in_frame(box, Ra, Rb, pos_a, pos_b)
     # M = R_b^T R_a (row-major): a's axes in b's
     M = (Rb[0] * Ra[0] + Rb[3] * Ra[3] + Rb[6] * Ra[6],
@@ -1403,7 +1419,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
                 continue        # behind the cut, or outside b's box seen from a (the cheap test)
             pen, f = _vertex_into_box(y, P, vi, dynamic(-1), rx, ry, rz, cell, M, a, b, code, box, Ra,
                                       Rb, pos_a, pos_b, vel_a, vel_b, vbase, latch, out_a, out_b,
-                                      wpose, wcoll, mesh, grid)
+                                      wpose, wcoll, mesh, grid, mu)
             if pen > deepest:
                 deepest, face = pen, f
     w0, nw = int(P.P_UNIT[a, U_WHEEL0]), int(P.P_UNIT[a, U_NWHEELS])
@@ -1431,7 +1447,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
                 continue
             pen, f = _vertex_into_box(y, P, vi, w, rx, ry, rz, POINT, M, a, b, code, box, Ra, Rb,
                                       pos_a, pos_b, vel_a, vel_b, vbase, latch, out_a, out_b, wpose,
-                                      wcoll, mesh, grid)
+                                      wcoll, mesh, grid, mu)
             if pen > deepest:
                 deepest, face = pen, f
     if latch:
