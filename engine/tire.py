@@ -124,7 +124,8 @@ def contact(cx, cy, cz, ax, ay, az, px, py, pz, nx, ny, nz):
     wheel centre to the contact point (Eq. 90), the unit vector d from the centre to the
     contact point (in the wheel plane, Eq. 85-89: the wheel-plane direction closest to n), and
     the inclination angle Gamma of the wheel plane to the terrain normal (Eq. 81-82; positive
-    with the top of the wheel to the right of the tire's heading).
+    with the top of the wheel to the right of the tire's heading), and 1 / (d . n), the rate
+    of D per unit approach of the centre to the plane along n (0 for a wheel lying flat).
     """
     na = nx * ax + ny * ay + nz * az
     # d = n - (n.a) a: the direction in the wheel plane closest to the downward normal
@@ -133,14 +134,16 @@ def contact(cx, cy, cz, ax, ay, az, px, py, pz, nx, ny, nz):
     dz = nz - na * az
     nd = math.sqrt(dx * dx + dy * dy + dz * dz)
     if nd < 1e-9:  # wheel lying flat on the terrain: no contact possible
-        return 1e9, nx, ny, nz, 0.5 * math.pi
-    dx /= nd
-    dy /= nd
-    dz /= nd
+        return 1e9, nx, ny, nz, 0.5 * math.pi, 0.0
+    inv = 1.0 / nd         # one division for the three components
+    dx *= inv
+    dy *= inv
+    dz *= inv
     # the line c + D d meets the plane n.(P - p) = 0
-    D = ((px - cx) * nx + (py - cy) * ny + (pz - cz) * nz) / (dx * nx + dy * ny + dz * nz)
+    per_dn = 1.0 / (dx * nx + dy * ny + dz * nz)
+    D = ((px - cx) * nx + (py - cy) * ny + (pz - cz) * nz) * per_dn
     gamma = math.asin(min(1.0, max(-1.0, na)))  # = pi/2 - acos(U_T . U_w)
-    return D, dx, dy, dz, gamma
+    return D, dx, dy, dz, gamma, per_dn
 
 
 @njit
@@ -158,9 +161,10 @@ def tire_axes(ax, ay, az, nx, ny, nz):
         m = math.sqrt(xx * xx + xz * xz)
         if m < 1e-12:
             xx, xy, xz, m = 0.0, nz, -ny, math.sqrt(nz * nz + ny * ny)
-    xx /= m
-    xy /= m
-    xz /= m
+    inv = 1.0 / m          # one division for the three components
+    xx *= inv
+    xy *= inv
+    xz *= inv
     # y' = n x x'
     return xx, xy, xz, ny * xz - nz * xy, nz * xx - nx * xz, nx * xy - ny * xx
 
@@ -268,16 +272,19 @@ def edc_core(Fz, S, sin_a, Ky_camber, A, B, Cs, ca, fmult):
     oms = 1.0 - S
     if Dt < 1e-9:
         return 0.0, 0.0, 1.0
-    xsl = mu * Fz * oms / (2.0 * Dt)                                  # Eq. 104
+    half = mu * Fz / (2.0 * Dt)          # shared by Eq. 104 and Eq. 107-108
+    xsl = half * oms                                                  # Eq. 104
     if xsl >= 1.0:
-        return Kx / oms, -Ky / oms, 1.0                               # Eq. 105-106
-    fac = (mu * Fz / (2.0 * Dt)) ** 2 * oms
+        inv = 1.0 / oms
+        return Kx * inv, -Ky * inv, 1.0                               # Eq. 105-106
+    fac = half * half * oms
     fxa = Kx * fac                                                    # Eq. 107
     fya = -Ky * fac                                                   # Eq. 108
     slide = mu * Fz * (1.0 - xsl)
     if ns > 1e-12:
-        fxs = slide * sx / ns                                         # Eq. 109
-        fys = -slide * sin_a / ns                                     # Eq. 110
+        per = slide / ns
+        fxs = per * sx                                                # Eq. 109
+        fys = -per * sin_a                                            # Eq. 110
     else:
         fxs = 0.0
         fys = -slide * Ky / Dt
@@ -313,7 +320,7 @@ def kinematic_slips(u_gp, v_gp, omega, r):
     v_ref = max(abs(u_gp), V_N)
     V = math.sqrt(u_gp * u_gp + v_gp * v_gp)
     V_ref = max(V, V_N)
-    w = 1.0 - V / V_LOW
+    w = 1.0 - V * (1.0 / V_LOW)     # (the reciprocal of the constant folded at compile time)
     if w < 0.0:
         w = 0.0
     return -(u_gp - omega * r) / v_ref, v_ref, v_gp / V_ref, V_ref, w
