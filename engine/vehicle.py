@@ -469,7 +469,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                     gpx, gpy, gpz = cex, cey, zg
                 D, dxe, dye, dze, incl, per_dn = contact(cex, cey, cez, axe, aye, aze, gpx, gpy,
                                                          gpz, nx, ny, nz)
-                xx, xy, xz, yx, yy, yz = tire_axes(axe, aye, aze, nx, ny, nz)
+                xx, xy, xz, yx, yy, yz = tire_axes(axe, aye, aze, nx, ny, nz, per_dn)
                 rT = D if D < ru else ru                                   # Eq. 91
                 defl = ru - rT                                             # Eq. 92
                 if defl > P_TIRE[t, T_DMAX] and stop_at_dmax and err[0] == 0:
