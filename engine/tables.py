@@ -42,4 +42,5 @@ def bracket(xs, n, x):
     i = 0
     while x > xs[i + 1]:
         i += 1
-    return i, (x - xs[i]) / (xs[i + 1] - xs[i])
+    # the reciprocal depends on the bracket only, not on x: it can be computed before x is known
+    return i, (x - xs[i]) * (1.0 / (xs[i + 1] - xs[i]))
