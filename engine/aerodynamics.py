@@ -60,8 +60,10 @@ def relative_wind(R, u, v, w, wind_speed, wind_dir):
     wind_dir is the direction the wind comes from, from earth X; the wind velocity is
     S (cos(psi_w - pi), sin(psi_w - pi), 0) (Eq. 136).
     """
-    vwx = wind_speed * math.cos(wind_dir - math.pi)
-    vwy = wind_speed * math.sin(wind_dir - math.pi)
+    vwx, vwy = 0.0, 0.0                 # calm: without the library calls
+    if wind_speed != 0.0:
+        vwx = wind_speed * math.cos(wind_dir - math.pi)
+        vwy = wind_speed * math.sin(wind_dir - math.pi)
     VX, VY, VZ = to_earth(R, u, v, w)                 # Eq. 137
     return to_vehicle(R, vwx - VX, vwy - VY, -VZ)     # Eq. 138-139
 

@@ -84,8 +84,12 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
                 for i in range(mi):
                     yt[i] = y[i] + c * ks[i]
                 if s == 0 and block:
-                    for i in range(mi, m):
-                        yt[i] = y[i]
+                    # through views from its start: an index counted from zero is known not
+                    # to be negative, so the copy needs no wraparound test per element (the
+                    # block is most of the state: a car's vertices' memories)
+                    carried, staged = y[mi:], yt[mi:]
+                    for i in range(carried.shape[0]):
+                        staged[i] = carried[i]
         if err[0] != 0 and s == 0:
             if done > 0:  # the state reached by the previous step is out of range
                 for i in range(m):

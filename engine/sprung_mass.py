@@ -19,8 +19,8 @@ The system matrix is the unit's mass matrix: symmetric and positive definite (po
 and inertias). Each wheel's equation couples its own z'' only with the body accelerations, so
 the wheel block of the matrix is diagonal (an "arrowhead" matrix): the wheel unknowns are
 eliminated into the six body equations (the Schur complement, which for this matrix has a
-closed form, see :func:`assemble_unit` and :func:`finish_unit`), the resulting 6x6 system is solved by Cholesky
-factorisation and the wheel accelerations follow by back-substitution. All of it is done in
+closed form, see :func:`assemble_unit` and :func:`finish_unit`), the resulting 6x6 system is solved by the
+square-root-free Cholesky factorisation (L D L^T) and the wheel accelerations follow by back-substitution. All of it is done in
 place, without allocation.
 """
 import math
@@ -32,33 +32,36 @@ from .jit import njit_inline
 def solve_spd(A, b, N):
     """Solve A x = b in place for a symmetric positive-definite A[:N, :N].
 
-    Cholesky factorisation A = L L^T, L overwriting the lower triangle of A (the upper one is
-    not read) with the reciprocals of its diagonal on the diagonal, then forward and back
-    substitution; x overwrites b[:N]. A matrix that is not
-    positive definite (or holds NaN) gives NaN, which the integrator's check of the state
-    reports.
+    Factorisation A = L D L^T (L unit lower triangular, D diagonal; the square-root-free form
+    of Cholesky's, so that each column costs one division and no square root), L overwriting
+    the strict lower triangle of A, the reciprocals of D its diagonal, and L D the strict
+    upper triangle (A[j, i] = L[i, j] D[j], i > j: the sums' partial products; the upper
+    triangle is not read on entry); then forward substitution, the division by D and back
+    substitution; x overwrites b[:N]. A matrix that is not positive definite (or holds NaN)
+    gives NaN, which the integrator's check of the state reports.
     """
     for j in range(N):
         d = A[j, j]
         for k in range(j):
-            d -= A[j, k] * A[j, k]
-        inv = 1.0 / math.sqrt(d) if d > 0.0 else math.nan   # not positive definite, or NaN
+            d -= A[j, k] * A[k, j]
+        inv = 1.0 / d if d > 0.0 else math.nan    # not positive definite, or NaN
         A[j, j] = inv
         for i in range(j + 1, N):
             s = A[i, j]
             for k in range(j):
-                s -= A[i, k] * A[j, k]
+                s -= A[i, k] * A[k, j]
+            A[j, i] = s
             A[i, j] = s * inv
     for i in range(N):              # L z = b
         s = b[i]
         for k in range(i):
             s -= A[i, k] * b[k]
-        b[i] = s * A[i, i]
-    for i in range(N - 1, -1, -1):  # L^T x = z
-        s = b[i]
+        b[i] = s
+    for i in range(N - 1, -1, -1):  # L^T x = D^-1 z
+        s = b[i] * A[i, i]
         for k in range(i + 1, N):
             s -= A[k, i] * b[k]
-        b[i] = s * A[i, i]
+        b[i] = s
 
 
 @njit_inline

@@ -10,7 +10,7 @@ from .jit import njit
 from .layout import (T_CAM_X, T_CAM_Y, T_HT_X, T_HT_Y, W_BS0, W_BS1, W_BS2, W_BS3, W_C, W_FMU,
                      W_FS0, W_JCL, W_JER, W_JK1, W_JK3, W_K, W_NCAM, W_NHT, W_RCL, W_RER, W_RK1,
                      W_RK3, W_SIDE)
-from .tables import interp1, slope1
+from .tables import value_slope1
 
 #: velocity null band of the coulomb friction (m/s): below it the friction is proportional
 FRICTION_NULL_BAND = 0.01
@@ -23,20 +23,18 @@ def half_track_change(P, T, w, jounce):
     The table gives the outward half-track change against jounce; outward is +y on the
     right, -y on the left.
     """
-    n = int(P[w, W_NHT])
     side = P[w, W_SIDE]
-    return (side * interp1(T[w, T_HT_X], T[w, T_HT_Y], n, jounce),
-            side * slope1(T[w, T_HT_X], T[w, T_HT_Y], n, jounce))
+    value, slope = value_slope1(T[w, T_HT_X], T[w, T_HT_Y], int(P[w, W_NHT]), jounce)
+    return side * value, side * slope
 
 
 @njit
 def camber_change(P, T, w, jounce):
     """Camber change against jounce, as a rotation about the vehicle x-axis (rad), and its
     derivative. The table's camber is top-outward positive, i.e. +x rotation on the right."""
-    n = int(P[w, W_NCAM])
     side = P[w, W_SIDE]
-    return (side * interp1(T[w, T_CAM_X], T[w, T_CAM_Y], n, jounce),
-            side * slope1(T[w, T_CAM_X], T[w, T_CAM_Y], n, jounce))
+    value, slope = value_slope1(T[w, T_CAM_X], T[w, T_CAM_Y], int(P[w, W_NCAM]), jounce)
+    return side * value, side * slope
 
 
 @njit
@@ -83,7 +81,7 @@ def suspension_force(P, w, jounce, jounce_rate, f_antisway):
     static-equilibrium preload (the manual measures deflection from equilibrium).
     """
     fmu = P[w, W_FMU]
-    s = jounce_rate / FRICTION_NULL_BAND
+    s = jounce_rate * (1.0 / FRICTION_NULL_BAND)   # (the reciprocal folded at compile time)
     if s > 1.0:
         s = 1.0
     elif s < -1.0:

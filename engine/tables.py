@@ -17,14 +17,19 @@ def interp1(xs, ys, n, x):
 
 
 @njit
-def slope1(xs, ys, n, x):
-    """Slope dy/dx of the piecewise-linear table at x (zero beyond its ends)."""
-    if n <= 1 or x <= xs[0] or x >= xs[n - 1]:
-        return 0.0
+def value_slope1(xs, ys, n, x):
+    """Value and slope dy/dx of the piecewise-linear table (xs[:n], ys[:n]) at x: the value
+    of :func:`interp1` (constant beyond the ends, where the slope is zero), with one search and
+    one division for both."""
+    if n <= 1 or x <= xs[0]:
+        return ys[0], 0.0
+    if x >= xs[n - 1]:
+        return ys[n - 1], 0.0
     i = 0
     while x > xs[i + 1]:
         i += 1
-    return (ys[i + 1] - ys[i]) / (xs[i + 1] - xs[i])
+    slope = (ys[i + 1] - ys[i]) / (xs[i + 1] - xs[i])
+    return ys[i] + (x - xs[i]) * slope, slope
 
 
 @njit
@@ -37,4 +42,5 @@ def bracket(xs, n, x):
     i = 0
     while x > xs[i + 1]:
         i += 1
-    return i, (x - xs[i]) / (xs[i + 1] - xs[i])
+    # the reciprocal depends on the bracket only, not on x: it can be computed before x is known
+    return i, (x - xs[i]) * (1.0 / (xs[i + 1] - xs[i]))

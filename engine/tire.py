@@ -124,7 +124,12 @@ def contact(cx, cy, cz, ax, ay, az, px, py, pz, nx, ny, nz):
     wheel centre to the contact point (Eq. 90), the unit vector d from the centre to the
     contact point (in the wheel plane, Eq. 85-89: the wheel-plane direction closest to n), and
     the inclination angle Gamma of the wheel plane to the terrain normal (Eq. 81-82; positive
-    with the top of the wheel to the right of the tire's heading).
+    with the top of the wheel to the right of the tire's heading), and 1 / (d . n), the rate
+    of D per unit approach of the centre to the plane along n (0 for a wheel lying flat).
+
+    For the unit vectors n and a, d . n = (n - (n.a) a) . n / |n - (n.a) a| = |n - (n.a) a|
+    = |n x a| = cos(Gamma): 1 / (d . n) is the reciprocal the normalisation of d divides by,
+    and :func:`tire_axes` normalises x' by the same length.
     """
     na = nx * ax + ny * ay + nz * az
     # d = n - (n.a) a: the direction in the wheel plane closest to the downward normal
@@ -133,34 +138,39 @@ def contact(cx, cy, cz, ax, ay, az, px, py, pz, nx, ny, nz):
     dz = nz - na * az
     nd = math.sqrt(dx * dx + dy * dy + dz * dz)
     if nd < 1e-9:  # wheel lying flat on the terrain: no contact possible
-        return 1e9, nx, ny, nz, 0.5 * math.pi
-    dx /= nd
-    dy /= nd
-    dz /= nd
+        return 1e9, nx, ny, nz, 0.5 * math.pi, 0.0
+    per_dn = 1.0 / nd      # = 1 / (d . n), one division for the three components
+    dx *= per_dn
+    dy *= per_dn
+    dz *= per_dn
     # the line c + D d meets the plane n.(P - p) = 0
-    D = ((px - cx) * nx + (py - cy) * ny + (pz - cz) * nz) / (dx * nx + dy * ny + dz * nz)
+    D = ((px - cx) * nx + (py - cy) * ny + (pz - cz) * nz) * per_dn
     gamma = math.asin(min(1.0, max(-1.0, na)))  # = pi/2 - acos(U_T . U_w)
-    return D, dx, dy, dz, gamma
+    return D, dx, dy, dz, gamma, per_dn
 
 
 @njit
-def tire_axes(ax, ay, az, nx, ny, nz):
+def tire_axes(ax, ay, az, nx, ny, nz, per_m):
     """Tire frame in the terrain plane: x' = n_up x a, y' = n_down x x' (Eq. 71-78), earth
-    components (x'x, x'y, x'z, y'x, y'y, y'z)."""
+    components (x'x, x'y, x'z, y'x, y'y, y'z). ``per_m``: 1 / |n x a| when the caller knows it
+    (:func:`contact`'s 1 / (d . n)), else 0."""
     # n_up = -n: x' = -n x a
     xx = -(ny * az - nz * ay)
     xy = -(nz * ax - nx * az)
     xz = -(nx * ay - ny * ax)
-    m = math.sqrt(xx * xx + xy * xy + xz * xz)
-    if m < 1e-12:
-        # the wheel lies flat: any heading in the plane
-        xx, xy, xz = nz, 0.0, -nx
-        m = math.sqrt(xx * xx + xz * xz)
+    inv = per_m
+    if inv <= 0.0:
+        m = math.sqrt(xx * xx + xy * xy + xz * xz)
         if m < 1e-12:
-            xx, xy, xz, m = 0.0, nz, -ny, math.sqrt(nz * nz + ny * ny)
-    xx /= m
-    xy /= m
-    xz /= m
+            # the wheel lies flat: any heading in the plane
+            xx, xy, xz = nz, 0.0, -nx
+            m = math.sqrt(xx * xx + xz * xz)
+            if m < 1e-12:
+                xx, xy, xz, m = 0.0, nz, -ny, math.sqrt(nz * nz + ny * ny)
+        inv = 1.0 / m      # one division for the three components
+    xx *= inv
+    xy *= inv
+    xz *= inv
     # y' = n x x'
     return xx, xy, xz, ny * xz - nz * xy, nz * xx - nx * xz, nx * xy - ny * xx
 
@@ -221,7 +231,8 @@ def slip_stiffness(Fz, mup, mus, sp):
     a = (1.0 + sp) * (1.0 - sp) ** 2                                  # Eq. 95
     b = (1.0 - sp) * (mus * (sp + 2.0) - mup * (2.0 * sp + 1.0))      # Eq. 96
     c = (mus - mup) * mus                                             # Eq. 97
-    B = (-b + math.sqrt(max(b * b - 4.0 * a * c, 0.0))) / (2.0 * a)   # Eq. 98
+    per_2a = 0.5 / a          # (its division alongside the square root, not after it)
+    B = (math.sqrt(max(b * b - 4.0 * a * c, 0.0)) - b) * per_2a       # Eq. 98
     A = mus + B                                                       # Eq. 99
     C = mus + B * (1.0 - sp)                                          # Eq. 100
     cm = max(C - mup, 1e-3 * mup)  # mu_s = mu_p makes Eq. 101 singular
@@ -268,16 +279,19 @@ def edc_core(Fz, S, sin_a, Ky_camber, A, B, Cs, ca, fmult):
     oms = 1.0 - S
     if Dt < 1e-9:
         return 0.0, 0.0, 1.0
-    xsl = mu * Fz * oms / (2.0 * Dt)                                  # Eq. 104
+    half = mu * Fz / (2.0 * Dt)          # shared by Eq. 104 and Eq. 107-108
+    xsl = half * oms                                                  # Eq. 104
     if xsl >= 1.0:
-        return Kx / oms, -Ky / oms, 1.0                               # Eq. 105-106
-    fac = (mu * Fz / (2.0 * Dt)) ** 2 * oms
+        inv = 1.0 / oms
+        return Kx * inv, -Ky * inv, 1.0                               # Eq. 105-106
+    fac = half * half * oms
     fxa = Kx * fac                                                    # Eq. 107
     fya = -Ky * fac                                                   # Eq. 108
     slide = mu * Fz * (1.0 - xsl)
     if ns > 1e-12:
-        fxs = slide * sx / ns                                         # Eq. 109
-        fys = -slide * sin_a / ns                                     # Eq. 110
+        per = slide / ns
+        fxs = per * sx                                                # Eq. 109
+        fys = -per * sin_a                                            # Eq. 110
     else:
         fxs = 0.0
         fys = -slide * Ky / Dt
@@ -313,7 +327,7 @@ def kinematic_slips(u_gp, v_gp, omega, r):
     v_ref = max(abs(u_gp), V_N)
     V = math.sqrt(u_gp * u_gp + v_gp * v_gp)
     V_ref = max(V, V_N)
-    w = 1.0 - V / V_LOW
+    w = 1.0 - V * (1.0 / V_LOW)     # (the reciprocal of the constant folded at compile time)
     if w < 0.0:
         w = 0.0
     return -(u_gp - omega * r) / v_ref, v_ref, v_gp / V_ref, V_ref, w
@@ -381,7 +395,7 @@ def tire_forces(Fz, kx, ky, kin, v_ref, sa, V_ref, w_low, u_gp, gamma, mup, mus,
     kyc = cg * gamma * (1.0 - w_low)
     A, B, Cs = slip_stiffness(Fz, mup, mus, sp)
     fxm, fy, xsl = edc_core(Fz, S, sa, kyc, A, B, Cs, ca, fmult)
-    gx = fxm / abs(k)
+    gx = fxm * (1.0 / abs(k))      # (the division alongside the EDC's, not after it)
     dkx, fx = carcass(kx, v_ref, gx * kin, gx, Cs, w_low, rlx)
     cy = ca if ca > 0.0 else Cs      # a carcass needs a stiffness; F_ss is unchanged
     se = sa - kyc / cy
@@ -392,7 +406,7 @@ def tire_forces(Fz, kx, ky, kin, v_ref, sa, V_ref, w_low, u_gp, gamma, mup, mus,
         # carcass at zero lateral slip, a tire standing on a crossfall, would carry nothing)
         se = K_EPS if se >= 0.0 else -K_EPS
         fy_se = edc_core(Fz, S, kyc / cy + se, kyc, A, B, Cs, ca, fmult)[1]
-    gy = -fy_se / se
+    gy = -fy_se * (1.0 / se)
     if gy < 0.0:
         gy = 0.0
     dky, fyc = carcass(ky, V_ref, -fy, gy, cy, w_low, rly)

@@ -250,6 +250,9 @@ def derivatives(y, dy, U, P, record, Y, err, W):
     nu = P_UNIT.shape[0]
     g = P_ENV[E_G]
     tilt = u_env[IE_GRAVITY_TILT]
+    # a tilt table turns gravity about earth X (the ground stays the earth's X-Y plane); without
+    # one (tilt 0) its earth components are (0, 0, g), as the library's sin and cos give them
+    g_y, g_z = (g * math.sin(tilt), g * math.cos(tilt)) if tilt != 0.0 else (0.0, g)
     R = scratch[S_R:S_R + 3]          # R[i, j], j < 3
     F = scratch[S_F]
     M = scratch[S_M]
@@ -291,8 +294,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
         for i in range(3):
             for j in range(3):
                 R[i, j] = W.frames[u, FR_R + 3 * i + j]
-        # a tilt table turns gravity about earth X (the ground stays the earth's X-Y plane)
-        gx, gy, gz = to_vehicle(R, 0.0, g * math.sin(tilt), g * math.cos(tilt))
+        gx, gy, gz = to_vehicle(R, 0.0, g_y, g_z)
         # 2. aerodynamics, plus the connections' force and moment
         wx, wy, wz = relative_wind(R, uu, vv, ww, u_env[IE_WIND_SPEED], u_env[IE_WIND_DIR])
         fax, fay, faz, max_, may, maz = surface_forces(P.P_AERO, int(P_UNIT[u, U_AERO0]),
@@ -465,9 +467,9 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                         W.fault[0], W.fault[1], W.fault[2] = cex, cey, cez
                     zg, nx, ny, nz, fr, water, texture = cez + 1e3, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0
                     gpx, gpy, gpz = cex, cey, zg
-                D, dxe, dye, dze, incl = contact(cex, cey, cez, axe, aye, aze, gpx, gpy, gpz, nx, ny,
-                                                 nz)
-                xx, xy, xz, yx, yy, yz = tire_axes(axe, aye, aze, nx, ny, nz)
+                D, dxe, dye, dze, incl, per_dn = contact(cex, cey, cez, axe, aye, aze, gpx, gpy,
+                                                         gpz, nx, ny, nz)
+                xx, xy, xz, yx, yy, yz = tire_axes(axe, aye, aze, nx, ny, nz, per_dn)
                 rT = D if D < ru else ru                                   # Eq. 91
                 defl = ru - rT                                             # Eq. 92
                 if defl > P_TIRE[t, T_DMAX] and stop_at_dmax and err[0] == 0:
@@ -500,7 +502,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
                 FR = radial_force(defl, turn, P_TIRE, t)                   # Eq. 93
                 rate = 0.0
                 if D < ru:
-                    rate = (vex * nx + vey * ny + vez * nz) / (dxe * nx + dye * ny + dze * nz)
+                    rate = (vex * nx + vey * ny + vez * nz) * per_dn
                 dy[ts + TTURN] = turning_point_rate(defl, rate, turn, P_TIRE[t, T_LAMBDA])
                 kin, v_ref, sa, V_ref, wl = kinematic_slips(u_gp, v_gp, om, rT)
                 mup, mus, sp_, ca_, cg = properties(P_TIRE, P.TT, t, FR, u_gp)

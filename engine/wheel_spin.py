@@ -22,7 +22,7 @@ def brake_torque(t_capacity, t_other, omega, inertia):
     the torque that stops it with time constant TAU_BRAKE; otherwise it slips and gives its
     full capacity against the spin. ``t_other`` is the sum of the other torques on the wheel.
     """
-    need = -(t_other + inertia / TAU_BRAKE * omega)
+    need = -(t_other + inertia * (1.0 / TAU_BRAKE) * omega)   # (the reciprocal folded)
     if need > t_capacity:
         return t_capacity
     if need < -t_capacity:
@@ -41,11 +41,12 @@ def spin_accelerations(torque, inertia, driven, c, n, out):
     s_1 = 0.0
     for k in range(n):
         if driven[k] > 0.5:
-            s_t += torque[k] / inertia[k]
-            s_1 += 1.0 / inertia[k]
+            per = 1.0 / inertia[k]
+            s_t += torque[k] * per
+            s_1 += per
     corr = c * s_t / (1.0 + c * s_1)
     for k in range(n):
         if driven[k] > 0.5:
-            out[k] = (torque[k] - corr) / inertia[k]
+            out[k] = (torque[k] - corr) * (1.0 / inertia[k])
         else:
-            out[k] = torque[k] / inertia[k]
+            out[k] = torque[k] * (1.0 / inertia[k])
