@@ -837,17 +837,6 @@ def clipped_stiffness(CK, v, nbx, nby, nbz, M, cell, p, box, fb):
     return k
 
 
-@njit_inline
-def _to_frame(Ra, Xa, Ya, Za, Rb, Xb, Yb, Zb, rx, ry, rz):
-    """A point r of unit a's frame in unit b's frame: R_b^T (X_a + R_a r - X_b)."""
-    dX = Xa + Ra[0] * rx + Ra[1] * ry + Ra[2] * rz - Xb
-    dY = Ya + Ra[3] * rx + Ra[4] * ry + Ra[5] * rz - Yb
-    dZ = Za + Ra[6] * rx + Ra[7] * ry + Ra[8] * rz - Zb
-    return (Rb[0] * dX + Rb[3] * dY + Rb[6] * dZ,
-            Rb[1] * dX + Rb[4] * dY + Rb[7] * dZ,
-            Rb[2] * dX + Rb[5] * dY + Rb[8] * dZ)
-
-
 @njit
 def _axis_reach(Ra, Rb, i, hx, hy, hz):
     """The half extent along unit a's axis i of a box of half extents h along unit b's axes:
@@ -1170,28 +1159,35 @@ def mesh_entry_face(P, b, px, py, pz, vx, vy, vz):
 
 
 @njit_inline
-def _relative_velocity(Ra, Rb, vel_a, vel_b, rx, ry, rz, px, py, pz):
+def _relative_velocity(M, vel_a, vel_b, rx, ry, rz, px, py, pz):
     """The velocity of unit a's point r (a's frame; at p in b's frame) relative to b's material
-    point there, in b's frame (vel_*: each unit's u, v, w, p, q, r)."""
+    point there, in b's frame (vel_*: each unit's u, v, w, p, q, r; M = R_b^T R_a row-major)."""
     ua, va, wa, pa, qa, ra = vel_a
     ub, vb, wb, pb, qb, rb = vel_b
     vax = ua + qa * rz - ra * ry
     vay = va + ra * rx - pa * rz
     vaz = wa + pa * ry - qa * rx
-    evx = Ra[0] * vax + Ra[1] * vay + Ra[2] * vaz
-    evy = Ra[3] * vax + Ra[4] * vay + Ra[5] * vaz
-    evz = Ra[6] * vax + Ra[7] * vay + Ra[8] * vaz
-    return (Rb[0] * evx + Rb[3] * evy + Rb[6] * evz - (ub + qb * pz - rb * py),
-            Rb[1] * evx + Rb[4] * evy + Rb[7] * evz - (vb + rb * px - pb * pz),
-            Rb[2] * evx + Rb[5] * evy + Rb[8] * evz - (wb + pb * py - qb * px))
+    return (M[0] * vax + M[1] * vay + M[2] * vaz - (ub + qb * pz - rb * py),
+            M[3] * vax + M[4] * vay + M[5] * vaz - (vb + rb * px - pb * pz),
+            M[6] * vax + M[7] * vay + M[8] * vaz - (wb + pb * py - qb * px))
 
 
 @njit_inline
-def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, pos_a, pos_b, vel_a,
-                     vel_b, vbase, latch, out_a, out_b, wpose, wcoll, mesh, grid, mu):
+def _in_frame(M, tb, rx, ry, rz):
+    """A point r of unit a's frame in unit b's frame: M r + t_b, M = R_b^T R_a (row-major),
+    t_b = R_b^T (X_a - X_b), the pair's rotation and offset formed once per pass: R_b^T (X_a +
+    R_a r - X_b)."""
+    return (M[0] * rx + M[1] * ry + M[2] * rz + tb[0],
+            M[3] * rx + M[4] * ry + M[5] * rz + tb[1],
+            M[6] * rx + M[7] * ry + M[8] * rz + tb[2])
+
+
+@njit_inline
+def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, tb, a, b, code, box, vel_a, vel_b, vbase,
+                     latch, out_a, out_b, wpose, wcoll, mesh, grid, mu):
     """Vertex vi of unit a at r (a's frame; of a's wheel w's mesh, or of its exterior for
     w < 0; ``cell`` its tributary cell, all 0 for a point) against the box of unit b (``box``:
-    x0, x1, y0, y1, z0, z1 in b's frame; M = R_b^T R_a), pressing on b's face ``code`` - 1 (or,
+    x0, x1, y0, y1, z0, z1 in b's frame; M = R_b^T R_a, t_b: :func:`_in_frame`), pressing on b's face ``code`` - 1 (or,
     with code 0, the face it entered through), as :func:`_vertices_into_box` says; with
     ``mesh``, against b's OBJ exterior along that face's normal (:func:`mesh_approach`: the
     approach below the triangle it is under, that triangle's normal and its face's stiffness);
@@ -1206,8 +1202,7 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     two faces one pressure (:func:`series_split`; docs/equations.md, "Crush that moves the
     mesh"); its memory is its own approach, that share and its set."""
     x0, x1, y0, y1, z0, z1 = box
-    px, py, pz = _to_frame(Ra, pos_a[0], pos_a[1], pos_a[2], Rb, pos_b[0], pos_b[1], pos_b[2],
-                           rx, ry, rz)
+    px, py, pz = _in_frame(M, tb, rx, ry, rz)
     p = (px, py, pz)
     inside = True
     for m in range(3):      # its cell (a point: the vertex) against the box grown by EDGE
@@ -1222,7 +1217,7 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     if code > 0:
         f = code - 1
     else:
-        vx, vy, vz = _relative_velocity(Ra, Rb, vel_a, vel_b, rx, ry, rz, px, py, pz)
+        vx, vy, vz = _relative_velocity(M, vel_a, vel_b, rx, ry, rz, px, py, pz)
         if mesh:
             f = mesh_entry_face(P, b, px, py, pz, vx, vy, vz)
             if f < 0:
@@ -1256,14 +1251,11 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     pen = pen - set_a - set_b
     if pen <= 0.0:
         return depth, f
-    vx, vy, vz = _relative_velocity(Ra, Rb, vel_a, vel_b, rx, ry, rz, px, py, pz)
-    # the normal in a's frame: R_a^T R_b n
-    enx = Rb[0] * nx + Rb[1] * ny + Rb[2] * nz
-    eny = Rb[3] * nx + Rb[4] * ny + Rb[5] * nz
-    enz = Rb[6] * nx + Rb[7] * ny + Rb[8] * nz
-    nax = Ra[0] * enx + Ra[3] * eny + Ra[6] * enz
-    nay = Ra[1] * enx + Ra[4] * eny + Ra[7] * enz
-    naz = Ra[2] * enx + Ra[5] * eny + Ra[8] * enz
+    vx, vy, vz = _relative_velocity(M, vel_a, vel_b, rx, ry, rz, px, py, pz)
+    # the normal in a's frame: R_a^T R_b n = M^T n
+    nax = M[0] * nx + M[3] * ny + M[6] * nz
+    nay = M[1] * nx + M[4] * ny + M[7] * nz
+    naz = M[2] * nx + M[5] * ny + M[8] * nz
     Kb = PC[b, CO_K0 + fk]
     if w < 0:
         Ka = areal_stiffness(PC[a], dynamic(CO_K0), P.CK, vi, nax, nay, naz)
@@ -1318,13 +1310,10 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, a, b, code, box, Ra, Rb, 
     fz += fn * gz
     # on b: the reaction, at the vertex
     add_wrench(out_b, px, py, pz, -fx, -fy, -fz)
-    # on a: the force in a's frame
-    ex = Rb[0] * fx + Rb[1] * fy + Rb[2] * fz
-    ey = Rb[3] * fx + Rb[4] * fy + Rb[5] * fz
-    ez = Rb[6] * fx + Rb[7] * fy + Rb[8] * fz
-    fax = Ra[0] * ex + Ra[3] * ey + Ra[6] * ez
-    fay = Ra[1] * ex + Ra[4] * ey + Ra[7] * ez
-    faz = Ra[2] * ex + Ra[5] * ey + Ra[8] * ez
+    # on a: the force in a's frame, M^T f
+    fax = M[0] * fx + M[3] * fy + M[6] * fz
+    fay = M[1] * fx + M[4] * fy + M[7] * fz
+    faz = M[2] * fx + M[5] * fy + M[8] * fz
     add_wrench(out_a, rx, ry, rz, fax, fay, faz)
     if w >= 0:
         add_wheel_load(wcoll[w], wpose[w], rx, ry, rz, fax, fay, faz)
@@ -1396,6 +1385,10 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
          Rb[2] * Ra[0] + Rb[5] * Ra[3] + Rb[8] * Ra[6],
          Rb[2] * Ra[1] + Rb[5] * Ra[4] + Rb[8] * Ra[7],
          Rb[2] * Ra[2] + Rb[5] * Ra[5] + Rb[8] * Ra[8])
+    # a's CG in b's frame: t_b = R_b^T (X_a - X_b), so that a point r of a's is at M r + t_b
+    dX, dY, dZ = pos_a[0] - pos_b[0], pos_a[1] - pos_b[1], pos_a[2] - pos_b[2]
+    tb = (Rb[0] * dX + Rb[3] * dY + Rb[6] * dZ, Rb[1] * dX + Rb[4] * dY + Rb[7] * dZ,
+          Rb[2] * dX + Rb[5] * dY + Rb[8] * dZ)
     # a box mesh's vertices come in slabs of one x (grid_vertex), each slab's cells of one
     # extent along x: a slab behind the cut or wholly outside b's box along a's x is skipped
     # whole, which the cheap test below would do vertex by vertex (the others are visited in
@@ -1417,9 +1410,9 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
             if rx < xa or not (lx <= rx + cell[1] and rx + cell[0] <= hx and ly <= ry + cell[3]
                                and ry + cell[2] <= hy and lz <= rz + cell[5] and rz + cell[4] <= hz):
                 continue        # behind the cut, or outside b's box seen from a (the cheap test)
-            pen, f = _vertex_into_box(y, P, vi, dynamic(-1), rx, ry, rz, cell, M, a, b, code, box, Ra,
-                                      Rb, pos_a, pos_b, vel_a, vel_b, vbase, latch, out_a, out_b,
-                                      wpose, wcoll, mesh, grid, mu)
+            pen, f = _vertex_into_box(y, P, vi, dynamic(-1), rx, ry, rz, cell, M, tb, a, b, code,
+                                      box, vel_a, vel_b, vbase, latch, out_a, out_b, wpose, wcoll,
+                                      mesh, grid, mu)
             if pen > deepest:
                 deepest, face = pen, f
     w0, nw = int(P.P_UNIT[a, U_WHEEL0]), int(P.P_UNIT[a, U_NWHEELS])
@@ -1435,8 +1428,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
         if p[WP_X] + rb < xa:
             continue
         # the wheels' broad phase: the sphere round the wheel's mesh against b's box
-        cx, cy, cz = _to_frame(Ra, pos_a[0], pos_a[1], pos_a[2], Rb, pos_b[0], pos_b[1], pos_b[2],
-                               p[WP_X], p[WP_Y], p[WP_Z])
+        cx, cy, cz = _in_frame(M, tb, p[WP_X], p[WP_Y], p[WP_Z])
         if not (box[0] - rb < cx < box[1] + rb and box[2] - rb < cy < box[3] + rb
                 and box[4] - rb < cz < box[5] + rb):
             continue
@@ -1445,9 +1437,9 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
             rx, ry, rz = wheel_vertex(CV, vi, p)
             if rx < xa:
                 continue
-            pen, f = _vertex_into_box(y, P, vi, w, rx, ry, rz, POINT, M, a, b, code, box, Ra, Rb,
-                                      pos_a, pos_b, vel_a, vel_b, vbase, latch, out_a, out_b, wpose,
-                                      wcoll, mesh, grid, mu)
+            pen, f = _vertex_into_box(y, P, vi, w, rx, ry, rz, POINT, M, tb, a, b, code, box, vel_a,
+                                      vel_b, vbase, latch, out_a, out_b, wpose, wcoll, mesh, grid,
+                                      mu)
             if pen > deepest:
                 deepest, face = pen, f
     if latch:

@@ -143,7 +143,7 @@ def test_the_cheap_box_test_never_drops_a_vertex_inside_the_other_box():
     """A unit's vertices are first tested against the other unit's box as seen from their own
     frame (its bounding box there): every point the full test finds inside is kept, at any
     pair of attitudes and positions."""
-    from engine.collision import EDGE, _box_in_frame, _to_frame
+    from engine.collision import EDGE, _box_in_frame
     from engine.kinematics import euler_trig, rotation_vehicle_to_earth
     rng = np.random.default_rng(1)
     box = (-2.0, 2.0, -0.8, 0.8, -0.6, 0.4)
@@ -156,7 +156,8 @@ def test_the_cheap_box_test_never_drops_a_vertex_inside_the_other_box():
         pa, pb = tuple(rng.uniform(-2, 2, 3)), tuple(rng.uniform(-2, 2, 3))
         lx, hx, ly, hy, lz, hz = _box_in_frame(box, Ra, Rb, pa, pb)
         for r in rng.uniform(-3, 3, (50, 3)):
-            px, py, pz = _to_frame(Ra, *pa, Rb, *pb, *r)
+            # the point in b's frame, R_b^T (X_a + R_a r - X_b)
+            px, py, pz = Rb.reshape(3, 3).T @ (np.array(pa) + Ra.reshape(3, 3) @ r - np.array(pb))
             inside = (box[0] - EDGE < px < box[1] + EDGE and box[2] - EDGE < py < box[3] + EDGE
                       and box[4] - EDGE < pz < box[5] + EDGE)
             kept = lx <= r[0] <= hx and ly <= r[1] <= hy and lz <= r[2] <= hz
