@@ -1,0 +1,101 @@
+"""One collision pass alone: the engine's collision kernel on saved states of sustained contact.
+
+    python benchmarks/collision_pass.py [--out out] [--calls 20000] [--rounds 5] [--json PATH]
+
+collision.py's event (two cars on one line, the first pushing the second, braked) is run in
+the engine (engine.Simulation, no FMU) to 1, 2, 3 and 4 s; at each of those states
+``engine.collision.collision_forces`` (every environment and unit pair, the forces of one
+evaluation of the derivative) is called ``--calls`` times in a compiled loop, and the fastest
+of ``--rounds`` rounds is reported per state with the vertices in touch. A pass is what the
+integrator pays four times a step, and once more at each step boundary for the latches
+(``engine.collision.latch_contacts``).
+
+Why this script: it compiles the collision kernels only (seconds, against minutes for the
+whole model), so a change to engine/collision.py can be timed against the committed code in
+alternated runs (``PYTHONPATH=<other checkout> python benchmarks/collision_pass.py``). Its
+loop is compiled without numba's disk cache on purpose: a cached caller keeps the callee's
+code it was compiled with, and would time the old kernels after an edit.
+
+The report goes to out/collision-pass.json (``--json``). A benchmark, not a test: nothing
+asserts a time.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from runner import provenance, write_report
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+TIMES = (1.0, 2.0, 3.0, 4.0)
+
+
+def states(event_path: Path):
+    """The engine at each of TIMES on collision.py's event, driven as collision.py drives the
+    FMU: (simulation, [(state, time), ...])."""
+    import engine
+    from engine.signals import UNIT_INPUTS
+    sim = engine.Simulation(engine.load_event(event_path), warn=False)
+    for unit, name, value in ((0, "gear", 1), (1, "gear", 1), (0, "throttle", 0.3),
+                              (1, "brakePedalForce", 400.0)):
+        sim.u_unit[unit, UNIT_INPUTS.index(name)] = value
+    saved = []
+    for t in TIMES:
+        sim.advance(t)
+        saved.append((sim.y.copy(), sim.time))
+    return sim, saved
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "out"))
+    parser.add_argument("--calls", type=int, default=20000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--json", type=Path, default=None,
+                        help="report path (default out/collision-pass.json)")
+    args = parser.parse_args(argv)
+    import numba
+
+    from collision import write_event
+    from engine.collision import collision_forces
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    event = write_event(out, 2.0, 0.5, 300)
+    sim, saved = states(event)
+    P, U, W = sim.model, sim._inputs, sim._scratch
+
+    @numba.njit(cache=False)
+    def passes(y, P, U, W, t, n):
+        for _ in range(n):
+            collision_forces(y, P, U, W, t)
+
+    t0 = time.perf_counter()
+    passes(saved[0][0], P, U, W, saved[0][1], 1)
+    compile_s = time.perf_counter() - t0
+    report = provenance()
+    rows = []
+    for y, t in saved:
+        best = np.inf
+        for _ in range(args.rounds):
+            t0 = time.perf_counter()
+            passes(y, P, U, W, t, args.calls)
+            best = min(best, (time.perf_counter() - t0) / args.calls)
+        rows.append({"time_s": t, "pass_us": best * 1e6,
+                     "vertices_in_touch": [float(c) for c in W.coll[:, 6]]})
+        print(f"t = {t:.0f} s: {best * 1e6:.3f} us a pass, vertices in touch "
+              f"{', '.join(f'{c:g}' for c in W.coll[:, 6])}")
+    print(f"(the collision kernels compiled in {compile_s:.1f} s)")
+    write_report({**report, "calls": args.calls, "rounds": args.rounds, "states": rows,
+                  "compile_s": compile_s}, args.json or out / "collision-pass.json")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
