@@ -31,8 +31,8 @@ import numpy as np
 from runner import provenance, write_report
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# this checkout's engine unless PYTHONPATH names another (appended, not put first)
+sys.path.append(str(ROOT))
 
 TIMES = (1.0, 2.0, 3.0, 4.0)
 
@@ -63,8 +63,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     import numba
 
-    from collision import write_event
+    import engine               # before collision.py, which puts this checkout first on the path
     from engine.collision import collision_forces
+    from collision import write_event
+    print(f"engine from {Path(engine.__file__).parent}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     event = write_event(out, 2.0, 0.5, 300)
