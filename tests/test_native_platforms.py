@@ -15,6 +15,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
@@ -295,3 +296,35 @@ def test_doctor_knows_native_fmus(native_fmu, tmp_path, capsys):
     assert doctor(str(stranger)) == 1
     text = capsys.readouterr().out
     assert "is not the model description's {00000000-0000-0000-0000-000000000000}" in text, text
+
+
+def test_doctor_names_the_parameters_a_native_fmu_keeps_fixed(native_fmu, tmp_path, capsys):
+    """doctor reads which parameters the build could not make tunable (tune.kind FIXED, with
+    tune.reasons) from resources/native.bin: none for the sedan; one, with its reason, in a
+    copy whose arrays say so (the runtime refuses another value of it with that reason)."""
+    from simon_fmu.native.resources import pack, unpack
+    from simon_fmu.native.tuning import FIXED
+    from simon_fmu.tools.doctor import doctor
+    assert doctor(str(native_fmu)) == 0
+    assert "  parameters: every one can be set at initialisation, as in the development FMU" \
+        in capsys.readouterr().out
+    root = ET.fromstring(zipfile.ZipFile(native_fmu).read("modelDescription.xml"))
+    vr = next(int(v.get("valueReference")) for v in root.iter("ScalarVariable")
+              if v.get("name") == "car.speed0")
+    names = [v.get("name") for v in root.iter("ScalarVariable")]
+
+    def fix_speed(data: bytes) -> bytes:
+        arrays = unpack(data)
+        arrays["tune.kind"] = arrays["tune.kind"].copy()
+        arrays["tune.kind"][vr] = FIXED
+        reasons = [""] * len(names)
+        reasons[vr] = "told so"
+        arrays["tune.reasons"] = np.frombuffer(b"".join(r.encode() + b"\0" for r in reasons),
+                                               np.uint8).copy()
+        return pack(arrays)
+    fixed = _rewritten(native_fmu, tmp_path / "fixed.fmu", "resources/native.bin", fix_speed)
+    assert doctor(str(fixed)) == 0
+    text = capsys.readouterr().out
+    assert "  parameters: 1 kept at the value of the event the FMU was built from (another answers " \
+           "fmi2Error; build from an event with the value instead): car.speed0 (told so)" \
+        in text, text

@@ -128,6 +128,25 @@ NATIVE_DEPENDENCIES = {"ELF": ("libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2",
                        "PE": ("kernel32.dll", "msvcrt.dll", "ucrtbase.dll", "api-ms-win-crt-")}
 
 
+def fixed_parameters(md, arrays) -> list:
+    """The parameters of a native FMU that keep the value of the event it was built from
+    (``tune.kind`` FIXED: the build found no way to repeat the set-up's answer to another
+    value; simon_fmu.native.tuning), each with the build's reason (``tune.reasons``, in the
+    order of the value references): [(name, reason)]."""
+    from simon_fmu.native.tuning import FIXED
+    kind = arrays.get("tune.kind")
+    if kind is None:
+        return []
+    reasons = bytes(arrays.get("tune.reasons", b"")).split(b"\0")
+    fixed = []
+    for v in md.iter("ScalarVariable"):
+        vr = int(v.get("valueReference"))
+        if v.get("causality") == "parameter" and vr < len(kind) and kind[vr] == FIXED:
+            why = reasons[vr].decode(errors="replace") if vr < len(reasons) else ""
+            fixed.append((v.get("name"), why or "no reason recorded"))
+    return fixed
+
+
 def _check_native(folder: Path, md, identifier: str, machine: str, report: Report):
     """A native FMU: its binaries (platform, machine, dependencies) and resources/native.bin
     (magic, version, size, digest, GUID). Returns this machine's platform folder, or None."""
@@ -168,6 +187,12 @@ def _check_native(folder: Path, md, identifier: str, machine: str, report: Repor
                 f"{len(blob)} bytes, digest ok, GUID "
                 + ("matches the model description" if guid == md.get("guid") else
                    f"{guid} is not the model description's {md.get('guid')}"))
+    fixed = fixed_parameters(md, arrays)
+    print("  parameters: " + ("every one can be set at initialisation, as in the development FMU"
+                              if not fixed else
+                              f"{len(fixed)} kept at the value of the event the FMU was built from "
+                              "(another answers fmi2Error; build from an event with the value "
+                              "instead): " + "; ".join(f"{name} ({why})" for name, why in fixed)))
     system, arch = platform.system(), platform.machine()
     here = next((p for p in platforms if NATIVE_PLATFORMS.get(p, ("", ()))[0] == system
                  and arch in NATIVE_PLATFORMS[p][1]), None)
