@@ -837,19 +837,26 @@ def clipped_stiffness(CK, v, nbx, nby, nbz, M, cell, p, box, fb):
     return k
 
 
-@njit
-def _axis_reach(Ra, Rb, i, hx, hy, hz):
-    """The half extent along unit a's axis i of a box of half extents h along unit b's axes:
-    sum over b's axes j of |(R_a^T R_b)[i, j]| h_j."""
-    return (abs(Ra[i] * Rb[0] + Ra[3 + i] * Rb[3] + Ra[6 + i] * Rb[6]) * hx
-            + abs(Ra[i] * Rb[1] + Ra[3 + i] * Rb[4] + Ra[6 + i] * Rb[7]) * hy
-            + abs(Ra[i] * Rb[2] + Ra[3 + i] * Rb[5] + Ra[6 + i] * Rb[8]) * hz)
+@njit_inline
+def pair_rotation(Ra, Rb):
+    """M = R_b^T R_a (row-major) of two units' rotations (vehicle to earth, row-major): unit
+    a's axes in unit b's, M[3 j + i] the component along b's axis j of a's axis i."""
+    return (Rb[0] * Ra[0] + Rb[3] * Ra[3] + Rb[6] * Ra[6],
+            Rb[0] * Ra[1] + Rb[3] * Ra[4] + Rb[6] * Ra[7],
+            Rb[0] * Ra[2] + Rb[3] * Ra[5] + Rb[6] * Ra[8],
+            Rb[1] * Ra[0] + Rb[4] * Ra[3] + Rb[7] * Ra[6],
+            Rb[1] * Ra[1] + Rb[4] * Ra[4] + Rb[7] * Ra[7],
+            Rb[1] * Ra[2] + Rb[4] * Ra[5] + Rb[7] * Ra[8],
+            Rb[2] * Ra[0] + Rb[5] * Ra[3] + Rb[8] * Ra[6],
+            Rb[2] * Ra[1] + Rb[5] * Ra[4] + Rb[8] * Ra[7],
+            Rb[2] * Ra[2] + Rb[5] * Ra[5] + Rb[8] * Ra[8])
 
 
 @njit
-def _box_in_frame(box, Ra, Rb, pos_a, pos_b):
+def _box_in_frame(box, Ra, Rb, M, pos_a, pos_b):
     """The bounding box in unit a's frame (lo x, hi x, lo y, hi y, lo z, hi z) of unit b's
-    ``box`` (in b's frame) grown by EDGE: a vertex of a outside it is outside b's box."""
+    ``box`` (in b's frame) grown by EDGE: a vertex of a outside it is outside b's box (M:
+    :func:`pair_rotation`)."""
     x0, x1, y0, y1, z0, z1 = box
     hx, hy, hz = 0.5 * (x1 - x0) + EDGE, 0.5 * (y1 - y0) + EDGE, 0.5 * (z1 - z0) + EDGE
     cx, cy, cz = 0.5 * (x0 + x1), 0.5 * (y0 + y1), 0.5 * (z0 + z1)
@@ -860,9 +867,10 @@ def _box_in_frame(box, Ra, Rb, pos_a, pos_b):
     ax = Ra[0] * ex + Ra[3] * ey + Ra[6] * ez
     ay = Ra[1] * ex + Ra[4] * ey + Ra[7] * ez
     az = Ra[2] * ex + Ra[5] * ey + Ra[8] * ez
-    rx, ry, rz = (_axis_reach(Ra, Rb, dynamic(0), hx, hy, hz),
-                  _axis_reach(Ra, Rb, dynamic(1), hx, hy, hz),
-                  _axis_reach(Ra, Rb, dynamic(2), hx, hy, hz))
+    # the half extents along a's axes i: over b's axes j, |M[3 j + i]| h_j
+    rx = abs(M[0]) * hx + abs(M[3]) * hy + abs(M[6]) * hz
+    ry = abs(M[1]) * hx + abs(M[4]) * hy + abs(M[7]) * hz
+    rz = abs(M[2]) * hx + abs(M[5]) * hy + abs(M[8]) * hz
     return ax - rx, ax + rx, ay - ry, ay + ry, az - rz, az + rz
 
 
@@ -1374,17 +1382,8 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
     mesh = P.XM[N_XG * 3 * b + XG_N1] > 0.0 and xb <= PC[b, CO_XMIN]
     grid = grid_scale(CV, PC[b])
     mu = math.sqrt(PC[a, CO_MU] * PC[b, CO_MU])      # the two bodies' friction on each other
-    lx, hx, ly, hy, lz, hz = _box_in_frame(box, Ra, Rb, pos_a, pos_b)
-    # M = R_b^T R_a (row-major): a's axes in b's
-    M = (Rb[0] * Ra[0] + Rb[3] * Ra[3] + Rb[6] * Ra[6],
-         Rb[0] * Ra[1] + Rb[3] * Ra[4] + Rb[6] * Ra[7],
-         Rb[0] * Ra[2] + Rb[3] * Ra[5] + Rb[6] * Ra[8],
-         Rb[1] * Ra[0] + Rb[4] * Ra[3] + Rb[7] * Ra[6],
-         Rb[1] * Ra[1] + Rb[4] * Ra[4] + Rb[7] * Ra[7],
-         Rb[1] * Ra[2] + Rb[4] * Ra[5] + Rb[7] * Ra[8],
-         Rb[2] * Ra[0] + Rb[5] * Ra[3] + Rb[8] * Ra[6],
-         Rb[2] * Ra[1] + Rb[5] * Ra[4] + Rb[8] * Ra[7],
-         Rb[2] * Ra[2] + Rb[5] * Ra[5] + Rb[8] * Ra[8])
+    M = pair_rotation(Ra, Rb)       # a's axes in b's
+    lx, hx, ly, hy, lz, hz = _box_in_frame(box, Ra, Rb, M, pos_a, pos_b)
     # a's CG in b's frame: t_b = R_b^T (X_a - X_b), so that a point r of a's is at M r + t_b
     dX, dY, dZ = pos_a[0] - pos_b[0], pos_a[1] - pos_b[1], pos_a[2] - pos_b[2]
     tb = (Rb[0] * dX + Rb[3] * dY + Rb[6] * dZ, Rb[1] * dX + Rb[4] * dY + Rb[7] * dZ,

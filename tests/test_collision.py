@@ -143,7 +143,7 @@ def test_the_cheap_box_test_never_drops_a_vertex_inside_the_other_box():
     """A unit's vertices are first tested against the other unit's box as seen from their own
     frame (its bounding box there): every point the full test finds inside is kept, at any
     pair of attitudes and positions."""
-    from engine.collision import EDGE, _box_in_frame
+    from engine.collision import EDGE, _box_in_frame, pair_rotation
     from engine.kinematics import euler_trig, rotation_vehicle_to_earth
     rng = np.random.default_rng(1)
     box = (-2.0, 2.0, -0.8, 0.8, -0.6, 0.4)
@@ -154,7 +154,7 @@ def test_the_cheap_box_test_never_drops_a_vertex_inside_the_other_box():
         rotation_vehicle_to_earth(*euler_trig(*rng.uniform(-3, 3, 3)), Rb)
         Ra, Rb = Ra.ravel(), Rb.ravel()
         pa, pb = tuple(rng.uniform(-2, 2, 3)), tuple(rng.uniform(-2, 2, 3))
-        lx, hx, ly, hy, lz, hz = _box_in_frame(box, Ra, Rb, pa, pb)
+        lx, hx, ly, hy, lz, hz = _box_in_frame(box, Ra, Rb, pair_rotation(Ra, Rb), pa, pb)
         for r in rng.uniform(-3, 3, (50, 3)):
             # the point in b's frame, R_b^T (X_a + R_a r - X_b)
             px, py, pz = Rb.reshape(3, 3).T @ (np.array(pa) + Ra.reshape(3, 3) @ r - np.array(pb))
