@@ -40,13 +40,11 @@ def spin_accelerations(torque, inertia, driven, c, n, out):
     s_t = 0.0
     s_1 = 0.0
     for k in range(n):
+        per = 1.0 / inertia[k]      # once per wheel, kept in out[k] until the last loop
+        out[k] = per
         if driven[k] > 0.5:
-            per = 1.0 / inertia[k]
             s_t += torque[k] * per
             s_1 += per
     corr = c * s_t / (1.0 + c * s_1)
     for k in range(n):
-        if driven[k] > 0.5:
-            out[k] = (torque[k] - corr) * (1.0 / inertia[k])
-        else:
-            out[k] = torque[k] * (1.0 / inertia[k])
+        out[k] = ((torque[k] - corr) if driven[k] > 0.5 else torque[k]) * out[k]
