@@ -377,12 +377,10 @@ SECOND_H = 0.001             # s: the communication step
 
 def _rotation(roll, pitch, yaw):
     """Body to earth of the Euler angles in yaw, pitch, roll order (SAE J670)."""
-    cr, sr, cp, sp, cy, sy = (math.cos(roll), math.sin(roll), math.cos(pitch),
-                              math.sin(pitch), math.cos(yaw), math.sin(yaw))
-    rz = np.array([[cy, -sy, 0.0], [sy, cy, 0.0], [0.0, 0.0, 1.0]])
-    ry = np.array([[cp, 0.0, sp], [0.0, 1.0, 0.0], [-sp, 0.0, cp]])
-    rx = np.array([[1.0, 0.0, 0.0], [0.0, cr, -sr], [0.0, sr, cr]])
-    return rz @ ry @ rx
+    from engine.kinematics import euler_trig, rotation_vehicle_to_earth
+    R = np.zeros((3, 3))
+    rotation_vehicle_to_earth(*euler_trig(roll, pitch, yaw), R)
+    return R
 
 
 def _obj_fronts(text):
