@@ -303,7 +303,7 @@ def test_doctor_names_the_parameters_a_native_fmu_keeps_fixed(native_fmu, tmp_pa
     tune.reasons) from resources/native.bin: none for the sedan; one, with its reason, in a
     copy whose arrays say so (the runtime refuses another value of it with that reason)."""
     from simon_fmu.native.resources import pack, unpack
-    from simon_fmu.native.tuning import FIXED
+    from simon_fmu.native.resources import FIXED
     from simon_fmu.tools.doctor import doctor
     assert doctor(str(native_fmu)) == 0
     assert "  parameters: every one can be set at initialisation, as in the development FMU" \

@@ -8,7 +8,6 @@ import numpy as np
 from .. import layout as L
 from .errors import EventError
 from ..jit import compiled_entry
-from ..kinematics import euler_trig, rotation_vehicle_to_earth
 from ..preload import PRELOAD_NOT_FINITE, preload_lateral as preload_kernel
 from ..settle import settle_on_terrain as settle_kernel
 from ..signals import INPUT_LIMITS
@@ -242,9 +241,3 @@ def displaced_start_problem(model, r, y_tire, fields, wheel_names) -> str | None
     if not why:
         return None
     return f"{', '.join(fields)}{STAND[0]}{'; '.join(dict.fromkeys(why))}{STAND[1]}"
-
-
-def _rotation(phi, theta, psi):
-    R = np.zeros((3, 3))
-    rotation_vehicle_to_earth(*euler_trig(phi, theta, psi), R)
-    return R

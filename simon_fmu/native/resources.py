@@ -26,6 +26,9 @@ import numpy as np
 
 MAGIC = b"SIMONNAT"
 VERSION = 1
+#: what the runtime does with a parameter, the items of its ``tune.kind`` array
+#: (simon_fmu.native.tuning): keep its start value, apply its rows, the step, only zero
+FIXED, TUNABLE, STEP, ZERO_ONLY = 0, 1, 2, 3
 _DTYPES = {np.dtype(np.float64): 1, np.dtype(np.int64): 2, np.dtype(np.uint8): 3}
 _HEADER = struct.Struct("<8sIIQQ")
 

@@ -85,8 +85,8 @@ from engine.setup.settle import (DEFLECT, DISPLACED_REST, LIFT_OFF, NO_REST, NOT
                                   OFF_TERRAIN, PRELOAD_ARGS, SETTLE_ARGS, STAND,
                                   displaced_start_problem, preload_arguments, settle_arguments)
 
-#: what the runtime does with a parameter (``tune.kind``)
-FIXED, TUNABLE, STEP, ZERO_ONLY = 0, 1, 2, 3
+from .resources import FIXED, STEP, TUNABLE, ZERO_ONLY
+
 #: the operation of an effect row: slot = value / c, c * value, value + c, or (an item of an
 #: Enumeration) the constant c when the value is the row's item
 OP_DIV, OP_MUL, OP_ADD, OP_ITEM = 0, 1, 2, 3

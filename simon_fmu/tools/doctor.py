@@ -133,7 +133,7 @@ def fixed_parameters(md, arrays) -> list:
     (``tune.kind`` FIXED: the build found no way to repeat the set-up's answer to another
     value; simon_fmu.native.tuning), each with the build's reason (``tune.reasons``, in the
     order of the value references): [(name, reason)]."""
-    from simon_fmu.native.tuning import FIXED
+    from simon_fmu.native.resources import FIXED
     kind = arrays.get("tune.kind")
     if kind is None:
         return []
