@@ -157,9 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     rough.add_argument("-o", "--output", default=None,
                        help="OpenCRG file to write (default: out/rough-road-CLASS.crg)")
     ext = commands.add_parser("exterior", help="write the exteriors of a run's vehicles as the "
-                              "crush left them (OBJ), from a development FMU and a serialised "
-                              "FMU state of it")
-    ext.add_argument("fmu", help="the development FMU the state belongs to")
+                              "crush left them (OBJ), from an FMU (development or native) and a "
+                              "serialised FMU state of it")
+    ext.add_argument("fmu", help="the FMU the state belongs to (development or native)")
     ext.add_argument("state", help="a file of fmi2SerializeFMUstate's bytes")
     ext.add_argument("-o", "--output", default="out/exteriors.obj",
                      help="OBJ file to write (default: %(default)s)")

@@ -820,3 +820,55 @@ def test_a_start_on_a_road_takes_its_place_as_the_development_fmu(scenario, tune
     for refused, why in off:
         message = _refused_alike(native, development, instance, refused, scenario)
         assert message.startswith("the parameters are not accepted: ") and why in message
+
+
+def _vertices(obj: str, name: str) -> np.ndarray:
+    """The vertices of object ``name`` of an OBJ text (one ``o`` group per unit)."""
+    rows, inside = [], False
+    for line in obj.splitlines():
+        if line.startswith("o "):
+            inside = line == f"o {name}"
+        elif inside and line.startswith("v "):
+            rows.append([float(v) for v in line.split()[1:]])
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("scenario, units", [("two-cars", ("car", "car2")), ("pole", ("car",))])
+def test_a_native_fmus_state_gives_the_exteriors_of_the_development_fmus(scenario, units,
+                                                                          folder, instance,
+                                                                          tmp_path):
+    """``python -m simon_fmu exterior`` reads a native FMU's serialised state (docs/native.md,
+    "FMU state") and the event the FMU carries with its files (the pole's mesh): at the start
+    and after a head-on collision of two cars, or the sedan's impact on a pole, it writes the
+    development FMU's exteriors.obj to the byte, each struck exterior moved in by its
+    permanent crush."""
+    import subprocess
+    import sys
+    data, steps, control, _ = (_ROADS.get(scenario) or SCENARIOS[scenario])(folder)
+    native, development = _pair(folder, scenario, data)
+    texts = {}
+    for fmu in (native, development):
+        for when in ("start", "end"):
+            inst = instance(fmu, name=f"{fmu.stem}-{when}")
+            if when == "end":
+                assert _run(inst, steps, control)[2] == ""
+            else:
+                inst.start(None)
+            state = inst.fmu.getFMUstate()
+            blob = bytes(inst.fmu.serializeFMUstate(state))
+            inst.fmu.freeFMUstate(state)
+            path = tmp_path / f"{fmu.stem}-{when}.state"
+            path.write_bytes(blob)
+            out = tmp_path / f"{fmu.stem}-{when}.obj"
+            done = subprocess.run([sys.executable, "-m", "simon_fmu", "exterior", str(fmu),
+                                   str(path), "-o", str(out)], capture_output=True, text=True,
+                                  cwd=Path(__file__).resolve().parents[1])
+            assert done.returncode == 0, done.stderr
+            texts[fmu, when] = out.read_text()
+    for when in ("start", "end"):
+        assert texts[native, when] == texts[development, when]
+    for unit in units:
+        moved = np.linalg.norm(_vertices(texts[native, "end"], unit)
+                               - _vertices(texts[native, "start"], unit), axis=1)
+        print(f"{scenario}: {unit}'s exterior moved in by up to {moved.max() * 1e3:.1f} mm")
+        assert moved.max() > 0.02

@@ -372,13 +372,19 @@ def test_do_step_allocates_nothing_and_makes_no_system_call(native_fmu, tmp_path
     assert lines[begin + 1:end] == []
 
 
-def test_a_study_runs_on_the_native_fmu(native_fmu, tmp_path):
-    """A study (straight-brake) runs on the native FMU and writes its report; its state is not
-    the development FMU's, so exteriors.obj is left out with a note saying why."""
+def test_a_study_runs_on_the_native_fmu(native_fmu, development_fmu, tmp_path):
+    """A study (straight-brake) runs on the native FMU and writes its whole report, the
+    exteriors read from the native FMU's state (docs/native.md, "FMU state") among it: the
+    development FMU's study writes the same metrics and the same exteriors.obj."""
     from simon_fmu.studies.study import REPORT_FILES, run_study
-    result = run_study("straight-brake", native_fmu, {"speed0": 10.0, "duration": 2.0}, tmp_path)
+    settings = {"speed0": 10.0, "duration": 2.0}
+    result = run_study("straight-brake", native_fmu, settings, tmp_path / "native")
     assert result["metrics"]["stoppingDistance"] > 0.0
-    written = sorted(p.name for p in tmp_path.iterdir())
-    assert written == sorted(set(REPORT_FILES) - {"exteriors.obj"})
-    assert any(n.startswith("exteriors.obj not written: not a serialised FMU state")
-               for n in result["notes"])
+    written = sorted(p.name for p in (tmp_path / "native").iterdir())
+    assert written == sorted(REPORT_FILES)
+    assert not any("exteriors" in n for n in result["notes"]), result["notes"]
+    reference = run_study("straight-brake", development_fmu, settings, tmp_path / "development")
+    assert result["metrics"] == reference["metrics"]
+    obj = (tmp_path / "native" / "exteriors.obj").read_text()
+    assert obj == (tmp_path / "development" / "exteriors.obj").read_text()
+    assert "\no car\n" in obj

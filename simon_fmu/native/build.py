@@ -362,7 +362,7 @@ def build_native(event_file=None, output="out/SimonCar-native.fmu",
     platform of :data:`PLATFORMS`)."""
     from model_description import build_catalogue, generation_time
     from simon_fmu.runtime.packaging import partial_path
-    from simon_fmu.vehicle.build import fmu_event_json, fmu_model_description
+    from simon_fmu.vehicle.build import fmu_event_json, fmu_model_description, resource_files
 
     chosen = resolve_platforms(platforms)
     event = engine.load_event(event_file)
@@ -389,6 +389,10 @@ def build_native(event_file=None, output="out/SimonCar-native.fmu",
             for name, lib in libraries.items():
                 z.write(lib, name)
             z.writestr(f"resources/{RESOURCE_FILE}", blob)
+            # the event as the development FMU carries it, with the files it names (a study
+            # and the exterior command read them; the runtime reads only native.bin)
             z.writestr("resources/event.json", fmu_event_json(event))
+            for name, path in resource_files(event).items():
+                z.write(path, f"resources/{name}")
     os.replace(partial, output)
     return output

@@ -31,6 +31,12 @@ VERSION = 1
 FIXED, TUNABLE, STEP, ZERO_ONLY = 0, 1, 2, 3
 _DTYPES = {np.dtype(np.float64): 1, np.dtype(np.int64): 2, np.dtype(np.uint8): 3}
 _HEADER = struct.Struct("<8sIIQQ")
+#: a serialised FMU state of a native FMU (simon_native.c, ``sn_state_header``, in the byte
+#: order of the platform that wrote it): magic, its size in bytes, the clocks (start,
+#: communication, time, grid), the grid's steps, phase, failed, the step, the failure text;
+#: then the arrays an FMU state holds, in the resources file's order, ``y`` first
+STATE_MAGIC = b"SIMONSTA"
+_STATE_HEADER = struct.Struct("=8sQ4d3qd1024s")
 
 
 def fnv1a64(data: bytes) -> int:
@@ -94,3 +100,21 @@ def unpack(blob: bytes) -> dict:
         out[name] = np.frombuffer(blob[at:at + nbytes], codes[dtype]).reshape(shape)
         at += nbytes + (-nbytes % 8)
     return out
+
+
+def state_vector(blob: bytes, arrays: dict) -> np.ndarray:
+    """The engine's state vector y (engine.layout) in a serialised FMU state of the native FMU
+    whose resources file holds ``arrays`` (:func:`unpack`): the first array after the state's
+    header (docs/native.md, "FMU state"). ValueError saying why when the bytes are not one."""
+    blob = bytes(blob)
+    names = list(arrays)
+    if not names or names[0] != "y":
+        raise ValueError("the resources file does not hold the state y first")
+    y = arrays["y"]
+    if len(blob) < _STATE_HEADER.size or blob[:len(STATE_MAGIC)] != STATE_MAGIC:
+        raise ValueError("not a serialised FMU state of a native FMU")
+    size = _STATE_HEADER.unpack_from(blob)[1]
+    if size != len(blob) or size < _STATE_HEADER.size + y.nbytes:
+        raise ValueError(f"a serialised FMU state of {len(blob)} bytes whose header says "
+                         f"{size}: cut short or extended, or not of this FMU")
+    return np.frombuffer(blob, y.dtype, y.size, _STATE_HEADER.size).reshape(y.shape).copy()

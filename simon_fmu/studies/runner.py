@@ -192,16 +192,16 @@ class FmuRunner:
     def exteriors(self) -> tuple[str | None, str]:
         """The OBJ text of each unit's exterior as the crush has left it at the end of the case
         just run (:func:`simon_fmu.tools.exterior.exteriors_obj`), from the FMU's state
-        (fmi2GetFMUstate, serialised) and the event it was built from; or (None, why not): a
-        native FMU's state is not one this reads."""
+        (fmi2GetFMUstate, serialised; a development or a native FMU's) and the event it was
+        built from; or (None, why not)."""
         from fmpy.fmi1 import FMICallException
 
-        from ..tools.exterior import exteriors_obj
-        from ..vehicle.slave import state_vector
+        from ..tools.exterior import exteriors_obj, fmu_state_vector
         try:
             state = self.fmu.getFMUstate()
             try:
-                y = state_vector(self.fmu.serializeFMUstate(state))
+                y = fmu_state_vector(self._folder, self.fmu.serializeFMUstate(state),
+                                     self.md.guid)
             finally:
                 self.fmu.freeFMUstate(state)
             return exteriors_obj(self.event(), y), ""

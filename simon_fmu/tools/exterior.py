@@ -1,6 +1,6 @@
 """The exteriors of a run's vehicles as the crush has left them, as an OBJ file.
 
-``python -m simon_fmu exterior FMU STATE -o OUT.obj`` reads a development FMU (its
+``python -m simon_fmu exterior FMU STATE -o OUT.obj`` reads an FMU, development or native (its
 ``resources/event.json``, the event it was built from) and a serialised FMU state of it (the
 bytes of ``fmi2SerializeFMUstate``, e.g. written by an fmpy script:
 ``open("state.bin", "wb").write(fmu.serializeFMUstate(fmu.getFMUstate()))``), and writes each
@@ -44,6 +44,21 @@ def exteriors_obj(event, y: np.ndarray) -> str:
                     "vehicle-fixed from each unit's CG, x forward, y right, z down (SAE J670), m")
 
 
+def fmu_state_vector(folder: Path, blob: bytes, guid: str | None = None) -> np.ndarray:
+    """The engine's state vector y in ``blob``, a serialised FMU state of the FMU extracted in
+    ``folder``: a native FMU's (it has resources/native.bin;
+    :func:`simon_fmu.native.resources.state_vector`) or a development FMU's (with ``guid``,
+    of that FMU: :func:`simon_fmu.vehicle.slave.state_vector`). ValueError saying why when the
+    bytes are not one."""
+    from ..native.build import RESOURCE_FILE
+    from ..native.resources import state_vector as native_state, unpack
+    from ..vehicle.slave import state_vector as development_state
+    native = Path(folder) / "resources" / RESOURCE_FILE
+    if native.is_file():
+        return native_state(blob, unpack(native.read_bytes()))
+    return development_state(blob, guid)
+
+
 def _is_ours(path: Path):
     """None if ``path`` is an OBJ file this command wrote, else why not."""
     with open(path, "rb") as fh:
@@ -55,7 +70,7 @@ def main(args) -> int:
     import engine
 
     from ..runtime.packaging import check_output, partial_path
-    from ..vehicle.slave import EVENT_FILE, state_vector
+    from ..vehicle.slave import EVENT_FILE
     fmu, state = Path(args.fmu), Path(args.state)
     try:
         check_output(args.output, [("the FMU", fmu), ("the state file", state)], _is_ours)
@@ -71,7 +86,7 @@ def main(args) -> int:
             guid = ET.parse(Path(tmp) / "modelDescription.xml").getroot().get("guid")
             event = engine.load_event(Path(tmp) / member)
             try:
-                y = state_vector(state.read_bytes(), guid)
+                y = fmu_state_vector(Path(tmp), state.read_bytes(), guid)
             except ValueError as exc:
                 raise ValueError(f"{state}: {exc}") from None
             text = exteriors_obj(event, y)
