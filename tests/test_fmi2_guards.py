@@ -17,6 +17,7 @@ from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import fmi2Error, fmi2LastSuccessfulTime, fmi2OK
 
 from importers.c_host import fmi2_headers
+from simon_fmu.runtime.checksum import STATE_BASIS, fnv1a64
 
 MISUSE = Path(__file__).resolve().parent / "c_host" / "misuse.c"
 H = 0.01
@@ -163,18 +164,12 @@ def test_bad_start_or_stop_time_is_an_error_that_harms_nothing(instance, faulty_
 
 # ----------------------------------------------------------------- FMU states (fmpy)
 
-def _fnv1a(data: bytes) -> int:
-    h = 1469598103934665603
-    for b in data:
-        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
-    return h
-
-
 def _reframe(blob: bytes, payload: bytes) -> bytes:
     """``blob``'s header and GUID around another payload, with length and checksum right."""
     mark, version, guid_length, _, _ = struct.unpack_from("<8sIIQQ", blob)
     rest = blob[32:80] + blob[80:80 + guid_length] + payload
-    return struct.pack("<8sIIQQ", mark, version, guid_length, len(payload), _fnv1a(rest)) + rest
+    return struct.pack("<8sIIQQ", mark, version, guid_length, len(payload),
+                       fnv1a64(rest, STATE_BASIS)) + rest
 
 
 def _stepped(instance, fmu, name="instance", steps=3):

@@ -24,6 +24,8 @@ from typing import Iterable
 
 import numpy as np
 
+from ..runtime.checksum import fnv1a64
+
 MAGIC = b"SIMONNAT"
 VERSION = 1
 #: what the runtime does with a parameter, the items of its ``tune.kind`` array
@@ -37,17 +39,6 @@ _HEADER = struct.Struct("<8sIIQQ")
 #: then the arrays an FMU state holds, in the resources file's order, ``y`` first
 STATE_MAGIC = b"SIMONSTA"
 _STATE_HEADER = struct.Struct("=8sQ4d3qd1024s")
-
-
-def fnv1a64(data: bytes) -> int:
-    """The FNV-1a 64-bit hash (an integrity check of the file, not a signature)."""
-    arr = np.frombuffer(data, np.uint8)
-    h = 0xcbf29ce484222325
-    prime = 0x100000001b3
-    mask = (1 << 64) - 1
-    for b in arr.tobytes():     # a few hundred KB: fast enough at build time
-        h = ((h ^ b) * prime) & mask
-    return h
 
 
 def _pad(n: int) -> bytes:

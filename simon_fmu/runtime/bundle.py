@@ -25,7 +25,8 @@ RUNTIME = {
     "engine": ENGINE_FILES,
     "model_description": ("*.py",),
     "simon_fmu": ("__init__.py", "vehicle/__init__.py", "vehicle/slave.py",
-                  "runtime/__init__.py", "runtime/protocol.py", "runtime/exit_guard.py"),
+                  "runtime/__init__.py", "runtime/protocol.py", "runtime/exit_guard.py",
+                  "runtime/checksum.py"),
 }
 
 

@@ -57,6 +57,7 @@ from pythonfmu.enums import Fmi2Status
 import engine
 from model_description.catalogue import ENUMERATIONS, Catalogue, Variable, build_catalogue
 from model_description.writer import LOG_CATEGORIES
+from simon_fmu.runtime.checksum import STATE_BASIS, fnv1a64
 from simon_fmu.runtime.protocol import (ERROR, OK, WARNING, Protocol, check_resources,
                                         range_problem)
 
@@ -153,16 +154,6 @@ _STATE_MARK, _STATE_HEAD = b"SIMONFMU", 80
 _STATE_VERSION, _CHECKED_FROM = 1, 32
 
 
-def _fnv1a(data: bytes) -> int:
-    """The FMI library's state checksum of ``data``: FNV-1a 64 as fmi2_state.c computes it, from
-    its offset basis 1469598103934665603 (the published basis is 14695981039346656037: the
-    library's lacks its last digit; a checksum only has to agree with itself)."""
-    h = 1469598103934665603
-    for byte in data:
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return h
-
-
 def state_vector(blob: bytes, guid: Optional[str] = None) -> np.ndarray:
     """The engine's state vector y (engine.layout) in a serialised FMU state of a development
     FMU (fmi2SerializeFMUstate's bytes; with ``guid``, of that FMU): ValueError saying why when
@@ -179,7 +170,8 @@ def state_vector(blob: bytes, guid: Optional[str] = None) -> np.ndarray:
     if len(blob) != start + payload_length:
         raise ValueError(f"a serialised FMU state of {len(blob)} bytes whose header says "
                          f"{start + payload_length}: cut short or extended")
-    if _fnv1a(blob[_CHECKED_FROM:]) != int.from_bytes(blob[24:32], sys.byteorder):
+    if fnv1a64(blob[_CHECKED_FROM:], STATE_BASIS) != int.from_bytes(blob[24:32],
+                                                                      sys.byteorder):
         raise ValueError("the serialised FMU state's checksum does not match its contents "
                          "(damaged)")
     if guid is not None and blob[_STATE_HEAD:start].decode(errors="replace") != guid:
