@@ -7,8 +7,8 @@ the engine (engine.Simulation, no FMU) to 1, 2, 3 and 4 s; at each of those stat
 ``engine.collision.collision_forces`` (every environment and unit pair, the forces of one
 evaluation of the derivative) is called ``--calls`` times in a compiled loop, and the fastest
 of ``--rounds`` rounds is reported per state with the vertices in touch. A pass is what the
-integrator pays four times a step, and once more at each step boundary for the latches
-(``engine.collision.latch_contacts``).
+integrator pays four times a step (the first stage's also latches the boundary's memories,
+``engine.collision.collision_pass``).
 
 Why this script: it compiles the collision kernels only (seconds, against minutes for the
 whole model), so a change to engine/collision.py can be timed against the committed code in

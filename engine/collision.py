@@ -43,8 +43,10 @@ mu F_n against the sliding velocity, regularised below a sliding speed v_reg.
 The broad phase: before a plane's vertices are visited, the mesh's bounding box is tested
 against it (the box corner deepest along the plane's normal); a unit away from every
 surface costs one such test per surface. The largest approach of each vertex (and the
-first contact) is latched at each integration step boundary (:func:`latch_contacts`), like
-a connection's failure.
+first contact) is latched at each integration step boundary, like a connection's failure:
+the pass of the step's first stage, at the boundary's state, raises each memory as it meets
+the vertex and goes on to its force on the raised memory (:func:`collision_pass`), and
+:func:`boundary_latches` latches the contacts and the wheels' damage after it.
 """
 import math
 
@@ -85,11 +87,12 @@ RAY_EDGE = 1e-9
 #: the tributary cell of a vertex that is a point (a wheel mesh's; layout.CV_CELL)
 POINT = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
-#: work columns of Work.coll[u, :]
-WC_FX, WC_FY, WC_FZ, WC_MX, WC_MY, WC_MZ, WC_CONTACT, WC_DEPTH = range(8)
-#: in the latch pass (no forces), WC_FX holds 1 where the pass changed a state of the collision
-#: block (a memory raised, a pair's face latched or freed): :func:`latch_contacts`
-WC_CHANGED = WC_FX
+#: work columns of Work.coll[u, :] (layout.N_COLL_ROW): the force and moment, the vertices
+#: with a force, the deepest crush now; and from a pass that latches (:func:`collision_pass`)
+#: 1 where it changed a state of the collision block (a memory raised, a pair's face latched
+#: or freed) and the vertices pressed beyond their permanent crush (the contact that
+#: :func:`boundary_latches` latches)
+WC_FX, WC_FY, WC_FZ, WC_MX, WC_MY, WC_MZ, WC_CONTACT, WC_DEPTH, WC_CHANGED, WC_TOUCH = range(10)
 #: s without contact that end a unit's impulse phase, its first contact episode (our reading
 #: of the manual's collision pulse; docs/equations.md, "The collision pulse"): a later contact
 #: (a secondary impact, the body settling on the road) is not part of collision.duration
@@ -275,15 +278,25 @@ def _latch_vertex(y, s, w, pen, wcoll):
     return False
 
 
+@njit_inline
+def _latch_press(y, s, w, e, pen, out, wcoll):
+    """A vertex's latches at a step boundary (:func:`collision_pass`): counted in
+    out[WC_TOUCH] when pressed beyond its permanent crush, its memory raised to its approach
+    ``pen`` (out[WC_CHANGED] if it was), its wheel's contact motion."""
+    if pen > permanent_set(e, y[s]):      # pressed beyond its permanent crush: in contact
+        out[WC_TOUCH] += 1.0
+    if _latch_vertex(y, s, w, pen, wcoll):
+        out[WC_CHANGED] = 1.0
+
+
 @njit
 def vertex_contact(y, s, P, vi, w, rx, ry, rz, pen, nbx, nby, nbz, vel, e, tau, mu, vreg, latch,
                    out, wpose, wcoll, sides):
     """One vertex vi at r (vehicle frame; of wheel w's mesh, or of the exterior for w < 0; its
     memory at y[s]) at approach pen > 0 into a surface of normal n_b (vehicle frame, out of the
-    surface, the surface at rest): with ``latch`` its largest approach raised to pen (and a
-    wheel's contact motion, engine.wheel_damage), counted in out[6] when it presses beyond its
-    permanent crush; else its force and moment about the CG added
-    to out[0:6] (and a wheel's load to wcoll[w]), and out[6], out[7] as :func:`_surface_pair`.
+    surface, the surface at rest): with ``latch`` first its latches (:func:`_latch_press`);
+    then its force and moment about the CG added to out[0:6] (and a wheel's load to
+    wcoll[w]), and out[6], out[7] as :func:`_surface_pair`.
     ``vel``: (u, v, w, p, q, r) of the unit; ``sides`` >= 0: a wheel's sides only, times it (a
     riser, :func:`vertex_stiffness`: a vertex they do not turn to it does not touch it), else
     < 0."""
@@ -308,11 +321,7 @@ def press_share(y, s, P, vi, w, rx, ry, rz, pen, share, k, nbx, nby, nbz, vel, e
     """:func:`vertex_press` of a vertex whose own approach ``pen`` grows at ``share`` of the
     rate it approaches the surface at (in series with an object's stiffness)."""
     if latch:
-        if pen > permanent_set(e, y[s]):      # pressed beyond its permanent crush: in contact
-            out[6] += 1.0
-        if _latch_vertex(y, s, w, pen, wcoll):
-            out[WC_CHANGED] = 1.0
-        return
+        _latch_press(y, s, w, e, pen, out, wcoll)
     p, q, r = vel[3], vel[4], vel[5]
     vx = vel[0] + q * rz - r * ry
     vy = vel[1] + r * rx - p * rz
@@ -454,8 +463,9 @@ def _surface_pair(y, P, u, vbase, vel, R, X, Y, Z, bar, clip, nbx, nby, nbz, d0,
     met by the vertices behind its plane whose foot on it lies in the triangle (the CG is in
     front of it). Adds the force and moment (vehicle frame, about the CG) to out[0:6], counts
     touching vertices in out[6] and the exterior's deepest approach in out[7] (a vertex inside
-    its own permanent crush carries no force and does not count); with ``latch``, raises each
-    vertex's largest approach to its approach instead (state slots from ``vbase``). ``vel``:
+    its own permanent crush carries no force and does not count); with ``latch``, first raises
+    each vertex's largest approach to its approach (state slots from ``vbase``;
+    :func:`collision_pass`). ``vel``:
     (u, v, w, p, q, r) of the unit; R, X, Y, Z its rotation and CG (read with ``clip``). The
     wheels' poses (``wpose``, computed when the unit's reach meets the plane,
     engine.wheel_damage.ensure_poses, the driver's inputs ``U`` at time t), their loads
@@ -516,7 +526,9 @@ def environment_pairs(y, P, u_wheel, u, frames, latch, out, wpose, wcoll, wvalid
     external road: the plane of its first wheel's road inputs, through the road under that
     wheel's centre), every barrier and every environment object (a fixed mesh,
     :func:`_object_pair`), which its wheels' meshes (at ``wpose``, their loads into ``wcoll``)
-    meet as well. out[0:8] as :func:`_surface_pair`."""
+    meet as well. out[0:8] as :func:`_surface_pair` (cleared here); ``out`` has
+    layout.N_COLL_ROW entries (a row of Work.coll: a pass that latches flags its last two,
+    WC_CHANGED and WC_TOUCH)."""
     for k in range(8):
         out[k] = 0.0
     if P.P_COLL[u, CO_NV] <= 0.0:
@@ -685,21 +697,24 @@ def _vertex_into_object(y, P, u, vi, w, rx, ry, rz, cell, R, X, Y, Z, box, f, ba
         nwx, nwy, nwz = wheel_normal(wpose, w, nbx, nby, nbz)
         Ka = areal_stiffness(P.P_WCOLL[w], dynamic(WC_K0), P.CK, vi, nwx, nwy, nwz)
     Ko = bar[OB_K]
+    s = vbase + vi
     own, share = pen, 1.0
     if Ko > 0.0 and w < 0:
         # in series with the object's, which is elastic: the exterior's own share of the
         # approach, as two units' faces share their overlap (:func:`series_split`)
-        set_ = permanent_set(e, y[vbase + vi])
+        set_ = permanent_set(e, y[s])
         if Ka + Ko <= 0.0 or pen <= set_:
             return      # the object meets the crushed surface only beyond the vertex's set
-        x, share = series_split(Ka, e, y[vbase + vi], Ko, 1.0, 0.0, pen - set_)
+        # (its latches, with ``latch``, raise its memory to ``own`` only on its loading line,
+        # where the split does not depend on it: :func:`collision_pass`)
+        x, share = series_split(Ka, e, y[s], Ko, 1.0, 0.0, pen - set_)
         own = set_ + x
     elif Ko > 0.0:      # a wheel's mesh: in series with the object's on the whole approach
         k = k * Ko / (Ka + Ko)
     if k <= 0.0:
         return
-    press_share(y, vbase + vi, P, vi, w, rx, ry, rz, own, share, k, nbx, nby, nbz, vel, e, tau,
-                mu, vreg, latch, out, wpose, wcoll)
+    press_share(y, s, P, vi, w, rx, ry, rz, own, share, k, nbx, nby, nbz, vel, e, tau, mu, vreg,
+                latch, out, wpose, wcoll)
 
 
 # --- unit against unit -------------------------------------------------------------------
@@ -1281,12 +1296,14 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, tb, a, b, code, box, vel_
         x_a, share = pen, 1.0
     own = set_a + x_a
     if latch:
+        # its latches at the step boundary (:func:`collision_pass`), then its force: a memory
+        # raised to its own approach leaves the split as it is (it was on its loading line,
+        # where the split does not depend on it), so its set and split are not taken again
         if w < 0 or pen > permanent_set(e, y[s]):    # pressed beyond its permanent crush
-            out_a[6] += 1.0
-            out_b[6] += 1.0
+            out_a[WC_TOUCH] += 1.0
+            out_b[WC_TOUCH] += 1.0
         if _latch_vertex(y, s, w, own, wcoll):
             out_a[WC_CHANGED] = 1.0
-        return depth, f
     if w < 0:
         # its share of the area its faces have in common with b's face, its own spring
         ka = clipped_stiffness(P.CK, vi, nax, nay, naz, M, cell, p, box, f)
@@ -1357,8 +1374,9 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
     two faces pressed together carry their series stiffness over it once. A box mesh's slabs
     of one x are tested whole first. The force on the vertex goes to out_a
     (a's frame, about a's CG; a wheel's load to wcoll), its reaction at the same point to out_b (b's
-    frame); the contact counts for both. With ``latch``: the vertices' largest approach raised
-    and the face latched (or cleared) instead. ``do_box``, ``do_wheels``: whether a's exterior,
+    frame); the contact counts for both. With ``latch``: each vertex's largest approach raised
+    before its force, and the face latched (or cleared) after the last vertex
+    (:func:`collision_pass`). ``do_box``, ``do_wheels``: whether a's exterior,
     and its wheels (their poses computed here), can reach b's box (the broad phase). When b's
     exterior is an OBJ file (and the pair does not cut b's box), a vertex inside b's box meets
     b's triangles instead of its box's face: along that face's normal, the triangle it is under
@@ -1491,10 +1509,18 @@ def unit_pair(y, P, k, frames, latch, coll, wpose, wcoll, wvalid, U, t):
 
 
 @njit
-def _collision_passes(y, P, U, W, t, latch):
+def collision_pass(y, P, U, W, t, latch):
     """Every environment pair (from simulation.collisions.environment_start_time on) and every
     unit pair (from vehicle_start_time on) into W.coll and W.wcoll (both cleared first), the
-    wheels' meshes at W.wpose."""
+    wheels' meshes at W.wpose. With ``latch`` (the integrator's first stage at a step
+    boundary, ``W.clock[1]``), each vertex met has its latches first: its largest approach
+    raised to its approach now (and its wheel's contact motion, engine.wheel_damage), counted
+    in W.coll[u, WC_TOUCH] when pressed beyond its permanent crush; then its force, on the
+    raised memory. A pair's face is latched (or freed) after its direction's vertices.
+    W.coll[u, WC_CHANGED] is 1 where the pass changed a state of the collision block. So a
+    vertex meets the other unit's surface as the boundary's latches left it when that unit's
+    vertices came first (the pair's second direction), or as the step before left it (the
+    first, in this stage only; docs/equations.md, "Crush that moves the mesh")."""
     coll, wcoll = W.coll, W.wcoll
     for u in range(W.wvalid.shape[0]):
         W.wvalid[u] = 0.0                # the wheels' poses: computed where they are needed
@@ -1503,7 +1529,7 @@ def _collision_passes(y, P, U, W, t, latch):
             wcoll[w, k] = 0.0
     for u in range(P.P_UNIT.shape[0]):
         row = coll[u]
-        for k in range(8):
+        for k in range(row.shape[0]):
             row[k] = 0.0
         if t >= P.P_ENV[E_COLL_T_ENV]:
             environment_pairs(y, P, U.u_wheel, u, W.frames, latch, row, W.wpose, wcoll, W.wvalid,
@@ -1518,21 +1544,23 @@ def collision_forces(y, P, U, W, t):
     """Every unit's collision force and moment (vehicle-fixed, about its CG) into
     W.coll[u, 0:6], whether it touches into W.coll[u, 6] and its exterior's deepest approach
     now into W.coll[u, 7]; each wheel mesh's load into W.wcoll (its pose computed where its
-    unit's reach meets something, engine.wheel_damage.ensure_poses)."""
-    _collision_passes(y, P, U, W, t, dynamic(False))
+    unit's reach meets something, engine.wheel_damage.ensure_poses): :func:`collision_pass`
+    without latches."""
+    collision_pass(y, P, U, W, t, dynamic(False))
 
 
 @njit
-def latch_contacts(y, t, P, U, W):
-    """At a step boundary: every vertex's largest approach raised to its approach now, a unit's
-    first contact latched with its earth-fixed CG velocity then (for deltaV), and each wheel's
-    damage set grown by the load on its mesh within the contact motion of the step just taken
-    (engine.wheel_damage.damage_step). W.frames: the units' rotations of this state
-    (``vehicle.synchronize``). Whether it changed any state of the collision block (the
-    integrator copies the block to its stages only then)."""
+def boundary_latches(y, t, P, U, W):
+    """At a step boundary, after the first stage's :func:`collision_pass` latched the
+    vertices' largest approaches and the pairs' faces: a unit's first contact latched with
+    its earth-fixed CG velocity then (for deltaV), and each wheel's damage set grown by the
+    load on its mesh at the boundary (the stage's, W.wcoll) within its contact motion over the
+    step just taken (engine.wheel_damage.damage_step). W.frames: the units' rotations of this
+    state (``vehicle.synchronize``). Returns whether the boundary changed a state of the
+    collision block (the integrator copies the block to its stages only then) and whether a
+    wheel's set grew (its mesh moved: the stage is evaluated again)."""
     base = int(P.P_ENV[E_COLL_BASE])
-    _collision_passes(y, P, U, W, t, dynamic(True))
-    moved = contact_motions(y, P, W.wcoll, W.wmotion)
+    contact_motions(y, P, W.wcoll, W.wmotion)
     coll, frames = W.coll, W.frames
     changed = False
     for u in range(P.P_UNIT.shape[0]):
@@ -1540,7 +1568,7 @@ def latch_contacts(y, t, P, U, W):
         s = base + N_COLL_UNIT_STATE * u
         if row[WC_CHANGED] > 0.0:
             changed = True
-        if row[6] > 0.0 and y[s + CS_CONTACT] < 0.5:
+        if row[WC_TOUCH] > 0.0 and y[s + CS_CONTACT] < 0.5:
             changed = True
             o = N_BODY * u
             R = frames[u, FR_R:FR_R + 9]
@@ -1553,19 +1581,14 @@ def latch_contacts(y, t, P, U, W):
             y[s + CS_T0] = t
             y[s + CS_T1] = t
         elif y[s + CS_CONTACT] < 1.5 and y[s + CS_CONTACT] > 0.5:    # in its first episode
-            if row[6] > 0.0:
+            if row[WC_TOUCH] > 0.0:
                 y[s + CS_T1] = t
                 changed = True
             elif t - y[s + CS_T1] > IMPULSE_GAP:
                 y[s + CS_CONTACT] = 2.0     # the impulse phase is over
                 changed = True
-    if moved:
-        # the wheels' loads at this boundary (the largest approaches just latched leave the
-        # loading forces as they were)
-        _collision_passes(y, P, U, W, t, dynamic(False))
-    if damage_step(y, P, W.wcoll, W.wmotion):
-        changed = True
-    return changed
+    damaged, grown = damage_step(y, P, W.wcoll, W.wmotion)
+    return changed or damaged, grown
 
 
 @njit

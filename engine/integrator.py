@@ -2,8 +2,9 @@
 
 ``advance`` takes ``n`` steps of size ``h`` with the inputs held (the zero-order hold of a
 co-simulation communication step), checks every step, and on failure leaves the state at
-the last good step. At each step boundary it latches: the collision block
-(``engine.collision.latch_contacts``), each body's attitude states
+the last good step. At each step boundary it latches: the collision block (the first stage's
+collision pass latches as it goes, ``W.clock[1]``; then ``engine.collision.boundary_latches``),
+each body's attitude states
 (``engine.vehicle.latch_attitude``: the Euler angles' axes near 90 degrees of pitch), the states the derivative's first stage sets
 (``Work.latched``: rigid steering, tires' turning points; ``engine.vehicle``), and the
 connections whose force exceeds their failure force (``engine.connection.latch_failures``).
@@ -13,7 +14,7 @@ the first step that starts at or after its start time).
 """
 import numpy as np
 
-from .collision import latch_contacts
+from .collision import boundary_latches
 from .connection import latch_failures
 from .jit import dynamic, njit
 from .layout import E_COLL_BASE
@@ -52,26 +53,34 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
         # the stages k_s = f(y + c_s h k_(s-1)), c = (0, 1/2, 1/2, 1); the derivative is a
         # compiled function of its own (vehicle.derivatives), called, not inlined, so that the
         # model is compiled once for this loop, its failure branch and ``record``
-        # the collisions' memory (each vertex's largest approach, the first contact) at this
-        # boundary, before the step's stages read it
         latch_attitude(y, P, W)
         synchronize_frames(y, P, W)
-        block = latch_contacts(y, t0 + step * h, P, U, W) or step == 0
+        block = step == 0
         for s in range(4):
             ks = work[s]
             if s == 0:
                 for i in range(mi):     # the derivative's latches are integrated states
                     W.latched[i] = y[i]
+                # the collisions' memory (each vertex's largest approach, a pair's face) is
+                # latched by this stage's collision pass as it meets each vertex, before its
+                # force (engine.collision.collision_pass): the stages after it read the
+                # boundary's memory, as this one does where its pass has latched it
+                W.clock[1] = 1.0
             derivatives(y if s == 0 else yt, ks, U, P, dynamic(False), Y, err, W)
             if s == 0:
+                W.clock[1] = 0.0
                 if err[0] != 0:
                     break
-                # the boundary's latches (the derivative leaves its state alone)
+                # the boundary's latches (the derivative leaves the rest of its state alone):
+                # the first contacts and the wheels' damage (engine.collision), then a
+                # connection that fails at this boundary carries nothing from here on; either
+                # way, when one moves something, this step's first stage is taken again
                 for i in range(mi):
                     y[i] = W.latched[i]
-                # a connection that fails at this boundary carries nothing from here on,
-                # this step's first stage included
-                if latch_failures(y, t0 + step * h, P.P_CONN, conn_base, W.conn_force):
+                changed, grown = boundary_latches(y, t0 + step * h, P, U, W)
+                block = block or changed
+                failed = latch_failures(y, t0 + step * h, P.P_CONN, conn_base, W.conn_force)
+                if grown or failed:
                     for i in range(mi):
                         W.latched[i] = y[i]
                     derivatives(y, ks, U, P, dynamic(False), Y, err, W)

@@ -283,7 +283,8 @@ N_XT = XT_V0 + 3
 # earth-fixed CG velocity then (for deltaV), the heading of its x axis then (rad, earth X to
 # Y), the time of that first contact and of the phase's latest (s); then per vertex its
 # largest approach so far (m, the memory of the unloading path). The rates are zero; the
-# integrator latches them at each step boundary (engine.collision.latch_contacts)
+# integrator latches them at each step boundary (engine.collision.collision_pass,
+# boundary_latches)
 CS_CONTACT, CS_VX0, CS_VY0, CS_VZ0, CS_HEADING0, CS_T0, CS_T1 = range(7)
 N_COLL_UNIT_STATE = 7
 # then per pair of P_PAIR (a, b) two: the face of b's box that a's vertices press on, and the
@@ -320,6 +321,9 @@ N_WPOSE = 12
 # its vertices touch
 WL_FX, WL_MX, WL_DEEPEST, WL_CONTACT = 0, 3, 6, 7
 N_WLOAD = 8
+# a unit's row of Work.coll: its collision force and moment, contact, deepest crush, and the
+# flags of a pass that latches (engine.collision.WC_*)
+N_COLL_ROW = 10
 
 # --- engine maps: P_ENGINE[u, table, row]; N_ENGINE[u, table] rows ------------------------
 EM_WOT_X, EM_WOT_Y, EM_CT_X, EM_CT_Y = range(4)
@@ -568,10 +572,13 @@ class Work(NamedTuple):
     axle_work: _np.ndarray   # [solid axle of one unit, N_AXLE_WORK]
     conn_force: _np.ndarray  # [connection]: magnitude of the joint force, N (failure check)
     fault: _np.ndarray       # (3,): where an evaluation failed (earth X, Y, Z of a tire off the terrain)
-    clock: _np.ndarray       # (1,): the time of the integration step being taken, s (the
-    #                          integrator sets it; the steering mode autostart reads it)
-    coll: _np.ndarray        # [unit, 8]: the collision force and moment on it (vehicle-fixed,
-    #                          about its CG), whether it touches, the deepest approach now
+    clock: _np.ndarray       # (2,): the time of the integration step being taken, s (the
+    #                          integrator sets it; the steering mode autostart reads it), and
+    #                          1 while the step's first stage is evaluated at its boundary
+    #                          (the collision pass then latches: engine.collision)
+    coll: _np.ndarray        # [unit, N_COLL_ROW]: the collision force and moment on it
+    #                          (vehicle-fixed, about its CG), whether it touches, the deepest
+    #                          approach now, and a latching pass's flags (engine.collision.WC_*)
     wpose: _np.ndarray       # [wheel, N_WPOSE]: the pose of its mesh (vehicle frame)
     wcoll: _np.ndarray       # [wheel, N_WLOAD]: the collision load on its mesh
     wmotion: _np.ndarray     # [wheel, 2]: its mesh's contact motion in the step and its
@@ -590,7 +597,7 @@ def new_work(model: Model) -> Work:
     max_axles = max(int(k) for k in model.P_UNIT[:, U_NAXLES])
     return Work(_np.zeros(scratch_shape(max_wheels)), _np.zeros((nu, N_FRAME)), _np.zeros((nu, 6)),
                 _np.zeros((max(max_axles, 1), N_AXLE_WORK)), _np.zeros(model.P_CONN.shape[0]),
-                _np.zeros(3), _np.zeros(1), _np.zeros((nu, 8)),
+                _np.zeros(3), _np.zeros(2), _np.zeros((nu, N_COLL_ROW)),
                 _np.zeros((model.P_WHEEL.shape[0], N_WPOSE)), _np.zeros((model.P_WHEEL.shape[0], N_WLOAD)),
                 _np.zeros((model.P_WHEEL.shape[0], 2)), _np.zeros(nu),
                 _np.zeros(StateLayout.of_model(model).size))

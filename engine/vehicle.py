@@ -32,7 +32,9 @@ its roll steer kappa_phi phi (Eq. 65); its spring sits at its side of the spring
 (Eq. 115) and acts on the axle's heave and roll.
 
 The pass never writes its state ``y``: the derivative is a function of (time, state, inputs,
-parameters), its scratch ``W`` aside. Two kinds of state are *latched* instead, at each
+parameters), its scratch ``W`` aside; but for the collision block at a step boundary's first
+stage, which the integrator asks its collision pass to latch as it goes (``W.clock[1]``;
+engine.collision.collision_pass). Two kinds of state are *latched* instead, at each
 integration step's boundary: the pass writes their new values into ``W.latched`` (unless it
 records) and the integrator (``engine.integrator.advance``) takes them into the state after
 the step's first stage, before the stages that follow. The steering states, while the
@@ -56,7 +58,7 @@ from .aerodynamics import relative_wind, surface_forces
 from .brakes import (brake_torque_capacity, design_torque_ratio, pressure_rate, system_pressure,
                      TABLE_FORCE, V_TABLE, table_force, table_tire_forces, temperature_rate,
                      wheel_pressure)
-from .collision import FRICTION_SPEED, collision_forces, collision_outputs
+from .collision import FRICTION_SPEED, collision_outputs, collision_pass
 from .connection import connection_forces, turntable_point
 from .drivetrain import (clutch_capacity, clutch_torque, differential_ratio, engagement_rate,
                          engine_speed, engine_torque, gear_ratio, governor_rate, governor_throttle)
@@ -284,7 +286,9 @@ def derivatives(y, dy, U, P, record, Y, err, W):
     # the collision block (P_ENV[E_COLL_BASE] on) is latched, never integrated: its rates are
     # left as the caller's dy has them (zeros; the integrator skips the block)
     synchronize(y, P, W, record, Y)
-    collision_forces(y, P, U, W, W.clock[0])
+    # at a step boundary's first stage (W.clock[1], the integrator's) the pass also latches
+    # the collision block: the one write of this evaluation into its state (engine.collision)
+    collision_pass(y, P, U, W, W.clock[0], W.clock[1] > 0.0)
     for u in range(nu):
         o = N_BODY * u
         X, Y_, Z = y[o + SX], y[o + SY], y[o + SZ]

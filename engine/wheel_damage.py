@@ -207,10 +207,11 @@ def damage_step(y, P, loads, motion):
     collision force and moment on its mesh at the boundary, ``layout.WL_*``) within its contact
     motion ``motion[w, 0]`` (:func:`contact_motions`), as the module docstring says, and the
     approach it is left with (its deepest, motion[w, 1], less the set's growth) kept for the
-    next step. Whether any of those states changed."""
+    next step. Whether any of those states changed, and whether a set grew (a wheel's mesh
+    moved)."""
     PWC = P.P_WCOLL
     dbase = int(P.P_ENV[E_DMG_BASE])
-    changed = False
+    changed, grown = False, False
     for w in range(PWC.shape[0]):
         d = dbase + N_DMG_STATE * w
         load = loads[w]
@@ -226,7 +227,7 @@ def damage_step(y, P, loads, motion):
                 y[d + DM_X] = dx + s * fx / f
                 y[d + DM_Y] = dy + s * fy / f
                 left -= s
-                changed = True
+                changed, grown = True, True
             r = PWC[w, WC_RADIUS]
             mx, mz = load[WL_MX], load[WL_MX + 2]
             m = math.sqrt(mx * mx + mz * mz)
@@ -237,9 +238,9 @@ def damage_step(y, P, loads, motion):
             if s > 0.0:
                 y[d + DM_CAMBER] = tc + s / r * mx / m
                 y[d + DM_TOE] = tt + s / r * mz / m
-                changed = True
+                changed, grown = True, True
         left = left if left > 0.0 else 0.0
         if y[d + DM_APPROACH] != left:
             y[d + DM_APPROACH] = left
             changed = True
-    return changed
+    return changed, grown

@@ -71,7 +71,7 @@ def test_cube_pressed_into_the_ground(offset_x):
     sim, model, y, cv, ck = _cube_model(offset_x)
     d = 0.01
     y[L.SZ] = model.P_ENV[L.E_GROUND_Z] - 0.5 + d       # the underside (z = +0.5) d below
-    out = np.zeros(8)
+    out = np.zeros(L.N_COLL_ROW)
     environment_pairs(y, model, sim.u_wheel, 0, _frames(), False, out, *_wheels(model))
     k_face = B_SIDE / 1.0 * 1.0
     assert out[2] == pytest.approx(-k_face * d, rel=1e-12)
@@ -91,7 +91,7 @@ def test_cube_tilted_into_the_ground():
     th, d = 0.05, 0.02
     y[L.SZ] = model.P_ENV[L.E_GROUND_Z] - 0.5 / math.cos(th) + d
     y[L.STHETA] = th
-    out = np.zeros(8)
+    out = np.zeros(L.N_COLL_ROW)
     environment_pairs(y, model, sim.u_wheel, 0, _frames(pitch=th), False, out, *_wheels(model))
     R = _frames(pitch=th)[0, :9].reshape(3, 3)
     Zv = y[L.SZ] + cv[:, :3] @ R[2]
@@ -132,7 +132,7 @@ def test_damping_acts_on_the_elastic_branch_only():
 def test_units_apart_from_every_surface_cost_one_box_test():
     """The broad phase: a car standing on its wheels has no vertex in the ground."""
     sim = Simulation(engine.load_event())
-    out = np.zeros(8)
+    out = np.zeros(L.N_COLL_ROW)
     F = np.zeros((1, L.N_FRAME))
     F[0, :9] = np.eye(3).ravel()
     environment_pairs(sim.y, sim.model, sim.u_wheel, 0, F, False, out, *_wheels(sim.model))

@@ -81,7 +81,8 @@ def test_a_pole_crushes_the_front_by_the_crash3_energy_over_its_width(instance, 
 def _pressed(sim, model, x, y=None, latch=False):
     """The collision load (engine.collision.environment_pairs' out[0:8]) on the car of ``sim``
     at rest, level, its CG at earth X = x on the centre line (``model``: its arrays; ``y``: its
-    state, the start's if None; with ``latch`` its memories raised in y instead)."""
+    state, the start's if None; with ``latch`` its memories raised in y first, as at a step
+    boundary)."""
     nw = model.P_WHEEL.shape[0]
     inputs = L.Inputs(np.zeros((1, len(engine.UNIT_INPUTS))),
                       np.zeros((nw, len(engine.WHEEL_INPUTS))), np.zeros(len(engine.ENV_INPUTS)))
@@ -90,7 +91,7 @@ def _pressed(sim, model, x, y=None, latch=False):
     y[L.SU:L.SR + 1] = 0.0
     frames = np.zeros((1, L.N_FRAME))
     frames[0, :9] = np.eye(3).ravel()
-    out = np.zeros(8)
+    out = np.zeros(L.N_COLL_ROW)
     environment_pairs(y, model, inputs.u_wheel, 0, frames, latch, out, np.zeros((nw, L.N_WPOSE)),
                       np.zeros((nw, L.N_WLOAD)), np.zeros(1), inputs, 1.0)
     return out

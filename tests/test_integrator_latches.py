@@ -13,7 +13,7 @@ import pytest
 
 import engine
 from engine import layout as L
-from engine.collision import latch_contacts
+from engine.collision import boundary_latches
 from engine.vehicle import derivatives, latch_attitude, synchronize_frames
 from support.fixtures import barrier_event
 
@@ -47,18 +47,22 @@ def test_a_step_failing_in_a_crush_leaves_the_last_good_state_whole():
     assert failing.y_unit[0, L.YU_COLL_CONTACT] == 1.0 and failing.y_unit[0, L.YU_COLL_FX] < 0.0
     # the last good state is the one at t_good with that boundary's latches taken: the state
     # of the run stopped at t_good once the boundary's latches (engine.integrator.advance's
-    # first calls, then the first stage's) are taken on it
+    # first calls, the first stage's, then engine.collision.boundary_latches) are taken on it
     at_good = _sim()
     at_good.advance(t_good)
     y = at_good.y.copy()
     P, U, W = at_good.model, at_good._inputs, at_good._scratch
     latch_attitude(y, P, W)
     synchronize_frames(y, P, W)
-    changed = latch_contacts(y, t_good, P, U, W)
-    # and the first stage's latches (a rigid steering's angle, the tires' turning points)
+    # the first stage's: its collision pass latches the memories as it goes (W.clock[1]), the
+    # derivative the rest (a rigid steering's angle, the tires' turning points); then the
+    # contacts and the wheels' damage
     W.latched[:] = y
+    W.clock[:] = t_good, 1.0
     derivatives(y, np.zeros_like(y), U, P, False, at_good._outputs, np.zeros(2, dtype=np.int64), W)
+    W.clock[1] = 0.0
     y[:block] = W.latched[:block]
+    changed, _ = boundary_latches(y, t_good, P, U, W)
     grown = np.count_nonzero(y[block:] != at_good.y[block:])
     print(f"failed after t = {t_good} s: {err.value}; the block's {grown} states latched at "
           f"that boundary")

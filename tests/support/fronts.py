@@ -90,7 +90,7 @@ def posed_pair(model, y, boxes, depth, pitch=0.0, raised=0.0, latched=(True, Tru
     y[fs + L.PS_FACE_ON_A] = 1.0 + L.FACE_FRONT if latched[1] else 0.0
     frames = np.zeros((2, L.N_FRAME))
     frames[0, :9], frames[1, :9] = Ra.ravel(), Rb.ravel()
-    coll = np.zeros((2, 8))
+    coll = np.zeros((2, L.N_COLL_ROW))
     nw = model.P_WHEEL.shape[0]
     unit_pair(y, model, 0, frames, False, coll, np.zeros((nw, L.N_WPOSE)),
               np.zeros((nw, L.N_WLOAD)), np.zeros(2),
