@@ -65,7 +65,7 @@ from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_
                      CRUSH_STATIONS, YU_COLL_FX, YU_CRUSH_FACE)
 from .terrain_mesh import mesh_surface
 from .wheel_damage import (add_wheel_load, contact_motions, damage_step, ensure_poses,
-                           latch_wheel_motion, wheel_vertex)
+                           latch_wheel_motion, wheel_centre_x, wheel_vertex)
 
 #: the sliding speed below which the friction force is regularised (grows linearly), m/s
 FRICTION_SPEED = 0.1
@@ -1433,7 +1433,7 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
             if pen > deepest:
                 deepest, face = pen, f
     w0, nw = int(P.P_UNIT[a, U_WHEEL0]), int(P.P_UNIT[a, U_NWHEELS])
-    if do_wheels and PC[a, CO_WHEELS] > 0.0:
+    if do_wheels and PC[a, CO_WHEELS] > 0.0 and _wheels_along(y, P, w0, nw, xa, lx, hx, M):
         ensure_poses(y, P, U, t, a, wpose, wvalid, frames)
     else:
         nw = 0
@@ -1467,6 +1467,26 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
         elif code == 0:
             y[fs] = 1.0 + face
             out_a[WC_CHANGED] = 1.0
+
+
+@njit_inline
+def _wheels_along(y, P, w0, nw, xa, lx, hx, M):
+    """Whether a wheel w0 .. w0 + nw - 1 of unit a (with a mesh) may pass the wheels' test of
+    :func:`_vertices_into_box` against b's box, whose extent along a's x is [lx, hx]
+    (:func:`_box_in_frame`): its sphere round its centre (WC_BOUND) is behind the pair's cut
+    at xa, or its centre is outside that extent grown by the sphere as b's axes turn it onto
+    a's x (and EDGE more, for rounding), along x alone, which its centre's x gives before its
+    pose is computed (engine.wheel_damage.wheel_centre_x; a turntable's wheel always may). A
+    unit none of whose wheels may does not compute their poses."""
+    grow = abs(M[0]) + abs(M[3]) + abs(M[6])
+    for w in range(w0, w0 + nw):
+        if P.P_WCOLL[w, WC_NV] <= 0.0:
+            continue
+        xc, rb = wheel_centre_x(y, P, w), P.P_WCOLL[w, WC_BOUND]
+        if math.isnan(xc) or (xc + rb >= xa
+                              and lx - rb * grow - EDGE < xc < hx + rb * grow + EDGE):
+            return True
+    return False
 
 
 @njit

@@ -128,6 +128,17 @@ def unit_wheel_poses(y, P, U, clock, u, pose, frames):
 
 
 @njit
+def wheel_centre_x(y, P, w):
+    """The x (vehicle frame, from the CG) of wheel w's centre as :func:`unit_wheel_poses` puts
+    it, its damage set's included (:func:`wheel_geometry`); NaN for a wheel of a full trailer's
+    turntable, which the turntable moves along x as well."""
+    solid = int(P.P_WHEEL[w, W_SOLID])
+    if solid >= 0 and P.P_AXLE[solid, AX_TURNTABLE] > 0.5:
+        return math.nan
+    return P.P_WHEEL[w, W_X] + y[int(P.P_ENV[E_DMG_BASE]) + N_DMG_STATE * w + DM_X]
+
+
+@njit
 def ensure_poses(y, P, U, clock, u, pose, valid, frames):
     """Unit u's wheel poses into pose, computed once per collision pass (``valid[u]``): only a
     unit whose reach meets something pays for them."""
