@@ -269,8 +269,10 @@ def main(argv=None):
     }
     manoeuvre = load_manoeuvre(duration)
     report["manoeuvre"] = manoeuvre
+    # a development FMU older than its sources is built again: it would time other kernels
+    # than the native FMU's
     error = (build_native(manoeuvre, NATIVE_FMU, NATIVE_EVENT)
-             or ensure_fmu(DEV_FMU))
+             or ensure_fmu(DEV_FMU, rebuild=DEV_FMU.exists() and bool(fmu_staleness(DEV_FMU))))
     if error:
         raise SystemExit(error)
     stale = fmu_staleness(DEV_FMU)
