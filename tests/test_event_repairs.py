@@ -261,13 +261,25 @@ def test_meshes_overlapping_at_the_start_are_refused_naming_what_overlaps(tmp_pa
         assert len(err.strip().splitlines()) == 2, err     # the file, and the one problem
 
 
+def _road_depth(model, u_wheel, u, pts, R, cg):
+    """Per point (earth), how far it is into the road along the road's normal (m, > 0 inside;
+    -inf where a mesh has no road), for unit u with its CG at ``cg`` and rotation R: the
+    kernel engine.start_check.road_depth."""
+    from engine.jit import compiled_entry
+    from engine.start_check import road_depth
+    R = np.ascontiguousarray(R, dtype=np.float64)
+    args = (model, u_wheel, u, float(cg[0]), float(cg[1]), R, 0.0, 0.0, 0.0)
+    depth = compiled_entry(road_depth, args)
+    return np.array([depth(model, u_wheel, u, float(cg[0]), float(cg[1]), R, *p)
+                     for p in np.asarray(pts, dtype=np.float64).tolist()])
+
+
 def test_the_start_check_meets_the_road_of_the_kernels(tmp_path):
     """The start check's depth into the road is the collision's: along the road's normal,
     the road from engine.terrain.surface (flat ground; an external road's plane of the first
     wheel's inputs through the road under its centre; a mesh's triangle under the point, none
     beside it)."""
     from engine import layout as L
-    from engine.setup.start_clear import _road_depth
     R, cg = np.eye(3), np.zeros(3)
     flat = engine.Simulation(engine.load_event(_event()))
     ground = flat.model.P_ENV[L.E_GROUND_Z]

@@ -31,7 +31,7 @@ from .. import layout as L
 from ..collision import EDGE
 from ..jit import compiled_entry
 from ..start_check import (H_BARRIER, H_DEPTH, H_RX, H_RY, H_RZ, H_VERTEX, H_X, H_Y,
-                           H_Z, N_HIT, road_depth, start_overlaps)
+                           H_Z, N_HIT, start_overlaps)
 
 #: the placeholders of a message template, each a column of a row of the kernel's hits and
 #: the significant digits it is written with (format "g"): "{d}" the depth, "{x}", "{y}", "{z}"
@@ -54,17 +54,6 @@ def start_hits(model, y, u_wheel) -> np.ndarray:
     args = start_arguments(model, y, u_wheel)
     compiled_entry(start_overlaps, args)(*args)
     return args[-1]
-
-
-def _road_depth(model, u_wheel, u, pts, R, cg):
-    """Per point (earth), how far it is into the road along the road's normal (m, > 0 inside;
-    -inf where a mesh has no road), for unit u with its CG at ``cg`` and rotation R
-    (:func:`engine.start_check.road_depth`)."""
-    R = np.ascontiguousarray(R, dtype=np.float64)
-    args = (model, u_wheel, u, float(cg[0]), float(cg[1]), R, 0.0, 0.0, 0.0)
-    depth = compiled_entry(road_depth, args)
-    return np.array([depth(model, u_wheel, u, float(cg[0]), float(cg[1]), R, *p)
-                     for p in np.asarray(pts, dtype=np.float64).tolist()])
 
 
 def overlap_templates(model, event) -> list:
