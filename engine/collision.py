@@ -1706,17 +1706,29 @@ def crush_profile(y, P, u, vbase, row, c, touched):
         return
     PC, CK, CV = P.P_COLL, P.CK, P.CV
     v0, nv = int(PC[u, CO_V0]), int(PC[u, CO_NV])
-    face, most = -1, 0.0
-    for f in (FACE_FRONT, FACE_REAR, FACE_RIGHT, FACE_LEFT):
-        if PC[u, CO_K0 + f] <= 0.0:
-            continue
-        volume = 0.0
-        for v in range(v0, v0 + nv):
-            if y[vbase + v] > 0.0 and CK[v, f] > 0.0:
+    # the four faces' crushed volumes in one pass over the vertices (each summed in the
+    # vertices' order)
+    vol_front, vol_rear, vol_right, vol_left = 0.0, 0.0, 0.0, 0.0
+    for v in range(v0, v0 + nv):
+        if y[vbase + v] <= 0.0:
+            continue        # never pressed: no residual crush on any face
+        for f in (FACE_FRONT, FACE_REAR, FACE_RIGHT, FACE_LEFT):
+            if PC[u, CO_K0 + f] > 0.0 and CK[v, f] > 0.0:
                 r = _residual(y, P, u, vbase, v, f)
                 if r > 0.0:
-                    volume += r * CK[v, f] / PC[u, CO_K0 + f]
-        if volume > most:
+                    part = r * CK[v, f] / PC[u, CO_K0 + f]
+                    if f == FACE_FRONT:
+                        vol_front += part
+                    elif f == FACE_REAR:
+                        vol_rear += part
+                    elif f == FACE_RIGHT:
+                        vol_right += part
+                    else:
+                        vol_left += part
+    face, most = -1, 0.0
+    for f, volume in ((FACE_FRONT, vol_front), (FACE_REAR, vol_rear), (FACE_RIGHT, vol_right),
+                      (FACE_LEFT, vol_left)):
+        if PC[u, CO_K0 + f] > 0.0 and volume > most:
             face, most = f, volume
     if face < 0:
         return
@@ -1728,16 +1740,16 @@ def crush_profile(y, P, u, vbase, row, c, touched):
             lo, hi = min(lo, s), max(hi, s)
     row[c] = CRUSH_NONE + 1.0 + face
     row[c + 1] = hi - lo
-    for k in range(CRUSH_STATIONS):
-        station = lo + (hi - lo) * k / (CRUSH_STATIONS - 1)
-        deepest = 0.0
-        for v in range(v0, v0 + nv):
-            if y[vbase + v] <= 0.0 or CK[v, face] <= 0.0:
-                continue
-            a = CV[v, axis] + CV[v, CV_CELL + 2 * axis]         # its cell along the axis
-            b = CV[v, axis] + CV[v, CV_CELL + 2 * axis + 1]
-            if sign < 0.0:
-                a, b = -b, -a
+    # the stations' deepest residual crush (row[c + 2 + k], from 0) in one pass over the
+    # vertices
+    for v in range(v0, v0 + nv):
+        if y[vbase + v] <= 0.0 or CK[v, face] <= 0.0:
+            continue
+        a = CV[v, axis] + CV[v, CV_CELL + 2 * axis]         # its cell along the axis
+        b = CV[v, axis] + CV[v, CV_CELL + 2 * axis + 1]
+        if sign < 0.0:
+            a, b = -b, -a
+        for k in range(CRUSH_STATIONS):
+            station = lo + (hi - lo) * k / (CRUSH_STATIONS - 1)
             if a <= station <= b:
-                deepest = max(deepest, _residual(y, P, u, vbase, v, face))
-        row[c + 2 + k] = deepest
+                row[c + 2 + k] = max(row[c + 2 + k], _residual(y, P, u, vbase, v, face))
