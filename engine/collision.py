@@ -720,17 +720,33 @@ def _vertex_into_object(y, P, u, vi, w, rx, ry, rz, cell, R, X, Y, Z, box, f, ba
 # --- unit against unit -------------------------------------------------------------------
 
 @njit_inline
+def _face_areal(K, k0, CK, v, f, cos):
+    """One face's terms of :func:`areal_stiffness`: (K[k0 + f] cos, cos), or zeros where
+    the face is turned away or v is not on it."""
+    if cos > 0.0 and CK[v, f] > 0.0:
+        return K[k0 + f] * cos, cos
+    return 0.0, 0.0
+
+
+@njit_inline
 def areal_stiffness(K, k0, CK, v, nbx, nby, nbz):
     """The stiffness per unit area (N/m^3) of the faces vertex v lies on, against a push of
     direction n_b (in the axes of its mesh, as :func:`face_stiffness`): each face's value
     K[k0 + face] weighted by its cosine, over the sum of those cosines (0 if no face is turned
-    to it)."""
+    to it). The six faces in FACE_* order, each written out."""
     k, c = 0.0, 0.0
-    for f, cos in ((FACE_FRONT, -nbx), (FACE_REAR, nbx), (FACE_RIGHT, -nby), (FACE_LEFT, nby),
-                   (FACE_BOTTOM, -nbz), (FACE_ROOF, nbz)):
-        if cos > 0.0 and CK[v, f] > 0.0:
-            k += K[k0 + f] * cos
-            c += cos
+    dk, dc = _face_areal(K, k0, CK, v, FACE_FRONT, -nbx)
+    k, c = k + dk, c + dc
+    dk, dc = _face_areal(K, k0, CK, v, FACE_REAR, nbx)
+    k, c = k + dk, c + dc
+    dk, dc = _face_areal(K, k0, CK, v, FACE_RIGHT, -nby)
+    k, c = k + dk, c + dc
+    dk, dc = _face_areal(K, k0, CK, v, FACE_LEFT, nby)
+    k, c = k + dk, c + dc
+    dk, dc = _face_areal(K, k0, CK, v, FACE_BOTTOM, -nbz)
+    k, c = k + dk, c + dc
+    dk, dc = _face_areal(K, k0, CK, v, FACE_ROOF, nbz)
+    k, c = k + dk, c + dc
     return k / c if c > 0.0 else 0.0
 
 
@@ -830,6 +846,18 @@ def _cell_along(M, cell, skip, m, p):
 
 
 @njit_inline
+def _face_over(CK, v, f, ia, cos, M, cell, p, box, m1, m2):
+    """One face's term of :func:`clipped_stiffness`: face f (its axis ia) of vertex v at the
+    cosine ``cos`` of its normal to the push, 0 where it is turned away or v is not on it."""
+    if cos <= 0.0 or CK[v, f] <= 0.0:
+        return 0.0
+    lo1, hi1 = _cell_along(M, cell, ia, m1, p[m1])
+    lo2, hi2 = _cell_along(M, cell, ia, m2, p[m2])
+    return (CK[v, f] * cos * cell_share(lo1, hi1, box[2 * m1], box[2 * m1 + 1])
+            * cell_share(lo2, hi2, box[2 * m2], box[2 * m2 + 1]))
+
+
+@njit_inline
 def clipped_stiffness(CK, v, nbx, nby, nbz, M, cell, p, box, fb):
     """Vertex v's stiffness (N/m) against a push of direction n_b (in its mesh's axes) from the
     face fb of another unit's box (``box``: x0, x1, y0, y1, z0, z1 in that unit's frame, the
@@ -837,18 +865,17 @@ def clipped_stiffness(CK, v, nbx, nby, nbz, M, cell, p, box, fb):
     :func:`face_stiffness`, and by the share of its tributary area (its cell without the face's
     own axis) that lies over face fb, along fb's two axes (:func:`cell_share`). So the vertices
     of a face count the area it has in common with face fb, not more or less as their rows
-    line up with fb's edges."""
+    line up with fb's edges. The six faces in FACE_* order, each written out (its axis a
+    constant of the code)."""
     ib = face_axis(fb)
     m1, m2 = (ib + 1) % 3, (ib + 2) % 3
     k = 0.0
-    for f, cos in ((FACE_FRONT, -nbx), (FACE_REAR, nbx), (FACE_RIGHT, -nby), (FACE_LEFT, nby),
-                   (FACE_BOTTOM, -nbz), (FACE_ROOF, nbz)):
-        if cos > 0.0 and CK[v, f] > 0.0:
-            ia = face_axis(f)
-            lo1, hi1 = _cell_along(M, cell, ia, m1, p[m1])
-            lo2, hi2 = _cell_along(M, cell, ia, m2, p[m2])
-            k += (CK[v, f] * cos * cell_share(lo1, hi1, box[2 * m1], box[2 * m1 + 1])
-                  * cell_share(lo2, hi2, box[2 * m2], box[2 * m2 + 1]))
+    k += _face_over(CK, v, FACE_FRONT, 0, -nbx, M, cell, p, box, m1, m2)
+    k += _face_over(CK, v, FACE_REAR, 0, nbx, M, cell, p, box, m1, m2)
+    k += _face_over(CK, v, FACE_RIGHT, 1, -nby, M, cell, p, box, m1, m2)
+    k += _face_over(CK, v, FACE_LEFT, 1, nby, M, cell, p, box, m1, m2)
+    k += _face_over(CK, v, FACE_BOTTOM, 2, -nbz, M, cell, p, box, m1, m2)
+    k += _face_over(CK, v, FACE_ROOF, 2, nbz, M, cell, p, box, m1, m2)
     return k
 
 
