@@ -1597,7 +1597,7 @@ def collision_forces(y, P, U, W, t):
 
 
 @njit
-def boundary_latches(y, t, P, U, W):
+def boundary_latches(y, t, P, W):
     """At a step boundary, after the first stage's :func:`collision_pass` latched the
     vertices' largest approaches and the pairs' faces: a unit's first contact latched with
     its earth-fixed CG velocity then (for deltaV), and each wheel's damage set grown by the
@@ -1674,19 +1674,19 @@ def collision_outputs(y, P, u, frames, coll, y_unit_row, c_fx):
     y_unit_row[c_fx + 12] = pdof
     y_unit_row[c_fx + 13] = duration
     vbase = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * P.P_UNIT.shape[0]
-    v0, nv = int(P.P_COLL[u, CO_V0]), int(P.P_COLL[u, CO_NV])
-    set_ = 1.0 - P.P_COLL[u, CO_E] * P.P_COLL[u, CO_E]     # the permanent share of an approach
+    PCu = P.P_COLL[u]
+    v0, nv, e = int(PCu[CO_V0]), int(PCu[CO_NV]), PCu[CO_E]
     crush, residual = 0.0, 0.0
     # a unit that has never touched anything has no memory (a raised one is a contact)
     touched = y[s + CS_CONTACT] > 0.5
     for i in range(nv if touched else 0):
         dmax = y[vbase + v0 + i]
         if dmax > 0.0:
-            d0 = no_damage_approach(P, v0 + i)
+            d0 = unit_no_damage(PCu, P.CK, v0 + i)
             if dmax - d0 > crush:
                 crush = dmax - d0
-            if set_ * dmax - d0 > residual:
-                residual = set_ * dmax - d0
+            if permanent_set(e, dmax) - d0 > residual:
+                residual = permanent_set(e, dmax) - d0
     y_unit_row[c_fx + 8] = max(crush, coll[u, WC_DEPTH])
     y_unit_row[c_fx + 9] = residual
     crush_profile(y, P, u, vbase, y_unit_row, c_fx + YU_CRUSH_FACE - YU_COLL_FX, touched)

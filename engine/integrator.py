@@ -77,7 +77,7 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
                 # way, when one moves something, this step's first stage is taken again
                 for i in range(mi):
                     y[i] = W.latched[i]
-                changed, grown = boundary_latches(y, t0 + step * h, P, U, W)
+                changed, grown = boundary_latches(y, t0 + step * h, P, W)
                 block = block or changed
                 failed = latch_failures(y, t0 + step * h, P.P_CONN, conn_base, W.conn_force)
                 if grown or failed:

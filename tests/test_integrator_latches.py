@@ -62,7 +62,7 @@ def test_a_step_failing_in_a_crush_leaves_the_last_good_state_whole():
     derivatives(y, np.zeros_like(y), U, P, False, at_good._outputs, np.zeros(2, dtype=np.int64), W)
     W.clock[1] = 0.0
     y[:block] = W.latched[:block]
-    changed, _ = boundary_latches(y, t_good, P, U, W)
+    changed, _ = boundary_latches(y, t_good, P, W)
     grown = np.count_nonzero(y[block:] != at_good.y[block:])
     print(f"failed after t = {t_good} s: {err.value}; the block's {grown} states latched at "
           f"that boundary")
