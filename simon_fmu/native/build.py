@@ -36,10 +36,9 @@ from engine.signals import WHOLE_INPUTS
 from . import kernels as K
 from . import targets as T
 from . import tuning
-from .resources import pack, texts
+from .resources import RESOURCE_FILE, pack, texts
 
 C_DIR = Path(__file__).resolve().parent / "c"
-RESOURCE_FILE = "native.bin"
 #: FMI platform folder -> its target triple, compiler and package (simon_fmu/native/targets.py)
 PLATFORMS = T.PLATFORMS
 #: the engine's output arrays, in the order of their source codes in the variable table

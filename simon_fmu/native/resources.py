@@ -26,6 +26,8 @@ import numpy as np
 
 from ..runtime.checksum import fnv1a64
 
+#: its name in the FMU's resources/ (simon_native.c's SN_FILE)
+RESOURCE_FILE = "native.bin"
 MAGIC = b"SIMONNAT"
 VERSION = 1
 #: what the runtime does with a parameter, the items of its ``tune.kind`` array

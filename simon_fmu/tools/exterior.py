@@ -50,8 +50,7 @@ def fmu_state_vector(folder: Path, blob: bytes, guid: str | None = None) -> np.n
     :func:`simon_fmu.native.resources.state_vector`) or a development FMU's (with ``guid``,
     of that FMU: :func:`simon_fmu.vehicle.slave.state_vector`). ValueError saying why when the
     bytes are not one."""
-    from ..native.build import RESOURCE_FILE
-    from ..native.resources import state_vector as native_state, unpack
+    from ..native.resources import RESOURCE_FILE, state_vector as native_state, unpack
     from ..vehicle.slave import state_vector as development_state
     native = Path(folder) / "resources" / RESOURCE_FILE
     if native.is_file():
