@@ -23,7 +23,7 @@ import pytest
 import engine
 from engine import layout as L
 from support.barrier import neutral_run
-from support.exteriors import box_obj
+from support.exteriors import box_obj, read_objects
 from support.fixtures import BARRIER_X, barrier_event
 from support.fmus import event_fmu
 from support.run import run
@@ -167,7 +167,7 @@ def test_a_study_into_the_wall_reports_the_crush_profile(wall_fmu, tmp_path):
     # the exterior as the crush left it (exteriors.obj): the front moved in by its permanent
     # set (1 - e^2)(C + A/B), the deepest vertex by that of maxCrush, the rear where it was, a
     # closed surface turned outwards
-    verts, tris = _read_obj(tmp_path / "exteriors.obj")["car"]
+    verts, tris = read_objects((tmp_path / "exteriors.obj").read_text())["car"]
     sim = engine.Simulation(engine.load_event(_with_a(barrier_event())), warn=False)
     P = sim.model
     v0, nv = int(P.P_COLL[0, L.CO_V0]), int(P.P_COLL[0, L.CO_NV])
@@ -202,7 +202,7 @@ def test_the_exterior_command_writes_the_crushed_exterior_of_a_saved_state(insta
     inst.fmu.freeFMUstate(state)
     out = tmp_path / "crushed.obj"
     assert main(["exterior", str(wall_fmu), str(tmp_path / "state.bin"), "-o", str(out)]) == 0
-    verts, _ = _read_obj(out)["car"]
+    verts, _ = read_objects(out.read_text())["car"]
     col = CAR["collision"]
     e, d0 = col["restitution"], A_FRONT / col["crush_stiffness"]["front"]
     sim = engine.Simulation(engine.load_event(_with_a(barrier_event())), warn=False)
@@ -232,22 +232,6 @@ def test_the_exterior_command_writes_the_crushed_exterior_of_a_saved_state(insta
     other.write_text("v 0 0 0\n")
     assert main(["exterior", str(wall_fmu), str(tmp_path / "state.bin"), "-o", str(other)]) == 2
     assert other.read_text() == "v 0 0 0\n"
-
-
-def _read_obj(path):
-    """{name: (vertices, triangles from 0)} of an OBJ file of ``o`` objects and triangles."""
-    out, name, base, count = {}, None, 0, 0
-    for line in path.read_text().splitlines():
-        word, *rest = line.split() or [""]
-        if word == "o":
-            base, name = count, rest[0]
-            out[name] = ([], [])
-        elif word == "v":
-            out[name][0].append([float(x) for x in rest])
-            count += 1
-        elif word == "f":
-            out[name][1].append([int(x) - 1 - base for x in rest])
-    return {k: (np.array(v), np.array(t)) for k, (v, t) in out.items()}
 
 
 def test_a_frontal_crush_is_the_fronts_when_the_sides_a_over_b_is_smaller():

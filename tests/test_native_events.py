@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +23,7 @@ import pytest
 import engine
 from engine import layout as L
 from support import fmus
-from support.exteriors import box_obj
+from support.exteriors import box_obj, read_objects
 from support.roads import grid_crg, grid_mesh_obj
 
 DATA = Path(engine.__file__).resolve().parent / "data"
@@ -822,17 +824,6 @@ def test_a_start_on_a_road_takes_its_place_as_the_development_fmu(scenario, tune
         assert message.startswith("the parameters are not accepted: ") and why in message
 
 
-def _vertices(obj: str, name: str) -> np.ndarray:
-    """The vertices of object ``name`` of an OBJ text (one ``o`` group per unit)."""
-    rows, inside = [], False
-    for line in obj.splitlines():
-        if line.startswith("o "):
-            inside = line == f"o {name}"
-        elif inside and line.startswith("v "):
-            rows.append([float(v) for v in line.split()[1:]])
-    return np.array(rows)
-
-
 @pytest.mark.parametrize("scenario, units", [("two-cars", ("car", "car2")), ("pole", ("car",))])
 def test_a_native_fmus_state_gives_the_exteriors_of_the_development_fmus(scenario, units,
                                                                           folder, instance,
@@ -842,8 +833,6 @@ def test_a_native_fmus_state_gives_the_exteriors_of_the_development_fmus(scenari
     and after a head-on collision of two cars, or the sedan's impact on a pole, it writes the
     development FMU's exteriors.obj to the byte, each struck exterior moved in by its
     permanent crush."""
-    import subprocess
-    import sys
     data, steps, control, _ = (_ROADS.get(scenario) or SCENARIOS[scenario])(folder)
     native, development = _pair(folder, scenario, data)
     texts = {}
@@ -868,7 +857,7 @@ def test_a_native_fmus_state_gives_the_exteriors_of_the_development_fmus(scenari
     for when in ("start", "end"):
         assert texts[native, when] == texts[development, when]
     for unit in units:
-        moved = np.linalg.norm(_vertices(texts[native, "end"], unit)
-                               - _vertices(texts[native, "start"], unit), axis=1)
+        moved = np.linalg.norm(read_objects(texts[native, "end"])[unit][0]
+                               - read_objects(texts[native, "start"])[unit][0], axis=1)
         print(f"{scenario}: {unit}'s exterior moved in by up to {moved.max() * 1e3:.1f} mm")
         assert moved.max() > 0.02

@@ -20,7 +20,7 @@ import engine
 from engine.setup.collision import unit_box
 from engine.setup.derived import body_front
 from engine.setup.event import DEFAULT_CRUSH_B, TWO_CARS_EVENT
-from support.exteriors import default_box_obj, hood_obj
+from support.exteriors import default_box_obj, hood_obj, read_objects
 from support.fmus import event_fmu
 from support.fronts import front_contact, peak_approach, series_per_area
 from support.run import run
@@ -383,17 +383,6 @@ def _rotation(roll, pitch, yaw):
     return R
 
 
-def _obj_fronts(text):
-    """Per object of an exteriors OBJ text: its vertices (vehicle-fixed, m)."""
-    objects, current = {}, None
-    for line in text.splitlines():
-        if line.startswith("o "):
-            current = objects.setdefault(line[2:].strip(), [])
-        elif line.startswith("v "):
-            current.append([float(v) for v in line.split()[1:4]])
-    return {name: np.array(v) for name, v in objects.items()}
-
-
 def _front_set(made, crushed):
     """The front face's vertices as made (y, z) and each one's permanent set (m): how far the
     crush moved it back."""
@@ -468,9 +457,9 @@ def test_a_second_impact_meets_the_fronts_where_the_first_left_them(instance, he
     assert parted and rows[-1][12] != 0.0, "the second contact did not come"
     event = engine.load_event(HEAD_ON)
     # as made: the exteriors at the start, before any crush
-    made = _obj_fronts(exteriors_obj(event, engine.Simulation(event, warn=False).y))
-    crushed = _obj_fronts(exteriors_obj(event, state_vector(blob)))
-    fronts = {u: _front_set(made[u], crushed[u]) for u in ("car", "car2")}
+    made = read_objects(exteriors_obj(event, engine.Simulation(event, warn=False).y))
+    crushed = read_objects(exteriors_obj(event, state_vector(blob)))
+    fronts = {u: _front_set(made[u][0], crushed[u][0]) for u in ("car", "car2")}
     pose = [{"car": np.array(r[0:6]), "car2": np.array(r[6:12])} for r in rows[-2:]]
     before, at = _deepest_gap(pose[0], fronts), _deepest_gap(pose[1], fronts)
     closing = rows[-1][13] + rows[-1][14]

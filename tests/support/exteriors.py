@@ -1,5 +1,6 @@
 """OBJ exteriors for the collision tests (``collision.mesh_file``): a box whose faces are a grid
-of quads, and a box whose front top edge is cut by a slope (a hood)."""
+of quads, and a box whose front top edge is cut by a slope (a hood); and the reader of the
+exteriors the crush left (``python -m simon_fmu exterior``, a study's exteriors.obj)."""
 from __future__ import annotations
 
 import math
@@ -80,3 +81,20 @@ def cylinder_obj(path, centre, radius, z_top, z_bottom, sides=64):
     lines += ["f " + " ".join(str(i) for i in face) for face in faces]
     Path(path).write_text("\n".join(lines) + "\n")
     return path
+
+
+def read_objects(text: str) -> dict:
+    """{name: (vertices (n, 3), triangles (m, 3) numbering them from 0)} of an OBJ text of
+    ``o`` objects and triangles (simon_fmu.tools.exterior's, one object per unit)."""
+    out, name, base, count = {}, None, 0, 0
+    for line in text.splitlines():
+        word, *rest = line.split() or [""]
+        if word == "o":
+            base, name = count, rest[0]
+            out[name] = ([], [])
+        elif word == "v":
+            out[name][0].append([float(x) for x in rest])
+            count += 1
+        elif word == "f":
+            out[name][1].append([int(x) - 1 - base for x in rest])
+    return {k: (np.array(v), np.array(t)) for k, (v, t) in out.items()}
