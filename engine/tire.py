@@ -464,24 +464,37 @@ def tread_share(gamma):
     return 1.0 - x * x * (3.0 - 2.0 * x)
 
 
+#: the most the cosine of :func:`ring_low_point` can be (1, and its square root's rounding):
+#: a ring whose centre is farther than its radius times this above the road cannot reach it
+RING_REACH = 1.0 + 1.0e-9
+
+
 @njit
 def ring_low_point(cx, cy, cz, ax, ay, az, gx, gy, gz, nx, ny, nz, radius, offset):
     """The lowest point of a wheel's ring against the road plane: the circle of ``radius`` in
     the wheel plane about the point ``offset`` along the axle a from the wheel centre c (earth,
     the plane through the point g of downward unit normal n, as :func:`contact`). Returns its
     approach into the road (> 0 below it, along n) and the point (earth). A ring lying flat
-    meets the road with the whole circle: its centre is taken as the point."""
+    meets the road with the whole circle: its centre is taken as the point.
+
+    A ring that cannot reach the plane, its centre farther above it than its radius (the
+    rim of a wheel on its tire), is told apart before the square root: its approach is
+    returned as that clearance less the radius (< 0, no more than the ring's own), its point
+    as its centre."""
     na = nx * ax + ny * ay + nz * az
+    h = (cx - gx) * nx + (cy - gy) * ny + (cz - gz) * nz + offset * na
+    px, py, pz = cx + offset * ax, cy + offset * ay, cz + offset * az
+    reach = h + radius * RING_REACH
+    if reach <= 0.0:
+        return reach, px, py, pz
     dx, dy, dz = nx - na * ax, ny - na * ay, nz - na * az
     m = math.sqrt(dx * dx + dy * dy + dz * dz)    # = cos(inclination)
-    px, py, pz = cx + offset * ax, cy + offset * ay, cz + offset * az
     if m > 1e-12:
         s = radius / m
         px += s * dx
         py += s * dy
         pz += s * dz
-    pen = (cx - gx) * nx + (cy - gy) * ny + (cz - gz) * nz + offset * na + radius * m
-    return pen, px, py, pz
+    return h + radius * m, px, py, pz
 
 
 @njit
