@@ -406,12 +406,12 @@ def _bilinear(nodes, sets, y, z):
     return low + tk * (high - low)
 
 
-def _deepest_gap(pose, fronts):
-    """The largest overlap of the two crushed fronts at the cars' poses: over each car's front
-    vertices, how far it is into the other's front as made less its own set and the other's
-    set interpolated where it presses (> 0: the crushed surfaces overlap there)."""
+def _deepest_gap(pose, fronts, pair=("car", "car2")):
+    """The largest overlap of the two crushed fronts of ``pair`` at the cars' poses: over each
+    car's front vertices, how far it is into the other's front as made less its own set and
+    the other's set interpolated where it presses (> 0: the crushed surfaces overlap there)."""
     deepest = -np.inf
-    for a, b in (("car", "car2"), ("car2", "car")):
+    for a, b in (pair, pair[::-1]):
         (nodes_a, set_a, xa), (nodes_b, set_b, xb) = fronts[a], fronts[b]
         ra, rb = _rotation(*pose[a][3:]), _rotation(*pose[b][3:])
         for (y, z), s in zip(nodes_a, set_a):
@@ -475,3 +475,108 @@ def test_a_second_impact_meets_the_fronts_where_the_first_left_them(instance, he
     # measured 0.1372 m against the least sets' sum 0.1458 m: the fronts pitch a little as car
     # drives (the top rows, 0.3 m above the CG, meet first)
     assert overlap == pytest.approx(sets, rel=0.1)
+
+
+# --- a second impact on a crushed front by a third car --------------------------------------
+THIRD_X = -12.0              # m: where car3 waits on the line, braked
+THIRD_REVERSE = 0.2          # car's throttle in reverse, once it has parted from car2
+THIRD_LOCK = 6.0             # rad: car's steering-wheel angle as it backs out
+THIRD_ASIDE = 3.5            # m: car is clear of the line from this lateral offset on
+THIRD_THROTTLE = 0.15        # car3's throttle in first gear
+
+
+def _third_event():
+    """HEAD_ON's cars and a third, car3, a copy of car waiting on the same line THIRD_X
+    behind car's start, facing car2."""
+    data = copy.deepcopy(HEAD_ON)
+    car3 = copy.deepcopy(data["units"][0])
+    car3["name"] = "car3"
+    car3["initial"] = {"X": THIRD_X, "Y": 0.0, "yaw": 0.0, "speed": 0.0}
+    data["units"].append(car3)
+    return data
+
+
+THIRD = _third_event()
+
+
+@pytest.fixture(scope="module")
+def third_fmu(fmu_dir):
+    return event_fmu(fmu_dir, "third_car_collision", THIRD)
+
+
+def test_a_third_car_meets_the_front_the_first_one_crushed(instance, third_fmu):
+    """car at SECOND_V into car2, which stands braked; once they have parted, car backs out
+    of the line on full lock and stops aside, and car3, which waited braked on the line behind
+    it, drives into car2's crushed front in first gear. The second contact is a different
+    vehicle's: it begins where car3's front as made meets car2's front as car's impact left it,
+    computed here as for the second impact by the same car (from the FMU's poses and the
+    crushed exteriors of the state once car is aside): at the step before it no vertex of
+    either front reaches the other's crushed surface and at its first step one does, by less
+    than the closing speed times the step; the boxes as made then overlap by about car2's set,
+    not by nothing."""
+    from simon_fmu.tools.exterior import exteriors_obj
+    from simon_fmu.vehicle.slave import state_vector
+    car = THIRD["units"][0]
+    params = {"car.X0": 0.0, "car.speed0": SECOND_V, "car2.X0": car["dimensions"]["length"] + 1.0,
+              "car2.Y0": 0.0, "car2.yaw0": math.pi, "car2.speed0": 0.0, "car3.X0": THIRD_X}
+    inst = instance(third_fmu).start(params)
+    units = ("car", "car2", "car3")
+    pose_names = [f"{u}.{k}" for u in units for k in ("X", "Y", "Z", "roll", "pitch", "yaw")]
+    fx_names = [f"{u}.collision.Fx" for u in units]
+    vrs = [inst.vr[n] for n in pose_names + fx_names + ["car2.u", "car3.u"]]
+    fx = slice(18, 21)
+    rows, blob, phase, touched = [], None, "first", False
+    for n in range(int(round(20.0 / SECOND_H))):
+        inst.set("car2.gear", 0)
+        inst.set("car2.brakePedalForce", SECOND_BRAKE)
+        if phase == "first":          # car into car2 in neutral, car3 waiting braked
+            inst.set("car.gear", 0)
+            inst.set("car3.gear", 0)
+            inst.set("car3.brakePedalForce", SECOND_BRAKE)
+        elif phase == "aside":        # car backs out on full lock
+            inst.set("car.gear", -1)
+            inst.set("car.throttle", THIRD_REVERSE)
+            inst.set("car.steeringWheelAngle", THIRD_LOCK)
+        else:                         # car stands aside, braked; car3 drives into car2
+            inst.set("car.gear", 0)
+            inst.set("car.throttle", 0.0)
+            inst.set("car.brakePedalForce", SECOND_BRAKE)
+            inst.set("car3.gear", 1)
+            inst.set("car3.brakePedalForce", 0.0)
+            inst.set("car3.throttle", THIRD_THROTTLE)
+        inst.fmu.doStep(n * SECOND_H, SECOND_H)
+        rows.append(inst.fmu.getReal(vrs))
+        f = np.asarray(rows[-1][fx])
+        if phase == "first":
+            if touched and f[0] == 0.0:
+                phase = "aside"
+            touched = touched or f[0] != 0.0
+        elif phase == "aside" and abs(rows[-1][1]) > THIRD_ASIDE:
+            phase = "third"
+            # car2's front as car's impact left it, car3's as made
+            blob = inst.fmu.serializeFMUstate(inst.fmu.getFMUstate())
+            first = len(rows)
+        elif phase == "third" and any(f != 0.0):
+            break
+    assert phase == "third" and rows[-1][20] != 0.0, "car3 did not reach car2"
+    assert rows[-1][18] == 0.0, "car was not clear of the line"
+    event = engine.load_event(THIRD)
+    made = read_objects(exteriors_obj(event, engine.Simulation(event, warn=False).y))
+    crushed = read_objects(exteriors_obj(event, state_vector(blob)))
+    fronts = {u: _front_set(made[u][0], crushed[u][0]) for u in ("car2", "car3")}
+    pose = [{u: np.array(r[6 * i:6 * i + 6]) for i, u in enumerate(units)} for r in rows[-2:]]
+    before, at = (_deepest_gap(p, fronts, ("car3", "car2")) for p in pose)
+    closing = rows[-1][21] + rows[-1][22]
+    overlap = fronts["car2"][2] + fronts["car3"][2] - (rows[-1][6] - rows[-1][12])
+    set2, set3 = fronts["car2"][1], fronts["car3"][1]
+    print(f"car3 reached car2 {(len(rows) - first) * SECOND_H:.3f} s after car was aside "
+          f"(car at Y {rows[first - 1][1]:.2f} m), closing at {closing:.3f} m/s: crushed fronts "
+          f"{before * 1e3:+.3f} mm apart the step before, {at * 1e3:+.3f} mm into each other at "
+          f"it; the boxes as made overlap {overlap:.4f} m, car2's set {set2.min():.4f} to "
+          f"{set2.max():.4f} m, car3's {set3.min():.4f} to {set3.max():.4f} m")
+    assert np.all(set3 == 0.0) and set2.min() > 0.0
+    # measured: -1.538 mm the step before, +1.707 mm at it, closing at 3.245 m/s (3.2 mm a
+    # step); car's impact had moved car2's front back by 73 to 99 mm
+    assert before <= 0.0 < at <= closing * SECOND_H
+    # measured 0.0726 m against car2's least set 0.0729 m
+    assert overlap == pytest.approx(set2.min(), rel=0.02)
