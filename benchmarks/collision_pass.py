@@ -1,6 +1,7 @@
 """One collision pass alone: the engine's collision kernel on saved states of sustained contact.
 
     python benchmarks/collision_pass.py [--out out] [--calls 20000] [--rounds 5] [--json PATH]
+                                        [--states FILE]
 
 collision.py's event (two cars on one line, the first pushing the second, braked) is run in
 the engine (engine.Simulation, no FMU) to 1, 2, 3 and 4 s; at each of those states
@@ -10,11 +11,15 @@ of ``--rounds`` rounds is reported per state with the vertices in touch. A pass 
 integrator pays four times a step (the first stage's also latches the boundary's memories,
 ``engine.collision.collision_pass``).
 
-Why this script: it compiles the collision kernels only (seconds, against minutes for the
-whole model), so a change to engine/collision.py can be timed against the committed code in
-alternated runs (``PYTHONPATH=<other checkout> python benchmarks/collision_pass.py``). Its
-loop is compiled without numba's disk cache on purpose: a cached caller keeps the callee's
-code it was compiled with, and would time the old kernels after an edit.
+Why this script: it times the collision kernels alone, so a change to engine/collision.py
+can be timed against the committed code in alternated runs
+(``PYTHONPATH=<other checkout> python benchmarks/collision_pass.py``). Running the event to
+its states needs the whole model, which an edit to engine/collision.py has compiled again
+(minutes); with ``--states FILE`` the first run saves the states and the arrays the kernels
+read there (a pickle), and every later run, of any checkout with the same layout, reads them
+and compiles the collision kernels only (seconds), timing each checkout on the very same
+states. Its loop is compiled without numba's disk cache on purpose: a cached caller keeps the
+callee's code it was compiled with, and would time the old kernels after an edit.
 
 The report goes to out/collision-pass.json (``--json``). A benchmark, not a test: nothing
 asserts a time.
@@ -22,6 +27,7 @@ asserts a time.
 from __future__ import annotations
 
 import argparse
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -60,6 +66,9 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--json", type=Path, default=None,
                         help="report path (default out/collision-pass.json)")
+    parser.add_argument("--states", type=Path, default=None,
+                        help="the saved states and the kernels' arrays: read from this file "
+                             "when it exists, else computed and written to it")
     args = parser.parse_args(argv)
     import numba
 
@@ -69,9 +78,16 @@ def main(argv=None) -> int:
     print(f"engine from {Path(engine.__file__).parent}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    event = write_event(out, 2.0, 0.5, 300)
-    sim, saved = states(event)
-    P, U, W = sim.model, sim._inputs, sim._scratch
+    if args.states is not None and args.states.is_file():
+        with open(args.states, "rb") as f:
+            P, U, W, saved = pickle.load(f)
+        print(f"states from {args.states}")
+    else:
+        sim, saved = states(write_event(out, 2.0, 0.5, 300))
+        P, U, W = sim.model, sim._inputs, sim._scratch
+        if args.states is not None:
+            with open(args.states, "wb") as f:
+                pickle.dump((P, U, W, saved), f)
 
     @numba.njit(cache=False)
     def passes(y, P, U, W, t, n):
