@@ -390,6 +390,18 @@ def _front_set(made, crushed):
     return made[front, 1:3], made[front, 0] - crushed[front, 0], made[:, 0].max()
 
 
+def _fronts(data, blob, units):
+    """Per unit of ``units``, :func:`_front_set` of event ``data``'s exteriors as made (at the
+    start, before any crush) and as crushed in the development FMU's serialised state ``blob`` (the ``exterior``
+    command's code)."""
+    from simon_fmu.tools.exterior import exteriors_obj
+    from simon_fmu.vehicle.slave import state_vector
+    event = engine.load_event(data)
+    made = read_objects(exteriors_obj(event, engine.Simulation(event, warn=False).y))
+    crushed = read_objects(exteriors_obj(event, state_vector(blob)))
+    return {u: _front_set(made[u][0], crushed[u][0]) for u in units}
+
+
 def _bilinear(nodes, sets, y, z):
     """The set at (y, z) interpolated over a front's grid of nodes (bilinear), held at its
     edges."""
@@ -429,8 +441,6 @@ def test_a_second_impact_meets_the_fronts_where_the_first_left_them(instance, he
     before it no vertex of either front reaches the other's crushed surface and at its first
     step one does, by less than the closing speed times the step. The boxes as made then
     overlap by about the two sets (15 cm), not by nothing."""
-    from simon_fmu.tools.exterior import exteriors_obj
-    from simon_fmu.vehicle.slave import state_vector
     car = HEAD_ON["units"][0]
     params = {"car.X0": 0.0, "car.speed0": SECOND_V, "car2.X0": car["dimensions"]["length"] + 1.0,
               "car2.Y0": 0.0, "car2.yaw0": math.pi, "car2.speed0": 0.0}
@@ -455,11 +465,7 @@ def test_a_second_impact_meets_the_fronts_where_the_first_left_them(instance, he
         if parted and fx != 0.0:
             break
     assert parted and rows[-1][12] != 0.0, "the second contact did not come"
-    event = engine.load_event(HEAD_ON)
-    # as made: the exteriors at the start, before any crush
-    made = read_objects(exteriors_obj(event, engine.Simulation(event, warn=False).y))
-    crushed = read_objects(exteriors_obj(event, state_vector(blob)))
-    fronts = {u: _front_set(made[u][0], crushed[u][0]) for u in ("car", "car2")}
+    fronts = _fronts(HEAD_ON, blob, ("car", "car2"))
     pose = [{"car": np.array(r[0:6]), "car2": np.array(r[6:12])} for r in rows[-2:]]
     before, at = _deepest_gap(pose[0], fronts), _deepest_gap(pose[1], fronts)
     closing = rows[-1][13] + rows[-1][14]
@@ -514,8 +520,6 @@ def test_a_third_car_meets_the_front_the_first_one_crushed(instance, third_fmu):
     either front reaches the other's crushed surface and at its first step one does, by less
     than the closing speed times the step; the boxes as made then overlap by about car2's set,
     not by nothing."""
-    from simon_fmu.tools.exterior import exteriors_obj
-    from simon_fmu.vehicle.slave import state_vector
     car = THIRD["units"][0]
     params = {"car.X0": 0.0, "car.speed0": SECOND_V, "car2.X0": car["dimensions"]["length"] + 1.0,
               "car2.Y0": 0.0, "car2.yaw0": math.pi, "car2.speed0": 0.0, "car3.X0": THIRD_X}
@@ -560,10 +564,7 @@ def test_a_third_car_meets_the_front_the_first_one_crushed(instance, third_fmu):
             break
     assert phase == "third" and rows[-1][20] != 0.0, "car3 did not reach car2"
     assert rows[-1][18] == 0.0, "car was not clear of the line"
-    event = engine.load_event(THIRD)
-    made = read_objects(exteriors_obj(event, engine.Simulation(event, warn=False).y))
-    crushed = read_objects(exteriors_obj(event, state_vector(blob)))
-    fronts = {u: _front_set(made[u][0], crushed[u][0]) for u in ("car2", "car3")}
+    fronts = _fronts(THIRD, blob, ("car2", "car3"))
     pose = [{u: np.array(r[6 * i:6 * i + 6]) for i, u in enumerate(units)} for r in rows[-2:]]
     before, at = (_deepest_gap(p, fronts, ("car3", "car2")) for p in pose)
     closing = rows[-1][21] + rows[-1][22]
