@@ -1685,8 +1685,9 @@ def collision_outputs(y, P, u, frames, coll, y_unit_row, c_fx):
             d0 = unit_no_damage(PCu, P.CK, v0 + i)
             if dmax - d0 > crush:
                 crush = dmax - d0
-            if permanent_set(e, dmax) - d0 > residual:
-                residual = permanent_set(e, dmax) - d0
+            left = permanent_set(e, dmax) - d0      # its residual crush
+            if left > residual:
+                residual = left
     y_unit_row[c_fx + 8] = max(crush, coll[u, WC_DEPTH])
     y_unit_row[c_fx + 9] = residual
     crush_profile(y, P, u, vbase, y_unit_row, c_fx + YU_CRUSH_FACE - YU_COLL_FX, touched)

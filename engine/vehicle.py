@@ -87,7 +87,7 @@ from .layout import (APHI, APHID, AX_CAMBER, AX_ICM, AX_KAPPA, AX_KRS, AX_M, AX_
                      U_STOP_LEFT, U_STOP_RIGHT, U_TRAIL_M, U_WHEEL0,
                      WOMEGA, WZ, WZD, W_DRIVEN, W_ISPIN, W_KRS, W_MUS, W_NTIRES, W_PARTNER,
                      W_PROPORTIONED, W_SIDE, W_SOLID, W_STEERED, W_STEER_RATIO, W_TB_RATIO, W_TIRE0, W_TRACK,
-                     W_X, W_Y0, W_YS, W_Z0, W_ZETA, YA_HEAVE, YA_ROLL, YS_ANGLE, YS_RATE,
+                     W_Y0, W_YS, W_Z0, W_ZETA, YA_HEAVE, YA_ROLL, YS_ANGLE, YS_RATE,
                      YS_TORQUE, YT_ALPHA, YT_DEFL, YT_FX,
                      YT_FY, YT_FZ, YT_INCL, YT_MU, YT_MZ, YT_ROADZ, YT_SKID, YT_SLIP, YT_TRAIL, YT_WATER, YU_AERO_FX, YU_COLL_FX, YU_AERO_FY, YU_AERO_FZ, YU_AERO_MX, YU_AERO_MY, YU_AERO_MZ, YU_AX,
                      YU_AY, YU_AZ, YU_BETA, YU_SPEED, YU_X, YW_BRAKEP, YW_BRAKET, YW_DRIVET,
@@ -106,6 +106,7 @@ from .tire import (contact, contact_length, kinematic_slips, pneumatic_trail, pr
                    radial_force, ring_low_point, rolling_resistance, skid_flag, tire_axes,
                    tire_forces, tread_share, turning_point_rate, wheel_body_force)
 from .wheel_spin import TAU_BRAKE, brake_torque, spin_accelerations
+from .wheel_damage import damaged_wheel_x
 
 #: error codes reported through err[0]; err[1] holds the tire or state index
 ERR_TIRE_DEFLECTION = 1
@@ -375,7 +376,7 @@ def derivatives(y, dy, U, P, record, Y, err, W):
             om = y[wo + WOMEGA]
             solid = int(P_WHEEL[w, W_SOLID])
             dmg = dmg_base + N_DMG_STATE * w      # its damage set (engine.wheel_damage)
-            xw = P_WHEEL[w, W_X] + y[dmg + DM_X]                                  # Eq. 58
+            xw = damaged_wheel_x(P_WHEEL, y, w, dmg)                             # Eq. 58
             if solid < 0:
                 # independent wheel: its own z-displacement (Eq. 16-17, 61-63)
                 dz, dzd = y[wo + WZ], y[wo + WZD]

@@ -40,7 +40,7 @@ camber turned by the set's toe and camber.
 """
 import math
 
-from .jit import njit
+from .jit import njit, njit_inline
 from .kinematics import cos_sin
 from .connection import turntable_point
 from .layout import (APHI, AX_CAMBER, AX_KAPPA, AX_TURNTABLE, AX_YC, AX_ZRC, AZ, DM_APPROACH, DM_CAMBER, DM_TOE,
@@ -64,6 +64,13 @@ def steering_angle(y, P, u_unit, u, clock, steer_base):
     return steering_wheel_angle(y, P, u_unit, u, clock, steer_base + N_STEER_STATE * slot)[0]
 
 
+@njit_inline
+def damaged_wheel_x(PW, y, w, dmg):
+    """Wheel w's centre x (vehicle frame, from the CG) with its damage set (state block
+    ``dmg``): Eq. 58's x, before a full trailer's turntable turns it."""
+    return PW[w, W_X] + y[dmg + DM_X]
+
+
 @njit
 def wheel_geometry(y, P, U, u, w, theta, wheel_base, axle_base, dmg):
     """Wheel w's centre (vehicle frame, from the CG), steer and camber, as the derivative takes
@@ -72,7 +79,7 @@ def wheel_geometry(y, P, U, u, w, theta, wheel_base, axle_base, dmg):
     PW = P.P_WHEEL
     road_steer = driver_steer(P, U.u_wheel, u, w, theta)
     solid = int(PW[w, W_SOLID])
-    xw = PW[w, W_X] + y[dmg + DM_X]
+    xw = damaged_wheel_x(PW, y, w, dmg)
     if solid < 0:
         dz = y[wheel_base + N_WHEEL_STATE * w + WZ]
         yw = PW[w, W_Y0] + half_track_change(PW, P.T_WHEEL, w, -dz)[0]
@@ -135,7 +142,7 @@ def wheel_centre_x(y, P, w):
     solid = int(P.P_WHEEL[w, W_SOLID])
     if solid >= 0 and P.P_AXLE[solid, AX_TURNTABLE] > 0.5:
         return math.nan
-    return P.P_WHEEL[w, W_X] + y[int(P.P_ENV[E_DMG_BASE]) + N_DMG_STATE * w + DM_X]
+    return damaged_wheel_x(P.P_WHEEL, y, w, int(P.P_ENV[E_DMG_BASE]) + N_DMG_STATE * w)
 
 
 @njit
