@@ -111,6 +111,40 @@ class EngineCacheLocator(caching.UserProvidedCacheLocator):
 if EngineCacheLocator not in caching.CacheImpl._locator_classes:
     caching.CacheImpl._locator_classes.insert(0, EngineCacheLocator)
 
+#: the part of an index's path that names a cache of this engine's kernels
+#: (:class:`EngineCacheLocator`)
+_ENGINE_CACHE_MARK = "simon-engine-"
+
+
+def _tolerate_foreign_entries():
+    """Read an index of the engine's cache that holds an entry this process cannot unpickle as
+    an empty one, instead of failing.
+
+    numba keys a kernel's cached versions by their argument types, and pickles a record type
+    (a namedtuple) by reference to its module. A kernel called with a test's or a script's own
+    record type (a test of the tread's envelope passes a namedtuple of just the mesh's arrays)
+    is cached with that type, and a later process that cannot import the type's module failed
+    with ModuleNotFoundError as it loaded the kernel's index to compile its own version (a
+    benchmark's loop over the derivative, after the tests had run). Now that process compiles
+    its version, as for an index that is not there, and its save leaves the index with its own
+    entry. Indexes outside the engine's cache folders are numba's as they were."""
+    original = caching.IndexDataCacheFile._load_index
+    if getattr(original, "engine_tolerant", False):
+        return
+
+    def load_index(self):
+        try:
+            return original(self)
+        except Exception:   # noqa: BLE001 - an entry of a type this process cannot import
+            if _ENGINE_CACHE_MARK not in str(self._index_path):
+                raise
+            return {}
+    load_index.engine_tolerant = True
+    caching.IndexDataCacheFile._load_index = load_index
+
+
+_tolerate_foreign_entries()
+
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy", _nrt=False)
 
 

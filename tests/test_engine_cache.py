@@ -99,3 +99,45 @@ def test_two_checkouts_of_the_same_kernels_share_one_compile(tmp_path):
     second = _engine_copy(tmp_path / "two")
     assert _run(first, None, user_cache)[:2] == (2.0, 0)
     assert _run(second, None, user_cache)[:2] == (2.0, 1)
+
+
+RECORD_KERNEL = """from .jit import njit
+
+
+@njit
+def scaled(rec, x):
+    return rec.a[0] * x
+"""
+
+
+def test_a_kernel_cached_for_another_programs_record_type_does_not_break_this_one(tmp_path):
+    """A kernel called with a record type of the caller's own (a test's or a script's
+    namedtuple) is cached with that type's module in its index. Another process, which cannot
+    import that module, compiles the kernel for its own type instead of failing as it loads
+    the index (it failed with ModuleNotFoundError)."""
+    src = _engine_copy(tmp_path)
+    (src / "engine" / "_probe_record.py").write_text(RECORD_KERNEL)
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "foreign_record.py").write_text(
+        "from collections import namedtuple\nRec = namedtuple('Rec', 'a')\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env["SIMON_FMU_CACHE"] = str(tmp_path / "user-cache")
+
+    def run(code, path):
+        done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path,
+                              env={**env, "PYTHONPATH": os.pathsep.join(map(str, path))},
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.split()
+
+    kernel = "import numpy as np, engine._probe_record as m; "
+    theirs = kernel + ("import foreign_record as f; "
+                       "print(m.scaled(f.Rec(np.full(1, 2.0)), 3.0))")
+    assert run(theirs, [src, foreign]) == ["6.0"]
+    index = list((tmp_path / "user-cache" / "kernels").rglob("_probe_record.scaled-*.nbi"))
+    assert len(index) == 1 and b"foreign_record" in index[0].read_bytes()
+    own = kernel + ("from collections import namedtuple; R = namedtuple('R', 'a'); "
+                    "print(m.scaled(R(np.full(1, 5.0)), 2.0))")
+    assert run(own, [src]) == ["10.0"]
+    assert run(theirs, [src, foreign]) == ["6.0"]   # and the other program after it
