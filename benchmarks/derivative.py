@@ -1,0 +1,113 @@
+"""One derivative evaluation alone: ``engine.vehicle.derivatives`` on a saved state, in a loop.
+
+    python benchmarks/derivative.py [--event PATH] [--speed 20] [--steer 0.5] [--time 1]
+                                    [--calls 100000] [--rounds 9] [--states FILE] [--json PATH]
+
+The event (default the default car) starts at ``--speed`` m/s with the steering wheel held at
+``--steer`` rad and runs in the engine (engine.Simulation, no FMU) to ``--time`` s; at that
+state ``engine.vehicle.derivatives`` (without outputs: what the integrator calls four times a
+step) is called ``--calls`` times in a compiled loop, and the fastest and the median of
+``--rounds`` rounds are reported, in ns a call.
+
+Why this script: the derivative is most of a step (the integrator's four stages and the
+outputs' evaluation), so a change to it is timed here first, without the integrator, the FMU
+or the host. Run it for two checkouts in alternation (``PYTHONPATH=<other checkout> python
+benchmarks/derivative.py --states FILE``): with ``--states`` the first run saves the state and
+the arrays the kernel reads (a pickle), and every later run, of any checkout with the same
+layout, reads them, so each checkout is timed on the very same state. The loop is compiled
+without numba's disk cache on purpose (a cached caller keeps the callee's code it was
+compiled with). On a shared machine, alternate the checkouts and compare medians as well as
+minima: a run that meets other work moves both.
+
+The report goes to out/derivative.json (``--json``). A benchmark, not a test: nothing asserts a
+time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from runner import provenance, write_report
+
+ROOT = Path(__file__).resolve().parents[1]
+# this checkout's engine unless PYTHONPATH names another (appended, not put first)
+sys.path.append(str(ROOT))
+
+
+def state(event: Path, speed: float, steer: float, t: float):
+    """The kernel's arguments at time t of the event started at ``speed`` with the steering
+    wheel at ``steer``: (y, U, P, Y, err, W)."""
+    import engine
+    from engine.signals import UNIT_INPUTS
+    data = json.loads(event.read_text())
+    for unit in data["units"]:
+        unit.setdefault("initial", {})["speed"] = speed
+    sim = engine.Simulation(engine.load_event(data), warn=False)
+    sim.u_unit[0, UNIT_INPUTS.index("steeringWheelAngle")] = steer
+    sim.advance(t)
+    return sim.y.copy(), sim._inputs, sim.model, sim._outputs, sim._err, sim._scratch
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--event", type=Path, default=ROOT / "engine" / "data" / "sedan.json")
+    parser.add_argument("--speed", type=float, default=20.0, help="initial speed, m/s")
+    parser.add_argument("--steer", type=float, default=0.5, help="steering wheel angle, rad")
+    parser.add_argument("--time", type=float, default=1.0, help="the state's time, s")
+    parser.add_argument("--calls", type=int, default=100000)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--states", type=Path, default=None,
+                        help="the saved state and the kernel's arrays: read from this file "
+                             "when it exists, else computed and written to it")
+    parser.add_argument("--json", type=Path, default=ROOT / "out" / "derivative.json")
+    args = parser.parse_args(argv)
+    for name in ("calls", "rounds"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name}: a whole number >= 1")
+    import numba
+
+    import engine
+    from engine.vehicle import derivatives
+    print(f"engine from {Path(engine.__file__).parent}")
+    if args.states is not None and args.states.is_file():
+        with open(args.states, "rb") as f:
+            y, U, P, Y, err, W = pickle.load(f)
+        print(f"state from {args.states}")
+    else:
+        y, U, P, Y, err, W = state(args.event, args.speed, args.steer, args.time)
+        if args.states is not None:
+            with open(args.states, "wb") as f:
+                pickle.dump((y, U, P, Y, err, W), f)
+
+    @numba.njit(cache=False)
+    def calls(y, dy, U, P, Y, err, W, n):
+        for _ in range(n):
+            derivatives(y, dy, U, P, False, Y, err, W)
+
+    dy = np.zeros_like(y)
+    t0 = time.perf_counter()
+    calls(y, dy, U, P, Y, err, W, 1)
+    compile_s = time.perf_counter() - t0
+    report = provenance()
+    rounds = []
+    for _ in range(args.rounds):
+        t0 = time.perf_counter()
+        calls(y, dy, U, P, Y, err, W, args.calls)
+        rounds.append((time.perf_counter() - t0) / args.calls * 1e9)
+    best, median = min(rounds), float(np.median(rounds))
+    print(f"derivative: {best:.0f} ns a call (median of {args.rounds} rounds {median:.0f} ns); "
+          f"{P.P_TIRE.shape[0]} tires; compiled in {compile_s:.1f} s")
+    write_report({**report, "event": str(args.event), "state_time_s": args.time,
+                  "calls": args.calls, "rounds_ns": rounds, "best_ns": best, "median_ns": median,
+                  "compile_s": compile_s}, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
