@@ -1,13 +1,17 @@
 """One derivative evaluation alone: ``engine.vehicle.derivatives`` on a saved state, in a loop.
 
     python benchmarks/derivative.py [--event PATH] [--speed 20] [--steer 0.5] [--time 1]
-                                    [--calls 100000] [--rounds 9] [--states FILE] [--json PATH]
+                                    [--calls 100000] [--rounds 9] [--literal] [--states FILE]
+                                    [--json PATH]
 
-The event (default the default car) starts at ``--speed`` m/s with the steering wheel held at
-``--steer`` rad and runs in the engine (engine.Simulation, no FMU) to ``--time`` s; at that
-state ``engine.vehicle.derivatives`` (without outputs: what the integrator calls four times a
-step) is called ``--calls`` times in a compiled loop, and the fastest and the median of
-``--rounds`` rounds are reported, in ns a call.
+The event's first unit (default the default car) starts at ``--speed`` m/s, its steering
+wheel held at ``--steer`` rad, and the event runs in the engine (engine.Simulation, no FMU)
+to ``--time`` s; at that state ``engine.vehicle.derivatives`` (without outputs: what the
+integrator calls four times a step) is called ``--calls`` times in a compiled loop, and the
+fastest and the median of ``--rounds`` rounds are reported, in ns a call. Its flag ``record``
+is passed as the integrator passes it, known only at run time (``engine.jit.dynamic``); with
+``--literal`` as the constant False, for which numba compiles a version of its own without
+the outputs' code.
 
 Why this script: the derivative is most of a step (the integrator's four stages and the
 outputs' evaluation), so a change to it is timed here first, without the integrator, the FMU
@@ -41,13 +45,12 @@ sys.path.append(str(ROOT))
 
 
 def state(event: Path, speed: float, steer: float, t: float):
-    """The kernel's arguments at time t of the event started at ``speed`` with the steering
-    wheel at ``steer``: (y, U, P, Y, err, W)."""
+    """The kernel's arguments at time t of the event whose first unit starts at ``speed``
+    with the steering wheel at ``steer``: (y, U, P, Y, err, W)."""
     import engine
     from engine.signals import UNIT_INPUTS
     data = json.loads(event.read_text())
-    for unit in data["units"]:
-        unit.setdefault("initial", {})["speed"] = speed
+    data["units"][0].setdefault("initial", {})["speed"] = speed    # a towed unit follows it
     sim = engine.Simulation(engine.load_event(data), warn=False)
     sim.u_unit[0, UNIT_INPUTS.index("steeringWheelAngle")] = steer
     sim.advance(t)
@@ -65,6 +68,8 @@ def main(argv=None) -> int:
     parser.add_argument("--states", type=Path, default=None,
                         help="the saved state and the kernel's arrays: read from this file "
                              "when it exists, else computed and written to it")
+    parser.add_argument("--literal", action="store_true",
+                        help="pass record=False as a constant (a version of its own)")
     parser.add_argument("--json", type=Path, default=ROOT / "out" / "derivative.json")
     args = parser.parse_args(argv)
     for name in ("calls", "rounds"):
@@ -73,6 +78,7 @@ def main(argv=None) -> int:
     import numba
 
     import engine
+    from engine.jit import dynamic
     from engine.vehicle import derivatives
     print(f"engine from {Path(engine.__file__).parent}")
     if args.states is not None and args.states.is_file():
@@ -85,10 +91,16 @@ def main(argv=None) -> int:
             with open(args.states, "wb") as f:
                 pickle.dump((y, U, P, Y, err, W), f)
 
-    @numba.njit(cache=False)
-    def calls(y, dy, U, P, Y, err, W, n):
-        for _ in range(n):
-            derivatives(y, dy, U, P, False, Y, err, W)
+    if args.literal:
+        @numba.njit(cache=False)
+        def calls(y, dy, U, P, Y, err, W, n):
+            for _ in range(n):
+                derivatives(y, dy, U, P, False, Y, err, W)
+    else:
+        @numba.njit(cache=False)
+        def calls(y, dy, U, P, Y, err, W, n):
+            for _ in range(n):
+                derivatives(y, dy, U, P, dynamic(False), Y, err, W)
 
     dy = np.zeros_like(y)
     t0 = time.perf_counter()
@@ -104,6 +116,7 @@ def main(argv=None) -> int:
     print(f"derivative: {best:.0f} ns a call (median of {args.rounds} rounds {median:.0f} ns); "
           f"{P.P_TIRE.shape[0]} tires; compiled in {compile_s:.1f} s")
     write_report({**report, "event": str(args.event), "state_time_s": args.time,
+                  "record_flag": "literal" if args.literal else "dynamic",
                   "calls": args.calls, "rounds_ns": rounds, "best_ns": best, "median_ns": median,
                   "compile_s": compile_s}, args.json)
     return 0
