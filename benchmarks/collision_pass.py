@@ -27,14 +27,13 @@ asserts a time.
 from __future__ import annotations
 
 import argparse
-import pickle
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from runner import provenance, write_report
+from runner import kept, provenance, write_report
 
 ROOT = Path(__file__).resolve().parents[1]
 # this checkout's engine unless PYTHONPATH names another (appended, not put first)
@@ -78,16 +77,10 @@ def main(argv=None) -> int:
     print(f"engine from {Path(engine.__file__).parent}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    if args.states is not None and args.states.is_file():
-        with open(args.states, "rb") as f:
-            P, U, W, saved = pickle.load(f)
-        print(f"states from {args.states}")
-    else:
+    def made():
         sim, saved = states(write_event(out, 2.0, 0.5, 300))
-        P, U, W = sim.model, sim._inputs, sim._scratch
-        if args.states is not None:
-            with open(args.states, "wb") as f:
-                pickle.dump((P, U, W, saved), f)
+        return sim.model, sim._inputs, sim._scratch, saved
+    P, U, W, saved = kept(args.states, made)
 
     @numba.njit(cache=False)
     def passes(y, P, U, W, t, n):

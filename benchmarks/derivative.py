@@ -30,14 +30,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import pickle
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from runner import provenance, write_report
+from runner import kept, provenance, write_report
 
 ROOT = Path(__file__).resolve().parents[1]
 # this checkout's engine unless PYTHONPATH names another (appended, not put first)
@@ -81,15 +80,8 @@ def main(argv=None) -> int:
     from engine.jit import dynamic
     from engine.vehicle import derivatives
     print(f"engine from {Path(engine.__file__).parent}")
-    if args.states is not None and args.states.is_file():
-        with open(args.states, "rb") as f:
-            y, U, P, Y, err, W = pickle.load(f)
-        print(f"state from {args.states}")
-    else:
-        y, U, P, Y, err, W = state(args.event, args.speed, args.steer, args.time)
-        if args.states is not None:
-            with open(args.states, "wb") as f:
-                pickle.dump((y, U, P, Y, err, W), f)
+    y, U, P, Y, err, W = kept(args.states,
+                              lambda: state(args.event, args.speed, args.steer, args.time))
 
     if args.literal:
         @numba.njit(cache=False)

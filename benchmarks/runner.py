@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import pickle
 import platform
 import signal
 import subprocess
@@ -174,6 +175,22 @@ def write_report(report, path):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2) + "\n")
     return path
+
+
+def kept(path, make):
+    """``make()``, kept in the pickle ``path`` (None: not kept): read from it when it exists,
+    else made and written to it, so that later runs, of this checkout or another with the same
+    layout, take the very same value (the saved states of collision_pass.py, derivative.py)."""
+    if path is not None and Path(path).is_file():
+        with open(path, "rb") as f:
+            value = pickle.load(f)
+        print(f"read from {path}")
+        return value
+    value = make()
+    if path is not None:
+        with open(path, "wb") as f:
+            pickle.dump(value, f)
+    return value
 
 
 def kernel_digest():
