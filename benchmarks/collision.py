@@ -14,7 +14,8 @@ FMU2Slave at ``--step`` for ``--duration`` s, three rounds in this process; the 
 is reported. The steps in which ``car.collision.contact`` is true are timed apart from the
 others: their real-time factor is the collision's figure. The native FMU of the same event
 (``-native.fmu``, Linux x86-64 only; docs/native.md) is stepped alike, its figures under
-``native`` in the report (``--no-native`` skips it). The report goes to
+``native`` in the report (``--no-native`` skips it), and then once forced to each of its
+instruction-set levels (``SIMON_NATIVE_ISA``), under ``native_levels``. The report goes to
 benchmarks/results/collision.json, the committed file the docs' figures are rendered from
 (tools/update_doc_numbers.py).
 A benchmark, not a test: nothing asserts a time.
@@ -116,6 +117,28 @@ def run(fmu: Path, duration: float, step: float, names: list[str]) -> dict:
     return best
 
 
+def native_levels(fmu: Path, duration: float, step: float, names: list[str]) -> dict:
+    """The native FMU forced to each instruction-set level of its x86-64 binary
+    (``SIMON_NATIVE_ISA``, docs/native.md), stepped as :func:`run`: {level: figures}, or
+    {level: {"refused": ...}} for a level this processor does not run."""
+    from simon_fmu.native.targets import X86_64_LEVELS
+    before = os.environ.get("SIMON_NATIVE_ISA")
+    out = {}
+    try:
+        for level in X86_64_LEVELS:
+            os.environ["SIMON_NATIVE_ISA"] = level.name
+            try:
+                out[level.name] = run(fmu, duration, step, names)
+            except Exception as exc:    # noqa: BLE001 - fmpy: fmi2Instantiate answered NULL
+                out[level.name] = {"refused": str(exc)}
+    finally:
+        if before is None:
+            os.environ.pop("SIMON_NATIVE_ISA", None)
+        else:
+            os.environ["SIMON_NATIVE_ISA"] = before
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "out"))
@@ -154,11 +177,13 @@ def main(argv=None) -> int:
         # the native FMU of the same event (docs/native.md), stepped alike: the same kernels
         # without the development FMU's Python slave round them
         r["native"] = run(native, args.duration, args.step, names)
+        r["native_levels"] = native_levels(native, args.duration, args.step, names)
     report["machine"]["load_average_at_end"] = os.getloadavg()
     r = {**report, **r, "step": args.step, "duration": args.duration,
          "vertices": args.vertices, "obj": args.obj}
-    for label, v in (("development FMU", r), ("native FMU", r.get("native"))):
-        if v is None:
+    levels = [(f"native FMU at {name}", v) for name, v in r.get("native_levels", {}).items()]
+    for label, v in (("development FMU", r), ("native FMU", r.get("native")), *levels):
+        if v is None or "x_real_time" not in v:
             continue
         print(f"{label}: two cars, {args.vertices} vertices each"
               f"{' (OBJ exteriors)' if args.obj else ''}, {args.step * 1e3:g} ms step, "

@@ -61,7 +61,8 @@ def part_of(name: str, kind: str) -> str:
 
 
 def kernel_objects() -> dict:
-    """The kernels' objects in the native build's cache folder written last, by platform."""
+    """The kernels' objects in the native build's cache folder written last, by platform and
+    instruction-set level (a platform's binary links one per level)."""
     sys.path.insert(0, str(REPO))
     from simon_fmu.native.build import cache_root
     from simon_fmu.native.targets import PLATFORMS
@@ -72,11 +73,13 @@ def kernel_objects() -> dict:
     folder = max(folders, key=lambda f: max(o.stat().st_mtime for o in f.glob("kernels-*.o")))
     objects = {}
     for platform in PLATFORMS.values():
-        found = sorted(folder.glob(f"kernels-{platform.triple}-*.o"),
-                       key=lambda o: o.stat().st_mtime)
-        if found:
-            objects[platform.folder] = {"triple": platform.triple, "file": found[-1].name,
-                                        "bytes": found[-1].stat().st_size}
+        for level in platform.levels:
+            found = sorted(folder.glob(f"kernels-{platform.triple}-{level.name}-*.o"),
+                           key=lambda o: o.stat().st_mtime)
+            if found:
+                objects.setdefault(platform.folder, {})[level.name] = {
+                    "triple": platform.triple, "file": found[-1].name,
+                    "bytes": found[-1].stat().st_size}
     return objects
 
 

@@ -88,6 +88,53 @@ def test_native_fmu_matches_the_development_fmu(native_fmu, development_fmu, ins
     assert worst <= 1e-9, f"largest relative difference {worst:.3g}"
 
 
+def _levels_log(fmu, extracted, name: str) -> tuple:
+    """(an Instance, or None where fmi2Instantiate answered NULL, and the messages it logged)."""
+    from conftest import Instance
+    inst = Instance.__new__(Instance)
+    try:
+        Instance.__init__(inst, *extracted(fmu), name=name)
+    except Exception:       # fmpy: fmi2Instantiate answered NULL
+        return None, inst.messages()
+    return inst, inst.messages()
+
+
+def test_every_instruction_set_level_gives_the_same_results(native_fmu, extracted, monkeypatch):
+    """The x86-64 binary carries the kernels once per level (simon_fmu/native/targets.py,
+    X86_64_LEVELS) and runs the widest one this processor runs, which it logs. Forced to each
+    level this processor runs (SIMON_NATIVE_ISA), the lane change's outputs are the same, bit
+    for bit, at every communication point; a level the binary does not have is refused by
+    fmi2Instantiate with the variable and the levels it accepts."""
+    from simon_fmu.native.targets import X86_64_LEVELS
+    names = [level.name for level in X86_64_LEVELS]
+    monkeypatch.delenv("SIMON_NATIVE_ISA", raising=False)
+    inst, log = _levels_log(native_fmu, extracted, "widest")
+    chosen = [m.rsplit(" ", 1)[1] for m in log if m.startswith("kernels at instruction-set level")]
+    assert len(chosen) == 1 and chosen[0] in names, log
+    reference = _run(inst)
+    inst.free()
+    ran = []
+    for name in names:
+        monkeypatch.setenv("SIMON_NATIVE_ISA", name)
+        inst, log = _levels_log(native_fmu, extracted, name)
+        if inst is None:        # a level beyond this processor: refused, never run
+            assert log == [f"fmi2Instantiate: SIMON_NATIVE_ISA={name}: this processor does not "
+                           "run that level"], log
+            assert names.index(name) > names.index(chosen[0])
+            continue
+        rows = _run(inst)
+        inst.free()
+        assert rows == reference, f"level {name} differs from {chosen[0]}"
+        ran.append(name)
+    print(f"levels run here: {ran}; the widest, {chosen[0]}, is the default")
+    assert ran[0] == "x86-64" and ran[-1] == chosen[0]
+    monkeypatch.setenv("SIMON_NATIVE_ISA", "avx512")
+    inst, log = _levels_log(native_fmu, extracted, "unknown")
+    assert inst is None
+    assert log == ["fmi2Instantiate: SIMON_NATIVE_ISA=avx512: not a level of this binary; it "
+                   "accepts " + ", ".join(names)], log
+
+
 @pytest.fixture(scope="module")
 def two_speed_event(tmp_path_factory) -> Path:
     """The sedan at speed with a two-speed axle: differential gears 1 (3.46) and 2 (2.54)."""

@@ -18,6 +18,30 @@ HOST_TRIPLE = "x86_64-unknown-linux-gnu"
 
 
 @dataclass(frozen=True)
+class Level:
+    """One instruction-set level the kernels are emitted for: its name (the x86-64 psABI's
+    micro-architecture levels; what ``SIMON_NATIVE_ISA`` names), the LLVM CPU it is emitted for
+    ("": the triple's generic CPU) and the C expression that is true on a processor (and
+    operating system) that runs it."""
+    name: str
+    cpu: str
+    check: str
+
+
+#: x86-64: the baseline (SSE2, every x86-64 processor), v3 (AVX2, FMA, BMI2: Intel from
+#: Haswell, 2013, AMD from Zen) and v4 (AVX-512: its 32 vector registers are what the kernels
+#: gain from, fewer values spilled to the stack). GCC's checks look at the operating system's
+#: support of the wider registers too (XGETBV). No level fuses a multiply and an add: the IR
+#: carries no fast-math flags, so every level computes the same IEEE operations and gives the
+#: same results, bit for bit (tests/test_native_fmu.py runs each).
+X86_64_LEVELS = (
+    Level("x86-64", "", "1"),
+    Level("x86-64-v3", "x86-64-v3", '__builtin_cpu_init(), __builtin_cpu_supports("x86-64-v3")'),
+    Level("x86-64-v4", "x86-64-v4", '__builtin_cpu_init(), __builtin_cpu_supports("x86-64-v4")'),
+)
+
+
+@dataclass(frozen=True)
 class Platform:
     folder: str              # binaries/<folder>/
     triple: str              # LLVM target triple of the kernels' object
@@ -26,6 +50,9 @@ class Platform:
     suffix: str              # the library's file name suffix
     cflags: tuple = ()
     ldflags: tuple = ()
+    #: the kernels are linked in once per level; the best one the processor runs is chosen
+    #: when an instance is created (simon_native.c, ``select_level``)
+    levels: tuple = (Level("generic", "", "1"),)
 
 
 #: every platform the native FMU is built for, in the order of the option's default
@@ -33,7 +60,8 @@ PLATFORMS = {
     "linux64": Platform(
         "linux64", "x86_64-unknown-linux-gnu", "gcc", "gcc", ".so",
         cflags=("-fPIC", "-fvisibility=hidden"),
-        ldflags=("-Wl,--no-undefined", "-Wl,--exclude-libs,ALL", "-lm")),
+        ldflags=("-Wl,--no-undefined", "-Wl,--exclude-libs,ALL", "-lm"),
+        levels=X86_64_LEVELS),
     "win64": Platform(
         "win64", "x86_64-w64-windows-gnu", "x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64-posix",
         ".dll",
@@ -43,7 +71,8 @@ PLATFORMS = {
         # call, come from mingw-w64's static libmingwex, asin from msvcrt.dll
         cflags=("-D__USE_MINGW_ANSI_STDIO=1",),
         ldflags=("-static-libgcc", "-s", "-Wl,--no-undefined", "-Wl,--exclude-libs,ALL",
-                 "-lm")),
+                 "-lm"),
+        levels=X86_64_LEVELS),
     "aarch64-linux": Platform(
         "aarch64-linux", "aarch64-unknown-linux-gnu", "aarch64-linux-gnu-gcc",
         "gcc-aarch64-linux-gnu", ".so",
@@ -126,10 +155,12 @@ def check_layouts(module, target_data) -> int:
     return compared
 
 
-def emit_object(ir: str, triple: str, cpu: str = "") -> tuple[bytes, dict]:
+def emit_object(ir: str, triple: str, cpu: str = "", suffix: str = "") -> tuple[bytes, dict]:
     """The object file of the kernels' IR text ``ir`` for ``triple`` (position-independent, the
     generic CPU of that triple unless ``cpu`` names one), and facts about it: the data layouts
-    before and after and how many types were checked to lay out alike."""
+    before and after and how many types were checked to lay out alike. ``suffix`` is appended
+    to the name of every function the object defines for others (the kernels' entry points),
+    so that the objects of several levels link into one library."""
     import llvmlite.binding as llvm
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
@@ -141,6 +172,10 @@ def emit_object(ir: str, triple: str, cpu: str = "") -> tuple[bytes, dict]:
     compared = check_layouts(module, machine.target_data)
     module.triple = triple
     module.data_layout = str(machine.target_data)
+    if suffix:
+        for fn in module.functions:
+            if not fn.is_declaration and fn.linkage == llvm.Linkage.external:
+                fn.name = fn.name + suffix
     builder = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(speed_level=0))
     passes = llvm.create_new_module_pass_manager()
     passes.add_global_dead_code_eliminate_pass()
@@ -153,6 +188,7 @@ def emit_object(ir: str, triple: str, cpu: str = "") -> tuple[bytes, dict]:
     passes.add_strip_dead_prototype_pass()
     passes.run(module, builder)
     module.verify()
-    return machine.emit_object(module), {"triple": module.triple, "from": source_layout,
+    return machine.emit_object(module), {"triple": module.triple, "cpu": cpu or "generic",
+                                         "from": source_layout,
                                          "data_layout": module.data_layout,
                                          "types_checked": compared}

@@ -58,6 +58,7 @@ typedef struct {
     fmi2CallbackFunctions cb;
     char *name;
     int logging;
+    int level;                          /* the kernels' instruction-set level (select_level) */
     unsigned char *file;
     size_t file_size;
     sn_array arrays[SN_MAX_ARRAYS];
@@ -642,7 +643,7 @@ static double value_of(sn_array *a, int64_t k) { return ((double *)a->data)[k]; 
 static int run(sn_instance *c, double h, int64_t n, char *why, size_t size)
 {
     int64_t done = 0;
-    int32_t status = sn_call_advance(c->adv, c->time, h, n, &done);
+    int32_t status = sn_call_advance(c->level, c->adv, c->time, h, n, &done);
     if (status != 0) {
         snprintf(why, size, "the integrator kernel returned status %d", (int)status);
         return -1;
@@ -693,7 +694,7 @@ static int bad_input(sn_instance *c, double *value, int *kind)
 static void engage_clutches(sn_instance *c)
 {
     int64_t status = 0;
-    sn_call_engage_clutches(c->eng, &status);
+    sn_call_engage_clutches(c->level, c->eng, &status);
 }
 
 /* engine.Simulation.advance to t_end (from start_time); 0 done, 1 refused (why), 2 failed */
@@ -780,7 +781,7 @@ static int check_step(sn_instance *c, int moved, char *why, size_t size)
         }
         state_write(c, keep);
         int64_t found = 0;
-        int32_t status = sn_call_stable_step(c->stab, &found);
+        int32_t status = sn_call_stable_step(c->level, c->stab, &found);
         const double *out = find(c, "stab.out")->data;
         const int64_t *free_ = find(c, "stab.free")->data;
         int64_t nfree = find(c, "stab.free")->nitems;
@@ -829,7 +830,7 @@ static int check_step(sn_instance *c, int moved, char *why, size_t size)
 static int vehicles_overlap(sn_instance *c, char *why, size_t size)
 {
     int64_t status = 0;
-    sn_call_footprint_hits(c->apart, &status);
+    sn_call_footprint_hits(c->level, c->apart, &status);
     const double *pairs = (const double *)c->apart[1]->data;
     const double *where = (const double *)c->apart[3]->data;
     const int64_t *hits = (const int64_t *)c->apart[5]->data;
@@ -883,7 +884,7 @@ static void fill_template(sn_instance *c, const char *t, const double *hit, char
 static int meshes_inside(sn_instance *c, char *why, size_t size)
 {
     int64_t deep = 0;
-    sn_call_start_overlaps(c->clear, &deep);
+    sn_call_start_overlaps(c->level, c->clear, &deep);
     if (deep <= 0)
         return 0;
     const double *hits = (const double *)c->clear_hits->data;
@@ -1015,10 +1016,10 @@ static int terrain_start(sn_instance *c, int wheels, int *restarted, char *why, 
     apply_rows(c, c->tune_rows, c->ntune_rows, 0, -1, 0);
     int64_t status = 0;
     if (c->terrain_towed)
-        sn_call_place_towed(c->tow, &status);
+        sn_call_place_towed(c->level, c->tow, &status);
     int64_t w = -1;
     if (c->terrain_settle)
-        sn_call_settle_on_terrain(c->settle, &w);
+        sn_call_settle_on_terrain(c->level, c->settle, &w);
     if (w >= 0) {
         const double *fault = (const double *)find(c, "settle.fault")->data;
         snprintf(why, size, "the parameters are not accepted: %s%s%.6g%s%.6g%s",
@@ -1027,7 +1028,7 @@ static int terrain_start(sn_instance *c, int wheels, int *restarted, char *why, 
         return 1;
     }
     status = 0;
-    sn_call_preload_lateral(c->pre, c->terrain_pitch, &status);
+    sn_call_preload_lateral(c->level, c->pre, c->terrain_pitch, &status);
     if (status != 0) {
         snprintf(why, size, "the parameters are not accepted: %s", c->terrain_texts[TX_NOT_FINITE]);
         return 1;
@@ -1133,7 +1134,7 @@ static int setup_parameters(sn_instance *c, char *why, size_t size)
         return 1;
     if (c->tune_towed) {                            /* engine.launch.place_towed */
         int64_t status = 0;
-        sn_call_place_towed(c->tow, &status);
+        sn_call_place_towed(c->level, c->tow, &status);
     }
     for (int r = 0; r < c->ntune_launch; r++) {     /* engine.setup.launch.apply_motion */
         const double *row = c->tune_launch + 6 * r;
@@ -1141,7 +1142,7 @@ static int setup_parameters(sn_instance *c, char *why, size_t size)
             c->y[(int64_t)row[1]] = row[4];
         if (c->tune_value[(int64_t)row[2]] != 0.0 || c->tune_value[(int64_t)row[3]] != 0.0) {
             int64_t status = 0;                     /* turned: on its lowest point */
-            sn_call_place_launch(c->lau, (int64_t)row[0], row[5], &status);
+            sn_call_place_launch(c->level, c->lau, (int64_t)row[0], row[5], &status);
         }
     }
     for (int64_t vr = 0; vr < c->nvars; vr++)
@@ -1190,6 +1191,42 @@ fmi2Status fmi2SetDebugLogging(fmi2Component comp, fmi2Boolean loggingOn, size_t
     return fmi2OK;
 }
 
+/* The kernels' level this instance runs: the last (widest) of sn_level_names that this
+   processor and its operating system run, or the one the environment variable
+   SIMON_NATIVE_ISA names (to compare the levels, or to rule one out). Every level computes the
+   same operations and gives the same results (simon_fmu/native/targets.py). NULL, or why not. */
+static const char *select_level(sn_instance *c)
+{
+    const char *asked = getenv("SIMON_NATIVE_ISA");
+    if (asked != NULL && asked[0] != '\0') {
+        for (int k = 0; k < sn_nlevels; k++) {
+            if (strcmp(asked, sn_level_names[k]) != 0)
+                continue;
+            if (!sn_level_runs(k)) {
+                snprintf(c->failure, sizeof c->failure, "SIMON_NATIVE_ISA=%s: this processor "
+                         "does not run that level", asked);
+                return c->failure;
+            }
+            c->level = k;
+            return NULL;
+        }
+        int at = snprintf(c->failure, sizeof c->failure, "SIMON_NATIVE_ISA=%s: not a level of "
+                          "this binary; it accepts", asked);
+        for (int k = 0; k < sn_nlevels && at > 0 && (size_t)at < sizeof c->failure; k++)
+            at += snprintf(c->failure + at, sizeof c->failure - at, "%s %s", k ? "," : "",
+                           sn_level_names[k]);
+        return c->failure;
+    }
+    c->level = 0;
+    for (int k = sn_nlevels - 1; k > 0; k--) {
+        if (sn_level_runs(k)) {
+            c->level = k;
+            break;
+        }
+    }
+    return NULL;
+}
+
 fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
                               fmi2String fmuResourceLocation, const fmi2CallbackFunctions *functions,
                               fmi2Boolean visible, fmi2Boolean loggingOn)
@@ -1206,8 +1243,10 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         release(c);
         return NULL;
     }
-    char *path = resource_path(fmuResourceLocation);
-    const char *why = path ? load(c, path) : "no resource location";
+    const char *why = select_level(c);
+    char *path = why ? NULL : resource_path(fmuResourceLocation);
+    if (why == NULL)
+        why = path ? load(c, path) : "no resource location";
     if (why == NULL)
         why = bind(c);
     if (why == NULL) {
@@ -1225,6 +1264,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         return NULL;
     }
     restore_initial(c);
+    say(c, fmi2OK, "logAll", "kernels at instruction-set level %s", sn_level_names[c->level]);
     return c;
 }
 
