@@ -315,9 +315,13 @@ def test_doctor_knows_native_fmus(native_fmu, tmp_path, capsys):
     text = capsys.readouterr().out
     print(text)
     assert "native: the engine's kernels compiled ahead of time" in text
-    for line in ("[ok] binaries/linux64/SimonCar.so: ELF x86-64, needs libm.so.6, libc.so.6",
-                 "[ok] binaries/aarch64-linux/SimonCar.so: ELF ARM64, needs libm.so.6, libc.so.6",
-                 "[ok] binaries/win64/SimonCar.dll: PE x86-64, needs KERNEL32.dll, msvcrt.dll",
+    x86 = "kernels at x86-64, x86-64-v3, x86-64-v4"
+    for line in ("[ok] binaries/linux64/SimonCar.so: ELF x86-64, needs libm.so.6, libc.so.6; "
+                 + x86,
+                 "[ok] binaries/aarch64-linux/SimonCar.so: ELF ARM64, needs libm.so.6, libc.so.6; "
+                 "kernels at generic",
+                 "[ok] binaries/win64/SimonCar.dll: PE x86-64, needs KERNEL32.dll, msvcrt.dll; "
+                 + x86,
                  "[ok] platforms: aarch64-linux, linux64, win64",
                  "digest ok, GUID matches the model description",
                  "[ok] this machine is Linux x86_64: binaries/linux64", "[ok] trial step:"):

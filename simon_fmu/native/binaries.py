@@ -1,10 +1,15 @@
 """What a shared library needs, read from the file itself (no binutils): the libraries an ELF
 file names in its dynamic section (DT_NEEDED) and the DLLs a PE file imports, with its machine.
-``doctor`` uses it to list a native FMU's binaries and their dependencies."""
+``doctor`` uses it to list a native FMU's binaries and their dependencies, and the
+instruction-set levels each one carries its kernels at (:func:`kernel_levels`)."""
 from __future__ import annotations
 
 import struct
 from pathlib import Path
+
+#: what the text in a native library that names its kernels' levels starts with (the build
+#: writes it, simon_fmu/native/build.py, kernel_entry_c)
+LEVELS_TAG = "simon-native-levels:"
 
 _ELF_MACHINES = {0x3E: "x86-64", 0xB7: "ARM64", 0x03: "x86", 0x28: "ARM"}
 _PE_MACHINES = {0x8664: "x86-64", 0xAA64: "ARM64", 0x14C: "x86"}
@@ -73,3 +78,15 @@ def dependencies(path) -> tuple[str, str, list[str]]:
     if data[:2] == b"MZ":
         return ("PE", *_pe(data))
     raise ValueError("neither an ELF nor a PE file")
+
+
+def kernel_levels(path) -> list[str] | None:
+    """The instruction-set levels a native library carries its kernels at, in the order it
+    tries them (the widest one the processor runs is chosen, docs/native.md), from the text
+    the build writes into it; None for a library without one (built before the levels)."""
+    data = Path(path).read_bytes()
+    at = data.find(LEVELS_TAG.encode())
+    if at < 0:
+        return None
+    end = data.find(b"\0", at)
+    return data[at + len(LEVELS_TAG):end].decode(errors="replace").split()

@@ -150,7 +150,7 @@ def fixed_parameters(md, arrays) -> list:
 def _check_native(folder: Path, md, identifier: str, machine: str, report: Report):
     """A native FMU: its binaries (platform, machine, dependencies) and resources/native.bin
     (magic, version, size, digest, GUID). Returns this machine's platform folder, or None."""
-    from simon_fmu.native.binaries import dependencies
+    from simon_fmu.native.binaries import dependencies, kernel_levels
     from simon_fmu.native.resources import MAGIC, RESOURCE_FILE, VERSION, unpack
     print("  native: the engine's kernels compiled ahead of time with an FMI runtime in C; no "
           "Python at run time (docs/native.md)")
@@ -167,8 +167,10 @@ def _check_native(folder: Path, md, identifier: str, machine: str, report: Repor
         allowed = NATIVE_DEPENDENCIES[kind]
         extra = [n for n in needed if not n.lower().startswith(tuple(a.lower() for a in allowed))]
         platforms.append(lib.parent.name)
+        levels = kernel_levels(lib)
         report.line(lib.stem == identifier and not extra,
                     f"{rel}: {kind} {arch}, needs {', '.join(needed) or 'nothing'}"
+                    + (f"; kernels at {', '.join(levels)}" if levels else "")
                     + (f"; {', '.join(extra)} is not the C or math library" if extra else "")
                     + ("" if lib.stem == identifier else f"; not named {identifier}"))
     report.line(bool(platforms), "platforms: " + (", ".join(platforms) or "none"))
