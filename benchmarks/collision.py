@@ -178,6 +178,9 @@ def main(argv=None) -> int:
         # without the development FMU's Python slave round them
         r["native"] = run(native, args.duration, args.step, names)
         r["native_levels"] = native_levels(native, args.duration, args.step, names)
+        # the level the native FMU ran at by itself: the widest this processor runs
+        from simon_fmu.native.targets import levels_run_here
+        r["native"]["level"] = (levels_run_here() or [None])[-1]
     report["machine"]["load_average_at_end"] = os.getloadavg()
     r = {**report, **r, "step": args.step, "duration": args.duration,
          "vertices": args.vertices, "obj": args.obj}

@@ -195,6 +195,7 @@ def print_table(report):
           f"{report['date_utc']}, revision {report['git_revision']['head']}")
     print("one run: the figures move with the machine's other work; quote them as ratios "
           "from one run")
+    print(f"native FMU's kernels at instruction-set level {report.get('native_level')}")
     print(f"manoeuvre: {report['manoeuvre']['duration_s']:g} s sine steer at "
           f"{report['manoeuvre']['speed_mps']:g} m/s; best of {report['rounds']} rounds per "
           "variant")
@@ -281,6 +282,10 @@ def main(argv=None):
               flush=True)
     report["fmus"] = {"native": shown(NATIVE_FMU), "native_event": shown(NATIVE_EVENT),
                       "development": shown(DEV_FMU), "development_sources_newer": stale}
+    # the instruction-set level the native FMU's kernels run at here: the widest this
+    # processor runs (docs/native.md, "Instruction-set levels")
+    from simon_fmu.native.targets import levels_run_here
+    report["native_level"] = (levels_run_here() or [None])[-1]
 
     work = Path(tempfile.mkdtemp(prefix="simon-native-bench-"))
     try:

@@ -217,25 +217,11 @@ def test_windows_binary_matches_linux_under_wine(fmu_dir, plan, linux64_rows, wi
     assert worst <= 1e-9, f"largest relative difference {worst:.3g}"
     # the DLL's kernels at each instruction-set level this processor runs (docs/native.md):
     # the same results, bit for bit, as at the widest one, which ran above
-    levels = _levels_run_here(tmp_path_factory)
+    from simon_fmu.native.targets import levels_run_here
+    levels = levels_run_here(_need("gcc", "gcc"))
     assert levels[0] == "x86-64", levels
     for level in levels:
         assert np.array_equal(run(level).view(np.uint64), rows.view(np.uint64)), level
-
-
-def _levels_run_here(tmp_path_factory) -> list[str]:
-    """The x86-64 instruction-set levels of the native binaries that this processor runs, by
-    the checks the binaries make (simon_fmu/native/targets.py), compiled here with gcc."""
-    from simon_fmu.native.targets import X86_64_LEVELS
-    folder = tmp_path_factory.mktemp("levels")
-    lines = ["#include <stdio.h>", "int main(void)", "{"]
-    lines += [f'    if (({level.check}) != 0) puts("{level.name}");' for level in X86_64_LEVELS]
-    lines += ["    return 0;", "}"]
-    (folder / "levels.c").write_text("\n".join(lines) + "\n")
-    subprocess.run([_need("gcc", "gcc"), str(folder / "levels.c"), "-o", str(folder / "levels")],
-                   check=True)
-    return subprocess.run([str(folder / "levels")], capture_output=True, text=True,
-                          check=True).stdout.split()
 
 
 def test_arm64_binary_matches_linux_under_qemu(fmu_dir, plan, linux64_rows, tmp_path_factory):

@@ -101,6 +101,30 @@ def missing_toolchain(platform: Platform) -> str | None:
     return None
 
 
+def levels_run_here(cc: str = "gcc") -> list[str]:
+    """The levels of :data:`X86_64_LEVELS` this processor runs, in their order, by the very
+    checks the native binaries make when an instance is created (compiled here with ``cc``):
+    the last is the one a native FMU runs here. Empty on a machine that is not x86-64 (or has
+    no ``cc``: None then)."""
+    import platform
+    import subprocess
+    import tempfile
+    from pathlib import Path
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return []
+    if shutil.which(cc) is None:
+        return None
+    lines = ["#include <stdio.h>", "int main(void)", "{"]
+    lines += [f'    if (({level.check}) != 0) puts("{level.name}");' for level in X86_64_LEVELS]
+    lines += ["    return 0;", "}"]
+    with tempfile.TemporaryDirectory(prefix="simon_levels_") as tmp:
+        source, program = Path(tmp) / "levels.c", Path(tmp) / "levels"
+        source.write_text("\n".join(lines) + "\n")
+        subprocess.run([cc, str(source), "-o", str(program)], check=True, capture_output=True)
+        return subprocess.run([str(program)], capture_output=True, text=True,
+                              check=True).stdout.split()
+
+
 def _types_of(module):
     """Every type the module's globals, function signatures and instructions use, by text."""
     seen = {}
