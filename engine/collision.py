@@ -1144,24 +1144,25 @@ def series_split(Ka, ea, ma, Kb, eb, mb, d):
     the face of stiffness Ka per unit area (restitution ea, largest approach so far ma), d -
     x_a on the other, so that the two carry one pressure, each on its own law (elastic from
     its permanent set (1 - e^2) m up to m, loading beyond: :func:`_elastic_law`), and the rate
-    at which x_a grows with d there. Piecewise linear: the pressure difference is
-    evaluated at the laws' two corners and solved on the segment where it changes sign."""
-    c1 = ea * ea * ma                   # a's corner, as x_a
-    c2 = d - eb * eb * mb               # b's corner, as x_a
-    lo, glo = 0.0, -Kb * _elastic_law(d, eb, mb)
-    for x in (min(c1, c2), max(c1, c2), d):
-        if x <= lo:
-            continue
-        hi = min(x, d)
-        ghi = Ka * _elastic_law(hi, ea, ma) - Kb * _elastic_law(d - hi, eb, mb)
-        if ghi >= 0.0:
-            xa = lo - glo * (hi - lo) / (ghi - glo) if ghi > glo else lo
-            # the slopes on that segment: a's and b's stiffness there
-            sa = Ka / (ea * ea) if xa < c1 else Ka
-            sb = Kb / (eb * eb) if xa > c2 else Kb
-            return xa, sb / (sa + sb)
-        lo, glo = hi, ghi
-    return d, 1.0
+    at which x_a grows with d there.
+
+    The pressure difference g(x) = Ka L_a(x) - Kb L_b(d - x) grows with x and is piecewise
+    linear, with a corner where each face leaves its elastic line (a's at x = c1 = ea^2 ma,
+    where L_a = ma; b's at x = c2 = d - eb^2 mb, where L_b = mb). Its sign at the corners
+    inside (0, d) tells which line each face is on at the root; on those lines, L = alpha +
+    beta x (elastic: 0 and 1 / e^2; loading: the set (1 - e^2) m and 1), g is linear and its
+    root is x_a = (Kb (alpha_b + beta_b d) - Ka alpha_a) / (Ka beta_a + Kb beta_b), the rate
+    Kb beta_b / (Ka beta_a + Kb beta_b)."""
+    c1 = ea * ea * ma                   # a's corner, as x_a: elastic below it
+    c2 = d - eb * eb * mb               # b's corner, as x_a: elastic above it
+    a_elastic = 0.0 < c1 and (c1 >= d or Ka * ma >= Kb * _elastic_law(d - c1, eb, mb))
+    b_elastic = c2 <= 0.0 or (c2 < d and Ka * _elastic_law(c2, ea, ma) < Kb * mb)
+    alpha_a, beta_a = (0.0, 1.0 / (ea * ea)) if a_elastic else (permanent_set(ea, ma), 1.0)
+    alpha_b, beta_b = (0.0, 1.0 / (eb * eb)) if b_elastic else (permanent_set(eb, mb), 1.0)
+    sa, sb = Ka * beta_a, Kb * beta_b   # the two faces' stiffness on those lines
+    per = 1.0 / (sa + sb)
+    xa = (Kb * (alpha_b + beta_b * d) - Ka * alpha_a) * per
+    return min(max(xa, 0.0), d), sb * per
 
 
 @njit

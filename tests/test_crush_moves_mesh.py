@@ -176,3 +176,57 @@ def test_a_front_crushed_along_a_slope_turns_the_push_by_the_slope(exterior, tmp
     assert fx > 1e4
     assert fy / fx == pytest.approx((1.0 - e * e) * g_y, rel=1e-9)     # measured 2e-15
     assert fz / fx == pytest.approx((1.0 - e * e) * g_z, rel=1e-9)
+
+
+def _law(x, e, m):
+    """A face's load per unit of its stiffness at x beyond its permanent set (1 - e^2) m, as
+    docs/equations.md states it: the elastic line of slope 1 / e^2 up to its memory m, the
+    loading line of slope 1 beyond (written here from the text, not from the engine)."""
+    corner = e * e * m
+    return x / (e * e) if x <= corner else m + (x - corner)
+
+
+def _split_by_bisection(Ka, ea, ma, Kb, eb, mb, d):
+    """x_a in [0, d] with Ka law_a(x_a) = Kb law_b(d - x_a), by bisection (the difference grows
+    with x_a; held at the ends where it has no root inside)."""
+    def g(x):
+        return Ka * _law(x, ea, ma) - Kb * _law(d - x, eb, mb)
+    if g(0.0) >= 0.0:
+        return 0.0
+    if g(d) <= 0.0:
+        return d
+    lo, hi = 0.0, d
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if g(mid) < 0.0 else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def test_the_overlap_is_split_where_the_two_faces_carry_one_pressure():
+    """series_split against bisection of the two laws over 20 000 random pairs of faces
+    (stiffness, restitution 0.05 to 1, memory 0 to 0.5 m, overlap to 0.6 m): x_a to 1e-14 of
+    the overlap, and its rate with the overlap against a centred difference of the bisection's
+    x_a where no corner is within the difference's reach, to 4e-9. Measured: 6.7e-16 and
+    4e-10 (the difference's own error)."""
+    from engine.collision import series_split
+    rng = np.random.default_rng(7)
+    worst_x, worst_rate, rates = 0.0, 0.0, 0
+    for _ in range(20000):
+        Ka, Kb = rng.uniform(1e4, 1e7, 2)
+        ea, eb = rng.choice([0.05, 0.3, 1.0, rng.uniform(0.05, 1.0)], 2)
+        ma, mb = rng.choice([0.0, rng.uniform(0.0, 0.5)], 2)
+        d = rng.uniform(1e-4, 0.6)
+        x, rate = series_split(Ka, ea, ma, Kb, eb, mb, d)
+        worst_x = max(worst_x, abs(x - _split_by_bisection(Ka, ea, ma, Kb, eb, mb, d)) / d)
+        h = 1e-6 * d
+        corners = (ea * ea * ma, d - eb * eb * mb)       # x_a where a face changes its line
+        if all(abs(x - c) > 1e3 * h for c in corners) and 1e3 * h < x < d - 1e3 * h:
+            numeric = (_split_by_bisection(Ka, ea, ma, Kb, eb, mb, d + h)
+                       - _split_by_bisection(Ka, ea, ma, Kb, eb, mb, d - h)) / (2 * h)
+            worst_rate = max(worst_rate, abs(rate - numeric))
+            rates += 1
+    print(f"series_split: x_a to {worst_x:.2g} of the overlap, its rate to {worst_rate:.2g} "
+          f"({rates} rates)")
+    assert rates > 5000
+    assert worst_x < 1e-14
+    assert worst_rate < 4e-9
