@@ -1114,8 +1114,16 @@ def surface_memory(y, P, b, vbase, f, px, py, pz, box, hit, grid):
     if n[0] == 0 or (f == FACE_REAR and box[0] > PCb[CO_XMIN]):
         return 0.0, 0.0, 0.0, 0.0, 0.0
     m = n[i] - 1 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else 0
-    mj, tj, sj = _grid_bracket(CV, v0, n, j, p[j], grid[j], grid[3 + j])
-    mk, tk, sk = _grid_bracket(CV, v0, n, k, p[k], grid[k], grid[3 + k])
+    # each face's two axes written out, so that each bracket's axis is a constant of its code
+    if i == 0:
+        mj, tj, sj = _grid_bracket(CV, v0, n, 1, py, grid[1], grid[4])
+        mk, tk, sk = _grid_bracket(CV, v0, n, 2, pz, grid[2], grid[5])
+    elif i == 1:
+        mj, tj, sj = _grid_bracket(CV, v0, n, 2, pz, grid[2], grid[5])
+        mk, tk, sk = _grid_bracket(CV, v0, n, 0, px, grid[0], grid[3])
+    else:
+        mj, tj, sj = _grid_bracket(CV, v0, n, 0, px, grid[0], grid[3])
+        mk, tk, sk = _grid_bracket(CV, v0, n, 1, py, grid[1], grid[4])
     if i == 0:
         # the front or the rear: a slab of one x, its node (j, k) at j n_z + k from its first
         v = vbase + v0 + grid_vertex(n[0], n[1], n[2], m, mj, mk)
