@@ -1001,25 +1001,6 @@ def grid_vertex(nx, ny, nz, i, j, k):
     return start + nz + 2 * (j - 1) + (0 if k == 0 else 1)
 
 
-@njit
-def _at(axis, m, j, mj, k, mk):
-    """The index along ``axis`` of the grid node whose index along axis j is mj, along axis k
-    mk, and m along the third."""
-    if axis == j:
-        return mj
-    if axis == k:
-        return mk
-    return m
-
-
-@njit
-def _face_vertex(n, m, j, mj, k, mk):
-    """:func:`grid_vertex` of the node of a box mesh's grid (n: its nodes along x, y, z) whose
-    index along axis j is mj, along axis k mk, and m along the third (a face's axis)."""
-    return grid_vertex(n[0], n[1], n[2], _at(0, m, j, mj, k, mk), _at(1, m, j, mj, k, mk),
-                       _at(2, m, j, mj, k, mk))
-
-
 @njit_inline
 def _grid_node(CV, v0, n, axis, m):
     """The coordinate along ``axis`` of node m of a box mesh's grid (n: its nodes along x, y, z;
@@ -1114,25 +1095,34 @@ def surface_memory(y, P, b, vbase, f, px, py, pz, box, hit, grid):
     if n[0] == 0 or (f == FACE_REAR and box[0] > PCb[CO_XMIN]):
         return 0.0, 0.0, 0.0, 0.0, 0.0
     m = n[i] - 1 if (f == FACE_FRONT or f == FACE_RIGHT or f == FACE_BOTTOM) else 0
-    # each face's two axes written out, so that each bracket's axis is a constant of its code
+    # each face's two axes written out, so that the brackets' axes and the corners' nodes are
+    # constants of the code: node (mj, mk) of the face is the grid's node with index mj along
+    # axis j, mk along axis k and m along the face's own axis i
+    n0, n1, n2 = n
     if i == 0:
+        # the front or the rear: a slab of one x, its node (y j, z k) at j n_z + k from its first
         mj, tj, sj = _grid_bracket(CV, v0, n, 1, py, grid[1], grid[4])
         mk, tk, sk = _grid_bracket(CV, v0, n, 2, pz, grid[2], grid[5])
+        v = vbase + v0 + grid_vertex(n0, n1, n2, m, mj, mk)
+        c00, c10, c01, c11 = y[v], y[v + n2], y[v + 1], y[v + n2 + 1]
     elif i == 1:
+        # a side: j is z, k is x
         mj, tj, sj = _grid_bracket(CV, v0, n, 2, pz, grid[2], grid[5])
         mk, tk, sk = _grid_bracket(CV, v0, n, 0, px, grid[0], grid[3])
+        v = vbase + v0
+        c00 = y[v + grid_vertex(n0, n1, n2, mk, m, mj)]
+        c10 = y[v + grid_vertex(n0, n1, n2, mk, m, mj + 1)]
+        c01 = y[v + grid_vertex(n0, n1, n2, mk + 1, m, mj)]
+        c11 = y[v + grid_vertex(n0, n1, n2, mk + 1, m, mj + 1)]
     else:
+        # the roof or the underbody: j is x, k is y
         mj, tj, sj = _grid_bracket(CV, v0, n, 0, px, grid[0], grid[3])
         mk, tk, sk = _grid_bracket(CV, v0, n, 1, py, grid[1], grid[4])
-    if i == 0:
-        # the front or the rear: a slab of one x, its node (j, k) at j n_z + k from its first
-        v = vbase + v0 + grid_vertex(n[0], n[1], n[2], m, mj, mk)
-        c00, c10, c01, c11 = y[v], y[v + n[2]], y[v + 1], y[v + n[2] + 1]
-    else:
-        c00 = y[vbase + v0 + _face_vertex(n, m, j, mj, k, mk)]
-        c10 = y[vbase + v0 + _face_vertex(n, m, j, mj + 1, k, mk)]
-        c01 = y[vbase + v0 + _face_vertex(n, m, j, mj, k, mk + 1)]
-        c11 = y[vbase + v0 + _face_vertex(n, m, j, mj + 1, k, mk + 1)]
+        v = vbase + v0
+        c00 = y[v + grid_vertex(n0, n1, n2, mj, mk, m)]
+        c10 = y[v + grid_vertex(n0, n1, n2, mj + 1, mk, m)]
+        c01 = y[v + grid_vertex(n0, n1, n2, mj, mk + 1, m)]
+        c11 = y[v + grid_vertex(n0, n1, n2, mj + 1, mk + 1, m)]
     low, high = c00 + tj * (c10 - c00), c01 + tj * (c11 - c01)      # along j, at k's two nodes
     return low + tk * (high - low), (1.0 - tk) * (c10 - c00) + tk * (c11 - c01), sj, high - low, sk
 

@@ -230,3 +230,63 @@ def test_the_overlap_is_split_where_the_two_faces_carry_one_pressure():
     assert rates > 5000
     assert worst_x < 1e-14
     assert worst_rate < 4e-9
+
+
+def _bracket(nodes, q):
+    """The cell of sorted ``nodes`` that q lies in (the one above a node between two cells),
+    q's fraction of it (held at 0 or 1 beyond the ends) and its width (0 beyond the ends)."""
+    m = int(np.clip(np.searchsorted(nodes, q, side="right") - 1, 0, len(nodes) - 2))
+    a, b = nodes[m], nodes[m + 1]
+    return m, min(max((q - a) / (b - a), 0.0), 1.0), (b - a) if a <= q <= b else 0.0
+
+
+def test_the_crushed_surface_is_interpolated_between_its_nodes_on_every_face():
+    """surface_memory on each of the six faces of a box mesh against a reference that knows no
+    vertex numbering: the face's vertices found by the faces they carry stiffness on (CK), its
+    nodes by their coordinates, the memory interpolated bilinearly over the four nodes round
+    the point, with its rates across the face (rise over run along each of the face's two
+    axes, in the order i + 1, i + 2 of the face's axis i). Random memories on every vertex,
+    points inside, beyond the face's edges and on its nodes."""
+    from engine import collision as C
+    data = two_sedans(300)
+    data["units"][1]["initial"] = {"X": 10.0, "Y": 0.0, "yaw": np.pi, "speed": 0.0}
+    sim = engine.Simulation(engine.load_event(data), warn=False)
+    model = sim.model
+    rng = np.random.default_rng(7)
+    y = sim.y.copy()
+    vbase = int(model.P_ENV[L.E_COLL_BASE]) + L.N_COLL_UNIT_STATE * model.P_UNIT.shape[0]
+    y[vbase:vbase + model.CV.shape[0]] = rng.uniform(0.0, 0.2, model.CV.shape[0])
+    worst, count = 0.0, 0
+    for b in range(model.P_UNIT.shape[0]):
+        PCb = model.P_COLL[b]
+        box = tuple(float(PCb[c]) for c in (L.CO_XMIN, L.CO_XMAX, L.CO_YMIN, L.CO_YMAX,
+                                            L.CO_ZMIN, L.CO_ZMAX))
+        grid = C.grid_scale(model.CV, PCb)
+        v0, nv = int(PCb[L.CO_V0]), int(PCb[L.CO_NV])
+        for f in range(L.N_FACES):
+            i = f // 2                           # front, rear: x; right, left: y; bottom, roof: z
+            j, k = (i + 1) % 3, (i + 2) % 3
+            on = v0 + np.flatnonzero(model.CK[v0:v0 + nv, f] > 0.0)
+            memory = {(model.CV[v, j], model.CV[v, k]): y[vbase + v] for v in on}
+            nodes_j = np.unique(model.CV[on, j])
+            nodes_k = np.unique(model.CV[on, k])
+            assert len(memory) == len(nodes_j) * len(nodes_k)    # a full grid on the face
+            for _ in range(400):
+                q = [rng.uniform(box[2 * a] - 0.05, box[2 * a + 1] + 0.05) for a in range(3)]
+                if rng.random() < 0.3:          # on a node along one of the face's axes
+                    a, nodes = (j, nodes_j) if rng.random() < 0.5 else (k, nodes_k)
+                    q[a] = float(rng.choice(nodes))
+                mj, tj, sj = _bracket(nodes_j, q[j])
+                mk, tk, sk = _bracket(nodes_k, q[k])
+                c00 = memory[(nodes_j[mj], nodes_k[mk])]
+                c10 = memory[(nodes_j[mj + 1], nodes_k[mk])]
+                c01 = memory[(nodes_j[mj], nodes_k[mk + 1])]
+                c11 = memory[(nodes_j[mj + 1], nodes_k[mk + 1])]
+                low, high = c00 + tj * (c10 - c00), c01 + tj * (c11 - c01)
+                want = (low + tk * (high - low), (1 - tk) * (c10 - c00) + tk * (c11 - c01), sj,
+                        high - low, sk)
+                got = C.surface_memory(y, model, b, vbase, f, q[0], q[1], q[2], box, -1, grid)
+                worst = max(worst, max(abs(g - w) for g, w in zip(got, want)))
+                count += 1
+    print(f"surface memory on every face: {count} points, largest difference {worst:.2e} m")
+    assert worst <= 1e-15      # measured: 0
