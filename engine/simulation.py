@@ -430,14 +430,16 @@ class Simulation:
         return self._n_gears if field == "gear" else self._n_diffs
 
     # --- stepping ---------------------------------------------------------------------
-    def advance(self, t_end):
+    def advance(self, t_end, inputs_checked=False):
         """Integrate from ``self.time`` to ``t_end`` with the current inputs held.
 
         Takes whole internal steps on the grid time0 + n*h; a remainder shorter than one
         step is taken as one partial step (so any communication step works). Raises
         :class:`InputError` for an input out of its range (:meth:`check_inputs`) or a
         ``t_end`` that is not a time from now on, and :class:`SimulationError` when the model
-        fails; ``self.time`` is then the last successful time.
+        fails; ``self.time`` is then the last successful time. ``inputs_checked``: the caller
+        has just called :meth:`check_inputs` on these inputs (the FMU's slave, which answers
+        a bad input in its own words), so they are not checked a second time.
         """
         if self._failed:
             raise SimulationError("the simulation failed earlier and cannot continue: " + self._failed)
@@ -447,7 +449,8 @@ class Simulation:
             raise InputError("t_end", t_end, f"a time in {self.time!r} .. {t_max:g} s (from the current "
                                              f"time, at most {MAX_STEPS_PER_ADVANCE} steps of {h:g} s)")
         t_end = float(t_end)
-        self.check_inputs()
+        if not inputs_checked:
+            self.check_inputs()
         if self.time == 0.0 and self._grid_steps == 0:
             engage_clutches(self.y, self._inputs, self.model)   # the gears the run starts in
         tol = 1e-9 * max(1.0, abs(t_end))

@@ -521,7 +521,7 @@ class SimonSlave(Fmi2Slave):
             return self._fail(f"t={t!r}: input {exc.field} = {exc.value!r} rejected: "
                               f"it accepts {exc.accepts}")
         try:
-            sim.advance(t + h - self._start_time)
+            sim.advance(t + h - self._start_time, inputs_checked=True)
         except engine.InputError as exc:   # the step itself (t_end): refused before it starts
             self._log_error(f"doStep refused: communication step from t={t!r} of {h!r} s: "
                             f"{exc.field} = {exc.value!r}, it accepts {exc.accepts}")
