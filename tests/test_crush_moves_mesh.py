@@ -18,7 +18,11 @@ interpolated over them).
 Where the set varies across the face the crushed surface is turned: the push on a vertex is
 F_n (n + grad s), the gradient of the overlap, so the contact has a potential: a narrower
 partner pressed into a front crushed unevenly and moved round a closed loop (in, across, out,
-back) gets no work from it (with the push along n alone it gained energy round the loop)."""
+back) gets no work from it (with the push along n alone it gained energy round the loop).
+
+The crushed surface is read where a vertex presses by interpolating the memories of the four
+grid nodes round it, on whichever of the six faces it presses: checked against a reference
+that finds each face's nodes by their coordinates."""
 from __future__ import annotations
 
 import copy
