@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from runner import fmu_staleness, provenance, result_path, write_report
+from runner import fmu_staleness, native_level_here, provenance, result_path, write_report
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -179,8 +179,7 @@ def main(argv=None) -> int:
         r["native"] = run(native, args.duration, args.step, names)
         r["native_levels"] = native_levels(native, args.duration, args.step, names)
         # the level the native FMU ran at by itself: the widest this processor runs
-        from simon_fmu.native.targets import levels_run_here
-        r["native"]["level"] = (levels_run_here() or [None])[-1]
+        r["native"]["level"] = native_level_here()
     report["machine"]["load_average_at_end"] = os.getloadavg()
     r = {**report, **r, "step": args.step, "duration": args.duration,
          "vertices": args.vertices, "obj": args.obj}

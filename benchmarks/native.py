@@ -39,8 +39,8 @@ import zipfile
 from pathlib import Path
 
 from manoeuvres import DURATION, QUICK_DURATION, THROTTLE_KI, THROTTLE_KP
-from runner import (REPO, best_of, ensure_fmu, fmu_staleness, load_manoeuvre, provenance,
-                    result_path, shown, spawn, write_report)
+from runner import (REPO, best_of, ensure_fmu, fmu_staleness, load_manoeuvre, native_level_here,
+                    provenance, result_path, shown, spawn, write_report)
 
 DEV_FMU = REPO / "out" / "SimonCar.fmu"
 NATIVE_FMU = REPO / "out" / "SimonCar-native-bench.fmu"
@@ -284,8 +284,7 @@ def main(argv=None):
                       "development": shown(DEV_FMU), "development_sources_newer": stale}
     # the instruction-set level the native FMU's kernels run at here: the widest this
     # processor runs (docs/native.md, "Instruction-set levels")
-    from simon_fmu.native.targets import levels_run_here
-    report["native_level"] = (levels_run_here() or [None])[-1]
+    report["native_level"] = native_level_here()
 
     work = Path(tempfile.mkdtemp(prefix="simon-native-bench-"))
     try:

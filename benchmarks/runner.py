@@ -203,6 +203,14 @@ def kernel_digest():
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
+def native_level_here():
+    """The instruction-set level a native FMU's kernels run at on this machine: the widest
+    this processor runs (simon_fmu.native.targets.levels_run_here; docs/native.md,
+    "Instruction-set levels"), None where that is not known (no gcc, or not x86-64)."""
+    from simon_fmu.native.targets import levels_run_here
+    return (levels_run_here() or [None])[-1]
+
+
 def provenance():
     """What every benchmark's JSON report starts with: the command, when, at which commit
     (and kernel sources) and on which machine it was measured."""
