@@ -268,7 +268,7 @@ def test_the_crushed_surface_is_interpolated_between_its_nodes_on_every_face():
         grid = C.grid_scale(model.CV, PCb)
         v0, nv = int(PCb[L.CO_V0]), int(PCb[L.CO_NV])
         for f in range(L.N_FACES):
-            i = f // 2                           # front, rear: x; right, left: y; bottom, roof: z
+            i = C.face_axis(f)
             j, k = (i + 1) % 3, (i + 2) % 3
             on = v0 + np.flatnonzero(model.CK[v0:v0 + nv, f] > 0.0)
             memory = {(model.CV[v, j], model.CV[v, k]): y[vbase + v] for v in on}
