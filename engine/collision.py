@@ -1068,9 +1068,9 @@ def surface_memory(y, P, b, vbase, f, px, py, pz, box, hit, grid):
     PCb, CV = P.P_COLL[b], P.CV
     v0 = int(PCb[CO_V0])
     i = face_axis(f)
-    j, k = (i + 1) % 3, (i + 2) % 3
-    p = (px, py, pz)
     if hit >= 0:
+        j, k = (i + 1) % 3, (i + 2) % 3
+        p = (px, py, pz)
         X = P.XM
         ax, ay = X[hit + XT_C0 + j], X[hit + XT_C0 + k]
         bx, by = X[hit + XT_C0 + 3 + j], X[hit + XT_C0 + 3 + k]
