@@ -1602,18 +1602,23 @@ def boundary_latches(y, t, P, W):
     its earth-fixed CG velocity then (for deltaV), and each wheel's damage set grown by the
     load on its mesh at the boundary (the stage's, W.wcoll) within its contact motion over the
     step just taken (engine.wheel_damage.damage_step). W.frames: the units' rotations of this
-    state (``vehicle.synchronize``). Returns whether the boundary changed a state of the
-    collision block (the integrator copies the block to its stages only then) and whether a
-    wheel's set grew (its mesh moved: the stage is evaluated again)."""
+    state (``vehicle.synchronize``). Returns how many states of the collision block, from its
+    start, the boundary (with the first stage's pass) may have changed: 0, the units' own
+    states (:data:`N_COLL_UNIT_STATE` a unit, at the block's start: a contact episode's latest
+    time moves at every boundary of sustained contact) or the whole block (a vertex's memory,
+    a pair's face, a wheel's damage set); the integrator copies that much of the block to its
+    stages and to its last good state. And whether a wheel's set grew (its mesh moved: the
+    stage is evaluated again)."""
     base = int(P.P_ENV[E_COLL_BASE])
     contact_motions(y, P, W.wcoll, W.wmotion)
     coll, frames = W.coll, W.frames
-    changed = False
+    changed = False     # a unit's own states
+    memory = False      # a vertex's memory or a pair's face (the pass's latches)
     for u in range(P.P_UNIT.shape[0]):
         row = coll[u]
         s = base + N_COLL_UNIT_STATE * u
         if row[WC_CHANGED] > 0.0:
-            changed = True
+            memory = True
         if row[WC_TOUCH] > 0.0 and y[s + CS_CONTACT] < 0.5:
             changed = True
             o = N_BODY * u
@@ -1634,7 +1639,9 @@ def boundary_latches(y, t, P, W):
                 y[s + CS_CONTACT] = 2.0     # the impulse phase is over
                 changed = True
     damaged, grown = damage_step(y, P, W.wcoll, W.wmotion)
-    return changed or damaged, grown
+    if memory or damaged:
+        return y.shape[0] - base, grown
+    return N_COLL_UNIT_STATE * P.P_UNIT.shape[0] if changed else 0, grown
 
 
 @njit

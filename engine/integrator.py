@@ -43,8 +43,9 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
     # the collision block (P_ENV[E_COLL_BASE] on: the vertices' memories, the pairs' faces, the
     # wheels' damage sets) is latched at the boundaries, never integrated: the stages carry it
     # unchanged and the sums skip it. It is copied to the stages' state and to the last good
-    # state only when a boundary's latches changed it (and at the first step: y is the
-    # caller's), so a step without contact copies none of it
+    # state only as far as a boundary's latches changed it (the whole block at the first step:
+    # y is the caller's), so a step without contact copies none of it and a step of sustained
+    # contact whose memories hold copies only the units' own states (the block's start)
     mi = int(P.P_ENV[E_COLL_BASE])
     conn_base = state_bases(P)[3]
     done = 0
@@ -55,7 +56,7 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
         # model is compiled once for this loop, its failure branch and ``record``
         latch_attitude(y, P, W)
         synchronize_frames(y, P, W)
-        block = step == 0
+        span = m - mi if step == 0 else 0     # the block's states to copy, from its start
         for s in range(4):
             ks = work[s]
             if s == 0:
@@ -78,7 +79,7 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
                 for i in range(mi):
                     y[i] = W.latched[i]
                 changed, grown = boundary_latches(y, t0 + step * h, P, W)
-                block = block or changed
+                span = max(span, changed)
                 failed = latch_failures(y, t0 + step * h, P.P_CONN, conn_base, W.conn_force)
                 if grown or failed:
                     for i in range(mi):
@@ -86,17 +87,17 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
                     derivatives(y, ks, U, P, dynamic(False), Y, err, W)
                     for i in range(mi):
                         y[i] = W.latched[i]
-                for i in range(mi if not block else m):
+                for i in range(mi + span):
                     y_good[i] = y[i]
             if s < 3:
                 c = h if s == 2 else 0.5 * h
                 for i in range(mi):
                     yt[i] = y[i] + c * ks[i]
-                if s == 0 and block:
+                if s == 0 and span > 0:
                     # through views from its start: an index counted from zero is known not
                     # to be negative, so the copy needs no wraparound test per element (the
                     # block is most of the state: a car's vertices' memories)
-                    carried, staged = y[mi:], yt[mi:]
+                    carried, staged = y[mi:mi + span], yt[mi:mi + span]
                     for i in range(carried.shape[0]):
                         staged[i] = carried[i]
         if err[0] != 0 and s == 0:

@@ -1,12 +1,16 @@
 """The integrator's latched block (engine.integrator.advance): the collision block (the vertices'
 memories, the pairs' faces, the wheels' damage sets) is copied to the stages and to the last
-good state only at a boundary whose latches changed it. A step that fails at its boundary
+good state only as far as a boundary's latches changed it (none of it, the units' own states
+at its start, or all of it). A step that fails at its boundary
 restores the last good state whole, the block as latched at that state's boundary: the sedan
 into a wall with tires that cannot take the crash's load fails during the crush (its memories
 growing every step), and the state it is left at is, bit for bit, the same run's stopped at
 the last good time with that boundary's latches taken.
 """
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -62,9 +66,62 @@ def test_a_step_failing_in_a_crush_leaves_the_last_good_state_whole():
     derivatives(y, np.zeros_like(y), U, P, False, at_good._outputs, np.zeros(2, dtype=np.int64), W)
     W.clock[1] = 0.0
     y[:block] = W.latched[:block]
-    changed, _ = boundary_latches(y, t_good, P, W)
+    span, _ = boundary_latches(y, t_good, P, W)
     grown = np.count_nonzero(y[block:] != at_good.y[block:])
     print(f"failed after t = {t_good} s: {err.value}; the block's {grown} states latched at "
           f"that boundary")
-    assert changed and grown > 0    # the boundary changed the block: it had to be copied
+    # the boundary changed the memories: the whole block had to be copied
+    assert span == y.size - block and grown > 0
     assert np.array_equal(failing.y, y)
+
+
+def _boundary(sim):
+    """The state of ``sim`` with the latches of its next step boundary taken (the first stage's
+    pass and derivative, then engine.collision.boundary_latches), and the span of the collision
+    block, from its start, that boundary_latches says they changed."""
+    y = sim.y.copy()
+    P, U, W = sim.model, sim._inputs, sim._scratch
+    block = sim.layout.at("collision")
+    latch_attitude(y, P, W)
+    synchronize_frames(y, P, W)
+    W.latched[:] = y
+    W.clock[:] = sim.time, 1.0
+    derivatives(y, np.zeros_like(y), U, P, False, sim._outputs, np.zeros(2, dtype=np.int64), W)
+    W.clock[1] = 0.0
+    y[:block] = W.latched[:block]
+    span, _ = boundary_latches(y, sim.time, P, W)
+    return y, span
+
+
+def test_a_boundary_names_the_part_of_the_block_its_latches_changed():
+    """Two cars in sustained contact, the first in gear pushing the second, braked, ahead of it
+    (benchmarks/collision.py's scene): at every boundary the states of the collision block that
+    the latches changed lie within the span boundary_latches returns, which the integrator
+    copies to its stages and its last good state. While the push holds, most boundaries move
+    only the units' own states (the contact episode's latest time): the span is then those."""
+    from engine.setup.event import TWO_CARS_EVENT
+    data = json.loads(Path(TWO_CARS_EVENT).read_text())
+    car, car2 = data["units"]
+    car["initial"] = {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": 2.0}
+    car2["initial"] = {"X": car["dimensions"]["length"] + 0.5, "Y": 0.0, "yaw": 0.0, "speed": 0.0}
+    data.setdefault("simulation", {}).setdefault("collisions", {}).update(
+        {"vehicle_start_time": 0.0})
+    sim = engine.Simulation(engine.load_event(data), warn=False)
+    sim.u_unit[:, L.IU_GEAR] = 1
+    sim.u_unit[0, L.IU_THROTTLE] = 0.3
+    sim.u_unit[1, L.IU_BRAKE] = 400.0
+    block = sim.layout.at("collision")
+    units = L.N_COLL_UNIT_STATE * 2
+    whole = sim.y.size - block
+    h = sim.step_size
+    spans = {0: 0, units: 0, whole: 0}
+    for k in range(1, 1200):
+        sim.advance(round(k * h, 9))
+        y, span = _boundary(sim)
+        changed = np.nonzero(y[block:] != sim.y[block:])[0]
+        assert span in spans
+        assert changed.size == 0 or changed.max() < span, (sim.time, span, changed.max())
+        spans[span] += 1
+    print(f"boundaries: {spans[0]} changed nothing of the block, {spans[units]} the units' "
+          f"states only, {spans[whole]} the memories")
+    assert spans[units] > spans[whole] > 0 and spans[0] > 0
