@@ -16,11 +16,12 @@ The report goes to benchmarks/results/native.json (a --quick run's to out/native
 committed file the docs' figures are rendered from (tools/update_doc_numbers.py).
 
 The manoeuvre is speed.py's (manoeuvres.py): the sedan at 20 m/s, a 0.5 Hz steering-wheel
-sine, the throttle governed. The native FMU's parameters are not tunable yet, so the sedan's
-native FMU is built here from a copy of the default event whose initial speed is the
-manoeuvre's (out/bench-native-sedan.json -> out/SimonCar-native-bench.fmu, Linux x86-64
-only, a few seconds once the kernels are cached); the development FMU (out/SimonCar.fmu) is
-built when missing and gets its initial speed set in initialisation mode, as speed.py does.
+sine, the throttle governed. The sedan's native FMU is built here from a copy of the default
+event whose initial speed is the manoeuvre's (out/bench-native-sedan.json ->
+out/SimonCar-native-bench.fmu, Linux x86-64 only, a few seconds once the kernels are cached),
+a choice of the time when the native FMU's parameters were fixed at build; the hosts set its
+speed0 in initialisation mode as well (it is tunable now, docs/native.md, "Parameters"), as
+they do for the development FMU (out/SimonCar.fmu, built when missing), so both start alike.
 The fmpy variants, the peer and fmpy's cold start are speed.py's own (runner.spawn).
 """
 
@@ -68,7 +69,7 @@ LABELS = {
 
 def build_native(manoeuvre, fmu_path, event_path):
     """The sedan's native FMU, from a copy of the default event starting at the manoeuvre's
-    speed (the native FMU's speed0 is fixed at build time). Returns an error text or None."""
+    speed (the hosts set speed0 at initialisation too). Returns an error text or None."""
     event = json.loads(DEFAULT_EVENT.read_text())
     lead = event["units"][0]
     lead.setdefault("initial", {})["speed"] = manoeuvre["speed_mps"]
