@@ -1,7 +1,9 @@
 """Native FMU benchmark: the native FMU against the development FMU and the peer (issue 29).
 
 In one run on one machine: the native FMU (docs/native.md) at 1 ms and 10 ms communication
-steps through fmpy and through a C host (native_host.c, compiled here with gcc), the
+steps through fmpy and through a C host (native_host.c, compiled here with gcc; at 10 ms
+once more with its parameter stepSize, the internal step, at the largest the engine
+accepts, 2 ms, where the others run the event's 1 ms), the
 development FMU through fmpy at the same steps, and the peer (CommonRoad's multi-body model)
 as speed.py runs it; then the worst doStep over 600 s simulated at a 1 ms step through the
 C host, and the cold start (load library, instantiate, initialise, first step) through the
@@ -43,6 +45,9 @@ from manoeuvres import DURATION, QUICK_DURATION, THROTTLE_KI, THROTTLE_KP
 from runner import (REPO, best_of, ensure_fmu, fmu_staleness, load_manoeuvre, native_level_here,
                     provenance, result_path, shown, spawn, write_report)
 
+sys.path.append(str(REPO))
+from engine.setup.fields import MAX_STEP_SIZE  # noqa: E402 - this checkout's engine
+
 DEV_FMU = REPO / "out" / "SimonCar.fmu"
 NATIVE_FMU = REPO / "out" / "SimonCar-native-bench.fmu"
 NATIVE_EVENT = REPO / "out" / "bench-native-sedan.json"
@@ -63,6 +68,7 @@ LABELS = {
     "native-fmpy-10ms": "native FMU, fmpy, 10 ms",
     "native-c-1ms": "native FMU, C host, 1 ms",
     "native-c-10ms": "native FMU, C host, 10 ms",
+    "native-c-10ms-h2": "native FMU, C host, 10 ms, 2 ms step",
     "native-c-long": "native FMU, C host, 1 ms, long run",
 }
 
@@ -114,16 +120,20 @@ def fmu_refs(unzipdir, unit):
         "id": root.find("CoSimulation").get("modelIdentifier"),
         "refs": [vr[f"{unit}.{name}"] for name in ("speed0", "gear", "steeringWheelAngle",
                                                    "throttle", "ay", "speed")],
+        "step_size": vr["stepSize"],
     }
 
 
-def run_host(exe, unzipdir, md, manoeuvre, step, duration):
-    """One C host process: cold start, then `duration` s of the manoeuvre at `step`."""
+def run_host(exe, unzipdir, md, manoeuvre, step, duration, internal_step=None):
+    """One C host process: cold start, then `duration` s of the manoeuvre at `step`; with
+    ``internal_step``, the FMU's parameter stepSize set to it at initialisation."""
     m = manoeuvre
     cmd = [str(exe), str(unzipdir), md["id"], md["guid"], repr(step), repr(duration),
            *map(str, md["refs"]), repr(m["speed_mps"]), str(m["gear"]),
            repr(m["steering_wheel_amplitude_rad"]), repr(m["omega_rad_per_s"]),
            repr(m["throttle_feedforward"]), repr(THROTTLE_KP), repr(THROTTLE_KI)]
+    if internal_step is not None:
+        cmd += [str(md["step_size"]), repr(internal_step)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         return {"ok": False, "error": f"exit {proc.returncode}: {proc.stderr.strip()[-2000:]}"}
@@ -299,15 +309,20 @@ def main(argv=None):
                          "dev-fmpy-10ms": ("fmu-10ms", DEV_FMU),
                          "native-fmpy-1ms": ("fmu-1ms", NATIVE_FMU),
                          "native-fmpy-10ms": ("fmu-10ms", NATIVE_FMU)}
-        host_variants = {"native-c-1ms": 0.001, "native-c-10ms": 0.01}
+        # (communication step, internal step: None for the event's, 1 ms); the last at the
+        # largest internal step the engine accepts (docs/equations.md, "The integration step
+        # and its stability")
+        host_variants = {"native-c-1ms": (0.001, None), "native-c-10ms": (0.01, None),
+                         "native-c-10ms-h2": (0.01, MAX_STEP_SIZE)}
         runs = {name: [] for name in list(fmpy_variants) + list(host_variants)}
         for i in range(max(1, args.repeat)):
             for name, (variant, fmu) in fmpy_variants.items():
                 print(f"round {i + 1}/{args.repeat}: {name} ...", flush=True)
                 runs[name].append(spawn(variant, manoeuvre, duration, fmu))
-            for name, step in host_variants.items():
+            for name, (step, internal) in host_variants.items():
                 print(f"round {i + 1}/{args.repeat}: {name} ...", flush=True)
-                runs[name].append(run_host(exe, unzipdir, md, manoeuvre, step, duration))
+                runs[name].append(run_host(exe, unzipdir, md, manoeuvre, step, duration,
+                                           internal))
         results = {name: best_of(rs) for name, rs in runs.items()}
 
         print(f"native-c-long: {long_run:g} s at 1 ms through the C host ...", flush=True)
