@@ -1,7 +1,7 @@
 """Collision cost: two cars in sustained contact through the FMU at a 10 ms step.
 
     python benchmarks/collision.py [--out out] [--duration 5] [--step 0.01] [--vertices 300]
-                                   [--obj] [--no-native] [--json PATH]
+                                   [--obj] [--no-native] [--internal-step S] [--json PATH]
 
 The shipped two-car event (engine/data/two-cars.json) with both cars on one line: the first
 car, in first gear at part throttle, drives at ``--speed`` into the second, which stands braked
@@ -17,7 +17,10 @@ others: their real-time factor is the collision's figure. The native FMU of the 
 ``native`` in the report (``--no-native`` skips it), and then once forced to each of its
 instruction-set levels (``SIMON_NATIVE_ISA``), under ``native_levels``. The report goes to
 benchmarks/results/collision.json, the committed file the docs' figures are rendered from
-(tools/update_doc_numbers.py).
+(tools/update_doc_numbers.py). ``--internal-step`` sets both FMUs' parameter stepSize at
+initialisation (the event's is 1 ms), its report by default to
+out/collision-internal-step.json: what a coarser internal step gains, and what it moves
+(the maximum crush is reported).
 A benchmark, not a test: nothing asserts a time.
 """
 from __future__ import annotations
@@ -69,7 +72,8 @@ def write_event(out: Path, speed: float, gap: float, vertices: int, obj: bool = 
     return path
 
 
-def run(fmu: Path, duration: float, step: float, names: list[str]) -> dict:
+def run(fmu: Path, duration: float, step: float, names: list[str],
+        internal_step: float | None = None) -> dict:
     from fmpy import extract, read_model_description
     from fmpy.fmi2 import FMU2Slave
     md = read_model_description(str(fmu))
@@ -83,6 +87,8 @@ def run(fmu: Path, duration: float, step: float, names: list[str]) -> dict:
             slave.instantiate()
             slave.setupExperiment(startTime=0.0)
             slave.enterInitializationMode()
+            if internal_step is not None:
+                slave.setReal([vr["stepSize"]], [internal_step])
             slave.exitInitializationMode()
             slave.setInteger([vr["car.gear"], vr["car2.gear"]], [1, 1])
             slave.setReal([vr["car.throttle"], vr["car2.brakePedalForce"]], [0.3, 400.0])
@@ -117,7 +123,8 @@ def run(fmu: Path, duration: float, step: float, names: list[str]) -> dict:
     return best
 
 
-def native_levels(fmu: Path, duration: float, step: float, names: list[str]) -> dict:
+def native_levels(fmu: Path, duration: float, step: float, names: list[str],
+                  internal_step: float | None = None) -> dict:
     """The native FMU forced to each instruction-set level of its x86-64 binary
     (``SIMON_NATIVE_ISA``, docs/native.md), stepped as :func:`run`: {level: figures}, or
     {level: {"refused": ...}} for a level this processor does not run."""
@@ -128,7 +135,7 @@ def native_levels(fmu: Path, duration: float, step: float, names: list[str]) -> 
         for level in X86_64_LEVELS:
             os.environ["SIMON_NATIVE_ISA"] = level.name
             try:
-                out[level.name] = run(fmu, duration, step, names)
+                out[level.name] = run(fmu, duration, step, names, internal_step)
             except Exception as exc:    # noqa: BLE001 - fmpy: fmi2Instantiate answered NULL
                 out[level.name] = {"refused": str(exc)}
     finally:
@@ -152,9 +159,16 @@ def main(argv=None) -> int:
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--no-native", action="store_true",
                         help="skip the native FMU of the same event (built with --platforms linux64)")
-    parser.add_argument("--json", type=Path, default=result_path("collision.json"),
-                        help="JSON report path (default benchmarks/results/collision.json)")
+    parser.add_argument("--internal-step", type=float, default=None,
+                        help="the FMUs' parameter stepSize (s), set at initialisation; default "
+                             "the event's, 1 ms")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="JSON report path (default benchmarks/results/collision.json; "
+                             "with --internal-step out/collision-internal-step.json)")
     args = parser.parse_args(argv)
+    if args.json is None:
+        args.json = (result_path("collision.json") if args.internal_step is None
+                     else Path(args.out) / "collision-internal-step.json")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     event = write_event(out, args.speed, args.gap, args.vertices, args.obj)
@@ -172,23 +186,25 @@ def main(argv=None) -> int:
     names = ["car.X", "car2.X", "car.collision.maxCrush", "car.collision.Fx"]
     report = provenance()
     load0 = report["machine"]["load_average_at_start"][0]
-    r = run(fmu, args.duration, args.step, names)
+    h = args.internal_step
+    r = run(fmu, args.duration, args.step, names, h)
     if not args.no_native:
         # the native FMU of the same event (docs/native.md), stepped alike: the same kernels
         # without the development FMU's Python slave round them
-        r["native"] = run(native, args.duration, args.step, names)
-        r["native_levels"] = native_levels(native, args.duration, args.step, names)
+        r["native"] = run(native, args.duration, args.step, names, h)
+        r["native_levels"] = native_levels(native, args.duration, args.step, names, h)
         # the level the native FMU ran at by itself: the widest this processor runs
         r["native"]["level"] = native_level_here()
     report["machine"]["load_average_at_end"] = os.getloadavg()
-    r = {**report, **r, "step": args.step, "duration": args.duration,
+    r = {**report, **r, "step": args.step, "internal_step": h, "duration": args.duration,
          "vertices": args.vertices, "obj": args.obj}
     levels = [(f"native FMU at {name}", v) for name, v in r.get("native_levels", {}).items()]
     for label, v in (("development FMU", r), ("native FMU", r.get("native")), *levels):
         if v is None or "x_real_time" not in v:
             continue
         print(f"{label}: two cars, {args.vertices} vertices each"
-              f"{' (OBJ exteriors)' if args.obj else ''}, {args.step * 1e3:g} ms step, "
+              f"{' (OBJ exteriors)' if args.obj else ''}, {args.step * 1e3:g} ms step"
+              f"{f' ({h * 1e3:g} ms internal step)' if h is not None else ''}, "
               f"{args.duration:g} s: {v['x_real_time']:.1f} x real time overall; "
               f"{v['contact_steps']} of {v['steps']} steps in contact at "
               f"{v['contact_x_real_time']:.1f} x real time, the others at "
