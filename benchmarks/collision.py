@@ -33,6 +33,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 
@@ -129,20 +130,14 @@ def native_levels(fmu: Path, duration: float, step: float, names: list[str],
     (``SIMON_NATIVE_ISA``, docs/native.md), stepped as :func:`run`: {level: figures}, or
     {level: {"refused": ...}} for a level this processor does not run."""
     from simon_fmu.native.targets import X86_64_LEVELS
-    before = os.environ.get("SIMON_NATIVE_ISA")
     out = {}
-    try:
-        for level in X86_64_LEVELS:
-            os.environ["SIMON_NATIVE_ISA"] = level.name
+    for level in X86_64_LEVELS:
+        # the variable as it was is put back after each level (patch.dict restores it)
+        with patch.dict(os.environ, {"SIMON_NATIVE_ISA": level.name}):
             try:
                 out[level.name] = run(fmu, duration, step, names, internal_step)
             except Exception as exc:    # noqa: BLE001 - fmpy: fmi2Instantiate answered NULL
                 out[level.name] = {"refused": str(exc)}
-    finally:
-        if before is None:
-            os.environ.pop("SIMON_NATIVE_ISA", None)
-        else:
-            os.environ["SIMON_NATIVE_ISA"] = before
     return out
 
 
