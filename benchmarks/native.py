@@ -46,7 +46,9 @@ from runner import (REPO, best_of, ensure_fmu, fmu_staleness, load_manoeuvre, na
                     provenance, result_path, shown, spawn, write_report)
 
 sys.path.append(str(REPO))
-from engine.setup.fields import MAX_STEP_SIZE  # noqa: E402 - this checkout's engine
+# the largest internal step the engine accepts: of this checkout's engine, unless PYTHONPATH
+# names another (appended, not put first, as in derivative.py)
+from engine.setup.fields import MAX_STEP_SIZE  # noqa: E402
 
 DEV_FMU = REPO / "out" / "SimonCar.fmu"
 NATIVE_FMU = REPO / "out" / "SimonCar-native-bench.fmu"

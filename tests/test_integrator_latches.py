@@ -93,12 +93,9 @@ def _boundary(sim):
     return y, span
 
 
-def test_a_boundary_names_the_part_of_the_block_its_latches_changed():
+def _pushing():
     """Two cars in sustained contact, the first in gear pushing the second, braked, ahead of it
-    (benchmarks/collision.py's scene): at every boundary the states of the collision block that
-    the latches changed lie within the span boundary_latches returns, which the integrator
-    copies to its stages and its last good state. While the push holds, most boundaries move
-    only the units' own states (the contact episode's latest time): the span is then those."""
+    (benchmarks/collision.py's scene)."""
     from engine.setup.event import TWO_CARS_EVENT
     data = json.loads(Path(TWO_CARS_EVENT).read_text())
     car, car2 = data["units"]
@@ -110,6 +107,15 @@ def test_a_boundary_names_the_part_of_the_block_its_latches_changed():
     sim.u_unit[:, L.IU_GEAR] = 1
     sim.u_unit[0, L.IU_THROTTLE] = 0.3
     sim.u_unit[1, L.IU_BRAKE] = 400.0
+    return sim
+
+
+def test_a_boundary_names_the_part_of_the_block_its_latches_changed():
+    """The pushing scene: at every boundary the states of the collision block that the
+    latches changed lie within the span boundary_latches returns, which the integrator copies
+    to its stages and its last good state. While the push holds, most boundaries move only the
+    units' own states (the contact episode's latest time): the span is then those."""
+    sim = _pushing()
     block = sim.layout.at("collision")
     units = L.N_COLL_UNIT_STATE * 2
     whole = sim.y.size - block
@@ -124,4 +130,30 @@ def test_a_boundary_names_the_part_of_the_block_its_latches_changed():
         spans[span] += 1
     print(f"boundaries: {spans[0]} changed nothing of the block, {spans[units]} the units' "
           f"states only, {spans[whole]} the memories")
-    assert spans[units] > spans[whole] > 0 and spans[0] > 0
+    assert spans[units] > 0.5 * sum(spans.values()) and spans[whole] > 0 and spans[0] > 0
+
+
+def test_calls_of_many_steps_run_as_calls_of_one():
+    """The pushing scene advanced in calls of ten steps (10 ms) and in calls of one: the same
+    states at every 10 ms. A call copies the whole block at its first step only; at its later
+    steps it copies what each boundary changed (the units' states, or the whole block where a
+    memory grew), so a span copied short or to the wrong place would show as other forces.
+    The contact episode's times (T0, T1) are the boundary's time, t0 + k h of the call, which
+    rounds differently in the two: they are compared to 1e-12 s."""
+    many, one = _pushing(), _pushing()
+    h = one.step_size
+    times = [i for i, name in enumerate(one.state_names)
+             if name.endswith((".collision.T0", ".collision.T1"))]
+    exact = np.ones(one.y.size, dtype=bool)
+    exact[times] = False
+    block = many.layout.at("collision")
+    grown = 0
+    for k in range(1, 121):
+        before = many.y.copy()
+        many.advance(round(k * 10 * h, 9))
+        for j in range(10):
+            one.advance(round(((k - 1) * 10 + j + 1) * h, 9))
+        grown += np.count_nonzero(many.y[block:] != before[block:])
+        assert np.array_equal(many.y[exact], one.y[exact]), (k, np.nonzero(many.y != one.y)[0])
+        assert np.allclose(many.y[times], one.y[times], rtol=0.0, atol=1e-12)
+    assert many.y_unit[0, L.YU_COLL_CONTACT] == 1.0 and grown > 0
