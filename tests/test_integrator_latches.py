@@ -54,19 +54,7 @@ def test_a_step_failing_in_a_crush_leaves_the_last_good_state_whole():
     # first calls, the first stage's, then engine.collision.boundary_latches) are taken on it
     at_good = _sim()
     at_good.advance(t_good)
-    y = at_good.y.copy()
-    P, U, W = at_good.model, at_good._inputs, at_good._scratch
-    latch_attitude(y, P, W)
-    synchronize_frames(y, P, W)
-    # the first stage's: its collision pass latches the memories as it goes (W.clock[1]), the
-    # derivative the rest (a rigid steering's angle, the tires' turning points); then the
-    # contacts and the wheels' damage
-    W.latched[:] = y
-    W.clock[:] = t_good, 1.0
-    derivatives(y, np.zeros_like(y), U, P, False, at_good._outputs, np.zeros(2, dtype=np.int64), W)
-    W.clock[1] = 0.0
-    y[:block] = W.latched[:block]
-    span, _ = boundary_latches(y, t_good, P, W)
+    y, span = _boundary(at_good)
     grown = np.count_nonzero(y[block:] != at_good.y[block:])
     print(f"failed after t = {t_good} s: {err.value}; the block's {grown} states latched at "
           f"that boundary")
@@ -76,9 +64,12 @@ def test_a_step_failing_in_a_crush_leaves_the_last_good_state_whole():
 
 
 def _boundary(sim):
-    """The state of ``sim`` with the latches of its next step boundary taken (the first stage's
-    pass and derivative, then engine.collision.boundary_latches), and the span of the collision
-    block, from its start, that boundary_latches says they changed."""
+    """The state of ``sim`` with the latches of its next step boundary taken, as
+    engine.integrator.advance takes them, and the span of the collision block, from its start,
+    that boundary_latches says they changed: the first stage's collision pass latches the
+    memories as it goes (W.clock[1]), its derivative the rest (a rigid steering's angle, the
+    tires' turning points); then the contacts and the wheels' damage
+    (engine.collision.boundary_latches)."""
     y = sim.y.copy()
     P, U, W = sim.model, sim._inputs, sim._scratch
     block = sim.layout.at("collision")
