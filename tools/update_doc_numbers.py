@@ -14,7 +14,8 @@ numbers stay current"):
 ``speed`` is ``benchmarks/results/speed.json``. The expression is a path into it (keys joined
 by ``.``, ``[i]`` a list's item, ``["a key"]`` a key with spaces, ``[*]`` every item,
 ``[i:j]`` items i to j), or arithmetic on paths and numbers: ``+ - * / **`` with spaces
-around them, ``min``, ``max``, ``mean``, ``round``. After `` as `` comes a format spec
+around them, ``min``, ``max``, ``mean``, ``round``; ``span(lo, hi)`` is a range, written "lo
+to hi", or one figure where the two read alike in the format (a spread of runs that agree). After `` as `` comes a format spec
 (``.1f``), or ``date`` for a timestamp's first ten characters; without one the value is
 written as it is (no ``|`` in a marker: a table row would split there). A measured figure
 that no script produces yet sits between ``<!-- unsourced: why -->`` and
@@ -74,8 +75,12 @@ PATH = re.compile(r'(?<![\w.\]])[A-Za-z_][\w-]*'
                   r'(?:\.[\w/-]+|\[(?:-?\d+|\*|-?\d*:-?\d*)\]|\["[^"]+"\])*')
 STEP = re.compile(r'\.(?P<key>[\w/-]+)|\[(?P<index>-?\d+|\*|-?\d*:-?\d*)\]'
                   r'|\["(?P<quoted>[^"]+)"\]')
+class Span(tuple):
+    """A range of two figures (``span(lo, hi)`` in a marker), rendered by :func:`render_number`."""
+
+
 FUNCTIONS = {"min": min, "max": max, "mean": lambda values: sum(values) / len(values),
-             "round": round}
+             "round": round, "span": lambda lo, hi: Span((lo, hi))}
 ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Call, ast.Name, ast.Constant, ast.Load,
            ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub)
 
@@ -156,6 +161,9 @@ def render_number(results: Results, name: str, expr: str, spec: str | None) -> s
     if spec == "date":
         return str(value)[:10]
     try:
+        if isinstance(value, Span):
+            lo, hi = (format(v, spec) for v in value)
+            return lo if lo == hi else f"{lo} to {hi}"
         return format(value, spec)
     except (TypeError, ValueError):
         raise MarkerError(f"{expr!r} is {value!r}, which {spec!r} cannot format") from None
