@@ -123,8 +123,9 @@ def test_the_agreement_figures_fail_when_stale_or_written_without_a_marker(tmp_p
     assert all("reads as an agreement figure and has no marker" in f for f in loose), loose
 
 
-def test_a_span_reads_as_one_figure_when_its_ends_agree_in_the_format(tmp_path):
-    """``span(lo, hi)``: "lo to hi", or one figure where the two ends read alike."""
+def test_a_span_reads_as_one_figure_when_its_ends_agree_and_count_counts(tmp_path):
+    """``span(lo, hi)``: "lo to hi", or one figure where the two ends read alike; ``count``:
+    a list's items."""
     tool = _doc_numbers()
     (tmp_path / tool.RESULTS).mkdir(parents=True)
     (tmp_path / tool.RESULTS / "runs.json").write_text(json.dumps(
@@ -134,6 +135,7 @@ def test_a_span_reads_as_one_figure_when_its_ends_agree_in_the_format(tmp_path):
                               "max(start[*].s) * 1000)", ".2f") == "1.04 to 1.12"
     assert tool.render_number(results, "runs", "span(min(close[*].s) * 1000, "
                               "max(close[*].s) * 1000)", ".1f") == "1.1"
+    assert tool.render_number(results, "runs", "count(start[*].s)", None) == "2"
 
 
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
