@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 FMU := out/SimonCar.fmu
 SOURCES := $(shell find engine model_description simon_fmu -name '*.py' -o -name '*.json' 2>/dev/null)
 
-.PHONY: .venv setup fmu standalone demo demo-truck demo-terrain test bench crosscheck clean
+.PHONY: .venv setup fmu native standalone demo demo-truck demo-terrain test bench crosscheck clean
 
 # System packages (tools/system-packages.txt: gcc, and oneTBB for the ecos importer tests),
 # installed with apt-get when missing; demo and test run this first.
@@ -27,7 +27,8 @@ $(FMU): $(STAMP) $(SOURCES)
 
 fmu: $(FMU)
 
-# the FMU to hand to other tools and machines: carries its own Python (docs/standalone.md)
+# the FMU for a Linux tool when the native build cannot repeat a parameter: carries its own
+# Python (docs/standalone.md)
 STANDALONE_FMU := out/SimonCar-standalone.fmu
 $(STANDALONE_FMU): $(STAMP) $(SOURCES)
 	$(PY) -m simon_fmu build --standalone -o $@
@@ -36,7 +37,7 @@ standalone: setup $(STANDALONE_FMU)
 
 demo: setup $(FMU)
 	$(PY) examples/lane_change.py
-	@echo "$(FMU) runs only next to .venv; for other tools and machines: make standalone"
+	@echo "$(FMU) runs only next to .venv; for other tools and machines: make native"
 
 # the reference tractor-semitrailer's lane change (examples/tractor_semitrailer_lane_change.py)
 TRUCK_FMU := out/SimonTractorSemitrailer.fmu
@@ -62,6 +63,9 @@ test: setup $(STAMP)
 NATIVE_FMU := out/SimonCar-native.fmu
 $(NATIVE_FMU): $(STAMP) $(SOURCES)
 	$(PY) -m simon_fmu build --native -o $@
+
+# the FMU to hand to other tools and machines (docs/native.md)
+native: setup $(NATIVE_FMU)
 
 PYTHONFMU_FMU := out/SimonCarPythonfmu.fmu
 $(PYTHONFMU_FMU): $(STAMP) $(SOURCES)

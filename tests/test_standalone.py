@@ -43,7 +43,8 @@ BUILDING = sorted(p for p in _PLACES if not any(q in p.parents for q in _PLACES)
 PYTHON_RELATED = re.compile(r"python|numpy|numba|llvmlite|lxml|\.cpython-|openblas|gfortran",
                             re.IGNORECASE)
 DEVELOPMENT = ("this FMU was built for development and needs the Python environment at "
-               f"{sys.prefix}; build with --standalone to run it elsewhere")
+               f"{sys.prefix}; build with --native (a vehicle FMU) or --standalone to run it "
+               "elsewhere")
 RTOL = 1e-9
 FOREIGN_PYTHON = "/usr/bin/python3"
 

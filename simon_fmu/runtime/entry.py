@@ -183,8 +183,8 @@ def development_message(resources: Path) -> str:
     record = dict(line.partition("=")[::2] for line in lines if not line.startswith("#"))
     prefix = record.get("prefix") or record.get("executable")
     return (f"this FMU was built for development and needs the Python environment at "
-            f"{prefix or 'the one it was built in'}; build with --standalone to run it "
-            f"elsewhere (the interpreter running it, {sys.executable}, lacks its packages)")
+            f"{prefix or 'the one it was built in'}; build with --native (a vehicle FMU) or "
+            f"--standalone to run it elsewhere (the interpreter running it, {sys.executable}, lacks its packages)")
 
 
 if __name__.startswith("simon_slave_"):

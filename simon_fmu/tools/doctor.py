@@ -228,9 +228,10 @@ def _check_development(folder: Path, report: Report) -> None:
                     + ("" if done.returncode == 0 else f": {done.stderr.strip().splitlines()[-1]}"))
     print("  (a Python host, such as fmpy, runs it with its own interpreter: that interpreter "
           "needs numpy, numba, scipy and lxml)")
-    report.advice.append("to run this FMU elsewhere, build it with --standalone "
-                         "(python -m simon_fmu build --standalone, build-driver --standalone, "
-                         "build-abs --standalone)")
+    report.advice.append("to run this FMU elsewhere, build it with --native (a vehicle FMU: "
+                         "python -m simon_fmu build --native; no Python, Windows, Linux and "
+                         "ARM64) or --standalone (python -m simon_fmu build --standalone, "
+                         "build-driver --standalone, build-abs --standalone)")
 
 
 def doctor(fmu: str) -> int:

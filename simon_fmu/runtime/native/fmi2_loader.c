@@ -74,7 +74,7 @@ typedef struct {
 } PythonInfo;
 
 #define DEVELOPMENT_FMU "this FMU was built for development and needs the Python environment " \
-    "at %s; build with --standalone to run it elsewhere"
+    "at %s; build with --native (a vehicle FMU) or --standalone to run it elsewhere"
 
 #define ENVIRONMENT_HINT "unset it to use the environment this FMU was built in, or build " \
     "with --standalone to run it elsewhere"
