@@ -325,3 +325,18 @@ def test_the_fmu_leaves_the_host_import_path_as_it_found_it(tmp_path, faulty_fmu
     assert same == "same"
     import pythonfmu
     assert Path(location) == Path(pythonfmu.__file__)
+
+
+def test_a_string_call_on_a_value_reference_that_is_no_string_is_an_error(instance, car_fmu):
+    """The vehicle has no String variable: fmi2GetString and fmi2SetString on another
+    variable's value reference answer fmi2Error (they answered fmi2OK with an error logged),
+    as the other types' calls and the native FMU do."""
+    inst = instance(car_fmu).start()
+    vr = inst.vr["car.X"]
+    with pytest.raises(FMICallException):
+        inst.fmu.getString([vr])
+    assert _last_error(inst) == f"fmi2GetString: value reference {vr} is no String variable"
+    with pytest.raises(FMICallException):
+        inst.fmu.setString([vr], ["1.0"])
+    assert _last_error(inst) == f"fmi2SetString: value reference {vr} is no String variable"
+    assert _raw(inst, "fmi2DoStep", 0.0, H, 1) == fmi2OK         # harmless

@@ -437,3 +437,121 @@ def test_a_study_runs_on_the_native_fmu(native_fmu, development_fmu, tmp_path):
     obj = (tmp_path / "native" / "exteriors.obj").read_text()
     assert obj == (tmp_path / "development" / "exteriors.obj").read_text()
     assert "\no car\n" in obj
+
+
+# ----------------------------------------------------------------- misuse by the host
+
+def _raw(inst, name, *args) -> int:
+    """The status of the FMI function ``name`` (fmpy raises on one above fmi2Warning)."""
+    from fmpy.fmi1 import FMICallException
+    try:
+        return getattr(inst.fmu, name)(inst.fmu.component, *args)
+    except FMICallException as exc:
+        return exc.status
+
+
+def _misuse_run(inst) -> tuple[list, list]:
+    """Calls out of order and a step past the stop time, each refused: (statuses, car.X after
+    each), and the error messages."""
+    statuses, xs = [], []
+
+    def call(name, *args):
+        statuses.append(_raw(inst, name, *args))
+        xs.append(inst.get("car.X") if inst.fmu.component else None)
+    call("fmi2ExitInitializationMode")                 # before fmi2EnterInitializationMode
+    call("fmi2DoStep", 0.0, 0.02, 1)                   # before initialisation
+    call("fmi2SetupExperiment", 0, 0.0, 0.0, 1, 0.05)  # stop time 0.05 s
+    call("fmi2EnterInitializationMode")
+    call("fmi2ExitInitializationMode")
+    call("fmi2DoStep", 0.0, 0.02, 1)
+    call("fmi2ExitInitializationMode")                 # once put the car back to its start
+    call("fmi2EnterInitializationMode")
+    call("fmi2SetupExperiment", 0, 0.0, 0.0, 0, 0.0)
+    call("fmi2DoStep", 0.02, 0.02, 1)                  # the run goes on where it was
+    call("fmi2DoStep", 0.04, 0.02, 1)                  # beyond the stop time
+    call("fmi2Terminate")
+    call("fmi2DoStep", 0.04, 0.01, 1)
+    call("fmi2Terminate")
+    return list(zip(statuses, xs)), inst.messages(3)
+
+
+def test_calls_out_of_order_and_past_the_stop_time_are_refused_as_the_development_fmu_does(
+        native_fmu, development_fmu, instance):
+    """The FMI 2.0 state machine of the development FMU's library, with its messages: a call
+    out of order, or a step past the stop time, is fmi2Error and leaves the run as it was (a
+    second fmi2ExitInitializationMode in the middle of a run used to put the car back to its
+    start under fmi2OK, and the stop time was not kept)."""
+    native, native_errors = _misuse_run(instance(native_fmu, name="native"))
+    dev, dev_errors = _misuse_run(instance(development_fmu, name="development"))
+    assert [s for s, _ in native] == [3, 3, 0, 0, 0, 0, 3, 3, 3, 0, 3, 0, 3, 3]
+    assert native == dev
+    assert native_errors == dev_errors
+    assert native[6][1] == native[5][1] > 0.0            # X where the step left it
+    assert any("ends beyond the stop time" in m for m in native_errors)
+
+
+def test_a_c_host_survives_double_free_and_calls_on_freed_instances(native_fmu, development_fmu,
+                                                                   extracted, tmp_path):
+    """tests/c_host/misuse.c on the native FMU: wrong GUIDs and another FMU's resources give
+    NULL; a second fmi2FreeInstance and calls on the freed instance answer fmi2Error without
+    touching its memory (they used to crash the host)."""
+    from importers.c_host import fmi2_headers
+    host = tmp_path / "misuse"
+    subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
+                    f"-I{fmi2_headers()}", str(ROOT / "tests" / "c_host" / "misuse.c"), "-o",
+                    str(host), "-ldl"], check=True)
+    folder, md = extracted(native_fmu)
+    other, _ = extracted(development_fmu)
+    done = subprocess.run([str(host), str(folder), md.coSimulation.modelIdentifier, md.guid,
+                           str(other / "resources")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    out = done.stdout.splitlines()
+    assert out[-1] == "survived"
+    lines = dict(line.split(" ", 1) for line in out[:-1])
+    assert lines["null-guid"] == lines["wrong-guid"] == lines["other-resources"] == "NULL"
+    for name in ("setup", "enter", "exit", "step", "terminate"):
+        assert lines[name] == "0", name
+    assert lines["step-after-terminate"] == lines["terminate-again"] == "3"
+    freed = [k for k in lines if k.startswith(("freed-", "never-"))]
+    assert len(freed) == 11
+    assert all(lines[k] == "3" for k in freed if k != "freed-twice"), lines
+    assert "fmi2DoStep: component" in done.stderr and "no live instance" in done.stderr
+
+
+def test_states_of_another_instance_freed_or_damaged_are_refused_and_harm_nothing(
+        native_fmu, instance):
+    """An FMU state is the instance's own, live and undamaged (a checksum over it), or
+    fmi2SetFMUstate and fmi2DeSerializeFMUstate refuse it and the run goes on as it was: a
+    pointer that is no state used to crash the host, a damaged state to be taken."""
+    import ctypes
+    import struct
+
+    from simon_fmu.native.resources import _STATE_HEADER
+    a, b = instance(native_fmu, name="a").start(), instance(native_fmu, name="b").start()
+    for inst in (a, b):
+        inst.set("car.steeringWheelAngle", 0.5)
+        inst.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.2)
+    state = a.fmu.getFMUstate()
+
+    def said(text):     # (fmpy's logger proxy may hand one instance's messages to the other)
+        return any(text in m for m in a.messages(3) + b.messages(3))
+    assert _raw(b, "fmi2SetFMUstate", state) == 3
+    assert said("fmi2SetFMUstate refused, the instance is unchanged: 0x")
+    assert said("is no FMU state of this instance")
+    assert _raw(a, "fmi2SetFMUstate", ctypes.c_void_p(0x3039)) == 3
+    assert said("0x3039 is no FMU state of this instance")
+    blob = a.fmu.serializeFMUstate(state)
+    damaged = bytearray(blob)
+    damaged[_STATE_HEADER.size:_STATE_HEADER.size + 8] = struct.pack("=d", 1e200)  # car.X
+    with pytest.raises(Exception):
+        a.fmu.deSerializeFMUstate(bytes(damaged))
+    assert said("fmi2DeSerializeFMUstate: the state's checksum does not match its contents "
+                "(damaged)")
+    address = state.value
+    a.fmu.freeFMUstate(state)
+    assert _raw(a, "fmi2SetFMUstate", ctypes.c_void_p(address)) == 3      # freed
+    for inst in (a, b):
+        inst.fmu.doStep(currentCommunicationPoint=0.2, communicationStepSize=0.2)
+    assert a.get_reals(["car.X", "car.Y", "car.r"]) == b.get_reals(["car.X", "car.Y", "car.r"])
+    a.fmu.setFMUstate(a.fmu.deSerializeFMUstate(blob))          # the undamaged bytes
+    assert a.get("car.X") < b.get("car.X")

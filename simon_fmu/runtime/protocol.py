@@ -43,6 +43,13 @@ class ResourceError(Exception):
     fmi2_one_line = True
 
 
+class CallRefused(Exception):
+    """A call the slave refuses as a whole (a value reference of another type): the project's
+    library answers fmi2Error and logs the message alone, one line (``fmi2_one_line``)."""
+
+    fmi2_one_line = True
+
+
 def check_resources(resources) -> None:
     """Refuse an FMU whose data files (:data:`RESOURCE_DIGESTS`) are missing or were changed
     after the build, with :class:`ResourceError` naming the file. An FMU built without the

@@ -58,8 +58,8 @@ import engine
 from model_description.catalogue import ENUMERATIONS, Catalogue, Variable, build_catalogue
 from model_description.writer import LOG_CATEGORIES
 from simon_fmu.runtime.checksum import STATE_BASIS, fnv1a64
-from simon_fmu.runtime.protocol import (ERROR, OK, WARNING, Protocol, check_resources,
-                                        range_problem)
+from simon_fmu.runtime.protocol import (ERROR, OK, WARNING, CallRefused, Protocol,
+                                        check_resources, range_problem)
 
 #: The event file in the FMU's resources folder.
 EVENT_FILE = "event.json"
@@ -318,7 +318,15 @@ class SimonSlave(Fmi2Slave):
     def get_boolean(self, vrs):
         return self._get(vrs, Boolean, bool, False, "fmi2GetBoolean")
 
+    def _only_strings(self, vrs):
+        """The FMU has no String variable a host could read or set: a value reference that is
+        not one refuses the call (fmi2Error), as the other types' calls answer."""
+        for vr in vrs:
+            if not isinstance(self.vars.get(vr), String):
+                raise CallRefused(f"value reference {vr} is no String variable")
+
     def get_string(self, vrs):
+        self._only_strings(vrs)
         return self._get(vrs, String, str, "", "fmi2GetString")
 
     def set_real(self, vrs, values):
@@ -331,6 +339,7 @@ class SimonSlave(Fmi2Slave):
         self._set(vrs, values, Boolean, "fmi2SetBoolean")
 
     def set_string(self, vrs, values):
+        self._only_strings(vrs)
         self._set(vrs, values, String, "fmi2SetString")
 
     # The project's library: one call per fmi2Get/Set*, the values in memoryviews of the

@@ -16,6 +16,7 @@
    step-size kernel, engine/stability.py); any other parameter keeps its start value. */
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,8 @@ typedef struct {
     /* the simulation's clock (engine.Simulation) and the slave's */
     int phase;
     double start_time, comm_time;       /* the communication point the next doStep starts at */
+    int stop_defined;                   /* fmi2SetupExperiment's stop time, when it gave one */
+    double stop_time;
     double time, grid_time;             /* Simulation.time and _grid_time, from start_time */
     int64_t grid_steps;
     int failed;                         /* the slave's failure: later steps are refused */
@@ -196,6 +199,89 @@ static uint64_t fnv1a64(const unsigned char *p, size_t n)
     }
     return h;
 }
+
+/* ------------------------------------------------------------------ the live instances
+   fmi2Instantiate registers an instance and each FMU state it hands out; every entry point
+   takes its component (and a state) through live(), which answers only for one registered
+   here and not freed since: a second fmi2FreeInstance, a call on a freed instance or a pointer
+   that never was one is refused with fmi2Error without touching its memory (a mark in the
+   instance could not do that: reading freed memory is undefined behaviour). The lock is a
+   spin lock of the compiler's atomic builtins, so the library depends on no thread library;
+   it is held for a scan of a short list, never across a call. */
+
+typedef struct { void *p; void *owner; } sn_entry;   /* owner: NULL for an instance */
+static sn_entry *registry;
+static size_t n_registry, registry_capacity;
+static char registry_lock;
+
+static void lock_registry(void) { while (__atomic_test_and_set(&registry_lock, __ATOMIC_ACQUIRE)) {} }
+static void unlock_registry(void) { __atomic_clear(&registry_lock, __ATOMIC_RELEASE); }
+
+/* Register p (owner: its instance for a state); 0, or -1 out of memory. */
+static int register_live(void *p, void *owner)
+{
+    int ok = 0;
+    lock_registry();
+    if (n_registry == registry_capacity) {
+        size_t more = registry_capacity ? 2 * registry_capacity : 16;
+        sn_entry *grown = realloc(registry, more * sizeof *grown);
+        if (grown != NULL) {
+            registry = grown;
+            registry_capacity = more;
+        }
+    }
+    if (n_registry < registry_capacity) {
+        registry[n_registry].p = p;
+        registry[n_registry].owner = owner;
+        n_registry++;
+        ok = 1;
+    }
+    unlock_registry();
+    return ok ? 0 : -1;
+}
+
+/* Whether p is registered with that owner (NULL: an instance); with `drop`, also unregisters
+   it. */
+static int registered(void *p, void *owner, int drop)
+{
+    int found = 0;
+    lock_registry();
+    for (size_t i = 0; i < n_registry; i++)
+        if (registry[i].p == p && registry[i].owner == owner) {
+            found = 1;
+            if (drop)
+                registry[i] = registry[--n_registry];
+            break;
+        }
+    unlock_registry();
+    return found;
+}
+
+/* The states still registered to instance c, unregistered and freed (fmi2FreeInstance). */
+static void free_states_of(void *c)
+{
+    lock_registry();
+    for (size_t i = 0; i < n_registry;)
+        if (registry[i].owner == c) {
+            free(registry[i].p);
+            registry[i] = registry[--n_registry];
+        } else {
+            i++;
+        }
+    unlock_registry();
+}
+
+static void not_live(void *comp, const char *function)
+{
+    fprintf(stderr, "simon-fmu: %s: component %p is no live instance of this FMU (freed "
+            "already, or never instantiated); refused with fmi2Error\n", function, comp);
+}
+
+/* comp as a live instance, or NULL with the refusal written to stderr (no logger to say it
+   with: the instance is not one). */
+#define LIVE(c, comp, function, failure) \
+    sn_instance *c = (sn_instance *)(comp); \
+    if (c == NULL || !registered(c, NULL, 0)) { not_live(comp, function); return failure; }
 
 static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
@@ -373,6 +459,8 @@ static void restore_initial(sn_instance *c)
     c->start_time = c->comm_time = 0.0;
     c->time = c->grid_time = 0.0;
     c->grid_steps = 0;
+    c->stop_defined = 0;
+    c->stop_time = 0.0;
     c->failed = 0;
     c->failure[0] = '\0';
     c->step = c->meta[M_STEP];
@@ -739,7 +827,7 @@ static int advance(sn_instance *c, double t_end, char *why, size_t size)
 
 static size_t state_size(sn_instance *c);
 static void state_write(sn_instance *c, unsigned char *p);
-static int state_read(sn_instance *c, const unsigned char *p, size_t size);
+static void state_read(sn_instance *c, const unsigned char *p);
 
 /* a parameter's value as the development FMU prints it ({value!r}) */
 static void param_repr(sn_instance *c, int64_t vr, char *buf, size_t size)
@@ -785,7 +873,7 @@ static int check_step(sn_instance *c, int moved, char *why, size_t size)
         const double *out = find(c, "stab.out")->data;
         const int64_t *free_ = find(c, "stab.free")->data;
         int64_t nfree = find(c, "stab.free")->nitems;
-        state_read(c, keep, n);
+        state_read(c, keep);
         free(keep);
         int64_t code = (int64_t)out[4], col = (int64_t)out[3];
         if (status != 0 || code == 2) {
@@ -1185,9 +1273,8 @@ fmi2Status fmi2SetDebugLogging(fmi2Component comp, fmi2Boolean loggingOn, size_t
                                const fmi2String categories[])
 {
     (void)n; (void)categories;
-    if (comp == NULL)
-        return fmi2Error;
-    ((sn_instance *)comp)->logging = loggingOn != fmi2False;
+    LIVE(c, comp, "fmi2SetDebugLogging", fmi2Error)
+    c->logging = loggingOn != fmi2False;
     return fmi2OK;
 }
 
@@ -1264,27 +1351,81 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         return NULL;
     }
     restore_initial(c);
+    if (register_live(c, NULL) != 0) {
+        LOG_ERROR(c, "fmi2Instantiate: out of memory");
+        release(c);
+        return NULL;
+    }
     say(c, fmi2OK, "logAll", "kernels at instruction-set level %s", sn_level_names[c->level]);
     return c;
 }
 
-void fmi2FreeInstance(fmi2Component comp) { release((sn_instance *)comp); }
+void fmi2FreeInstance(fmi2Component comp)
+{
+    if (comp == NULL)
+        return;
+    if (!registered(comp, NULL, 1)) {
+        not_live(comp, "fmi2FreeInstance");
+        return;
+    }
+    free_states_of(comp);          /* the states the host did not free are the instance's */
+    release((sn_instance *)comp);
+}
+
+/* The FMI 2.0 Co-Simulation state machine, as the development FMU's library has it
+   (simon_fmu/runtime/native/fmi2_lifecycle.c), with its messages: a call out of order is
+   fmi2Error with the reason logged, and leaves the instance as it was. */
+static const char *const PHASE_NAMES[] = {
+    "instantiated (initialisation mode not entered yet)",
+    "in initialisation mode",
+    "initialised (stepping)",
+    "terminated (fmi2Terminate was called; fmi2Reset starts again)",
+};
+
+static int in_phase(sn_instance *c, int phase, const char *function, const char *rule)
+{
+    if (c->phase == phase)
+        return 1;
+    LOG_ERROR(c, "%s refused: the instance is %s; %s", function, PHASE_NAMES[c->phase], rule);
+    return 0;
+}
+
+/* the tolerance of a communication point near t (the development FMU's) */
+static double time_tolerance(double t) { return 1e-9 * fmax(1.0, fabs(t)); }
 
 fmi2Status fmi2SetupExperiment(fmi2Component comp, fmi2Boolean toleranceDefined, fmi2Real tolerance,
                                fmi2Real startTime, fmi2Boolean stopTimeDefined, fmi2Real stopTime)
 {
-    (void)toleranceDefined; (void)tolerance; (void)stopTimeDefined; (void)stopTime;
-    sn_instance *c = comp;
-    if (c == NULL)
+    const char *f = "fmi2SetupExperiment";
+    LIVE(c, comp, f, fmi2Error)
+    if (!in_phase(c, PHASE_INSTANTIATED, f, "the experiment is set up after fmi2Instantiate "
+                  "(or fmi2Reset) and before fmi2EnterInitializationMode"))
         return fmi2Error;
+    if (!isfinite(startTime)) {
+        LOG_ERROR(c, "%s refused: startTime = %g; it accepts a finite time", f, startTime);
+        return fmi2Error;
+    }
+    if (stopTimeDefined && !(isfinite(stopTime) && stopTime >= startTime)) {
+        LOG_ERROR(c, "%s refused: stopTime = %g; it accepts a finite time >= startTime (%g)",
+                  f, stopTime, startTime);
+        return fmi2Error;
+    }
+    if (toleranceDefined && !(isfinite(tolerance) && tolerance > 0)) {
+        LOG_ERROR(c, "%s refused: tolerance = %g; it accepts a finite value > 0", f, tolerance);
+        return fmi2Error;
+    }
     c->start_time = c->comm_time = startTime;
+    c->stop_defined = stopTimeDefined != fmi2False;
+    c->stop_time = c->stop_defined ? stopTime : 0.0;
     return fmi2OK;
 }
 
 fmi2Status fmi2EnterInitializationMode(fmi2Component comp)
 {
-    sn_instance *c = comp;
-    if (c == NULL)
+    const char *f = "fmi2EnterInitializationMode";
+    LIVE(c, comp, f, fmi2Error)
+    if (!in_phase(c, PHASE_INSTANTIATED, f, "initialisation mode is entered once, after "
+                  "fmi2Instantiate or fmi2Reset"))
         return fmi2Error;
     c->phase = PHASE_INIT;
     return fmi2OK;
@@ -1292,8 +1433,10 @@ fmi2Status fmi2EnterInitializationMode(fmi2Component comp)
 
 fmi2Status fmi2ExitInitializationMode(fmi2Component comp)
 {
-    sn_instance *c = comp;
-    if (c == NULL)
+    const char *f = "fmi2ExitInitializationMode";
+    LIVE(c, comp, f, fmi2Error)
+    if (!in_phase(c, PHASE_INIT, f, "it ends initialisation mode, which "
+                  "fmi2EnterInitializationMode begins"))
         return fmi2Error;
     char why[sizeof c->failure];
     if (setup_parameters(c, why, sizeof why) != 0) {
@@ -1310,8 +1453,10 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component comp)
 
 fmi2Status fmi2Terminate(fmi2Component comp)
 {
-    sn_instance *c = comp;
-    if (c == NULL)
+    const char *f = "fmi2Terminate";
+    LIVE(c, comp, f, fmi2Error)
+    if (!in_phase(c, PHASE_STEP, f, "fmi2Terminate ends the steps after "
+                  "fmi2ExitInitializationMode, once"))
         return fmi2Error;
     c->phase = PHASE_TERMINATED;
     return fmi2OK;
@@ -1319,9 +1464,7 @@ fmi2Status fmi2Terminate(fmi2Component comp)
 
 fmi2Status fmi2Reset(fmi2Component comp)
 {
-    sn_instance *c = comp;
-    if (c == NULL)
-        return fmi2Error;
+    LIVE(c, comp, "fmi2Reset", fmi2Error)
     restore_initial(c);
     return fmi2OK;
 }
@@ -1350,11 +1493,10 @@ static double get_value(sn_instance *c, const int64_t *t)
     return c->var_value[t[0]];
 }
 
-static fmi2Status get(sn_instance *c, const fmi2ValueReference vr[], size_t nvr, int type,
+static fmi2Status get(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, int type,
                       const char *function, void *values)
 {
-    if (c == NULL)
-        return fmi2Error;
+    LIVE(c, comp, function, fmi2Error)
     fmi2Status status = fmi2OK;
     for (size_t i = 0; i < nvr; i++) {
         const int64_t *t = var(c, vr[i]);
@@ -1377,11 +1519,10 @@ static fmi2Status get(sn_instance *c, const fmi2ValueReference vr[], size_t nvr,
     return status;
 }
 
-static fmi2Status set(sn_instance *c, const fmi2ValueReference vr[], size_t nvr, int type,
+static fmi2Status set(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, int type,
                       const char *function, const void *values)
 {
-    if (c == NULL)
-        return fmi2Error;
+    LIVE(c, comp, function, fmi2Error)
     fmi2Status status = fmi2OK;
     for (size_t i = 0; i < nvr; i++) {
         const int64_t *t = var(c, vr[i]);
@@ -1443,7 +1584,7 @@ fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
 
 fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, fmi2String value[])
 {
-    sn_instance *c = comp;
+    LIVE(c, comp, "fmi2GetString", fmi2Error)
     for (size_t i = 0; i < nvr; i++)
         value[i] = "";
     if (nvr)
@@ -1454,9 +1595,9 @@ fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size
 fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[])
 {
     (void)value;
+    LIVE(c, comp, "fmi2SetString", fmi2Error)
     if (nvr)
-        LOG_ERROR((sn_instance *)comp, "fmi2SetString: value reference %u is no String variable",
-                  (unsigned)vr[0]);
+        LOG_ERROR(c, "fmi2SetString: value reference %u is no String variable", (unsigned)vr[0]);
     return nvr ? fmi2Error : fmi2OK;
 }
 
@@ -1473,9 +1614,39 @@ static fmi2Status fail(sn_instance *c, const char *reason)
 fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h, fmi2Boolean noSetFMUStatePriorToCurrentPoint)
 {
     (void)noSetFMUStatePriorToCurrentPoint;
-    sn_instance *c = comp;
-    if (c == NULL)
+    const char *f = "fmi2DoStep";
+    LIVE(c, comp, f, fmi2Error)
+    /* the development FMU's library's checks first, with its messages */
+    if (!in_phase(c, PHASE_STEP, f, "steps are taken after fmi2ExitInitializationMode and "
+                  "before fmi2Terminate"))
         return fmi2Error;
+    if (!isfinite(t)) {
+        LOG_ERROR(c, "%s refused: currentCommunicationPoint = %g; it accepts a finite time", f, t);
+        return fmi2Error;
+    }
+    if (!(isfinite(h) && h > 0)) {
+        LOG_ERROR(c, "%s refused: communicationStepSize = %g; it accepts a finite value > 0", f,
+                  h);
+        return fmi2Error;
+    }
+    double end = t + h;
+    if (!isfinite(end) || !(end > t)) {
+        LOG_ERROR(c, "%s refused: a step of %g s from t=%.17g %s", f, h, t, isfinite(end)
+                  ? "does not advance the time (it is below the resolution of t)"
+                  : "ends beyond the range of a double");
+        return fmi2Error;
+    }
+    if (fabs(t - c->comm_time) > time_tolerance(c->comm_time)) {
+        LOG_ERROR(c, "%s refused: communication point t=%.17g does not continue the last one, "
+                  "t=%.17g (a step starts where the last one ended; fmi2SetFMUstate goes back "
+                  "to a saved time)", f, t, c->comm_time);
+        return fmi2Error;
+    }
+    if (c->stop_defined && end > c->stop_time + time_tolerance(c->stop_time)) {
+        LOG_ERROR(c, "%s refused: the step from t=%.17g to %.17g ends beyond the stop time "
+                  "%.17g given to fmi2SetupExperiment", f, t, end, c->stop_time);
+        return fmi2Error;
+    }
     /* t and h are written out only for a message: formatting them on every step took 6 % of
        a 1 ms step's time */
     char ts[40], hs[40], why[1024], reason[1400];
@@ -1483,23 +1654,6 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h, fmi2Boolean no
         py_repr(ts, sizeof ts, t);
         LOG_ERROR(c, "doStep at t=%s refused: the instance failed earlier (%s); restore an FMU state "
                   "or reset it", ts, c->failure);
-        return fmi2Error;
-    }
-    if (c->phase != PHASE_STEP) {
-        LOG_ERROR(c, "doStep refused: initialisation has not ended");
-        return fmi2Error;
-    }
-    if (!(h > 0.0 && isfinite(h))) {
-        py_repr(hs, sizeof hs, h);
-        LOG_ERROR(c, "doStep refused: communication step size %s is not > 0", hs);
-        return fmi2Error;
-    }
-    if (fabs(t - c->comm_time) > 1e-9 * fmax(1.0, fabs(c->comm_time))) {
-        char last[40];
-        py_repr(ts, sizeof ts, t);
-        py_repr(last, sizeof last, c->comm_time);
-        LOG_ERROR(c, "doStep refused: communication point t=%s does not continue the last one, t=%s",
-                  ts, last);
         return fmi2Error;
     }
     for (int s = 0; s < 3; s++)
@@ -1535,21 +1689,23 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h, fmi2Boolean no
 
 fmi2Status fmi2CancelStep(fmi2Component comp)
 {
-    LOG_ERROR((sn_instance *)comp, "fmi2CancelStep: doStep runs synchronously; nothing to cancel");
+    LIVE(c, comp, "fmi2CancelStep", fmi2Error)
+    LOG_ERROR(c, "fmi2CancelStep: doStep runs synchronously; nothing to cancel");
     return fmi2Error;
 }
 
 fmi2Status fmi2GetStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Status *value)
 {
     (void)s; (void)value;
-    LOG_ERROR((sn_instance *)comp, "fmi2GetStatus: no asynchronous step to report on");
+    LIVE(c, comp, "fmi2GetStatus", fmi2Error)
+    LOG_ERROR(c, "fmi2GetStatus: no asynchronous step to report on");
     return fmi2Error;
 }
 
 fmi2Status fmi2GetRealStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Real *value)
 {
-    sn_instance *c = comp;
-    if (c != NULL && s == fmi2LastSuccessfulTime) {
+    LIVE(c, comp, "fmi2GetRealStatus", fmi2Error)
+    if (s == fmi2LastSuccessfulTime) {
         *value = c->time + c->start_time;
         return fmi2OK;
     }
@@ -1560,24 +1716,27 @@ fmi2Status fmi2GetRealStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Rea
 fmi2Status fmi2GetIntegerStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Integer *value)
 {
     (void)s; (void)value;
-    LOG_ERROR((sn_instance *)comp, "fmi2GetIntegerStatus: no such status");
+    LIVE(c, comp, "fmi2GetIntegerStatus", fmi2Error)
+    LOG_ERROR(c, "fmi2GetIntegerStatus: no such status");
     return fmi2Error;
 }
 
 fmi2Status fmi2GetBooleanStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Boolean *value)
 {
+    LIVE(c, comp, "fmi2GetBooleanStatus", fmi2Error)
     if (s == fmi2Terminated) {
         *value = fmi2False;
         return fmi2OK;
     }
-    LOG_ERROR((sn_instance *)comp, "fmi2GetBooleanStatus: only fmi2Terminated is reported");
+    LOG_ERROR(c, "fmi2GetBooleanStatus: only fmi2Terminated is reported");
     return fmi2Error;
 }
 
 fmi2Status fmi2GetStringStatus(fmi2Component comp, const fmi2StatusKind s, fmi2String *value)
 {
     (void)s; (void)value;
-    LOG_ERROR((sn_instance *)comp, "fmi2GetStringStatus: no such status");
+    LIVE(c, comp, "fmi2GetStringStatus", fmi2Error)
+    LOG_ERROR(c, "fmi2GetStringStatus: no such status");
     return fmi2Error;
 }
 
@@ -1585,7 +1744,8 @@ fmi2Status fmi2SetRealInputDerivatives(fmi2Component comp, const fmi2ValueRefere
                                        const fmi2Integer order[], const fmi2Real value[])
 {
     (void)vr; (void)nvr; (void)order; (void)value;
-    LOG_ERROR((sn_instance *)comp, "fmi2SetRealInputDerivatives: not supported (inputs are held "
+    LIVE(c, comp, "fmi2SetRealInputDerivatives", fmi2Error)
+    LOG_ERROR(c, "fmi2SetRealInputDerivatives: not supported (inputs are held "
               "over a step)");
     return fmi2Error;
 }
@@ -1594,7 +1754,8 @@ fmi2Status fmi2GetRealOutputDerivatives(fmi2Component comp, const fmi2ValueRefer
                                         const fmi2Integer order[], fmi2Real value[])
 {
     (void)vr; (void)nvr; (void)order; (void)value;
-    LOG_ERROR((sn_instance *)comp, "fmi2GetRealOutputDerivatives: not supported");
+    LIVE(c, comp, "fmi2GetRealOutputDerivatives", fmi2Error)
+    LOG_ERROR(c, "fmi2GetRealOutputDerivatives: not supported");
     return fmi2Error;
 }
 
@@ -1603,7 +1764,8 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2ValueRefer
                                         fmi2Real dz[])
 {
     (void)u; (void)nu; (void)z; (void)nz; (void)du; (void)dz;
-    LOG_ERROR((sn_instance *)comp, "fmi2GetDirectionalDerivative: not supported");
+    LIVE(c, comp, "fmi2GetDirectionalDerivative", fmi2Error)
+    LOG_ERROR(c, "fmi2GetDirectionalDerivative: not supported");
     return fmi2Error;
 }
 
@@ -1614,12 +1776,15 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2ValueRefer
 typedef struct {
     char magic[8];
     uint64_t size;
+    uint64_t checksum;              /* FNV-1a of the state from `start_time` on */
     double start_time, comm_time, time, grid_time;
     int64_t grid_steps, phase, failed;
     double step;
     char failure[1024];
 } sn_state_header;
 
+/* where the checksum begins: everything after the size and the checksum itself */
+#define SN_CHECKED_FROM (offsetof(sn_state_header, start_time))
 
 static size_t state_size(sn_instance *c)
 {
@@ -1641,22 +1806,39 @@ static void state_write(sn_instance *c, unsigned char *p)
     h.phase = c->phase; h.failed = c->failed; h.step = c->step;
     memcpy(h.failure, c->failure, sizeof h.failure);
     memcpy(p, &h, sizeof h);
-    p += sizeof h;
+    unsigned char *q = p + sizeof h;
     for (int i = 0; i < c->narrays; i++)
         if (c->mutable_[i]) {
-            memcpy(p, c->arrays[i].data, c->arrays[i].nbytes);
-            p += c->arrays[i].nbytes;
+            memcpy(q, c->arrays[i].data, c->arrays[i].nbytes);
+            q += c->arrays[i].nbytes;
         }
+    h.checksum = fnv1a64(p + SN_CHECKED_FROM, h.size - SN_CHECKED_FROM);
+    memcpy(p + offsetof(sn_state_header, checksum), &h.checksum, sizeof h.checksum);
 }
 
-static int state_read(sn_instance *c, const unsigned char *p, size_t size)
+/* NULL when the `size` bytes at p are a state of this FMU, else why not. */
+static const char *state_problem(sn_instance *c, const unsigned char *p, size_t size)
 {
     sn_state_header h;
     if (size < sizeof h)
-        return -1;
+        return "not an FMU state of this FMU (too short)";
     memcpy(&h, p, sizeof h);
-    if (memcmp(h.magic, "SIMONSTA", 8) != 0 || h.size != state_size(c) || size != h.size)
-        return -1;
+    if (memcmp(h.magic, "SIMONSTA", 8) != 0)
+        return "not an FMU state of this FMU (no mark SIMONSTA)";
+    if (h.size != state_size(c) || size != h.size)
+        return "not an FMU state of this FMU (its size is another FMU's, or it is cut short)";
+    if (fnv1a64(p + SN_CHECKED_FROM, size - SN_CHECKED_FROM) != h.checksum)
+        return "the state's checksum does not match its contents (damaged)";
+    if (h.phase < PHASE_INSTANTIATED || h.phase > PHASE_TERMINATED)
+        return "not an FMU state of this FMU (no phase of the state machine)";
+    return NULL;
+}
+
+/* the state at p (checked by state_problem) into c */
+static void state_read(sn_instance *c, const unsigned char *p)
+{
+    sn_state_header h;
+    memcpy(&h, p, sizeof h);
     p += sizeof h;
     for (int i = 0; i < c->narrays; i++)
         if (c->mutable_[i]) {
@@ -1668,20 +1850,34 @@ static int state_read(sn_instance *c, const unsigned char *p, size_t size)
     c->phase = (int)h.phase; c->failed = (int)h.failed; c->step = h.step;
     memcpy(c->failure, h.failure, sizeof h.failure);
     c->failure[sizeof h.failure - 1] = '\0';
+}
+
+/* An FMU state handed to c: one it made and has not freed; else logged, 0. */
+static int own_state(sn_instance *c, fmi2FMUstate state, const char *function)
+{
+    if (state != NULL && registered(state, c, 0))
+        return 1;
+    LOG_ERROR(c, "%s refused, the instance is unchanged: %p is no FMU state of this instance "
+              "(freed already, of another instance, or never made)", function, (void *)state);
     return 0;
 }
 
 fmi2Status fmi2GetFMUstate(fmi2Component comp, fmi2FMUstate *state)
 {
-    sn_instance *c = comp;
-    if (c == NULL || state == NULL)
+    const char *f = "fmi2GetFMUstate";
+    LIVE(c, comp, f, fmi2Error)
+    if (state == NULL) {
+        LOG_ERROR(c, "%s refused: FMUstate is NULL; it accepts a pointer to a state", f);
         return fmi2Error;
-    size_t n = state_size(c);
+    }
     unsigned char *p = *state;
+    if (p != NULL && !own_state(c, p, f))          /* a state to be overwritten */
+        return fmi2Error;
     if (p == NULL) {
-        p = malloc(n);
-        if (p == NULL) {
-            LOG_ERROR(c, "fmi2GetFMUstate: out of memory");
+        p = malloc(state_size(c));
+        if (p == NULL || register_live(p, c) != 0) {
+            free(p);
+            LOG_ERROR(c, "%s: out of memory", f);
             return fmi2Error;
         }
     }
@@ -1692,30 +1888,39 @@ fmi2Status fmi2GetFMUstate(fmi2Component comp, fmi2FMUstate *state)
 
 fmi2Status fmi2SetFMUstate(fmi2Component comp, fmi2FMUstate state)
 {
-    sn_instance *c = comp;
-    if (c == NULL || state == NULL || state_read(c, state, state_size(c)) != 0) {
-        LOG_ERROR(c, "fmi2SetFMUstate refused, the instance is unchanged: not an FMU state of "
-                  "this FMU");
+    const char *f = "fmi2SetFMUstate";
+    LIVE(c, comp, f, fmi2Error)
+    if (!own_state(c, state, f))
+        return fmi2Error;
+    const char *why = state_problem(c, state, state_size(c));
+    if (why != NULL) {
+        LOG_ERROR(c, "%s refused, the instance is unchanged: %s", f, why);
         return fmi2Error;
     }
+    state_read(c, state);
     return fmi2OK;
 }
 
 fmi2Status fmi2FreeFMUstate(fmi2Component comp, fmi2FMUstate *state)
 {
-    (void)comp;
-    if (state != NULL) {
-        free(*state);
-        *state = NULL;
+    const char *f = "fmi2FreeFMUstate";
+    LIVE(c, comp, f, fmi2Error)
+    if (state == NULL || *state == NULL)
+        return fmi2OK;                              /* nothing to free */
+    if (!registered(*state, c, 1)) {
+        own_state(c, *state, f);
+        return fmi2Error;
     }
+    free(*state);
+    *state = NULL;
     return fmi2OK;
 }
 
 fmi2Status fmi2SerializedFMUstateSize(fmi2Component comp, fmi2FMUstate state, size_t *size)
 {
-    sn_instance *c = comp;
-    (void)state;
-    if (c == NULL)
+    const char *f = "fmi2SerializedFMUstateSize";
+    LIVE(c, comp, f, fmi2Error)
+    if (!own_state(c, state, f))
         return fmi2Error;
     *size = state_size(c);
     return fmi2OK;
@@ -1723,9 +1928,14 @@ fmi2Status fmi2SerializedFMUstateSize(fmi2Component comp, fmi2FMUstate state, si
 
 fmi2Status fmi2SerializeFMUstate(fmi2Component comp, fmi2FMUstate state, fmi2Byte bytes[], size_t size)
 {
-    sn_instance *c = comp;
-    if (c == NULL || state == NULL || size < state_size(c))
+    const char *f = "fmi2SerializeFMUstate";
+    LIVE(c, comp, f, fmi2Error)
+    if (!own_state(c, state, f))
         return fmi2Error;
+    if (bytes == NULL || size < state_size(c)) {
+        LOG_ERROR(c, "%s refused: %zu bytes given; the state needs %zu", f, size, state_size(c));
+        return fmi2Error;
+    }
     memcpy(bytes, state, state_size(c));
     return fmi2OK;
 }
@@ -1733,20 +1943,28 @@ fmi2Status fmi2SerializeFMUstate(fmi2Component comp, fmi2FMUstate state, fmi2Byt
 fmi2Status fmi2DeSerializeFMUstate(fmi2Component comp, const fmi2Byte bytes[], size_t size,
                                    fmi2FMUstate *state)
 {
-    sn_instance *c = comp;
-    sn_state_header h;
-    if (c == NULL || size != state_size(c) || size < sizeof h) {
-        LOG_ERROR(c, "fmi2DeSerializeFMUstate: not a serialised FMU state of this FMU");
+    const char *f = "fmi2DeSerializeFMUstate";
+    LIVE(c, comp, f, fmi2Error)
+    if (state == NULL || bytes == NULL) {
+        LOG_ERROR(c, "%s refused: no bytes or no FMUstate to write to", f);
         return fmi2Error;
     }
-    memcpy(&h, bytes, sizeof h);
-    if (memcmp(h.magic, "SIMONSTA", 8) != 0 || h.size != size) {
-        LOG_ERROR(c, "fmi2DeSerializeFMUstate: not a serialised FMU state of this FMU");
+    const char *why = state_problem(c, (const unsigned char *)bytes, size);
+    if (why != NULL) {
+        LOG_ERROR(c, "%s: %s", f, why);
         return fmi2Error;
     }
-    unsigned char *p = *state != NULL ? *state : malloc(size);   /* a state of this FMU: same size */
-    if (p == NULL)
+    unsigned char *p = *state;
+    if (p != NULL && !own_state(c, p, f))
         return fmi2Error;
+    if (p == NULL) {
+        p = malloc(size);                           /* a state of this FMU: same size */
+        if (p == NULL || register_live(p, c) != 0) {
+            free(p);
+            LOG_ERROR(c, "%s: out of memory", f);
+            return fmi2Error;
+        }
+    }
     memcpy(p, bytes, size);
     *state = p;
     return fmi2OK;
