@@ -270,7 +270,8 @@ class SimonSlave(Fmi2Slave):
         return None
 
     def _refuse_set(self, v: Variable) -> int:
-        self._log_warning(f"{v.name} is a {v.causality} and cannot be set; ignored")
+        article = "an" if v.causality[0] in "aeiou" else "a"     # as the native FMU says it
+        self._log_warning(f"{v.name} is {article} {v.causality} and cannot be set; ignored")
         return WARNING
 
     def _calculated(self, unit: str, key: str) -> float:
