@@ -147,7 +147,9 @@ FIELDS: dict[str, Field] = {
     "sideslip": Field("rad", "deg", "Sideslip angle of the CG, atan2(v, u)"),
     "engineSpeed": Field("rad/s", "rpm", "Engine speed"),
     "clutchSlip": Field(None, None, "Clutch slip, 1 - transmission input speed / engine speed: 0 "
-                        "locked, 1 with the transmission at rest (0 in neutral)"),
+                        "locked, 1 with the transmission at rest, below 0 while the wheels "
+                        "drive the engine, above 1 while they turn it backwards (0 in "
+                        "neutral)"),
     "aero.Fx": Field("N", "kN", "Aerodynamic force on the unit, x (forward), vehicle-fixed frame"),
     "aero.Fy": Field("N", "kN", "Aerodynamic force on the unit, y (right), vehicle-fixed frame"),
     "aero.Fz": Field("N", "kN", "Aerodynamic force on the unit, z (down: downforce positive), "
