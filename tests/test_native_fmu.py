@@ -3,6 +3,7 @@ runtime in C, no Python at run time. Same model description and the same results
 development FMU, a binary that needs only the C and math libraries."""
 from __future__ import annotations
 
+import ctypes
 import json
 import math
 import re
@@ -556,3 +557,35 @@ def test_states_of_another_instance_freed_or_damaged_are_refused_and_harm_nothin
     assert a.get_reals(["car.X", "car.Y", "car.r"]) == b.get_reals(["car.X", "car.Y", "car.r"])
     a.fmu.setFMUstate(a.fmu.deSerializeFMUstate(blob))          # the undamaged bytes
     assert a.get("car.X") < b.get("car.X")
+
+
+def _category_run(inst) -> list:
+    """A warning (setting an output) and a message of logAll (the start) with logging off, then
+    with one category on, then with an unknown one: the messages that reached the logger."""
+    inst.start()
+    inst.set("car.X", 1.0)
+    seen = [list(inst.log)]
+    inst.fmu.setDebugLogging(True, ["logStatusWarning"])
+    inst.set("car.X", 1.0)
+    inst.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)
+    seen.append(list(inst.log))
+    assert _raw(inst, "fmi2SetDebugLogging", True, 1, (ctypes.c_char_p * 1)(b"logNothing")) == 3
+    inst.fmu.setDebugLogging(False, [])
+    inst.set("car.X", 1.0)
+    seen.append(list(inst.log))
+    return seen
+
+
+def test_log_categories_are_kept_as_the_development_fmu_keeps_them(native_fmu, development_fmu,
+                                                                   instance):
+    """With logging off only errors reach the logger (the native FMU passed its warnings too);
+    fmi2SetDebugLogging switches the modelDescription's categories one by one and refuses one
+    it does not have, with the development FMU's messages."""
+    native = _category_run(instance(native_fmu, name="native", logging_on=False))
+    dev = _category_run(instance(development_fmu, name="development", logging_on=False))
+    assert native == dev
+    assert native[0] == []
+    assert native[1] == [(1, "logStatusWarning",
+                          "car.X is an output and cannot be set; ignored")]
+    assert native[2][-1] == (3, "logStatusError",
+                             "fmi2SetDebugLogging: logNothing is no log category of this FMU")

@@ -58,7 +58,8 @@ static const char *const OUTPUT_NAMES[6] = {"Y.y_unit", "Y.y_wheel", "Y.y_tire",
 typedef struct {
     fmi2CallbackFunctions cb;
     char *name;
-    int logging;
+    int logging;                        /* any category on (fmi2Instantiate's loggingOn) */
+    int category_on[3];                 /* per name of CATEGORIES */
     int level;                          /* the kernels' instruction-set level (select_level) */
     unsigned char *file;
     size_t file_size;
@@ -171,11 +172,34 @@ static void py_repr(char *buf, size_t size, double v)
     snprintf(buf, size, "%.*f", decimals, v);
 }
 
+/* The log categories of the modelDescription (model_description/writer.py, LOG_CATEGORIES),
+   handled as the development FMU's library does (simon_fmu/runtime/native/fmi2_log.c): a
+   message of status fmi2Error and above always reaches the logger, any other only while its
+   category is on (all of them after loggingOn at fmi2Instantiate; fmi2SetDebugLogging), or
+   logAll is. */
+static const char *const CATEGORIES[3] = {"logStatusError", "logStatusWarning", "logAll"};
+#define N_CATEGORIES 3
+
+static int category_on(const sn_instance *c, const char *category)
+{
+    int known = 0;
+    for (int i = 0; i < N_CATEGORIES; i++) {
+        if (strcmp(CATEGORIES[i], "logAll") == 0 && c->category_on[i])
+            return 1;
+        if (category != NULL && strcmp(CATEGORIES[i], category) == 0) {
+            if (c->category_on[i])
+                return 1;
+            known = 1;
+        }
+    }
+    return !known && c->logging;
+}
+
 static void say(sn_instance *c, fmi2Status status, const char *category, const char *fmt, ...)
 {
     if (c == NULL || c->cb.logger == NULL)
         return;
-    if (!c->logging && status == fmi2OK)
+    if (status < fmi2Error && !category_on(c, category))
         return;
     va_list ap;
     va_start(ap, fmt);
@@ -1272,9 +1296,44 @@ const char *fmi2GetVersion(void) { return fmi2Version; }
 fmi2Status fmi2SetDebugLogging(fmi2Component comp, fmi2Boolean loggingOn, size_t n,
                                const fmi2String categories[])
 {
-    (void)n; (void)categories;
     LIVE(c, comp, "fmi2SetDebugLogging", fmi2Error)
-    c->logging = loggingOn != fmi2False;
+    int on = loggingOn != fmi2False;
+    if (n == 0) {
+        c->logging = on;
+        for (int i = 0; i < N_CATEGORIES; i++)
+            c->category_on[i] = on;
+        return fmi2OK;
+    }
+    if (categories == NULL) {
+        LOG_ERROR(c, "fmi2SetDebugLogging: %zu categories, but no array", n);
+        return fmi2Error;
+    }
+    fmi2Status status = fmi2OK;
+    for (size_t j = 0; j < n; j++) {
+        int i = 0;
+        while (i < N_CATEGORIES && !(categories[j] && strcmp(categories[j], CATEGORIES[i]) == 0))
+            i++;
+        if (i == N_CATEGORIES) {
+            LOG_ERROR(c, "fmi2SetDebugLogging: %s is no log category of this FMU",
+                      categories[j] ? categories[j] : "(null)");
+            status = fmi2Error;
+        }
+    }
+    if (status != fmi2OK)
+        return status;
+    /* with loggingOn, exactly the named categories; without, the named ones are switched off */
+    c->logging = 0;
+    for (int i = 0; i < N_CATEGORIES; i++) {
+        int named = 0;
+        for (size_t j = 0; j < n; j++)
+            if (strcmp(categories[j], CATEGORIES[i]) == 0)
+                named = 1;
+        if (on)
+            c->category_on[i] = named;
+        else if (named)
+            c->category_on[i] = 0;
+        c->logging |= c->category_on[i];
+    }
     return fmi2OK;
 }
 
@@ -1325,6 +1384,8 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     c->cb = *functions;
     c->name = strdup(instanceName ? instanceName : "");
     c->logging = loggingOn != fmi2False;
+    for (int i = 0; i < N_CATEGORIES; i++)
+        c->category_on[i] = c->logging;
     if (fmuType != fmi2CoSimulation) {
         LOG_ERROR(c, "fmi2Instantiate: this FMU supports Co-Simulation only");
         release(c);
