@@ -321,6 +321,11 @@ def test_parameters_set_at_initialisation(native_fmu, development_fmu, instance,
     ({"car.steeringMode": 9},
      "parameter car.steeringMode = 9 rejected: it accepts one of 1 (Off)"),
     ({"car.speed0": 75.0}, "car.speed0 = 75 m/s (270 km/h) is above the plausible"),
+    # every one refused is named, in the variables' order (only the first was)
+    ({"stepSize": math.nan, "car.speed0": math.nan, "car.steeringMode": 9},
+     "parameter stepSize = nan rejected: it accepts a finite value in [1e-06, 0.002]; "
+     "parameter car.speed0 = nan rejected: it accepts a finite value in [-100.0, 100.0]; "
+     "parameter car.steeringMode = 9 rejected: it accepts one of 1 (Off)"),
 ])
 def test_parameters_refused_as_the_development_fmu_refuses_them(native_fmu, development_fmu,
                                                                 instance, parameters, message):

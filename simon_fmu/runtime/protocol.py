@@ -120,19 +120,22 @@ def _accepts(v) -> str:
 
 def range_problem(causality: str, variables: Iterable, value_of: Callable,
                   enumerations: Optional[dict] = None) -> Optional[str]:
-    """The first of ``variables`` (catalogue variables of ``causality``) whose value
+    """Every one of ``variables`` (catalogue variables of ``causality``) whose value
     (``value_of(variable)``) is not finite or outside its declared [min, max], or for an
-    Enumeration not one of its items (``enumerations``: its type by name), with what it
-    accepts; None when all are accepted."""
+    Enumeration not one of its items (``enumerations``: its type by name), each with what it
+    accepts, in the variables' order and joined by "; "; None when all are accepted."""
+    problems = []
     for v in variables:
         value = value_of(v)
         if getattr(v, "type", None) == "Enumeration" and enumerations:
             items = enumerations[v.declared_type]
             if not (isinstance(value, int) and 1 <= value <= len(items.items)):
-                return f"{causality} {v.name} = {value!r} rejected: it accepts {items.accepts()}"
+                problems.append(f"{causality} {v.name} = {value!r} rejected: it accepts "
+                                f"{items.accepts()}")
             continue
         if not (isinstance(value, (int, float)) and math.isfinite(value)) \
                 or (v.min is not None and value < v.min) \
                 or (v.max is not None and value > v.max):
-            return f"{causality} {v.name} = {value!r} rejected: it accepts {_accepts(v)}"
-    return None
+            problems.append(f"{causality} {v.name} = {value!r} rejected: it accepts "
+                            f"{_accepts(v)}")
+    return "; ".join(problems) or None

@@ -1210,17 +1210,24 @@ static int setup_parameters(sn_instance *c, char *why, size_t size)
     if (!changed)
         return 0;
     char text[40];
+    size_t at = 0;
+    int problems = 0;
+    why[0] = '\0';
     for (int64_t vr = 0; vr < c->nvars; vr++) {        /* runtime.protocol.range_problem */
         double v = c->tune_value[vr];
         if (is_parameter(c, vr) && !(isfinite(v) && v >= c->tune_lo[vr] && v <= c->tune_hi[vr])) {
             param_repr(c, vr, text, sizeof text);
-            snprintf(why, size, "parameter %s = %s rejected: it accepts %s", c->var_names[vr], text,
-                     c->tune_accepts[vr]);
-            return 1;
+            append(why, size, &at, problems++ ? "; " : "");
+            append(why, size, &at, "parameter ");
+            append(why, size, &at, c->var_names[vr]);
+            append(why, size, &at, " = ");
+            append(why, size, &at, text);
+            append(why, size, &at, " rejected: it accepts ");
+            append(why, size, &at, c->tune_accepts[vr]);
         }
     }
-    size_t at = 0;
-    int problems = 0;
+    if (problems)
+        return 1;
     append(why, size, &at, "the parameters are not accepted: ");
     for (int64_t vr = 0; vr < c->nvars; vr++)       /* engine.setup.launch.motion_problems */
         if (c->tune_kind[vr] == K_ZERO_ONLY && c->tune_value[vr] != 0.0) {
