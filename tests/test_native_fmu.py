@@ -594,3 +594,32 @@ def test_log_categories_are_kept_as_the_development_fmu_keeps_them(native_fmu, d
                           "car.X is an output and cannot be set; ignored")]
     assert native[2][-1] == (3, "logStatusError",
                              "fmi2SetDebugLogging: logNothing is no log category of this FMU")
+
+
+def _failed_start(inst) -> tuple[list, list]:
+    """A parameter refused at the end of initialisation, then what a host may try: statuses and
+    the warnings and errors logged."""
+    inst.fmu.setupExperiment(startTime=0.0)
+    inst.fmu.enterInitializationMode()
+    inst.set("car.speed0", 250.0)
+    statuses = [_raw(inst, "fmi2ExitInitializationMode"), _raw(inst, "fmi2DoStep", 0.0, 0.01, 1)]
+    inst.set("car.speed0", 20.0)                      # too late: the instance failed
+    statuses += [_raw(inst, "fmi2ExitInitializationMode"), _raw(inst, "fmi2Terminate"),
+                 _raw(inst, "fmi2Reset")]
+    inst.start()                                      # reset starts again
+    statuses.append(_raw(inst, "fmi2DoStep", 0.0, 0.01, 1))
+    return statuses, inst.messages(1)
+
+
+def test_a_failed_initialisation_is_kept_as_the_development_fmu_keeps_it(
+        native_fmu, development_fmu, instance):
+    """After fmi2ExitInitializationMode refused a parameter, both FMUs stay in initialisation
+    mode, refuse a step, a second end of initialisation (saying why: it used to answer
+    fmi2Error silently in the development FMU) and fmi2Terminate, and run again after
+    fmi2Reset; with the same messages."""
+    native = _failed_start(instance(native_fmu, name="native"))
+    dev = _failed_start(instance(development_fmu, name="development"))
+    assert native == dev
+    assert native[0] == [3, 3, 3, 3, 0, 0]
+    assert any("fmi2ExitInitializationMode refused: the instance failed earlier (parameter "
+               "car.speed0 = 250.0 rejected" in m for m in native[1])

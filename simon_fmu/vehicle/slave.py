@@ -488,6 +488,10 @@ class SimonSlave(Fmi2Slave):
         self._start_time = self._time = float(start_time)
 
     def exit_initialization_mode(self):
+        if self._failure is not None:      # an earlier end of initialisation failed
+            self._log_error(f"fmi2ExitInitializationMode refused: the instance failed earlier "
+                            f"({self._failure}); reset it")
+            return self._protocol.answer(ERROR)
         sim = self._simulation()
         self._started = True
         if sim is None:

@@ -1506,10 +1506,13 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component comp)
     if (!in_phase(c, PHASE_INIT, f, "it ends initialisation mode, which "
                   "fmi2EnterInitializationMode begins"))
         return fmi2Error;
+    if (c->failed) {                    /* an earlier end of initialisation failed */
+        LOG_ERROR(c, "%s refused: the instance failed earlier (%s); reset it", f, c->failure);
+        return fmi2Error;
+    }
     char why[sizeof c->failure];
     if (setup_parameters(c, why, sizeof why) != 0) {
-        c->phase = PHASE_STEP;
-        c->failed = 1;
+        c->failed = 1;                  /* still in initialisation mode, as the library keeps it */
         snprintf(c->failure, sizeof c->failure, "%s", why);
         LOG_ERROR(c, "%s", c->failure);
         return fmi2Error;
@@ -1609,7 +1612,7 @@ static fmi2Status set(fmi2Component comp, const fmi2ValueReference vr[], size_t 
         if (t[2] == C_INPUT) {
             ((double *)c->shadow[t[3]]->data)[t[4]] = v;
         } else if (t[2] == C_PARAMETER) {
-            if (c->phase == PHASE_STEP || c->phase == PHASE_TERMINATED) {
+            if (c->phase == PHASE_STEP || c->phase == PHASE_TERMINATED || c->failed) {
                 py_repr(text, sizeof text, v);
                 LOG_WARNING(c, "parameter %s is fixed after initialisation; %s ignored", name, text);
                 if (status < fmi2Warning)
