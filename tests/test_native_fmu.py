@@ -623,3 +623,39 @@ def test_a_failed_initialisation_is_kept_as_the_development_fmu_keeps_it(
     assert native[0] == [3, 3, 3, 3, 0, 0]
     assert any("fmi2ExitInitializationMode refused: the instance failed earlier (parameter "
                "car.speed0 = 250.0 rejected" in m for m in native[1])
+
+
+def _read_during_initialisation(inst) -> tuple[list, list]:
+    """Outputs read in initialisation mode before and after parameters are set, with a refused
+    one, then after the end of initialisation; and the errors logged."""
+    from fmpy.fmi1 import FMICallException
+    inst.fmu.setupExperiment(startTime=0.0)
+    inst.fmu.enterInitializationMode()
+    names = ["car.u", "car.X", "car.Z", "car.r"]
+    seen = [inst.get_reals(names)]
+    inst.set("car.speed0", 27.5)
+    inst.set("car.X0", -3.0)
+    inst.set("car.yawRate0", 0.1)
+    seen.append(inst.get_reals(names))
+    inst.set("car.speed0", 250.0)
+    with pytest.raises(FMICallException):
+        inst.get_reals(names + ["car.speed0"])
+    inst.set("car.speed0", 27.5)
+    inst.fmu.exitInitializationMode()
+    seen.append(inst.get_reals(names))
+    return seen, inst.messages(3)
+
+
+def test_outputs_read_during_initialisation_follow_the_parameters_set_so_far(
+        native_fmu, development_fmu, instance):
+    """A host that reads the outputs in initialisation mode (Simulink takes its initial
+    outputs there) sees the start with the parameters set so far, as in the development FMU,
+    and a parameter that is not accepted makes them unreadable, saying why (the native FMU
+    answered the build's start)."""
+    native = _read_during_initialisation(instance(native_fmu, name="native"))
+    dev = _read_during_initialisation(instance(development_fmu, name="development"))
+    assert native == dev
+    assert native[0][1][:2] == [27.5, -3.0] == native[0][2][:2]
+    assert native[1] == ["fmi2GetReal: car.u, car.X, car.Z, car.r cannot be read: parameter "
+                         "car.speed0 = 250.0 rejected: it accepts a finite value in "
+                         "[-100.0, 100.0]"]

@@ -134,6 +134,7 @@ typedef struct {
     int phase;
     double start_time, comm_time;       /* the communication point the next doStep starts at */
     int stop_defined;                   /* fmi2SetupExperiment's stop time, when it gave one */
+    int last_step_status;               /* of the last doStep that got past the checks */
     double stop_time;
     double time, grid_time;             /* Simulation.time and _grid_time, from start_time */
     int64_t grid_steps;
@@ -485,6 +486,7 @@ static void restore_initial(sn_instance *c)
     c->grid_steps = 0;
     c->stop_defined = 0;
     c->stop_time = 0.0;
+    c->last_step_status = fmi2OK;
     c->failed = 0;
     c->failure[0] = '\0';
     c->step = c->meta[M_STEP];
@@ -1564,17 +1566,55 @@ static double get_value(sn_instance *c, const int64_t *t)
     return c->var_value[t[0]];
 }
 
+/* Whether variable t's value comes from the simulation (an output, a calculated parameter),
+   which the parameters set during initialisation move. */
+static int from_simulation(const int64_t *t) { return t[3] >= 3 && t[3] != S_PARAMETER; }
+
 static fmi2Status get(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, int type,
                       const char *function, void *values)
 {
     LIVE(c, comp, function, fmi2Error)
     fmi2Status status = fmi2OK;
+    /* before the end of initialisation, outputs are those of the start with the parameters
+       set so far, as the development FMU builds its simulation for a read: the end of
+       initialisation's set-up is run on a copy of the instance's arrays, put back after (or,
+       when the parameters are not accepted, the outputs cannot be read, saying why) */
+    unsigned char *kept = NULL;
+    const char *unreadable = NULL;
+    char why[1400];
+    if (c->phase == PHASE_INSTANTIATED || c->phase == PHASE_INIT) {
+        int needed = 0;
+        for (size_t i = 0; i < nvr && !needed; i++) {
+            const int64_t *t = var(c, vr[i]);
+            needed = t != NULL && t[1] == type && from_simulation(t);
+        }
+        if (needed) {
+            kept = malloc(state_size(c));
+            if (kept == NULL) {
+                LOG_ERROR(c, "%s: out of memory", function);
+                return fmi2Error;
+            }
+            state_write(c, kept);
+            if (c->failed)
+                unreadable = c->failure;
+            else if (setup_parameters(c, why, sizeof why) != 0)
+                unreadable = why;
+        }
+    }
+    char names[1024];
+    size_t at = 0;
+    names[0] = '\0';
     for (size_t i = 0; i < nvr; i++) {
         const int64_t *t = var(c, vr[i]);
         double v;
         if (t == NULL || t[1] != type) {
             LOG_ERROR(c, "%s: value reference %u is no %s variable", function, (unsigned)vr[i],
                       TYPE_NAMES[type]);
+            status = fmi2Error;
+            v = type == T_REAL ? NAN : 0.0;
+        } else if (unreadable != NULL && from_simulation(t)) {
+            append(names, sizeof names, &at, at ? ", " : "");
+            append(names, sizeof names, &at, c->var_names[t[0]]);
             status = fmi2Error;
             v = type == T_REAL ? NAN : 0.0;
         } else {
@@ -1587,6 +1627,12 @@ static fmi2Status get(fmi2Component comp, const fmi2ValueReference vr[], size_t 
         else
             ((fmi2Boolean *)values)[i] = (t != NULL && t[1] == type && v != 0.0) ? fmi2True : fmi2False;
     }
+    if (kept != NULL) {
+        state_read(c, kept);
+        free(kept);
+    }
+    if (at > 0)
+        LOG_ERROR(c, "%s: %s cannot be read: %s", function, names, unreadable);
     return status;
 }
 
@@ -1602,7 +1648,12 @@ static fmi2Status set(fmi2Component comp, const fmi2ValueReference vr[], size_t 
                  : (double)(((const fmi2Boolean *)values)[i] != fmi2False);
         char text[40];     /* the value as the development FMU prints it: for messages only */
         if (t == NULL || t[1] != type) {
-            py_repr(text, sizeof text, v);
+            if (type == T_REAL)         /* the value as the host gave it: an int as an int */
+                py_repr(text, sizeof text, v);
+            else
+                snprintf(text, sizeof text, "%d", type == T_INTEGER
+                         ? (int)((const fmi2Integer *)values)[i]
+                         : (int)((const fmi2Boolean *)values)[i]);
             LOG_ERROR(c, "%s: value reference %u is no %s variable; %s ignored", function,
                       (unsigned)vr[i], TYPE_NAMES[type], text);
             status = fmi2Error;
@@ -1613,7 +1664,12 @@ static fmi2Status set(fmi2Component comp, const fmi2ValueReference vr[], size_t 
             ((double *)c->shadow[t[3]]->data)[t[4]] = v;
         } else if (t[2] == C_PARAMETER) {
             if (c->phase == PHASE_STEP || c->phase == PHASE_TERMINATED || c->failed) {
-                py_repr(text, sizeof text, v);
+                if (type == T_REAL)     /* as the development FMU writes the value */
+                    py_repr(text, sizeof text, v);
+                else if (type == T_INTEGER)
+                    snprintf(text, sizeof text, "%d", (int)((const fmi2Integer *)values)[i]);
+                else
+                    snprintf(text, sizeof text, "%s", v != 0.0 ? "True" : "False");
                 LOG_WARNING(c, "parameter %s is fixed after initialisation; %s ignored", name, text);
                 if (status < fmi2Warning)
                     status = fmi2Warning;
@@ -1725,7 +1781,7 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h, fmi2Boolean no
         py_repr(ts, sizeof ts, t);
         LOG_ERROR(c, "doStep at t=%s refused: the instance failed earlier (%s); restore an FMU state "
                   "or reset it", ts, c->failure);
-        return fmi2Error;
+        return c->last_step_status = fmi2Error;
     }
     for (int s = 0; s < 3; s++)
         memcpy(c->in[s]->data, c->shadow[s]->data, c->in[s]->nbytes);
@@ -1739,94 +1795,108 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h, fmi2Boolean no
         snprintf(reason, sizeof reason, "t=%s: input %s = %s rejected: it accepts %s", ts,
                  c->in_names[k], vs, kind == 0 ? "a finite number" : kind == 1 ? c->in_accepts[k]
                  : c->in_whole_texts[c->in_whole[k]]);
-        return fail(c, reason);
+        return c->last_step_status = fail(c, reason);
     }
     int r = advance(c, t + h - c->start_time, why, sizeof why);
     if (r == 1) {
         py_repr(ts, sizeof ts, t);
         py_repr(hs, sizeof hs, h);
         LOG_ERROR(c, "doStep refused: communication step from t=%s of %s s: %s", ts, hs, why);
-        return fmi2Error;
+        return c->last_step_status = fmi2Error;
     }
     if (r == 2) {
         char at[40];
         py_repr(at, sizeof at, c->time + c->start_time);
         snprintf(reason, sizeof reason, "simulation stopped at t=%s: %s", at, why);
-        return fail(c, reason);
+        return c->last_step_status = fail(c, reason);
     }
     c->comm_time = t + h;
-    return fmi2OK;
+    return c->last_step_status = fmi2OK;
 }
 
 fmi2Status fmi2CancelStep(fmi2Component comp)
 {
     LIVE(c, comp, "fmi2CancelStep", fmi2Error)
-    LOG_ERROR(c, "fmi2CancelStep: doStep runs synchronously; nothing to cancel");
+    LOG_ERROR(c, "fmi2CancelStep: this FMU never answers fmi2Pending; there is no step to cancel");
     return fmi2Error;
 }
 
+/* the status functions as the development FMU's library answers them: the last step's status
+   and its end, Discard (nothing logged) for a status this FMU does not have */
 fmi2Status fmi2GetStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Status *value)
 {
-    (void)s; (void)value;
     LIVE(c, comp, "fmi2GetStatus", fmi2Error)
-    LOG_ERROR(c, "fmi2GetStatus: no asynchronous step to report on");
-    return fmi2Error;
+    if (value == NULL)
+        return fmi2Error;
+    if (s == fmi2DoStepStatus) {
+        *value = (fmi2Status)c->last_step_status;
+        return fmi2OK;
+    }
+    return fmi2Discard;
 }
 
 fmi2Status fmi2GetRealStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Real *value)
 {
     LIVE(c, comp, "fmi2GetRealStatus", fmi2Error)
+    if (value == NULL)
+        return fmi2Error;
     if (s == fmi2LastSuccessfulTime) {
-        *value = c->time + c->start_time;
+        *value = c->comm_time;          /* the end of the last good step, or the start */
         return fmi2OK;
     }
-    LOG_ERROR(c, "fmi2GetRealStatus: only fmi2LastSuccessfulTime is reported");
-    return fmi2Error;
+    return fmi2Discard;
 }
 
 fmi2Status fmi2GetIntegerStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Integer *value)
 {
     (void)s; (void)value;
     LIVE(c, comp, "fmi2GetIntegerStatus", fmi2Error)
-    LOG_ERROR(c, "fmi2GetIntegerStatus: no such status");
-    return fmi2Error;
+    return fmi2Discard;
 }
 
 fmi2Status fmi2GetBooleanStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Boolean *value)
 {
     LIVE(c, comp, "fmi2GetBooleanStatus", fmi2Error)
+    if (value == NULL)
+        return fmi2Error;
     if (s == fmi2Terminated) {
-        *value = fmi2False;
+        *value = c->last_step_status == fmi2Discard ? fmi2True : fmi2False;
         return fmi2OK;
     }
-    LOG_ERROR(c, "fmi2GetBooleanStatus: only fmi2Terminated is reported");
-    return fmi2Error;
+    return fmi2Discard;
 }
 
 fmi2Status fmi2GetStringStatus(fmi2Component comp, const fmi2StatusKind s, fmi2String *value)
 {
-    (void)s; (void)value;
     LIVE(c, comp, "fmi2GetStringStatus", fmi2Error)
-    LOG_ERROR(c, "fmi2GetStringStatus: no such status");
-    return fmi2Error;
+    if (value == NULL)
+        return fmi2Error;
+    if (s == fmi2PendingStatus)
+        *value = "";
+    return fmi2Discard;
 }
 
 fmi2Status fmi2SetRealInputDerivatives(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
                                        const fmi2Integer order[], const fmi2Real value[])
 {
-    (void)vr; (void)nvr; (void)order; (void)value;
+    (void)vr; (void)order; (void)value;
     LIVE(c, comp, "fmi2SetRealInputDerivatives", fmi2Error)
-    LOG_ERROR(c, "fmi2SetRealInputDerivatives: not supported (inputs are held "
-              "over a step)");
+    if (nvr == 0)
+        return fmi2OK;
+    LOG_ERROR(c, "fmi2SetRealInputDerivatives: not supported by this FMU "
+              "(canInterpolateInputs=\"false\")");
     return fmi2Error;
 }
 
 fmi2Status fmi2GetRealOutputDerivatives(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
                                         const fmi2Integer order[], fmi2Real value[])
 {
-    (void)vr; (void)nvr; (void)order; (void)value;
+    (void)vr; (void)order; (void)value;
     LIVE(c, comp, "fmi2GetRealOutputDerivatives", fmi2Error)
-    LOG_ERROR(c, "fmi2GetRealOutputDerivatives: not supported");
+    if (nvr == 0)
+        return fmi2OK;
+    LOG_ERROR(c, "fmi2GetRealOutputDerivatives: not supported by this FMU "
+              "(maxOutputDerivativeOrder=\"0\")");
     return fmi2Error;
 }
 
@@ -1836,7 +1906,8 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2ValueRefer
 {
     (void)u; (void)nu; (void)z; (void)nz; (void)du; (void)dz;
     LIVE(c, comp, "fmi2GetDirectionalDerivative", fmi2Error)
-    LOG_ERROR(c, "fmi2GetDirectionalDerivative: not supported");
+    LOG_ERROR(c, "fmi2GetDirectionalDerivative: not supported by this FMU "
+              "(providesDirectionalDerivative=\"false\")");
     return fmi2Error;
 }
 
@@ -1849,7 +1920,7 @@ typedef struct {
     uint64_t size;
     uint64_t checksum;              /* FNV-1a of the state from `start_time` on */
     double start_time, comm_time, time, grid_time;
-    int64_t grid_steps, phase, failed;
+    int64_t grid_steps, phase, failed, last_step_status;
     double step;
     char failure[1024];
 } sn_state_header;
@@ -1875,6 +1946,7 @@ static void state_write(sn_instance *c, unsigned char *p)
     h.start_time = c->start_time; h.comm_time = c->comm_time;
     h.time = c->time; h.grid_time = c->grid_time; h.grid_steps = c->grid_steps;
     h.phase = c->phase; h.failed = c->failed; h.step = c->step;
+    h.last_step_status = c->last_step_status;
     memcpy(h.failure, c->failure, sizeof h.failure);
     memcpy(p, &h, sizeof h);
     unsigned char *q = p + sizeof h;
@@ -1900,7 +1972,8 @@ static const char *state_problem(sn_instance *c, const unsigned char *p, size_t 
         return "not an FMU state of this FMU (its size is another FMU's, or it is cut short)";
     if (fnv1a64(p + SN_CHECKED_FROM, size - SN_CHECKED_FROM) != h.checksum)
         return "the state's checksum does not match its contents (damaged)";
-    if (h.phase < PHASE_INSTANTIATED || h.phase > PHASE_TERMINATED)
+    if (h.phase < PHASE_INSTANTIATED || h.phase > PHASE_TERMINATED
+            || h.last_step_status < fmi2OK || h.last_step_status > fmi2Error)
         return "not an FMU state of this FMU (no phase of the state machine)";
     return NULL;
 }
@@ -1919,6 +1992,7 @@ static void state_read(sn_instance *c, const unsigned char *p)
     c->start_time = h.start_time; c->comm_time = h.comm_time;
     c->time = h.time; c->grid_time = h.grid_time; c->grid_steps = h.grid_steps;
     c->phase = (int)h.phase; c->failed = (int)h.failed; c->step = h.step;
+    c->last_step_status = (int)h.last_step_status;
     memcpy(c->failure, h.failure, sizeof h.failure);
     c->failure[sizeof h.failure - 1] = '\0';
 }
