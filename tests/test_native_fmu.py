@@ -659,3 +659,31 @@ def test_outputs_read_during_initialisation_follow_the_parameters_set_so_far(
     assert native[1] == ["fmi2GetReal: car.u, car.X, car.Z, car.r cannot be read: parameter "
                          "car.speed0 = 250.0 rejected: it accepts a finite value in "
                          "[-100.0, 100.0]"]
+
+
+def _statuses(inst) -> list:
+    """Each status function for each kind after a step of 3.7 ms and a refused one."""
+    from fmpy.fmi2 import fmi2Boolean, fmi2Integer, fmi2Real, fmi2Status, fmi2String
+    inst.start()
+    inst.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.0037)
+    _raw(inst, "fmi2DoStep", 0.5, 0.01, 1)                   # refused: not the last point
+    seen = []
+    for function, kind in (("fmi2GetStatus", fmi2Status), ("fmi2GetRealStatus", fmi2Real),
+                           ("fmi2GetIntegerStatus", fmi2Integer),
+                           ("fmi2GetBooleanStatus", fmi2Boolean),
+                           ("fmi2GetStringStatus", fmi2String)):
+        for s in range(5):
+            value = kind()
+            seen.append((function, s, _raw(inst, function, s, ctypes.byref(value)),
+                         value.value))
+    return seen
+
+
+def test_status_functions_answer_as_the_development_fmu(native_fmu, development_fmu, instance):
+    """fmi2DoStepStatus, the last step's end as fmi2LastSuccessfulTime (the communication point,
+    not the engine's clock), fmi2Terminated, and fmi2Discard for a status this FMU does not have
+    (the native FMU answered fmi2Error and logged it)."""
+    native = _statuses(instance(native_fmu, name="native"))
+    dev = _statuses(instance(development_fmu, name="development"))
+    assert native == dev
+    assert ("fmi2GetRealStatus", 2, 0, 0.0037) in native
