@@ -2002,8 +2002,8 @@ static int own_state(sn_instance *c, fmi2FMUstate state, const char *function)
 {
     if (state != NULL && registered(state, c, 0))
         return 1;
-    LOG_ERROR(c, "%s refused, the instance is unchanged: %p is no FMU state of this instance "
-              "(freed already, of another instance, or never made)", function, (void *)state);
+    LOG_ERROR(c, "%s: %p is no FMU state of this instance (freed already, never made, or "
+              "made by another instance)", function, (void *)state);    /* the library's words */
     return 0;
 }
 
