@@ -508,22 +508,28 @@ class Simulation:
         return SimState(self._signature, self.time, self._grid_time, self._grid_steps, self.y.copy(),
                         self.u_unit.copy(), self.u_wheel.copy(), self.u_env.copy(), self._failed)
 
-    def set_state(self, state: SimState):
+    def set_state(self, state: SimState, check_inputs: bool = True):
         """Restore a state of :meth:`get_state` (or :meth:`deserialize_state`). A state of
         another event, of other shapes, with a non-finite value or an input out of range is
-        refused with ValueError, and this simulation is left as it was."""
+        refused with ValueError, and this simulation is left as it was. ``check_inputs`` False
+        takes the state's inputs as they are and leaves the outputs to the caller: the state of
+        an FMU instance that refused an input keeps it, and the instance refuses its steps until
+        it is reset or another state is restored (simon_fmu.vehicle.slave)."""
         if not isinstance(state, SimState) or state.signature != self._signature:
             raise ValueError("state: a state taken from a simulation of the same event and parameters")
-        self._check_state(state)
+        self._check_state(state, inputs=check_inputs)
         saved = self.get_state()
         self._restore(state)
         try:
-            self.check_inputs()
+            if check_inputs:
+                self.check_inputs()
         except InputError as exc:
             self._restore(saved)
             raise ValueError(f"state: inputs within their ranges ({exc})") from None
-        if not self._failed:
-            self._run(0.0, 0)  # refresh outputs
+        if not self._failed and check_inputs:
+            # refresh the outputs (the kernels take only inputs in range: unchecked ones are
+            # never run, and the caller restores the outputs the state was taken with)
+            self._run(0.0, 0)
 
     def _restore(self, state):
         self.time, self._grid_time, self._grid_steps = state.time, state.grid_time, int(state.grid_steps)
@@ -533,12 +539,14 @@ class Simulation:
         self.u_env[:] = state.u_env
         self._failed = state.failed
 
-    def _check_state(self, st):
-        """ValueError unless every part of state ``st`` has this simulation's shape and is finite."""
+    def _check_state(self, st, inputs=True):
+        """ValueError unless every part of state ``st`` has this simulation's shape and is finite
+        (the inputs only with ``inputs``: see :meth:`set_state`)."""
         for name in ("y", "u_unit", "u_wheel", "u_env"):
             a = getattr(st, name)
+            checked = inputs or name == "y"
             if not isinstance(a, np.ndarray) or a.shape != getattr(self, name).shape or a.dtype.kind != "f" \
-                    or not np.isfinite(a).all():
+                    or (checked and not np.isfinite(a).all()):
                 raise ValueError(f"state: {name} of shape {getattr(self, name).shape} with finite values")
         if not (_finite(st.time) and _finite(st.grid_time) and isinstance(st.grid_steps, (int, np.integer))
                 and 0 <= st.grid_steps <= MAX_STEPS_PER_ADVANCE and st.time >= 0.0 and st.grid_time >= 0.0):

@@ -688,3 +688,30 @@ def test_status_functions_answer_as_the_development_fmu(native_fmu, development_
     dev = _statuses(instance(development_fmu, name="development"))
     assert native == dev
     assert ("fmi2GetRealStatus", 2, 0, 0.0037) in native
+
+
+def _restore_failed(inst) -> tuple[list, list]:
+    """A state taken after a step refused an input, restored after fmi2Terminate: statuses,
+    the gear read back, and the errors logged."""
+    inst.start()
+    inst.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)
+    inst.set("car.gear", 2147483647)
+    statuses = [_raw(inst, "fmi2DoStep", 0.01, 0.01, 1)]
+    state = inst.fmu.getFMUstate()
+    statuses += [_raw(inst, "fmi2Terminate"), _raw(inst, "fmi2SetFMUstate", state),
+                 _raw(inst, "fmi2DoStep", 0.01, 0.01, 1)]
+    gear = inst.get("car.gear")
+    inst.fmu.freeFMUstate(state)
+    return statuses + [gear], inst.messages(3)
+
+
+def test_a_failed_instances_state_restores_alike_in_both_fmus(native_fmu, development_fmu,
+                                                               instance):
+    """The state of an instance that refused an input keeps that input and the failure: both
+    FMUs restore it, and refuse its steps until a reset (the development FMU refused the
+    restore with a Python traceback for a message)."""
+    native = _restore_failed(instance(native_fmu, name="native"))
+    dev = _restore_failed(instance(development_fmu, name="development"))
+    assert native == dev
+    assert native[0] == [3, 0, 0, 3, 2147483647]
+    assert not any("Traceback" in m for m in dev[1])

@@ -597,8 +597,8 @@ class SimonSlave(Fmi2Slave):
              self._start_time, self._time, self._started, self._failure) = saved
             for s in _INPUT_SOURCES:
                 np.copyto(self._inputs[s], inputs[s])
-            if engine_saved is not None:
-                sim.set_state(engine_saved[0])
+            if engine_saved is not None:     # what was there, as it was
+                sim.set_state(engine_saved[0], check_inputs=False)
                 for s in self._outputs:
                     np.copyto(getattr(sim, s), engine_saved[1][s])
             detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
@@ -629,8 +629,10 @@ class SimonSlave(Fmi2Slave):
             sim = self._simulation()
             if sim is None:
                 raise ValueError(f"the state's simulation cannot be built: {self._failure}")
+            # a failed instance's state keeps the input it refused (its steps are refused)
             sim.set_state(state.engine_state if state.engine_state is not None
-                          else sim.deserialize_state(state.engine_blob))
+                          else sim.deserialize_state(state.engine_blob),
+                          check_inputs=h["failure"] is None)
             for s in self._outputs:
                 np.copyto(getattr(sim, s), state.arrays[s])
         self._failure = h["failure"]
