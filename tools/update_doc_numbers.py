@@ -14,8 +14,9 @@ numbers stay current"):
 ``speed`` is ``benchmarks/results/speed.json``. The expression is a path into it (keys joined
 by ``.``, ``[i]`` a list's item, ``["a key"]`` a key with spaces, ``[*]`` every item,
 ``[i:j]`` items i to j), or arithmetic on paths and numbers: ``+ - * / **`` with spaces
-around them, ``min``, ``max``, ``mean``, ``round``, ``count`` (a list's items); ``span(lo, hi)`` is a range, written "lo
-to hi", or one figure where the two read alike in the format (a spread of runs that agree). After `` as `` comes a format spec
+around them, ``min``, ``max``, ``mean``, ``round``, ``count`` (a list's items); ``span(lo,
+hi)`` is a range, written "lo to hi", or one figure where the two read alike in the format (a
+spread of runs that agree). After `` as `` comes a format spec
 (``.1f``), or ``date`` for a timestamp's first ten characters; without one the value is
 written as it is (no ``|`` in a marker: a table row would split there). A measured figure
 that no script produces yet sits between ``<!-- unsourced: why -->`` and

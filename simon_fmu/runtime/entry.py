@@ -184,7 +184,8 @@ def development_message(resources: Path) -> str:
     prefix = record.get("prefix") or record.get("executable")
     return (f"this FMU was built for development and needs the Python environment at "
             f"{prefix or 'the one it was built in'}; build with --native (a vehicle FMU) or "
-            f"--standalone to run it elsewhere (the interpreter running it, {sys.executable}, lacks its packages)")
+            f"--standalone to run it elsewhere (the interpreter running it, {sys.executable}, "
+            f"lacks its packages)")
 
 
 if __name__.startswith("simon_slave_"):

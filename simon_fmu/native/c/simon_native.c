@@ -854,6 +854,7 @@ static int advance(sn_instance *c, double t_end, char *why, size_t size)
 static size_t state_size(sn_instance *c);
 static void state_write(sn_instance *c, unsigned char *p);
 static void state_read(sn_instance *c, const unsigned char *p);
+static fmi2Status fail(sn_instance *c, const char *reason);
 
 /* a parameter's value as the development FMU prints it ({value!r}) */
 static void param_repr(sn_instance *c, int64_t vr, char *buf, size_t size)
@@ -1513,12 +1514,8 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component comp)
         return fmi2Error;
     }
     char why[sizeof c->failure];
-    if (setup_parameters(c, why, sizeof why) != 0) {
-        c->failed = 1;                  /* still in initialisation mode, as the library keeps it */
-        snprintf(c->failure, sizeof c->failure, "%s", why);
-        LOG_ERROR(c, "%s", c->failure);
-        return fmi2Error;
-    }
+    if (setup_parameters(c, why, sizeof why) != 0)
+        return fail(c, why);            /* still in initialisation mode, as the library keeps it */
     c->phase = PHASE_STEP;
     say(c, fmi2OK, "logAll", "simulation ready: internal step %g s", c->step);
     return speed_warnings(c) ? fmi2Warning : fmi2OK;
@@ -1636,6 +1633,23 @@ static fmi2Status get(fmi2Component comp, const fmi2ValueReference vr[], size_t 
     return status;
 }
 
+/* value i of a set call's values as the development FMU writes it in a message: a Real as
+   Python's repr, an Integer as an int, a Boolean as the int the host gave or, with `words`,
+   as True or False (the slave's bool) */
+static void set_value_text(int type, const void *values, size_t i, int words, char *text,
+                           size_t size)
+{
+    if (type == T_REAL)
+        py_repr(text, size, ((const fmi2Real *)values)[i]);
+    else if (type == T_INTEGER)
+        snprintf(text, size, "%d", (int)((const fmi2Integer *)values)[i]);
+    else if (words)
+        snprintf(text, size, "%s",
+                 ((const fmi2Boolean *)values)[i] != fmi2False ? "True" : "False");
+    else
+        snprintf(text, size, "%d", (int)((const fmi2Boolean *)values)[i]);
+}
+
 static fmi2Status set(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, int type,
                       const char *function, const void *values)
 {
@@ -1648,12 +1662,7 @@ static fmi2Status set(fmi2Component comp, const fmi2ValueReference vr[], size_t 
                  : (double)(((const fmi2Boolean *)values)[i] != fmi2False);
         char text[40];     /* the value as the development FMU prints it: for messages only */
         if (t == NULL || t[1] != type) {
-            if (type == T_REAL)         /* the value as the host gave it: an int as an int */
-                py_repr(text, sizeof text, v);
-            else
-                snprintf(text, sizeof text, "%d", type == T_INTEGER
-                         ? (int)((const fmi2Integer *)values)[i]
-                         : (int)((const fmi2Boolean *)values)[i]);
+            set_value_text(type, values, i, 0, text, sizeof text);
             LOG_ERROR(c, "%s: value reference %u is no %s variable; %s ignored", function,
                       (unsigned)vr[i], TYPE_NAMES[type], text);
             status = fmi2Error;
@@ -1664,12 +1673,7 @@ static fmi2Status set(fmi2Component comp, const fmi2ValueReference vr[], size_t 
             ((double *)c->shadow[t[3]]->data)[t[4]] = v;
         } else if (t[2] == C_PARAMETER) {
             if (c->phase == PHASE_STEP || c->phase == PHASE_TERMINATED || c->failed) {
-                if (type == T_REAL)     /* as the development FMU writes the value */
-                    py_repr(text, sizeof text, v);
-                else if (type == T_INTEGER)
-                    snprintf(text, sizeof text, "%d", (int)((const fmi2Integer *)values)[i]);
-                else
-                    snprintf(text, sizeof text, "%s", v != 0.0 ? "True" : "False");
+                set_value_text(type, values, i, 1, text, sizeof text);
                 LOG_WARNING(c, "parameter %s is fixed after initialisation; %s ignored", name, text);
                 if (status < fmi2Warning)
                     status = fmi2Warning;
