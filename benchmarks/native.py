@@ -25,6 +25,12 @@ a choice of the time when the native FMU's parameters were fixed at build; the h
 speed0 in initialisation mode as well (it is tunable now, docs/native.md, "Parameters"), as
 they do for the development FMU (out/SimonCar.fmu, built when missing), so both start alike.
 The fmpy variants, the peer and fmpy's cold start are speed.py's own (runner.spawn).
+
+The same native FMU built once more from that event with ``simulation.integrator`` 'rk2'
+(Heun's method, two evaluations of the model a step where RK4 takes four; docs/equations.md,
+"The integration method"; out/bench-native-sedan-rk2.json -> out/SimonCar-native-bench-rk2.fmu)
+runs the same variants at 1 ms and 10 ms through fmpy and the C host (the ``-rk2`` rows); the
+targets are reported for both methods.
 """
 
 from __future__ import annotations
@@ -49,6 +55,8 @@ from runner import (REPO, best_of, ensure_fmu, fmu_staleness, load_manoeuvre, na
 DEV_FMU = REPO / "out" / "SimonCar.fmu"
 NATIVE_FMU = REPO / "out" / "SimonCar-native-bench.fmu"
 NATIVE_EVENT = REPO / "out" / "bench-native-sedan.json"
+NATIVE_FMU_RK2 = REPO / "out" / "SimonCar-native-bench-rk2.fmu"
+NATIVE_EVENT_RK2 = REPO / "out" / "bench-native-sedan-rk2.json"
 DEFAULT_EVENT = REPO / "engine" / "data" / "sedan.json"
 HOST_SOURCE = Path(__file__).resolve().parent / "native_host.c"
 
@@ -67,17 +75,24 @@ LABELS = {
     "native-c-1ms": "native FMU, C host, 1 ms",
     "native-c-10ms": "native FMU, C host, 10 ms",
     "native-c-10ms-h2": "native FMU, C host, 10 ms, 2 ms step",
+    "native-fmpy-1ms-rk2": "native FMU, rk2, fmpy, 1 ms",
+    "native-fmpy-10ms-rk2": "native FMU, rk2, fmpy, 10 ms",
+    "native-c-1ms-rk2": "native FMU, rk2, C host, 1 ms",
+    "native-c-10ms-rk2": "native FMU, rk2, C host, 10 ms",
     "native-c-long": "native FMU, C host, 1 ms, long run",
 }
 
 
-def build_native(manoeuvre, fmu_path, event_path):
+def build_native(manoeuvre, fmu_path, event_path, integrator="rk4"):
     """The sedan's native FMU, from a copy of the default event starting at the manoeuvre's
-    speed (the hosts set speed0 at initialisation too). Returns an error text or None."""
+    speed (the hosts set speed0 at initialisation too), integrated by ``integrator``
+    (simulation.integrator). Returns an error text or None."""
     event = json.loads(DEFAULT_EVENT.read_text())
     lead = event["units"][0]
     lead.setdefault("initial", {})["speed"] = manoeuvre["speed_mps"]
-    event["name"] = f"{event['name']} at {manoeuvre['speed_mps']:g} m/s (benchmarks/native.py)"
+    event.setdefault("simulation", {})["integrator"] = integrator
+    event["name"] = (f"{event['name']} at {manoeuvre['speed_mps']:g} m/s, {integrator} "
+                     "(benchmarks/native.py)")
     event_path.parent.mkdir(parents=True, exist_ok=True)
     event_path.write_text(json.dumps(event, indent=2) + "\n")
     cmd = [sys.executable, "-m", "simon_fmu", "build", "--native", str(event_path),
@@ -176,13 +191,14 @@ def evaluate_targets(report):
     def ratio(a, b):
         return a / b if (a and b) else None
 
-    for client in ("fmpy", "c"):
-        add(f"native-{client}-1ms >= {TARGET_DEV_1MS:g} x development FMU (fmpy, 1 ms)",
-            ratio(rtf(f"native-{client}-1ms"), dev1), "x", TARGET_DEV_1MS)
-        add(f"native-{client}-1ms >= {TARGET_PEER_1MS:g} x the peer",
-            ratio(rtf(f"native-{client}-1ms"), peer), "x", TARGET_PEER_1MS)
-        add(f"native-{client}-10ms >= {TARGET_PEER_10MS:g} x the peer",
-            ratio(rtf(f"native-{client}-10ms"), peer), "x", TARGET_PEER_10MS)
+    for method in ("", "-rk2"):
+        for client in ("fmpy", "c"):
+            add(f"native-{client}-1ms{method} >= {TARGET_DEV_1MS:g} x development FMU (fmpy, "
+                "1 ms)", ratio(rtf(f"native-{client}-1ms{method}"), dev1), "x", TARGET_DEV_1MS)
+            add(f"native-{client}-1ms{method} >= {TARGET_PEER_1MS:g} x the peer",
+                ratio(rtf(f"native-{client}-1ms{method}"), peer), "x", TARGET_PEER_1MS)
+            add(f"native-{client}-10ms{method} >= {TARGET_PEER_10MS:g} x the peer",
+                ratio(rtf(f"native-{client}-10ms{method}"), peer), "x", TARGET_PEER_10MS)
     for label, key, values in (
             ("cold start, C host", "total_s",
              [r["cold_start"] for r in report["cold_start"]["c_host"] if r.get("ok")]),
@@ -284,6 +300,7 @@ def main(argv=None):
     # a development FMU older than its sources is built again: it would time other kernels
     # than the native FMU's
     error = (build_native(manoeuvre, NATIVE_FMU, NATIVE_EVENT)
+             or build_native(manoeuvre, NATIVE_FMU_RK2, NATIVE_EVENT_RK2, "rk2")
              or ensure_fmu(DEV_FMU, rebuild=DEV_FMU.exists() and bool(fmu_staleness(DEV_FMU))))
     if error:
         raise SystemExit(error)
@@ -292,6 +309,8 @@ def main(argv=None):
         print(f"warning: {DEV_FMU} is older than {len(stale)} source file(s), e.g. {stale[0]}",
               flush=True)
     report["fmus"] = {"native": shown(NATIVE_FMU), "native_event": shown(NATIVE_EVENT),
+                      "native_rk2": shown(NATIVE_FMU_RK2),
+                      "native_rk2_event": shown(NATIVE_EVENT_RK2),
                       "development": shown(DEV_FMU), "development_sources_newer": stale}
     # the instruction-set level the native FMU's kernels run at here: the widest this
     # processor runs (docs/native.md, "Instruction-set levels")
@@ -304,16 +323,23 @@ def main(argv=None):
         with zipfile.ZipFile(NATIVE_FMU) as z:
             z.extractall(unzipdir)
         md = fmu_refs(unzipdir, manoeuvre["unit"])
+        unzip_rk2 = work / "fmu-rk2"
+        with zipfile.ZipFile(NATIVE_FMU_RK2) as z:
+            z.extractall(unzip_rk2)
+        md_rk2 = fmu_refs(unzip_rk2, manoeuvre["unit"])
 
         fmpy_variants = {"peer": ("peer", None), "dev-fmpy-1ms": ("fmu-1ms", DEV_FMU),
                          "dev-fmpy-10ms": ("fmu-10ms", DEV_FMU),
                          "native-fmpy-1ms": ("fmu-1ms", NATIVE_FMU),
-                         "native-fmpy-10ms": ("fmu-10ms", NATIVE_FMU)}
+                         "native-fmpy-10ms": ("fmu-10ms", NATIVE_FMU),
+                         "native-fmpy-1ms-rk2": ("fmu-1ms", NATIVE_FMU_RK2),
+                         "native-fmpy-10ms-rk2": ("fmu-10ms", NATIVE_FMU_RK2)}
         # (communication step, internal step: None for the event's, 1 ms); the last at the
         # largest internal step the FMU accepts, 2 ms (docs/equations.md, "The integration step
         # and its stability")
         host_variants = {"native-c-1ms": (0.001, None), "native-c-10ms": (0.01, None),
-                         "native-c-10ms-h2": (0.01, md["step_size_max"])}
+                         "native-c-10ms-h2": (0.01, md["step_size_max"]),
+                         "native-c-1ms-rk2": (0.001, None), "native-c-10ms-rk2": (0.01, None)}
         runs = {name: [] for name in list(fmpy_variants) + list(host_variants)}
         for i in range(max(1, args.repeat)):
             for name, (variant, fmu) in fmpy_variants.items():
@@ -321,7 +347,9 @@ def main(argv=None):
                 runs[name].append(spawn(variant, manoeuvre, duration, fmu))
             for name, (step, internal) in host_variants.items():
                 print(f"round {i + 1}/{args.repeat}: {name} ...", flush=True)
-                runs[name].append(run_host(exe, unzipdir, md, manoeuvre, step, duration,
+                rk2 = name.endswith("-rk2")
+                runs[name].append(run_host(exe, unzip_rk2 if rk2 else unzipdir,
+                                           md_rk2 if rk2 else md, manoeuvre, step, duration,
                                            internal))
         results = {name: best_of(rs) for name, rs in runs.items()}
 

@@ -1,4 +1,13 @@
-"""Fixed-step integration (classical 4th-order Runge-Kutta), run entirely in compiled code.
+"""Fixed-step integration, run entirely in compiled code: the classical 4th-order Runge-Kutta
+method (RK4, four evaluations of the derivative a step), or Heun's method (RK2, the explicit
+trapezoidal rule, two a step), as the event's ``simulation.integrator`` chooses
+(``P_ENV[E_INTEGRATOR]``; docs/equations.md, "The integration method").
+
+Both are explicit Runge-Kutta methods whose stages are k_s = f(y + c_s h k_(s-1)): RK4 with
+c = (0, 1/2, 1/2, 1) and y' = y + h (k1 + 2 k2 + 2 k3 + k4) / 6, RK2 with c = (0, 1) and
+y' = y + h (k1 + k2) / 2. RK2 is second-order accurate: its error per unit time goes as h^2
+where RK4's goes as h^4, and its stability region is smaller (to z = -2 on the real axis,
+none of the imaginary axis: ``engine.stability``).
 
 ``advance`` takes ``n`` steps of size ``h`` with the inputs held (the zero-order hold of a
 co-simulation communication step), checks every step, and on failure leaves the state at
@@ -17,8 +26,8 @@ import numpy as np
 from .collision import boundary_latches
 from .connection import latch_failures
 from .jit import dynamic, njit
-from .layout import E_COLL_BASE
-from .vehicle import ERR_NONFINITE, derivatives, latch_attitude, state_bases, synchronize_frames
+from .layout import E_COLL_BASE, E_INTEGRATOR, INTEGRATOR_RK2
+from .vehicle import ERR_NONFINITE, derivatives, latch_attitude, state_bases
 
 
 @njit
@@ -29,7 +38,8 @@ def record(y, dy, U, P, Y, err, W):
 
 @njit
 def advance(y, t0, h, n, work, U, P, Y, err, W):
-    """Integrate n RK4 steps of size h in place from time t0. Returns the number of steps
+    """Integrate n steps of size h in place from time t0, by the method of
+    ``P.P_ENV[E_INTEGRATOR]`` (RK4 or RK2, the module docstring). Returns the number of steps
     completed.
 
     work: array (6, len(y)) of scratch rows; W: the derivative's scratch (``layout.Work``).
@@ -38,26 +48,31 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
     """
     err[0] = 0
     err[1] = 0
-    k1, k2, k3, k4, yt, y_good = work[0], work[1], work[2], work[3], work[4], work[5]
+    k1, k2, k3, k4, y_good = work[0], work[1], work[2], work[3], work[5]
     m = y.shape[0]
     # the collision block (P_ENV[E_COLL_BASE] on: the vertices' memories, the pairs' faces, the
     # wheels' damage sets) is latched at the boundaries, never integrated: the stages carry it
-    # unchanged and the sums skip it. It is copied to the stages' state and to the last good
-    # state only as far as a boundary's latches changed it (the whole block at the first step:
-    # y is the caller's), so a step without contact copies none of it and a step of sustained
-    # contact whose memories hold copies only the units' own states (the block's start)
+    # unchanged and the sums skip it. The stages after the first are evaluated on y itself,
+    # its integrated states set to the stage's and the block left as the boundary's latches
+    # left it; the step's start is kept in the last good state y_good, from which the stages
+    # and the step's sum are taken. The block is copied there only as far as a boundary's
+    # latches changed it (the whole block at the first step: y is the caller's), so a step
+    # without contact copies none of it and a step of sustained contact whose memories hold
+    # copies only the units' own states (the block's start). (work[4] is not used.)
     mi = int(P.P_ENV[E_COLL_BASE])
     conn_base = state_bases(P)[3]
+    rk2 = P.P_ENV[E_INTEGRATOR] == INTEGRATOR_RK2
+    stages = 2 if rk2 else 4
     done = 0
     for step in range(n):
         W.clock[0] = t0 + step * h
-        # the stages k_s = f(y + c_s h k_(s-1)), c = (0, 1/2, 1/2, 1); the derivative is a
-        # compiled function of its own (vehicle.derivatives), called, not inlined, so that the
-        # model is compiled once for this loop, its failure branch and ``record``
+        # the stages k_s = f(y + c_s h k_(s-1)), c = (0, 1/2, 1/2, 1) (RK4) or (0, 1) (RK2);
+        # the derivative is a compiled function of its own (vehicle.derivatives), called,
+        # not inlined, so that the model is compiled once for this loop, its failure branch
+        # and ``record``
         latch_attitude(y, P, W)
-        synchronize_frames(y, P, W)
         span = m - mi if step == 0 else 0     # the block's states to copy, from its start
-        for s in range(4):
+        for s in range(stages):
             ks = work[s]
             if s == 0:
                 for i in range(mi):     # the derivative's latches are integrated states
@@ -67,7 +82,7 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
                 # force (engine.collision.collision_pass): the stages after it read the
                 # boundary's memory, as this one does where its pass has latched it
                 W.clock[1] = 1.0
-            derivatives(y if s == 0 else yt, ks, U, P, dynamic(False), Y, err, W)
+            derivatives(y, ks, U, P, dynamic(False), Y, err, W)
             if s == 0:
                 W.clock[1] = 0.0
                 if err[0] != 0:
@@ -89,17 +104,11 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
                         y[i] = W.latched[i]
                 for i in range(mi + span):
                     y_good[i] = y[i]
-            if s < 3:
-                c = h if s == 2 else 0.5 * h
+            if s < stages - 1:
+                # the next stage's state, in y: the step's start (y_good) plus c h k_s
+                c = h if s == 2 or rk2 else 0.5 * h
                 for i in range(mi):
-                    yt[i] = y[i] + c * ks[i]
-                if s == 0 and span > 0:
-                    # through views from its start: an index counted from zero is known not
-                    # to be negative, so the copy needs no wraparound test per element (the
-                    # block is most of the state: a car's vertices' memories)
-                    carried, staged = y[mi:mi + span], yt[mi:mi + span]
-                    for i in range(carried.shape[0]):
-                        staged[i] = carried[i]
+                    y[i] = y_good[i] + c * ks[i]
         if err[0] != 0 and s == 0:
             if done > 0:  # the state reached by the previous step is out of range
                 for i in range(m):
@@ -108,10 +117,16 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
             break
         err[0] = 0  # only the state at a step boundary (k1) is judged for deflection
         bad = -1
-        for i in range(mi):
-            y[i] = y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-            if bad < 0 and not np.isfinite(y[i]):
-                bad = i
+        if rk2:
+            for i in range(mi):
+                y[i] = y_good[i] + 0.5 * h * (k1[i] + k2[i])
+                if bad < 0 and not np.isfinite(y[i]):
+                    bad = i
+        else:
+            for i in range(mi):
+                y[i] = y_good[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+                if bad < 0 and not np.isfinite(y[i]):
+                    bad = i
         if bad >= 0:
             for i in range(m):
                 y[i] = y_good[i]

@@ -36,9 +36,9 @@ State vector (one float64 array), in this order:
   angle added to the driver's) and its rate (rad/s), ``engine.steering``. While the steering
   is rigid the evaluation sets them to the driver's angle and 0 (module docstring of
   ``engine.vehicle``).
-* the collision block, at ``at("collision")`` (``P_ENV[E_COLL_BASE]``): per unit 4
-  states, 1 once its exterior mesh has touched anything and its earth-fixed CG velocity then
-  (for deltaV), then per vertex of every unit's mesh its largest approach so far (m), then
+* the collision block, at ``at("collision")`` (``P_ENV[E_COLL_BASE]``): per unit 7
+  states (``CS_*``: its contact flag, its earth-fixed CG velocity and heading at its first
+  contact, for deltaV, and the times of that contact and of its latest), then per vertex of every unit's mesh its largest approach so far (m), then
   per pair of units that can meet the face of each one's box the other's vertices press on
   (a code, ``PS_*``), then per wheel its damage set (``DM_*``: the displacement of its centre
   in vehicle x and y, m, and its turn about the vehicle z and x axes, rad,
@@ -185,10 +185,12 @@ N_AERO_P = 8
 # --- environment: P_ENV[:] ---------------------------------------------------------------
 (E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO, E_AIR_T, E_STEER_T0, E_COLL_BASE, E_COLL_T_ENV,
  E_COLL_T_VEH, E_TERRAIN_TOP, E_DMG_BASE, E_WHEEL_BASE, E_AXLE_BASE, E_TIRE_BASE, E_CONN_BASE,
- E_PT_BASE, E_STEER_BASE, E_TIRE_LIMIT) = range(20)
-N_ENV_P = 20
+ E_PT_BASE, E_STEER_BASE, E_TIRE_LIMIT, E_INTEGRATOR) = range(21)
+N_ENV_P = 21
 # E_TIRE_LIMIT: simulation.tire_limit, TIRE_LIMIT_WHEEL or TIRE_LIMIT_STOP
 TIRE_LIMIT_WHEEL, TIRE_LIMIT_STOP = 0, 1
+# E_INTEGRATOR: simulation.integrator, the integration method (engine.integrator)
+INTEGRATOR_RK4, INTEGRATOR_RK2 = 0, 1
 # E_WHEEL_BASE .. E_STEER_BASE, E_COLL_BASE, E_DMG_BASE: the offsets of the state vector's
 # blocks (StateLayout.pack_bases): the wheels', solid axles', tires', connections',
 # powertrains', steering systems', the collision block's and the wheels' damage states (DM_*)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import layout as L
-from .setup.event import (INITIAL_LIMITS, MAX_STEP_SIZE, MIN_STEP_SIZE, Event, EventError,
-                    steering_mode_problems)
+from .setup.event import (INITIAL_LIMITS, MAX_STEP_SIZE, MAX_STEP_SIZES, MIN_STEP_SIZE, Event,
+                          EventError, steering_mode_problems)
 from .integrator import advance as _advance
 from .setup.derived import wheelbase
 from .setup.errors import PlausibilityWarning
@@ -29,7 +29,7 @@ from .jit import compiled_entry
 from .drivetrain import engage_clutches
 from .setup.params import pack
 from .setup.progress import COMPILING, says_when_slow
-from .setup.stability import contact_step, stable_step
+from .setup.stability import contact_step, method_name, stable_step
 from .setup.start_clear import start_overlap_problems as mesh_overlap_problems
 from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, INPUT_LIMITS, STEERING_OUTPUTS,
                       TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS,
@@ -109,8 +109,11 @@ class Simulation:
             raise EventError("event: an engine.Event from engine.load_event")
         problems = []
         h = event.model.simulation.step_size if step_size is None else step_size
-        if not _finite(h) or not (MIN_STEP_SIZE <= h <= MAX_STEP_SIZE):
-            problems.append(f"stepSize: a step {MIN_STEP_SIZE:g} <= h <= {MAX_STEP_SIZE:g} s (got {h!r})")
+        h_top = MAX_STEP_SIZES[event.model.simulation.integrator]
+        if not _finite(h) or not (MIN_STEP_SIZE <= h <= h_top):
+            problems.append(f"stepSize: a step {MIN_STEP_SIZE:g} <= h <= {h_top:g} s (got {h!r})"
+                            + ("" if h_top == MAX_STEP_SIZE else
+                               f" with simulation.integrator {event.model.simulation.integrator!r}"))
         mu_lo, mu_hi, _ = INPUT_LIMITS["frictionMultiplier"]
         if not _finite(friction_multiplier) or not (mu_lo <= friction_multiplier <= mu_hi):
             problems.append(f"frictionMultiplier: a multiplier {mu_lo:g}..{mu_hi:g} "
@@ -276,8 +279,9 @@ class Simulation:
             raise EventError([
                 f"stepSize: a step <= {limit.h_max:.3g} s for this vehicle (got {self.step_size!r}): "
                 f"its stiffest mode, in {limit.state}, has the eigenvalue "
-                f"{lam.real:.4g}{lam.imag:+.4g}j 1/s at the initial state, and the 4th-order "
-                f"Runge-Kutta step is stable only up to h = {limit.h_max:.3g} s for it"
+                f"{lam.real:.4g}{lam.imag:+.4g}j 1/s at the initial state, and the "
+                f"{method_name(self.model)} step is stable only up to h = {limit.h_max:.3g} s "
+                f"for it"
                 + ("" if math.isfinite(limit.h_max) and limit.h_max >= MIN_STEP_SIZE else
                    "; no step the engine accepts resolves it: check the stiffnesses and masses "
                    "of the event")])
@@ -306,8 +310,9 @@ class Simulation:
             f"{field}: {accepts} for the step {self.step_size:g} s (got {got}): the {what} of "
             f"{unit.name}, pressed flat on a rigid surface at its {face}, give the mode "
             f"{lam.real:.4g}{lam.imag:+.4g}j 1/s on the {limit.branch} branch (restitution "
-            f"{unit.collision.restitution:g}), and the 4th-order Runge-Kutta step is stable "
-            f"only up to h = {limit.h_max:.3g} s for it; or a stepSize <= {limit.h_max:.3g} s"])
+            f"{unit.collision.restitution:g}), and the {method_name(self.model)} step is "
+            f"stable only up to h = {limit.h_max:.3g} s for it; or a stepSize <= "
+            f"{limit.h_max:.3g} s"])
 
     # --- the arrays ---------------------------------------------------------------------
     y = property(lambda self: self._y, doc="The state vector (names: ``state_names``).")

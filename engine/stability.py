@@ -1,17 +1,25 @@
-"""The step-size check's kernels: the stability function of the classical Runge-Kutta method,
-the Jacobian of the equations of motion by forward differences, and the largest step that
-resolves every damped mode of it. Numerics only (no physics); allocation-free, so that the
-native FMU runs the same check at initialisation (docs/native.md). The set-up side, which
-chooses the states and names the mode: :mod:`engine.setup.stability`.
+"""The step-size check's kernels: the stability functions of the integration methods
+(``engine.integrator``), the Jacobian of the equations of motion by forward differences, and
+the largest step that resolves every damped mode of it. Numerics only (no physics);
+allocation-free, so that the native FMU runs the same check at initialisation
+(docs/native.md). The set-up side, which chooses the states and names the mode:
+:mod:`engine.setup.stability`.
 
 RK4 is stable for a linear mode y' = lambda y when z = h lambda lies in its region
-|R(z)| <= 1, R(z) = 1 + z + z^2/2 + z^3/6 + z^4/24.
+|R(z)| <= 1, R(z) = 1 + z + z^2/2 + z^3/6 + z^4/24; the region reaches z = -2.785 on the real
+axis and |z| = 2 sqrt(2) on the imaginary one. RK2 (Heun's method) has R(z) = 1 + z + z^2/2,
+whose region reaches z = -2 on the real axis and holds no point of the imaginary axis but 0:
+it amplifies an undamped oscillation at any step, by |R(i y)| = (1 + y^4/4)^(1/2) a step. So
+for RK2 a mode is resolved when, over the steps of one period of its oscillation, the
+amplitude grows by at most :data:`CYCLE_GROWTH` (a damped mode inside the region never grows;
+docs/equations.md, "The integration method").
 """
 import math
 
 from .eigen import eigenvalues, eigenvector_peak
 from .integrator import record
 from .jit import njit
+from .layout import E_INTEGRATOR, INTEGRATOR_RK2
 
 #: relative size of the finite-difference perturbation of each state
 FD_STEP = 1.0e-6
@@ -21,8 +29,11 @@ NEUTRAL = 1.0e-9
 BISECTIONS = 60
 #: the reach of the region on the imaginary axis, |z| = 2 sqrt(2)
 IMAGINARY_REACH = 2.0 * math.sqrt(2.0)
-#: the region lies within |z| < 4 in the left half-plane
+#: the region lies within |z| < 4 in the left half-plane (RK2's within |z| <= 2)
 REGION_RADIUS = 4.0
+#: RK2: the most an undamped or lightly damped mode's amplitude may grow over one period of
+#: its oscillation (1 %: the step then resolves an oscillation of y = h omega <= 0.23)
+CYCLE_GROWTH = 0.01
 #: stable_step's status (out[4]): found, a column of the Jacobian not finite (out[3]: it),
 #: the eigenvalues not found
 FOUND, NOT_FINITE, NO_CONVERGENCE = 0, 1, 2
@@ -34,6 +45,27 @@ def rk4_amplification(re, im):
     z = complex(re, im)
     r = 1.0 + z * (1.0 + z * (0.5 + z * (1.0 / 6.0 + z * (1.0 / 24.0))))
     return math.hypot(r.real, r.imag)
+
+
+@njit
+def rk2_amplification(re, im):
+    """|R(z)| of Heun's method (RK2) at z = re + i im."""
+    z = complex(re, im)
+    r = 1.0 + z * (1.0 + z * 0.5)
+    return math.hypot(r.real, r.imag)
+
+
+@njit
+def rk2_resolves(re, im):
+    """Whether RK2 resolves the mode at z = re + i im = h lambda: |R(z)| <= 1, or, for an
+    oscillation (im != 0), a growth over the steps of one period, 2 pi / |im| of them, of at
+    most :data:`CYCLE_GROWTH`."""
+    a = rk2_amplification(re, im)
+    if a <= 1.0:
+        return True
+    if im == 0.0:
+        return False
+    return math.log(a) * (2.0 * math.pi / abs(im)) <= math.log1p(CYCLE_GROWTH)
 
 
 @njit
@@ -52,6 +84,32 @@ def rk4_limit(re, im):
         else:
             hi = mid
     return lo
+
+
+@njit
+def rk2_limit(re, im):
+    """The largest h > 0 at which RK2 resolves the mode lam = re + i im (:func:`rk2_resolves`)
+    along its ray (re <= 0)."""
+    mag = math.hypot(re, im)
+    if mag == 0.0:
+        return math.inf
+    lo, hi = 0.0, REGION_RADIUS / mag
+    for _ in range(BISECTIONS):
+        mid = 0.5 * (lo + hi)
+        if rk2_resolves(mid * re, mid * im):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@njit
+def step_limit(re, im, method):
+    """The largest step of the integration method ``method`` (``layout.INTEGRATOR_*``) that
+    resolves the mode lam = re + i im."""
+    if method == INTEGRATOR_RK2:
+        return rk2_limit(re, im)
+    return rk4_limit(re, im)
 
 
 @njit
@@ -77,7 +135,8 @@ def jacobian(y, U, P, Y, err, W, free, base, shifted, J):
 
 @njit
 def stable_step(y, U, P, Y, err, W, free, base, shifted, J, A, wr, wi, M, x, d, piv, out):
-    """The largest RK4 step that resolves every damped mode at the state y (Re lambda > 0 are
+    """The largest step of the event's integration method (``P.P_ENV[E_INTEGRATOR]``) that
+    resolves every damped mode at the state y (Re lambda > 0 are
     unstable in themselves, not a matter of the step, and left alone). ``out``: the step
     (inf when no damped mode limits it), the real and imaginary part of its eigenvalue, the
     index (into ``free``) of its eigenvector's largest component (-1: none), the status
@@ -97,10 +156,11 @@ def stable_step(y, U, P, Y, err, W, free, base, shifted, J, A, wr, wi, M, x, d, 
         out[4] = NO_CONVERGENCE
         return NO_CONVERGENCE
     best = -1
+    method = P.P_ENV[E_INTEGRATOR]
     for k in range(n):
         if wr[k] > NEUTRAL * math.hypot(wr[k], wi[k]):
             continue
-        h = rk4_limit(wr[k], wi[k])
+        h = step_limit(wr[k], wi[k], method)
         if h < out[0]:
             out[0], best = h, k
     if best >= 0:

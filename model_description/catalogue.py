@@ -29,7 +29,7 @@ from typing import Iterator, NamedTuple, Optional, Union
 import engine
 from engine.layout import CRUSH_STATIONS
 from engine.setup.derived import differential_ratios
-from engine.setup.event import MAX_STEP_SIZE, MIN_STEP_SIZE
+from engine.setup.event import MAX_STEP_SIZE, MAX_STEP_SIZES, MIN_STEP_SIZE
 from engine.signals import AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS
 from engine.steering import MODES as STEERING_MODES
 
@@ -531,8 +531,11 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
     model = event.model
     b = _Builder()
     for key, par in PARAMETERS.items():
+        top = par.max
+        if key == "stepSize":       # the integration method's largest step
+            top = MAX_STEP_SIZES[model.simulation.integrator]
         b.add(key, key, par.field, "parameter", Binding("parameter", (key,)),
-              _event_value(model, key, par.start), par.min, par.max)
+              _event_value(model, key, par.start), par.min, top)
     for j, key in enumerate(engine.ENV_INPUTS):
         b.add_input(key, key, key, Binding("u_env", (j,)))
 

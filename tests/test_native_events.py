@@ -228,9 +228,18 @@ def friction_tables(folder):
     return (data, SHORT_STEPS, control, lambda r: r["car.u"][-1] < 19.0)
 
 
+def heun(folder):
+    """The sedan's lane change at 20 m/s integrated by Heun's method (simulation.integrator
+    'rk2')."""
+    data = _sedan(20.0)
+    data["simulation"]["integrator"] = "rk2"
+    return (data, LANE_STEPS, _lane_change("car", 4, 1.0),
+            lambda r: max(r["car.Y"]) > 1.0 and max(np.abs(r["car.ay"])) > 2.0)
+
+
 SCENARIOS = {f.__name__.replace("_", "-"): f for f in
              (truck, two_cars, mesh_road, crg_road, barrier, external_road, steering_torque,
-              steering_autostart, double, full_trailer, wet_mesh, friction_tables)}
+              steering_autostart, double, full_trailer, wet_mesh, friction_tables, heun)}
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,10 @@ from fmpy.fmi2 import fmi2Error
 from conftest import build
 
 import engine
-from engine.setup.event import MAX_STEP_SIZE
-from engine.setup.stability import rk4_amplification, rk4_limit, stable_step
+from engine import layout as L
+from engine.setup.event import EventError, MAX_STEP_SIZE, MAX_STEP_SIZES
+from engine.setup.stability import rk4_amplification, rk4_limit, stable_step, step_limit
+from engine.stability import CYCLE_GROWTH, rk2_amplification, rk2_resolves
 from engine.tire import TAU_MIN
 
 EVENT = engine.load_event()
@@ -42,20 +44,79 @@ def test_rk4_stability_interval_and_imaginary_reach():
     assert rk4_amplification(h * lam) <= 1.0 < rk4_amplification(1.001 * h * lam)
 
 
-def test_the_largest_accepted_step_resolves_a_sliding_tire():
-    """MAX_STEP_SIZE keeps a sliding tire's carcass deflection (time constant TAU_MIN) inside
-    the RK4 interval, with margin."""
-    assert MAX_STEP_SIZE <= 0.75 * rk4_limit(-1.0 / TAU_MIN)
+def test_rk2_stability_interval_and_undamped_growth():
+    """Heun's method: its interval reaches -2 on the real axis; an undamped oscillation grows
+    at any step, and the step check takes the one at which it grows by CYCLE_GROWTH over a
+    period of 2 pi / y steps: ln|R(iy)| 2 pi / y = ln(1 + g), |R(iy)|^2 = 1 + y^4 / 4."""
+    rk2 = L.INTEGRATOR_RK2
+    assert step_limit(-1.0, rk2) == pytest.approx(2.0, rel=1e-12)
+    assert rk2_amplification(-2.0, 0.0) == pytest.approx(1.0, abs=1e-15)
+    y = step_limit(1j, rk2)
+    assert 0.5 * math.log1p(y ** 4 / 4.0) * 2.0 * math.pi / y == pytest.approx(
+        math.log1p(CYCLE_GROWTH), rel=1e-9)
+    assert y == pytest.approx((8.0 * math.log1p(CYCLE_GROWTH) / (2.0 * math.pi)) ** (1 / 3),
+                              rel=1e-3)       # the small-y form 2 pi y^3 / 8
+    # a lightly damped mode: the growth over a period sets the step, just above the region
+    lam = complex(-50.0, 400.0)
+    h = step_limit(lam, rk2)
+    assert rk2_resolves((h * lam).real, (h * lam).imag)
+    assert not rk2_resolves((1.001 * h * lam).real, (1.001 * h * lam).imag)
+    assert rk2_amplification((h * lam).real, (h * lam).imag) > 1.0
+    # a well damped one: about the real reach, where its slow oscillation grows by 1 % over
+    # a period of 2 pi / 0.25 steps
+    lam = complex(-400.0, 50.0)
+    h = step_limit(lam, rk2)
+    assert rk2_resolves((h * lam).real, (h * lam).imag)
+    assert not rk2_resolves((1.001 * h * lam).real, (1.001 * h * lam).imag)
+    assert h * 400.0 == pytest.approx(2.0, rel=1e-3)
+    # RK4's check is the same as before
+    assert step_limit(lam, L.INTEGRATOR_RK4) == rk4_limit(lam)
 
 
+@pytest.mark.parametrize("method", MAX_STEP_SIZES)
+def test_the_largest_accepted_step_resolves_a_sliding_tire(method):
+    """MAX_STEP_SIZES keep a sliding tire's carcass deflection (time constant TAU_MIN) inside
+    each method's interval, with margin."""
+    code = {"rk4": L.INTEGRATOR_RK4, "rk2": L.INTEGRATOR_RK2}[method]
+    assert MAX_STEP_SIZES[method] <= 0.75 * step_limit(-1.0 / TAU_MIN, code)
+    assert MAX_STEP_SIZE == MAX_STEP_SIZES["rk4"]
+
+
+def _rk2_event(step=None):
+    data = copy.deepcopy(EVENT.data)
+    data["simulation"]["integrator"] = "rk2"
+    if step is not None:
+        data["simulation"]["step_size"] = step
+    return engine.load_event(data)
+
+
+def test_rk2_refuses_a_step_beyond_its_interval():
+    """An event or a stepSize beyond MAX_STEP_SIZES["rk2"] is refused, naming the method; an
+    unknown method names the accepted ones."""
+    with pytest.raises(EventError, match=r"simulation\.step_size: at most 0\.0014 s with "
+                                         r"simulation\.integrator 'rk2' \(got 0\.0015\)"):
+        _rk2_event(0.0015)
+    with pytest.raises(EventError, match=r"stepSize: a step 1e-06 <= h <= 0\.0014 s \(got "
+                                         r"0\.0016\) with simulation\.integrator 'rk2'"):
+        engine.Simulation(_rk2_event(), step_size=0.0016)
+    data = copy.deepcopy(EVENT.data)
+    data["simulation"]["integrator"] = "euler"
+    with pytest.raises(EventError, match=r"simulation\.integrator: one of 'rk4', 'rk2'"):
+        engine.load_event(data)
+
+
+@pytest.mark.parametrize("method", MAX_STEP_SIZES)
 @pytest.mark.parametrize("speed, steer, brake, throttle, gear", [
     (40.0, 0.0, 5000.0, 0.0, 0),     # locked-wheel stop from 144 km/h
     (5.0, 0.0, 5000.0, 1.0, 1),      # brake and throttle against each other
     (40.0, 2.0, 0.0, 0.0, 0),        # steering-wheel 2 rad at 144 km/h: a spin
     (0.0, 0.5, 0.0, 1.0, 1),         # full-throttle launch, steered
 ])
-def test_every_accepted_step_runs_the_hardest_manoeuvres(speed, steer, brake, throttle, gear):
-    sim = engine.Simulation(EVENT, step_size=MAX_STEP_SIZE, initial={"car": {"speed0": speed}})
+def test_every_accepted_step_runs_the_hardest_manoeuvres(speed, steer, brake, throttle, gear,
+                                                        method):
+    event = EVENT if method == "rk4" else _rk2_event()
+    sim = engine.Simulation(event, step_size=MAX_STEP_SIZES[method],
+                            initial={"car": {"speed0": speed}})
     for name, value in (("steeringWheelAngle", steer), ("brakePedalForce", brake),
                         ("throttle", throttle), ("gear", gear)):
         sim.u_unit[0, U.index(name)] = value

@@ -23,7 +23,7 @@ from .equilibrium import static_equilibrium_problems, static_state
 from .errors import EventError  # noqa: F401  (engine.setup.event.EventError, as before)
 from .fields import (  # noqa: F401  (engine.setup.event.<name>, as before)
     MAX_AXLES, MAX_AXLES_FULL_TRAILER, MAX_UNITS, MAX_UNIT_NAME, UNIT_NAME, MAX_DEPTH,
-    MIN_STEP_SIZE, MAX_STEP_SIZE, LENGTH_RANGE, MAX_ELEVATION, INITIAL_LIMITS, MIN_AIR_TEMPERATURE,
+    MIN_STEP_SIZE, MAX_STEP_SIZE, MAX_STEP_SIZES, INTEGRATORS, LENGTH_RANGE, MAX_ELEVATION, INITIAL_LIMITS, MIN_AIR_TEMPERATURE,
     MIN_SPRUNG_MASS_PER_TIRE, MAX_AIR_TEMPERATURE, MAX_AIR_PRESSURE, MAX_FRICTION, MAX_DRAG_COEFFICIENT, MAX_ENGINE_RPM,
     MAX_LIFT_COEFFICIENT, MATING_HEIGHT_TOLERANCE, MAX_ROLL_STEER, MAX_CAMBER_SET,
     MAX_JOINT_DEFLECTION, MIN_JOINT_DEFLECTION, MAX_DEFORMATION_RATE, MAX_WATER_DEPTH,
@@ -728,6 +728,16 @@ def _steering_problems(data, problems):
             problems.extend(steering_mode_problems(u, f"units[{i}]", st["mode"]))
 
 
+def _step_size_problems(data, problems):
+    """simulation.step_size within the range of simulation.integrator (MAX_STEP_SIZES)."""
+    sim = data.get("simulation") or {}
+    method, h = sim.get("integrator") or INTEGRATORS[0], sim.get("step_size")
+    top = MAX_STEP_SIZES.get(method)
+    if top is not None and isinstance(h, (int, float)) and h > top:
+        problems.append(f"simulation.step_size: at most {top:g} s with simulation.integrator "
+                        f"{method!r} (got {h!r}); up to {MAX_STEP_SIZE:g} s with 'rk4'")
+
+
 def _hydroplaning_problems(data, problems):
     """Every tire has the data of the hydroplaning model, unless it is 'off'."""
     model = (data.get("simulation") or {}).get("hydroplaning")
@@ -820,6 +830,7 @@ def validate_event(raw, base=None) -> Event:
         _mesh_file_problems(data, os.getcwd() if base is None else os.fspath(base), problems)
         _hydroplaning_problems(data, problems)
         _steering_problems(data, problems)
+        _step_size_problems(data, problems)
     if problems:
         raise EventError(problems)
     terrain_mesh = _read_terrain(data, problems)

@@ -28,11 +28,15 @@ UNIT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 MAX_DEPTH = 32
 #: the internal step the engine accepts, s: below MIN_STEP_SIZE a communication step of
 #: seconds would take more internal steps than the step counter holds exactly; above
-#: MAX_STEP_SIZE the 4th-order Runge-Kutta step leaves its stability interval (z >= -2.785)
-#: for a sliding tire's carcass deflection, whose shortest time constant is
-#: engine.tire.TAU_MIN = 1 ms (2 ms = 0.72 x 2.785 ms; engine.setup.stability checks each
-#: vehicle's own modes at its initial state on top of this)
-MIN_STEP_SIZE, MAX_STEP_SIZE = 1e-6, 0.002
+#: MAX_STEP_SIZES[method] the integration method (simulation.integrator, engine.integrator)
+#: leaves its stability interval for a sliding tire's carcass deflection, whose shortest time
+#: constant is engine.tire.TAU_MIN = 1 ms: the 4th-order Runge-Kutta step's reaches
+#: z >= -2.785 (2 ms = 0.72 x 2.785 ms), Heun's z >= -2 (1.4 ms = 0.7 x 2 ms).
+#: engine.setup.stability checks each vehicle's own modes at its initial state on top of this
+MAX_STEP_SIZES = {"rk4": 0.002, "rk2": 0.0014}
+MIN_STEP_SIZE, MAX_STEP_SIZE = 1e-6, MAX_STEP_SIZES["rk4"]
+#: simulation.integrator: the integration methods (engine.integrator), the default first
+INTEGRATORS = tuple(MAX_STEP_SIZES)
 # The range of the engine's arithmetic, wide beyond any road vehicle: within it products of
 # forces and lever arms stay finite and positions resolve the tire deflection (m, m, K, Pa)
 LENGTH_RANGE = 100.0       # a dimension, axle position, tire radius or CG height
@@ -807,12 +811,22 @@ EVENT = {
         "objects": F("list", default=list, max_items=MAX_BARRIERS, item=F("object", fields=OBJECT),
                      doc="fixed objects given as meshes (poles, guardrail segments)"),
     }),
-    "simulation": F("object", default=lambda: {"step_size": 0.001, "hydroplaning": "off",
+    "simulation": F("object", default=lambda: {"step_size": 0.001, "integrator": "rk4",
+                                               "hydroplaning": "off",
                                                "tire_limit": "wheel",
                                                "steer_dof_start_time": None,
                                                "collisions": {"vehicle_start_time": 0.0,
                                                               "environment_start_time": 0.0}}, fields={
-        "step_size": _num(MIN_STEP_SIZE, MAX_STEP_SIZE, default=0.001, doc="internal fixed step, s"),
+        "step_size": _num(MIN_STEP_SIZE, MAX_STEP_SIZE, default=0.001,
+                          doc="internal fixed step, s (at most "
+                              + ", ".join(f"{h:g} for {m!r}" for m, h in MAX_STEP_SIZES.items())
+                              + ": simulation.integrator)"),
+        "integrator": F("str", choices=INTEGRATORS, default="rk4",
+                        doc="the integration method: 'rk4', the classical 4th-order Runge-Kutta "
+                            "method (four evaluations of the model a step); 'rk2', Heun's "
+                            "method (2nd order, two a step: about half the time a step, its "
+                            "error growing as the step squared; docs/equations.md, \"The "
+                            "integration method\")"),
         "tire_limit": F("str", choices=TIRE_LIMITS, default="wheel",
                         doc="a tire beyond its range (deflected past max_deflection, or its wheel "
                             "plane near the road's): 'wheel': the tread's forces fade and the "

@@ -5,7 +5,11 @@ y' = lambda y when z = h lambda lies in its stability region |R(z)| <= 1, with t
 stability function R(z) = 1 + z + z^2/2 + z^3/6 + z^4/24. On the negative real axis the
 region reaches z = -2.785, on the imaginary axis |z| = 2 sqrt(2). A step beyond that for the
 stiffest mode makes the state grow without bound within a few steps, which shows as a tire
-deflected past its maximum or a state that is no longer finite, far from the cause.
+deflected past its maximum or a state that is no longer finite, far from the cause. Heun's
+method (``simulation.integrator`` 'rk2') has R(z) = 1 + z + z^2/2, which reaches z = -2 on
+the real axis and none of the imaginary one: for it a mode is resolved when its oscillation
+grows by at most 1 % a period (:data:`engine.stability.CYCLE_GROWTH`), a damped mode inside
+the region not at all.
 
 :func:`stable_step` linearises the vehicle's equations of motion about its current state
 (a finite-difference Jacobian of the same derivative the integrator calls) and returns the
@@ -51,6 +55,28 @@ class StableStep(NamedTuple):
     state: str
     free: tuple = ()
     column: int = -1
+
+
+#: the integration methods' names in messages, by ``layout.INTEGRATOR_*``
+METHOD_NAMES = {L.INTEGRATOR_RK4: "4th-order Runge-Kutta",
+                L.INTEGRATOR_RK2: "2nd-order Runge-Kutta (Heun)"}
+
+
+def method_of(model) -> int:
+    """The integration method of a packed model (``layout.INTEGRATOR_*``)."""
+    return int(model.P_ENV[L.E_INTEGRATOR])
+
+
+def method_name(model) -> str:
+    """The name of a packed model's integration method, for messages."""
+    return METHOD_NAMES[method_of(model)]
+
+
+def step_limit(lam: complex, method: int) -> float:
+    """The largest step of ``method`` that resolves the mode ``lam`` (the kernel
+    :func:`engine.stability.step_limit`)."""
+    lam = complex(lam)
+    return K.step_limit(lam.real, lam.imag, method)
 
 
 def rk4_amplification(z):
@@ -106,8 +132,8 @@ def jacobian(sim, free=None) -> np.ndarray:
 
 
 def stable_step(sim) -> StableStep:
-    """The largest RK4 step that resolves every damped mode of ``sim`` at its current state
-    (:func:`engine.stability.stable_step`).
+    """The largest step of the event's integration method that resolves every damped mode of
+    ``sim`` at its current state (:func:`engine.stability.stable_step`).
 
     Raises ValueError naming a state whose rate is not finite there.
     """
@@ -164,7 +190,7 @@ def _face_stiffness(points, k, push):
 
 
 def contact_step(model) -> ContactStep:
-    """The largest RK4 step for the stiffest contact of every unit's meshes (Eq. 3, 7 with the
+    """The largest step of the model's integration method for the stiffest contact of every unit's meshes (Eq. 3, 7 with the
     vertex force law of ``engine.collision``).
 
     Per unit and face of its box, all vertices of that face (its exterior's, and its wheel
@@ -178,6 +204,7 @@ def contact_step(model) -> ContactStep:
     never stiffer than the stiffer of the two units' own on a rigid plane.
     """
     PC, CV, CK, PWC, PW = model.P_COLL, model.CV, model.CK, model.P_WCOLL, model.P_WHEEL
+    method = method_of(model)
     best = ContactStep(math.inf, -1, -1, "", 0j, False)
     for u in range(PC.shape[0]):
         nv = int(PC[u, L.CO_NV])
@@ -208,7 +235,7 @@ def contact_step(model) -> ContactStep:
                     # lambda^2 + tau w^2 lambda + w^2 = 0 (damped), lambda = +-j w (undamped)
                     roots = np.roots([1.0, tau * w2, w2]) if damped else [1j * math.sqrt(w2)]
                     lam = max(roots, key=abs)
-                    h = rk4_limit(complex(lam))
+                    h = step_limit(lam, method)
                     if h < best.h_max:
                         with_wheels = not np.any(K_body) or (
                             np.trace(K_wheel) > np.trace(K_body))

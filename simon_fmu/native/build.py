@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 import engine
+from engine.setup.stability import method_name
 from engine.signals import WHOLE_INPUTS
 
 from . import kernels as K
@@ -263,6 +264,7 @@ def resource_arrays(event, sim, catalogue, guid: str) -> dict:
     arrays.update(tables)
     arrays["tire.names"] = texts(sim.tire_names)
     arrays["state.names"] = texts(sim.state_names)
+    arrays["step.method"] = texts([method_name(sim.model)])
     arrays["guid"] = texts([guid])
     return arrays
 

@@ -127,6 +127,8 @@ typedef struct {
     int mutable_[SN_MAX_ARRAYS];        /* the arrays an FMU state holds */
     double step;                        /* the internal step (stepSize) */
     const char **tire_names, **state_names;
+    const char **step_method;           /* the integration method's name, for messages */
+    int nstep_method;
     int ntires, nstates;
     const double *p_tire;
     int64_t p_tire_cols;
@@ -537,7 +539,7 @@ static const char *bind(sn_instance *c)
     const char *needed[] = {"y", "err", "W.fault", "var.table", "var.value", "var.names", "in.lo",
                             "in.hi", "in.whole", "in.names", "in.accepts", "in.whole_texts",
                             "meta",
-                            "tire.names", "state.names", "P.P_TIRE", "tune.kind",
+                            "tire.names", "state.names", "step.method", "P.P_TIRE", "tune.kind",
                             "tune.lo", "tune.hi", "tune.accepts", "tune.rows", "tune.targets",
                             "tune.zero", "tune.zero_tail", "tune.items", "tune.texts",
                             "tune.speed", "tune.stable", "tune.reasons", "tune.launch",
@@ -572,6 +574,7 @@ static const char *bind(sn_instance *c)
     c->meta = (const double *)find(c, "meta")->init;
     c->tire_names = strings(find(c, "tire.names"), &c->ntires);
     c->state_names = strings(find(c, "state.names"), &c->nstates);
+    c->step_method = strings(find(c, "step.method"), &c->nstep_method);
     c->tune_kind = (const int64_t *)find(c, "tune.kind")->init;
     c->tune_value = find(c, "var.value")->data;
     c->tune_lo = (const double *)find(c, "tune.lo")->init;
@@ -703,7 +706,7 @@ static const char *bind(sn_instance *c)
     c->p_tire = pt->data;
     c->p_tire_cols = pt->ndim == 2 ? pt->shape[1] : 0;
     if (!c->var_names || !c->in_names || !c->in_accepts || !c->in_whole_texts || !c->tire_names
-            || !c->state_names
+            || !c->state_names || !c->step_method || c->nstep_method != 1
             || c->nin != (int)(c->in[0]->nitems + c->in[1]->nitems + c->in[2]->nitems)) {
         snprintf(why, sizeof why, "the resources' tables are inconsistent");
         return why;
@@ -731,6 +734,7 @@ static void release(sn_instance *c)
     free(c->in_whole_texts);
     free(c->tire_names);
     free(c->state_names);
+    free(c->step_method);
     free(c->tune_accepts);
     free(c->tune_zero);
     free(c->tune_zero_tail);
@@ -925,9 +929,9 @@ static int check_step(sn_instance *c, int moved, char *why, size_t size)
     py_repr(got, sizeof got, c->step);
     snprintf(why, size, "the parameters are not accepted: stepSize: a step <= %.3g s for this "
              "vehicle (got %s): its stiffest mode, in %s, has the eigenvalue %.4g%+.4gj 1/s at the "
-             "initial state, and the 4th-order Runge-Kutta step is stable only up to h = %.3g s "
+             "initial state, and the %s step is stable only up to h = %.3g s "
              "for it%s", h_max, got, state >= 0 && state < c->nstates ? c->state_names[state] : "",
-             re, im, h_max, isfinite(h_max) && h_max >= c->tune_stable[S_MIN_STEP] ? "" :
+             re, im, c->step_method[0], h_max, isfinite(h_max) && h_max >= c->tune_stable[S_MIN_STEP] ? "" :
              "; no step the engine accepts resolves it: check the stiffnesses and masses of the "
              "event");
     return 1;
