@@ -82,6 +82,7 @@ typedef struct {
                                            input accepts (engine.signals.WHOLE_INPUTS) */
     const char **in_names, **in_accepts, **in_whole_texts;
     int nin, nwhole_texts;
+    int *whole_at, nwhole;              /* the inputs that must be whole numbers */
     const double *meta;
     /* the parameters (tune.*): kind, current values (the instance's copy of var.value), range,
        effects, messages */
@@ -716,6 +717,14 @@ static const char *bind(sn_instance *c)
             snprintf(why, sizeof why, "the resources' tables are inconsistent");
             return why;
         }
+    c->whole_at = calloc((size_t)c->nin + 1, sizeof *c->whole_at);
+    if (c->whole_at == NULL) {
+        snprintf(why, sizeof why, "out of memory");
+        return why;
+    }
+    for (int k = 0; k < c->nin; k++)
+        if (c->in_whole[k])
+            c->whole_at[c->nwhole++] = k;
     return NULL;
 missing_adv:
     snprintf(why, sizeof why, "the resources have no array for the kernel's arguments");
@@ -732,6 +741,7 @@ static void release(sn_instance *c)
     free(c->in_names);
     free(c->in_accepts);
     free(c->in_whole_texts);
+    free(c->whole_at);
     free(c->tire_names);
     free(c->state_names);
     free(c->step_method);
@@ -791,6 +801,30 @@ static int run(sn_instance *c, double h, int64_t n, char *why, size_t size)
 
 /* the first input that Simulation.check_inputs refuses, or -1; *kind: 0 not finite, 1 out
    of range, 2 not whole */
+/* whether every input is finite, within its range and whole where it must be: one pass
+   without a branch per value (v - v is 0 for a finite v only), which is all a step pays when
+   they are; bad_input finds the first one that is not, for the message */
+static int inputs_ok(const sn_instance *c)
+{
+    int k = 0, ok = 1;
+    for (int s = 0; s < 3; s++) {
+        const double *u = c->in[s]->data;
+        for (int64_t i = 0; i < c->in[s]->nitems; i++, k++) {
+            double v = u[i];
+            ok &= (v - v == 0.0) & (v >= c->in_lo[k]) & (v <= c->in_hi[k]);
+        }
+    }
+    for (int j = 0; ok && j < c->nwhole; j++) {
+        int w = c->whole_at[j], s = 0;
+        int64_t i = w;
+        while (i >= c->in[s]->nitems)
+            i -= c->in[s++]->nitems;
+        double v = ((const double *)c->in[s]->data)[i];
+        ok = v == round(v);
+    }
+    return ok;
+}
+
 static int bad_input(sn_instance *c, double *value, int *kind)
 {
     int k = 0;
@@ -1795,7 +1829,7 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h, fmi2Boolean no
         memcpy(c->in[s]->data, c->shadow[s]->data, c->in[s]->nbytes);
     double value;
     int kind;
-    int k = bad_input(c, &value, &kind);
+    int k = inputs_ok(c) ? -1 : bad_input(c, &value, &kind);
     if (k >= 0) {
         char vs[40];
         py_repr(ts, sizeof ts, t);
