@@ -42,7 +42,8 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
     ``P.P_ENV[E_INTEGRATOR]`` (RK4 or RK2, the module docstring). Returns the number of steps
     completed.
 
-    work: array (6, len(y)) of scratch rows; W: the derivative's scratch (``layout.Work``).
+    work: array (6, len(y)) of scratch rows (the stages' derivatives in rows 0..3, the last good
+    state in row 5; row 4 is not used); W: the derivative's scratch (``layout.Work``).
     err[0] != 0 on failure (see vehicle.ERR_*), with y restored to the last good state; the
     outputs are recorded at the final state. err is cleared on entry.
     """
@@ -58,7 +59,7 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
     # and the step's sum are taken. The block is copied there only as far as a boundary's
     # latches changed it (the whole block at the first step: y is the caller's), so a step
     # without contact copies none of it and a step of sustained contact whose memories hold
-    # copies only the units' own states (the block's start). (work[4] is not used.)
+    # copies only the units' own states (the block's start).
     mi = int(P.P_ENV[E_COLL_BASE])
     conn_base = state_bases(P)[3]
     rk2 = P.P_ENV[E_INTEGRATOR] == INTEGRATOR_RK2

@@ -79,9 +79,10 @@ class Simulation:
         The validated event (``engine.load_event``).
     step_size : float, optional
         Internal fixed integration step in s (default: the event's ``simulation.step_size``,
-        1 ms for the reference sedan). Accepts 1e-6 <= h <= 0.002
-        (``engine.setup.event.MAX_STEP_SIZE``) and no more than the vehicle's stiffest mode allows
-        at its initial state (:mod:`engine.setup.stability`).
+        1 ms for the reference sedan). Accepts 1e-6 <= h <= 0.002, 0.0014 with the event's
+        ``simulation.integrator`` "rk2" (``engine.setup.fields.MAX_STEP_SIZES``), and no more
+        than the vehicle's stiffest mode allows at its initial state
+        (:mod:`engine.setup.stability`).
     friction_multiplier : float, optional
         Road friction multiplier applied on top of the event's environment (default 1).
     initial : dict, optional

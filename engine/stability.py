@@ -10,9 +10,11 @@ RK4 is stable for a linear mode y' = lambda y when z = h lambda lies in its regi
 axis and |z| = 2 sqrt(2) on the imaginary one. RK2 (Heun's method) has R(z) = 1 + z + z^2/2,
 whose region reaches z = -2 on the real axis and holds no point of the imaginary axis but 0:
 it amplifies an undamped oscillation at any step, by |R(i y)| = (1 + y^4/4)^(1/2) a step. So
-for RK2 a mode is resolved when, over the steps of one period of its oscillation, the
-amplitude grows by at most :data:`CYCLE_GROWTH` (a damped mode inside the region never grows;
-docs/equations.md, "The integration method").
+for RK2 a mode is resolved inside the region, or, when the mode loses less than
+:data:`CYCLE_GROWTH` of its amplitude a period, when over the steps of one period the
+computed amplitude changes by at most 1 + CYCLE_GROWTH times the true change: an undamped
+mode grows by at most CYCLE_GROWTH a period, and a mode damped by more than that is held to
+the region (docs/equations.md, "The integration method").
 """
 import math
 
@@ -29,10 +31,12 @@ NEUTRAL = 1.0e-9
 BISECTIONS = 60
 #: the reach of the region on the imaginary axis, |z| = 2 sqrt(2)
 IMAGINARY_REACH = 2.0 * math.sqrt(2.0)
-#: the region lies within |z| < 4 in the left half-plane (RK2's within |z| <= 2)
+#: the region lies within |z| < 4 in the left half-plane (RK2's within |z| <= 2; the steps its
+#: check accepts beyond the region, within |z| < 2.3)
 REGION_RADIUS = 4.0
-#: RK2: the most an undamped or lightly damped mode's amplitude may grow over one period of
-#: its oscillation (1 %: the step then resolves an oscillation of y = h omega <= 0.23)
+#: RK2: the most an undamped mode's amplitude may grow over one period of its oscillation
+#: (1 %: the step then resolves an oscillation of y = h omega <= 0.23); a damped mode's growth
+#: less its true decay, as long as that decay is less than this a period
 CYCLE_GROWTH = 0.01
 #: stable_step's status (out[4]): found, a column of the Jacobian not finite (out[3]: it),
 #: the eigenvalues not found
@@ -58,14 +62,17 @@ def rk2_amplification(re, im):
 @njit
 def rk2_resolves(re, im):
     """Whether RK2 resolves the mode at z = re + i im = h lambda: |R(z)| <= 1, or, for an
-    oscillation (im != 0), a growth over the steps of one period, 2 pi / |im| of them, of at
-    most :data:`CYCLE_GROWTH`."""
+    oscillation (im != 0) that loses less than :data:`CYCLE_GROWTH` of its amplitude a period,
+    a growth over the steps of one period (2 pi / |im| of them) of at most 1 + CYCLE_GROWTH
+    times its true change over the period, exp(2 pi re / |im|): an undamped mode may grow by
+    CYCLE_GROWTH a period, a mode damped by more than that must not grow."""
     a = rk2_amplification(re, im)
     if a <= 1.0:
         return True
     if im == 0.0:
         return False
-    return math.log(a) * (2.0 * math.pi / abs(im)) <= math.log1p(CYCLE_GROWTH)
+    period = 2.0 * math.pi / abs(im)          # steps
+    return math.log(a) * period <= max(0.0, math.log1p(CYCLE_GROWTH) + re * period)
 
 
 @njit

@@ -7,9 +7,9 @@ region reaches z = -2.785, on the imaginary axis |z| = 2 sqrt(2). A step beyond 
 stiffest mode makes the state grow without bound within a few steps, which shows as a tire
 deflected past its maximum or a state that is no longer finite, far from the cause. Heun's
 method (``simulation.integrator`` 'rk2') has R(z) = 1 + z + z^2/2, which reaches z = -2 on
-the real axis and none of the imaginary one: for it a mode is resolved when its oscillation
-grows by at most 1 % a period (:data:`engine.stability.CYCLE_GROWTH`), a damped mode inside
-the region not at all.
+the real axis and none of the imaginary one: for it a mode is resolved inside the region,
+or, losing less than 1 % a period, when its oscillation grows by at most 1.01 times its true
+change a period (:data:`engine.stability.CYCLE_GROWTH`).
 
 :func:`stable_step` linearises the vehicle's equations of motion about its current state
 (a finite-difference Jacobian of the same derivative the integrator calls) and returns the
@@ -32,7 +32,8 @@ that of the branch it is on, and the modes are the vehicle's.
 can meet, its exterior and wheel meshes pressed flat on a rigid surface (``engine.collision``),
 with their loading and unloading stiffness and the unloading branch's damping. The stiffest modes of a sliding tire (its
 carcass deflection's shortest time constant, ``engine.tire.TAU_MIN``) appear only while it
-slides; :data:`engine.setup.event.MAX_STEP_SIZE` keeps every step inside the region for them.
+slides; :data:`engine.setup.fields.MAX_STEP_SIZES` keep every step inside each method's
+region for them.
 """
 from __future__ import annotations
 

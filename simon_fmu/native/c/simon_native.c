@@ -799,8 +799,6 @@ static int run(sn_instance *c, double h, int64_t n, char *why, size_t size)
     return 1;
 }
 
-/* the first input that Simulation.check_inputs refuses, or -1; *kind: 0 not finite, 1 out
-   of range, 2 not whole */
 /* whether every input is finite, within its range and whole where it must be: one pass
    without a branch per value (v - v is 0 for a finite v only), which is all a step pays when
    they are; bad_input finds the first one that is not, for the message */
@@ -825,6 +823,8 @@ static int inputs_ok(const sn_instance *c)
     return ok;
 }
 
+/* the first input that Simulation.check_inputs refuses, or -1; *kind: 0 not finite, 1 out
+   of range, 2 not whole */
 static int bad_input(sn_instance *c, double *value, int *kind)
 {
     int k = 0;
