@@ -345,22 +345,22 @@ def main(argv=None):
                          "native-fmpy-10ms": ("fmu-10ms", NATIVE_FMU),
                          "native-fmpy-1ms-rk2": ("fmu-1ms", NATIVE_FMU_RK2),
                          "native-fmpy-10ms-rk2": ("fmu-10ms", NATIVE_FMU_RK2)}
-        # (communication step, internal step: None for the event's, 1 ms); the last at the
-        # largest internal step the FMU accepts, 2 ms (docs/equations.md, "The integration step
-        # and its stability")
-        host_variants = {"native-c-1ms": (0.001, None), "native-c-10ms": (0.01, None),
-                         "native-c-10ms-h2": (0.01, md["step_size_max"]),
-                         "native-c-1ms-rk2": (0.001, None), "native-c-10ms-rk2": (0.01, None)}
+        # (communication step, internal step: None for the event's, 1 ms, the unpacked FMU and
+        # its references); the third at the largest internal step the FMU accepts, 2 ms
+        # (docs/equations.md, "The integration step and its stability")
+        rk4, rk2 = (unzipdir, md), (unzip_rk2, md_rk2)
+        host_variants = {"native-c-1ms": (0.001, None, rk4), "native-c-10ms": (0.01, None, rk4),
+                         "native-c-10ms-h2": (0.01, md["step_size_max"], rk4),
+                         "native-c-1ms-rk2": (0.001, None, rk2),
+                         "native-c-10ms-rk2": (0.01, None, rk2)}
         runs = {name: [] for name in list(fmpy_variants) + list(host_variants)}
         for i in range(max(1, args.repeat)):
             for name, (variant, fmu) in fmpy_variants.items():
                 print(f"round {i + 1}/{args.repeat}: {name} ...", flush=True)
                 runs[name].append(spawn(variant, manoeuvre, duration, fmu))
-            for name, (step, internal) in host_variants.items():
+            for name, (step, internal, (folder, refs)) in host_variants.items():
                 print(f"round {i + 1}/{args.repeat}: {name} ...", flush=True)
-                rk2 = name.endswith("-rk2")
-                runs[name].append(run_host(exe, unzip_rk2 if rk2 else unzipdir,
-                                           md_rk2 if rk2 else md, manoeuvre, step, duration,
+                runs[name].append(run_host(exe, folder, refs, manoeuvre, step, duration,
                                            internal))
         results = {name: best_of(rs) for name, rs in runs.items()}
 
