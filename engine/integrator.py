@@ -117,18 +117,23 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
                 done -= 1
             break
         err[0] = 0  # only the state at a step boundary (k1) is judged for deflection
-        bad = -1
+        # the step's sum, counting the states that are not finite (v - v is 0 for a finite v
+        # only) without a branch, so that the loop vectorises; the first one is found after
+        nonfinite = 0
         if rk2:
             for i in range(mi):
-                y[i] = y_good[i] + 0.5 * h * (k1[i] + k2[i])
-                if bad < 0 and not np.isfinite(y[i]):
-                    bad = i
+                v = y_good[i] + 0.5 * h * (k1[i] + k2[i])
+                y[i] = v
+                nonfinite += (v - v) != 0.0
         else:
             for i in range(mi):
-                y[i] = y_good[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-                if bad < 0 and not np.isfinite(y[i]):
-                    bad = i
-        if bad >= 0:
+                v = y_good[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+                y[i] = v
+                nonfinite += (v - v) != 0.0
+        if nonfinite > 0:
+            bad = 0
+            while np.isfinite(y[bad]):
+                bad += 1
             for i in range(m):
                 y[i] = y_good[i]
             err[0] = ERR_NONFINITE

@@ -21,7 +21,7 @@ import math
 from .eigen import eigenvalues, eigenvector_peak
 from .integrator import record
 from .jit import njit
-from .layout import E_INTEGRATOR, INTEGRATOR_RK2
+from .layout import E_INTEGRATOR, INTEGRATOR_RK2, INTEGRATOR_RK4
 
 #: relative size of the finite-difference perturbation of each state
 FD_STEP = 1.0e-6
@@ -76,47 +76,45 @@ def rk2_resolves(re, im):
 
 
 @njit
-def rk4_limit(re, im):
-    """The largest h > 0 with |R(h lam)| <= 1 along the ray of lam = re + i im (re <= 0)."""
+def _resolves(re, im, method):
+    """Whether the method ``method`` (``layout.INTEGRATOR_*``) resolves the mode lam at the step
+    of z = h lam = re + i im: RK4 inside its stability region, RK2 as :func:`rk2_resolves`."""
+    if method == INTEGRATOR_RK2:
+        return rk2_resolves(re, im)
+    return rk4_amplification(re, im) <= 1.0
+
+
+@njit
+def step_limit(re, im, method):
+    """The largest step h > 0 at which the integration method ``method``
+    (``layout.INTEGRATOR_*``) resolves the mode lam = re + i im (re <= 0), by bisection along
+    its ray; an undamped mode under RK4 takes the region's reach on the imaginary axis."""
     mag = math.hypot(re, im)
     if mag == 0.0:
         return math.inf
-    if re > -NEUTRAL * mag:              # undamped: the region's imaginary-axis reach
+    if method != INTEGRATOR_RK2 and re > -NEUTRAL * mag:
         return IMAGINARY_REACH / mag
     lo, hi = 0.0, REGION_RADIUS / mag
     for _ in range(BISECTIONS):
         mid = 0.5 * (lo + hi)
-        if rk4_amplification(mid * re, mid * im) <= 1.0:
+        if _resolves(mid * re, mid * im, method):
             lo = mid
         else:
             hi = mid
     return lo
+
+
+@njit
+def rk4_limit(re, im):
+    """The largest h > 0 with |R(h lam)| <= 1 along the ray of lam = re + i im (re <= 0)."""
+    return step_limit(re, im, INTEGRATOR_RK4)
 
 
 @njit
 def rk2_limit(re, im):
     """The largest h > 0 at which RK2 resolves the mode lam = re + i im (:func:`rk2_resolves`)
     along its ray (re <= 0)."""
-    mag = math.hypot(re, im)
-    if mag == 0.0:
-        return math.inf
-    lo, hi = 0.0, REGION_RADIUS / mag
-    for _ in range(BISECTIONS):
-        mid = 0.5 * (lo + hi)
-        if rk2_resolves(mid * re, mid * im):
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
-@njit
-def step_limit(re, im, method):
-    """The largest step of the integration method ``method`` (``layout.INTEGRATOR_*``) that
-    resolves the mode lam = re + i im."""
-    if method == INTEGRATOR_RK2:
-        return rk2_limit(re, im)
-    return rk4_limit(re, im)
+    return step_limit(re, im, INTEGRATOR_RK2)
 
 
 @njit
