@@ -333,11 +333,14 @@ class Parameter(NamedTuple):
 _FRICTION_MIN, _FRICTION_MAX, _ = engine.INPUT_LIMITS["frictionMultiplier"]
 
 #: Parameters of the whole simulation. The start values are the defaults; the event's own
-#: values (simulation.step_size, environment.friction_multiplier) replace them.
+#: values replace those of EVENT_PATHS (simulation.step_size). frictionMultiplier scales the
+#: event's road friction (environment.friction_multiplier), as engine.Simulation's
+#: friction_multiplier does, so its start is 1 whatever the event's friction.
 PARAMETERS: dict[str, Parameter] = {
     "stepSize": Parameter(Field("s", None, "Internal fixed integration step"), 0.001,
                           MIN_STEP_SIZE, MAX_STEP_SIZE),
-    "frictionMultiplier": Parameter(Field(None, None, "Road friction multiplier"),
+    "frictionMultiplier": Parameter(Field(None, None, "Road friction multiplier, on the "
+                                          "event's road friction"),
                                     1.0, _FRICTION_MIN, _FRICTION_MAX),
 }
 
@@ -382,7 +385,6 @@ STEERING_PARAMETERS: dict[str, Parameter] = {
 #: (``Event.model``; for unit parameters, relative to the unit's record).
 EVENT_PATHS: dict[str, tuple[str, ...]] = {
     "stepSize": ("simulation", "step_size"),
-    "frictionMultiplier": ("environment", "friction_multiplier"),
     "speed0": ("initial", "speed"),
     "X0": ("initial", "X"),
     "Y0": ("initial", "Y"),
@@ -535,7 +537,8 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
         if key == "stepSize":       # the integration method's largest step
             top = MAX_STEP_SIZES[model.simulation.integrator]
         b.add(key, key, par.field, "parameter", Binding("parameter", (key,)),
-              _event_value(model, key, par.start), par.min, top)
+              _event_value(model, key, par.start) if key in EVENT_PATHS else par.start,
+              par.min, top)
     for j, key in enumerate(engine.ENV_INPUTS):
         b.add_input(key, key, key, Binding("u_env", (j,)))
 
