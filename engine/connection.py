@@ -102,6 +102,68 @@ def friction_moment(mu, fz, radius, null_band, rate):
 
 
 @njit
+def frame_torsion(y, F, a, b, k, c):
+    """Eq. 127, frame torsion: the earth-fixed moment on the towed unit b (the tow unit a gets
+    its opposite) of a torsion spring k and damper c across the joint.
+
+    A fifth wheel leaves the towed unit free to rock about the tow unit's y-axis and to turn
+    about its own kingpin (z_b); what is left is the twist tau about x between them, the middle
+    angle of the relative rotation taken as rock, twist, turn (A_a^T A_b = R_y R_x(tau) R_z),
+    whose sine is
+
+        u = sin(tau) = -z_b . y_a
+
+    and which is the manual's phi_b cos(gamma) - phi_a to first order in the roll angles. The
+    manual's Euler roll angles are a representation, not the attitude: they jump when an
+    attitude's angles are latched near 90 degrees of pitch (``vehicle.latch_attitude``) and
+    after whole turns, and the printed pair of moments (Eq. 129, 132-133) is equal and
+    opposite only with both units level. So the spring stores (k/2) u^2 and the moment is its
+    and the damper's on u: -(k u + c u') g on b and the opposite on a, with g = y_a x z_b the
+    gradient of u in b's rotation (minus that in a's) and u' = g . (omega_b - omega_a). Level,
+    g is the tow unit's x-axis and the moments are the printed ones; at any attitude the pair
+    carries no net moment, the spring gives back what it took and the damper only takes, and
+    nothing is singular. Beyond 45 degrees of twist the spring softens (its moment k sin(tau)
+    cos(tau) peaks there), where a frame would long have failed (docs/equations.md, "Frame
+    torsion")."""
+    yax, yay, yaz = _earth(F, a, 0.0, 1.0, 0.0)
+    zbx, zby, zbz = _earth(F, b, 0.0, 0.0, 1.0)
+    u = -(zbx * yax + zby * yay + zbz * yaz)
+    gx, gy, gz = cross(yax, yay, yaz, zbx, zby, zbz)
+    oa, ob = N_BODY * a, N_BODY * b
+    wax, way, waz = _earth(F, a, y[oa + SP], y[oa + SQ], y[oa + SR])
+    wbx, wby, wbz = _earth(F, b, y[ob + SP], y[ob + SQ], y[ob + SR])
+    rate = gx * (wbx - wax) + gy * (wby - way) + gz * (wbz - waz)
+    m = -(k * u + c * rate)
+    return m * gx, m * gy, m * gz
+
+
+@njit
+def pitch_joint(y, F, a, b, k, c, m0):
+    """A pitch-rigid joint (a fixed dolly's fifth wheel): the earth-fixed moment on the towed
+    unit b (the tow unit a gets its opposite) of a spring k, a damper c and the static preload
+    m0 on the relative pitch of b about its y-axis, whose sine is
+
+        s = sin(theta) = (x_a x x_b) . y_b = x_a . z_b.
+
+    As frame_torsion's twist: the spring stores (k/2) s^2 - m0 s, the moment on b is
+    (m0 - k s - c s') h with h = z_b x x_a the gradient of s in b's rotation (minus that in
+    a's) and s' = h . (omega_b - omega_a); level and in line, h is b's y-axis and the moment
+    the earlier (m0 - k theta - c q_rel) about it to first order, but at any attitude the pair
+    carries no net moment and the spring gives back what it took (it applied the moment about
+    y_b, which takes or gives energy as the units turn apart)."""
+    xax, xay, xaz = _earth(F, a, 1.0, 0.0, 0.0)
+    zbx, zby, zbz = _earth(F, b, 0.0, 0.0, 1.0)
+    s = xax * zbx + xay * zby + xaz * zbz
+    hx, hy, hz = cross(zbx, zby, zbz, xax, xay, xaz)
+    oa, ob = N_BODY * a, N_BODY * b
+    wax, way, waz = _earth(F, a, y[oa + SP], y[oa + SQ], y[oa + SR])
+    wbx, wby, wbz = _earth(F, b, y[ob + SP], y[ob + SQ], y[ob + SR])
+    rate = hx * (wbx - wax) + hy * (wby - way) + hz * (wbz - waz)
+    m = m0 - k * s - c * rate
+    return m * hx, m * hy, m * hz
+
+
+@njit
 def connection_forces(y, P_CONN, conn_base, F, ext, conn_force, record, y_conn):
     """Accumulate every connection's force and moment onto its two units (phase 1 of the
     derivative, after each unit's frame is in ``F``; see the module docstring).
@@ -146,35 +208,28 @@ def connection_forces(y, P_CONN, conn_base, F, ext, conn_force, record, y_conn):
             fax, fay, faz = _vehicle(F, a, -FX, -FY, -FZ)                   # Eq. 119
             max_, may, maz = cross(ax, ay, az, fax, fay, faz)               # Eq. 129-131
             mbx, mby, mbz = cross(bx, by, bz, fbx, fby, fbz)                # Eq. 132-134
-            # Eq. 127: frame torsion, from the roll angles and their rates
-            cg, sg = math.cos(gamma), math.sin(gamma)
-            m_roll = ((F[b, FR_ANG] * cg - F[a, FR_ANG]) * P[C_KFRAME]
-                      + (F[b, FR_BRATES] * cg - F[a, FR_BRATES]) * P[C_CFRAME])
-            max_ += m_roll
-            mbx -= m_roll * cg
-            mby -= m_roll * sg
+            # the joint's moments on b, earth-fixed (a gets their opposite): Eq. 127, frame
+            # torsion on the joint's twist, and a pitch-rigid joint's (a fixed dolly's fifth
+            # wheel) on the relative pitch
+            tx = ty = tz = 0.0
+            if P[C_KFRAME] > 0.0 or P[C_CFRAME] > 0.0:
+                tx, ty, tz = frame_torsion(y, F, a, b, P[C_KFRAME], P[C_CFRAME])
+            if P[C_KPITCH] > 0.0 or P[C_CPITCH] > 0.0:
+                px, py, pz = pitch_joint(y, F, a, b, P[C_KPITCH], P[C_CPITCH], P[C_M0])
+                tx, ty, tz = tx + px, ty + py, tz + pz
+            ex, ey, ez = _vehicle(F, b, tx, ty, tz)
+            mbx += ex
+            mby += ey
+            mbz += ez
+            ex, ey, ez = _vehicle(F, a, -tx, -ty, -tz)
+            max_ += ex
+            may += ey
+            maz += ez
             # Eq. 128: hitch friction against the articulation rate
             m_fr = friction_moment(P[C_MU], fbz, P[C_RADIUS], P[C_NULL],
                                    F[a, FR_BRATES + 2] - F[b, FR_BRATES + 2])
             maz += m_fr
             mbz -= m_fr
-            if P[C_KPITCH] > 0.0 or P[C_CPITCH] > 0.0:
-                # pitch-rigid joint: relative pitch of b about its y-axis, and its rate
-                xax, xay, xaz = _earth(F, a, 1.0, 0.0, 0.0)
-                xbx, xby, xbz = _earth(F, b, 1.0, 0.0, 0.0)
-                ybx, yby, ybz = _earth(F, b, 0.0, 1.0, 0.0)
-                cx, cy, cz = cross(xax, xay, xaz, xbx, xby, xbz)
-                s = cx * ybx + cy * yby + cz * ybz
-                theta = math.asin(min(1.0, max(-1.0, s)))
-                wax, way, waz = _earth(F, a, y[oa + SP], y[oa + SQ], y[oa + SR])
-                wbx, wby, wbz = _earth(F, b, y[ob + SP], y[ob + SQ], y[ob + SR])
-                rate = (wbx - wax) * ybx + (wby - way) * yby + (wbz - waz) * ybz
-                m = P[C_M0] - P[C_KPITCH] * theta - P[C_CPITCH] * rate
-                mby += m
-                ex, ey, ez = _vehicle(F, a, -m * ybx, -m * yby, -m * ybz)
-                max_ += ex
-                may += ey
-                maz += ez
             _accumulate(ext, a, fax, fay, faz, max_, may, maz)
             _accumulate(ext, b, fbx, fby, fbz, mbx, mby, mbz)
         else:

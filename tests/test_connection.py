@@ -114,6 +114,102 @@ def test_frame_torsion(gamma):
     assert ext[1, 4] - rxf[1] == pytest.approx(-m * math.sin(gamma), abs=1e-6 * kf)
 
 
+def _torsion_only(attitude_a, attitude_b, rates_a=(0.0, 0.0, 0.0), rates_b=(0.0, 0.0, 0.0),
+                  joint="frame"):
+    """The moments (earth axes) of frame torsion alone (``joint`` "frame"), or of a pitch-rigid
+    joint alone ("pitch": K 1e6, C 1e4, preload 0): the joint's force rates and preload zero,
+    each unit at its Euler angles (phi, theta, psi) and body rates (p, q, r)."""
+    P, y = _setup(frame=(1.0e6, 1.0e4)) if joint == "frame" else _setup(pitch=(1.0e6, 1.0e4, 0.0))
+    P[0, L.C_K] = P[0, L.C_C] = P[0, L.C_P0] = 0.0
+    for u, (att, rates) in enumerate(((attitude_a, rates_a), (attitude_b, rates_b))):
+        o = L.N_BODY * u
+        y[o + L.SPHI:o + L.SPSI + 1] = att
+        y[o + L.SP:o + L.SR + 1] = rates
+    ext, _, _ = _run(P, y)
+    out = []
+    for u, att in enumerate((attitude_a, attitude_b)):
+        R = np.zeros((3, 3))
+        rotation_vehicle_to_earth(*euler_trig(*att), R)
+        out.append(R @ ext[u, 3:])
+    return out
+
+
+def _same_attitude(phi, theta, psi):
+    """The other Euler angles of the attitude (phi, theta, psi): (phi + pi, pi - theta, psi + pi)."""
+    return phi + math.pi, math.pi - theta, psi + math.pi
+
+
+def test_frame_torsion_is_the_twists_not_the_euler_angles():
+    """The twist is the attitude's (docs/equations.md, "Frame torsion"): the same two attitudes
+    in other Euler angles (a whole turn of roll, the angles latched past 90 degrees of pitch)
+    give the same moments, where the printed phi_b cos(gamma) - phi_a jumped by 2 pi and by pi."""
+    a, b = (0.3, 0.2, 0.4), (-0.5, 0.1, 0.1)
+    ma, mb = _torsion_only(a, b)
+    for a2, b2 in [(a, (b[0] + 2.0 * math.pi, b[1], b[2])), (_same_attitude(*a), b),
+                   (a, _same_attitude(*b)), (_same_attitude(*a), _same_attitude(*b))]:
+        ma2, mb2 = _torsion_only(a2, b2)
+        assert ma2 == pytest.approx(ma, abs=1e-6) and mb2 == pytest.approx(mb, abs=1e-6)
+    # between level units the spring's moment is k sin(tau) cos(tau) at a twist tau: k tau
+    # to first order, softening past 45 degrees, nothing at a quarter turn
+    for tau in (0.01, 0.5, math.pi / 4, 1.2, math.pi / 2):
+        m = _torsion_only((0.0, 0.0, 0.0), (tau, 0.0, 0.0))[1]
+        assert m == pytest.approx([-1.0e6 * math.sin(tau) * math.cos(tau), 0.0, 0.0], abs=1e-6)
+
+
+@pytest.mark.parametrize("attitudes", [((1.2, 0.4, 0.3), (-0.7, -0.3, 1.1)),
+                                       ((2.5, 1.3, -2.0), (0.2, -1.4, 0.7))])
+@pytest.mark.parametrize("joint", ["frame", "pitch"])
+def test_frame_torsion_is_an_equal_and_opposite_pair_at_any_attitude(attitudes, joint):
+    """The moment on the tow unit is the opposite of the towed unit's, rates included, so the
+    joint's torsion (or a pitch-rigid joint) carries no net moment (the printed pair does only
+    with both units level)."""
+    ma, mb = _torsion_only(*attitudes, rates_a=(0.5, -0.2, 0.3), rates_b=(-1.0, 0.4, 0.1),
+                           joint=joint)
+    assert np.linalg.norm(mb) > 5e4
+    assert ma == pytest.approx(-mb, abs=1e-9 * np.linalg.norm(mb))
+
+
+def test_frame_torsion_stores_the_springs_energy():
+    """The spring is conservative: the moment on the towed unit is minus the gradient of
+    K u^2 / 2 in its rotation, u = sin(tau) = -z_b . y_a the sine of the twist (central
+    differences of the energy as the towed unit is turned about each earth axis; the kernel's
+    moment is its closed-form gradient). Also where the towed unit's z-axis lies along the tow
+    unit's x-axis (a jackknifed trailer on its side), nothing is singular."""
+    for a, b in [((0.4, 0.3, 0.2), (-0.6, 0.5, -0.3)), ((0.1, 0.0, 1.6), (-1.45, 0.05, 0.0))]:
+        _check_gradient(a, b, "frame", lambda Ra, Rb: -Rb[:, 2] @ Ra[:, 1])
+
+
+def test_a_pitch_rigid_joint_stores_the_springs_energy():
+    """The pitch-rigid joint too: its moment on the towed unit is minus the gradient of K s^2 / 2,
+    s = sin(theta) = x_a . z_b the sine of the relative pitch (it was applied about the towed
+    unit's y-axis, which gives or takes energy as the units turn apart)."""
+    for a, b in [((0.4, 0.3, 0.2), (-0.6, 0.5, -0.3)), ((0.2, -0.4, 1.2), (1.1, 0.3, -0.2))]:
+        _check_gradient(a, b, "pitch", lambda Ra, Rb: Ra[:, 0] @ Rb[:, 2])
+
+
+def _check_gradient(a, b, joint, sine, kf=1.0e6):
+    m = _torsion_only(a, b, joint=joint)[1]
+
+    def matrix(att):
+        R = np.zeros((3, 3))
+        rotation_vehicle_to_earth(*euler_trig(*att), R)
+        return R
+
+    Ra = matrix(a)
+
+    def energy(Rb):
+        u = sine(Ra, Rb)
+        return 0.5 * kf * u * u
+
+    Rb, e = matrix(b), 1e-6
+    for k in range(3):
+        c, s = math.cos(e), math.sin(e)
+        rot = {0: [[1, 0, 0], [0, c, -s], [0, s, c]], 1: [[c, 0, s], [0, 1, 0], [-s, 0, c]],
+               2: [[c, -s, 0], [s, c, 0], [0, 0, 1]]}[k]
+        dv = (energy(np.array(rot) @ Rb) - energy(np.array(rot).T @ Rb)) / (2.0 * e)
+        assert m[k] == pytest.approx(-dv, rel=1e-5, abs=1e-3)
+
+
 def test_hitch_friction_resists_the_articulation_rate():
     """Eq. 128 in the corrected sign: the tow unit yawing right relative to the trailer gets a
     moment to the left, the trailer one to the right; proportional inside the null band."""
