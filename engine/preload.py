@@ -20,16 +20,20 @@ import math
 from .integrator import record
 from .jit import njit
 from .kinematics import euler_trig, rotation_vehicle_to_earth, to_earth
-from .layout import (C_AX, C_AY, C_AZ, C_BX, C_BY, C_BZ, C_K, C_P0, C_TOW, C_TOWED, C_VERTICAL,
-                     N_BODY, SPHI, SPSI, STHETA, SU, SV, SX, SY, SZ, T_RLY, U_LEAD, YT_DEFL, YT_FZ)
+from .layout import (C_AX, C_AY, C_AZ, C_BX, C_BY, C_BZ, C_DRAWBAR, C_K, C_P0, C_TOW, C_TOWED,
+                     C_VERTICAL, N_BODY, SPHI, SPSI, STHETA, SU, SV, SX, SY, SZ, T_RLY, U_LEAD,
+                     YT_DEFL, YT_FZ)
 from .least_squares import least_squares
 from .tire import TAU_DAMP, V_LOW, V_N, properties, slip_stiffness
 
-#: Newton iterations of the start on a crossfall (of a displaced vehicle, which starts further
-#: from its equilibrium), the halvings of a displaced vehicle's step, and the finite-difference
-#: step (m, rad)
+#: Newton iterations of the start on a crossfall (at least; as many as a displaced vehicle's
+#: while it is not at rest), of a displaced vehicle (which starts further from its
+#: equilibrium), the halvings of a step that leaves larger accelerations, and the
+#: finite-difference step (m, rad)
 EQUILIBRIUM_ITERATIONS = 4
 EQUILIBRIUM_ITERATIONS_PITCH = 8
+#: the accelerations (m/s^2, rad/s^2) below which a start is at rest
+EQUILIBRIUM_REST = 1e-6
 EQUILIBRIUM_HALVINGS = 10
 EQUILIBRIUM_STEP = 1e-6
 #: the return values of :func:`preload_lateral`: done, or a Newton step that is not finite
@@ -140,8 +144,9 @@ def preload_lateral(y, U, P, Y, err, W, dy, tires, groups, group0, unknowns, res
     ``engine.setup.settle.preload_lateral``). Returns :data:`PRELOAD_DONE` or
     :data:`PRELOAD_NOT_FINITE` (a vehicle whose Newton step is not finite: y is then left
     part-way). ``pitch`` 1: the start on displaced wheels (each unit's pitch solved too, a
-    towed unit's position along x, steps that leave larger accelerations halved); then vn[0]
-    holds the accelerations left and Y the outputs at the state returned.
+    towed unit's position along x, steps that leave larger accelerations halved). vn[0] holds
+    the accelerations left and Y the outputs at the state returned, which the caller judges
+    (``engine.setup.settle``: the start is at rest, or no equilibrium was found).
 
     The set-up's tables (``engine.setup.settle.preload_tables``): ``tires`` (tire, 3: its
     unit, the state index of its ky, of its turning point), ``groups``/``group0`` (the tires of
@@ -178,6 +183,8 @@ def preload_lateral(y, U, P, Y, err, W, dy, tires, groups, group0, unknowns, res
                     y[N_BODY * u + SV] = abs(speed) * s / math.sqrt(1.0 - s * s)
                     sin_a[u] = s
     for c in range(C.shape[0]):                     # the joints' lateral share, in unit order
+        if C[c, C_DRAWBAR] > 0.0:
+            continue        # a full trailer stands on its own wheels, where it was settled
         oa, ob = N_BODY * int(C[c, C_TOW]), N_BODY * int(C[c, C_TOWED])
         rotation_vehicle_to_earth(*euler_trig(y[oa + SPHI], y[oa + STHETA], y[oa + SPSI]), R)
         ax, ay, az = to_earth(R, C[c, C_AX], C[c, C_AY], C[c, C_AZ])
@@ -193,9 +200,13 @@ def preload_lateral(y, U, P, Y, err, W, dy, tires, groups, group0, unknowns, res
             y[start_at[k]] -= start_by[k]
     for t in range(nt):
         loads[t] = tire_loads[t]
-    for _ in range(EQUILIBRIUM_ITERATIONS_PITCH if pitch else EQUILIBRIUM_ITERATIONS):
+    for it in range(EQUILIBRIUM_ITERATIONS_PITCH):
         _preload(y, P, loads, stiff, share, sin_a, tires)
         _residual(y, U, P, Y, err, W, dy, residuals, r)
+        # a crossfall's start takes EQUILIBRIUM_ITERATIONS, more while it is not at rest (a
+        # rough road's)
+        if not pitch and it >= EQUILIBRIUM_ITERATIONS and _max_abs(r, n) <= EQUILIBRIUM_REST:
+            break
         for j in range(n):                          # the Jacobian by forward differences
             i = unknowns[j]
             kept = y[i]
@@ -216,28 +227,23 @@ def preload_lateral(y, U, P, Y, err, W, dy, tires, groups, group0, unknowns, res
                 if not (x - x == 0.0):
                     return PRELOAD_NOT_FINITE
                 step[blocks[i0 + a]] = x
-        if pitch:
-            # a step that leaves larger accelerations is halved (the start on displaced
-            # wheels is further from equilibrium than a crossfall's)
+        # a step that leaves larger accelerations is halved (the start on displaced wheels,
+        # or on a rough road, can be far from equilibrium); a step that does not is taken whole
+        for j in range(n):
+            base[j] = y[unknowns[j]]
+        before = _max_abs(r, n)
+        for _ in range(EQUILIBRIUM_HALVINGS):
             for j in range(n):
-                base[j] = y[unknowns[j]]
-            before = _max_abs(r, n)
-            for _ in range(EQUILIBRIUM_HALVINGS):
-                for j in range(n):
-                    y[unknowns[j]] = base[j] - step[j]
-                _residual(y, U, P, Y, err, W, dy, residuals, r1)
-                if _max_abs(r1, n) < before:
-                    break
-                for j in range(n):
-                    step[j] = 0.5 * step[j]
-        else:
+                y[unknowns[j]] = base[j] - step[j]
+            _residual(y, U, P, Y, err, W, dy, residuals, r1)
+            if _max_abs(r1, n) < before:
+                break
             for j in range(n):
-                y[unknowns[j]] -= step[j]
+                step[j] = 0.5 * step[j]
         _residual(y, U, P, Y, err, W, dy, residuals, r1)
         for t in range(nt):                         # on the loading curve (Eq. 93)
             y[tires[t, 2]] = Y.y_tire[t, YT_DEFL]
             loads[t] = Y.y_tire[t, YT_FZ]
     _preload(y, P, loads, stiff, share, sin_a, tires)
-    if pitch:
-        _residual(y, U, P, Y, err, W, dy, residuals, r)
+    _residual(y, U, P, Y, err, W, dy, residuals, r)
     return PRELOAD_DONE

@@ -4,7 +4,8 @@
 Each unit is turned into the least-squares plane through the terrain under its wheels (roll
 and pitch from the plane's normal at the unit's yaw; three passes, because the wheels' XY move
 as it turns) with its CG at its static height above that plane along the normal; a towed unit
-is then moved onto its tow unit's hitch point (docs/equations.md, "Start on the terrain").
+is then moved onto its tow unit's hitch point, a full trailer's king pin to its drawbar length
+behind it (docs/equations.md, "Start on the terrain").
 A kernel over the packed model and scratch the caller passes, so that the set-up
 (``engine.setup.settle``) and code that runs without Python take the same steps; the plane is
 :func:`engine.least_squares.least_squares`'s.
@@ -13,8 +14,8 @@ import math
 
 from .jit import njit
 from .kinematics import euler_trig, rotation_vehicle_to_earth, to_earth
-from .layout import (C_AX, C_AY, C_AZ, C_BX, C_BY, C_BZ, C_TOW, C_TOWED, N_BODY, SPHI, SPSI,
-                     STHETA, SX, SY, SZ, U_CGH, U_NWHEELS, U_WHEEL0, W_X, W_Y0)
+from .layout import (C_AX, C_AY, C_AZ, C_BX, C_BY, C_BZ, C_DRAWBAR, C_TOW, C_TOWED, N_BODY,
+                     SPHI, SPSI, STHETA, SX, SY, SZ, U_CGH, U_NWHEELS, U_WHEEL0, W_X, W_Y0)
 from .least_squares import least_squares
 from .terrain import surface
 
@@ -69,5 +70,14 @@ def settle_on_terrain(y, P, u_wheel, R, A, b, x, perm, tau, rz, xp, fault):
         hx, hy, hz = y[oa + SX] + ax, y[oa + SY] + ay, y[oa + SZ] + az     # the hitch point
         rotation_vehicle_to_earth(*euler_trig(y[ob + SPHI], y[ob + STHETA], y[ob + SPSI]), R)
         bx, by, bz = to_earth(R, C[c, C_BX], C[c, C_BY], C[c, C_BZ])
-        y[ob + SX], y[ob + SY], y[ob + SZ] = hx - bx, hy - by, hz - bz
+        lb = C[c, C_DRAWBAR]
+        if lb > 0.0:
+            # a full trailer's king pin: its drawbar length behind the hitch point in the tow
+            # unit's heading (as engine.launch.place_towed puts it on flat ground); the trailer
+            # stands on its own wheels, where it was settled
+            yaw = y[oa + SPSI]
+            y[ob + SX] = hx - lb * math.cos(yaw) - bx
+            y[ob + SY] = hy - lb * math.sin(yaw) - by
+        else:
+            y[ob + SX], y[ob + SY], y[ob + SZ] = hx - bx, hy - by, hz - bz
     return -1

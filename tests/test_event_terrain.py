@@ -2,7 +2,9 @@
 import copy
 import json
 import os
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 import engine
@@ -238,3 +240,39 @@ def test_a_road_read_again_from_the_same_bytes_is_a_copy_and_new_bytes_are_read(
     (tmp_path / "road.obj").write_text(SQUARE_OBJ.format(z=-1.0, material="wet"))
     assert engine.load_event(copy.deepcopy(data)).terrain_mesh.TR_TRI[0, 2] == -1.0
     assert len(reads) == 3                      # new bytes: read again
+
+
+def _on_sine_road(tmp_path, name, amplitude):
+    """The bundled event ``name`` on an OpenCRG road 16 m wide whose elevation is a sine of
+    ``amplitude`` m and 3 m wavelength along it, the vehicle 60 m from its start."""
+    import math
+
+    from engine.setup.event import DATA_DIR
+    road = grid_crg(tmp_path / "sine.crg", lambda u, v: amplitude * np.sin(2.0 * math.pi * u / 3.0),
+                    (0.0, 200.0), (-8.0, 8.0), (2000, 32))
+    data = json.loads((Path(DATA_DIR) / f"{name}.json").read_text())
+    data["environment"]["terrain"] = {"type": "crg", "file": str(road), "origin": [-60.0, 0.0, 0.0]}
+    return engine.load_event(data)
+
+
+@pytest.mark.parametrize("name", ["sedan", "tractor-semitrailer", "double", "truck-full-trailer"])
+def test_a_start_on_a_rough_road_is_at_rest(tmp_path, name):
+    """On a 5 cm sine road every unit starts at rest vertically (the equilibrium's Newton steps
+    bring the accelerations they solve below 1e-3: docs/equations.md, "Static equilibrium on a
+    grade or a crossfall"): no unit's vertical acceleration at the start exceeds 1e-3 g."""
+    sim = engine.Simulation(_on_sine_road(tmp_path, name, 0.05), warn=False)
+    k = list(engine.UNIT_OUTPUTS).index("az")
+    assert np.abs(sim.y_unit[:, k]).max() < 1e-3 * 9.81
+
+
+def test_a_start_with_no_equilibrium_is_refused(tmp_path):
+    """The double with a fixed dolly, whose fifth wheel on the dolly is rigid in pitch, cannot
+    be brought to rest on a sine road: the start solves each unit's heave and roll, not its
+    pitch (docs/limitations.md), and the Newton steps go astray. It is refused, saying so,
+    where it started 3e10 m below the road (and was refused for its exterior's ground
+    clearance) or far from rest."""
+    with pytest.raises(engine.EventError) as refused:
+        engine.Simulation(_on_sine_road(tmp_path, "double-fixed-dolly", 0.02), warn=False)
+    text = str(refused.value)
+    assert "the start on the terrain: no equilibrium of the vehicle on the road under it was found" in text
+    assert "stepSize" not in text and "ground_clearance" not in text

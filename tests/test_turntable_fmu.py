@@ -194,6 +194,44 @@ def test_static_loads_stand_on_the_trailer_axles(full_trailer_fmu, instance):
     assert inst.get("trailer.axle1.left.steer") == 0.0
 
 
+#: a square road of 260 m by 200 m around the start, level or with a crossfall (Z down, the
+#: right side 3 % lower)
+ROAD = "v -60 -100 {a}\nv 200 -100 {a}\nv 200 100 {b}\nv -60 100 {b}\nf 1 2 3 4\n"
+
+
+@pytest.mark.parametrize("crossfall", [0.0, 0.03])
+def test_it_starts_on_a_mesh_road_its_drawbar_length_behind(full_trailer_fmu, instance, fmu_dir,
+                                                            crossfall):
+    """On a mesh road the trailer starts where it does on flat ground: its king pin its drawbar
+    length behind the pintle, standing on its own wheels (docs/equations.md, "Start on the
+    terrain"). On a level mesh the start is flat ground's (measured: to 1e-15 m); on a 3 %
+    crossfall the pintle and the king pin are a drawbar length apart in plan (measured: to
+    1e-6 m, the joint's deflection under the lateral share). The start moved the king pin onto
+    the pintle, 3 m into the truck, and its step check refused the event."""
+    name = f"full-trailer-mesh-{crossfall:g}"
+    (fmu_dir / f"{name}.obj").write_text(ROAD.format(a=-100 * crossfall, b=100 * crossfall))
+    data = copy.deepcopy(DATA)
+    data["environment"]["terrain"] = {"type": "mesh", "file": f"{name}.obj"}
+    fmu = fmus.event_fmu(fmu_dir, name, data)
+    start = ("truck.X", "truck.Y", "truck.Z", "trailer.X", "trailer.Y", "trailer.Z",
+             "trailer.roll", "trailer.pitch")
+    on_mesh = instance(fmu).start()
+    got = dict(zip(start, on_mesh.get_reals(list(start))))
+    out = {k: np.array([v]) for k, v in got.items()}
+    for k in ("truck.yaw", "truck.pitch", "truck.roll", "trailer.yaw"):
+        out[k] = np.array([on_mesh.get(k)])
+    pintle = point(out, "truck", X_PINTLE, TRUCK["connections"]["rear"]["point"][2])
+    king = point(out, "trailer", X_KING, TRAILER["connections"]["front"]["point"][2])
+    apart = math.hypot(pintle[0][0] - king[0][0], pintle[1][0] - king[1][0])
+    print(f"crossfall {crossfall}: pintle to king pin {apart:.9f} m in plan")
+    assert apart == pytest.approx(L_D, abs=1e-5)
+    if crossfall == 0.0:
+        flat = instance(full_trailer_fmu).start()
+        want = dict(zip(start, flat.get_reals(list(start))))
+        for k in start:
+            assert got[k] == pytest.approx(want[k], abs=1e-12), k
+
+
 def _bad(edit) -> list:
     data = copy.deepcopy(DATA)
     edit(data["units"][0], data["units"][1])

@@ -8,7 +8,7 @@ import numpy as np
 from .. import layout as L
 from .errors import EventError
 from ..jit import compiled_entry
-from ..preload import PRELOAD_NOT_FINITE, preload_lateral as preload_kernel
+from ..preload import EQUILIBRIUM_REST, PRELOAD_NOT_FINITE, preload_lateral as preload_kernel
 from ..settle import settle_on_terrain as settle_kernel
 from ..signals import INPUT_LIMITS
 
@@ -40,6 +40,14 @@ def settle_on_terrain(model, y0, wheel_names, u_wheel):
 #: the message of a start whose equilibrium's Newton step is not finite
 NOT_FINITE = ("the start on the terrain: the equilibrium's Newton step is not finite (no "
               "equilibrium of the vehicle on the road under it was found)")
+#: the accelerations (m/s^2, rad/s^2) a start on the terrain may leave: where the road under
+#: the wheels has no smooth equilibrium (a wheel on a step's edge) or the Newton steps went
+#: astray, the start is refused rather than begun far from rest
+TERRAIN_REST = 1e-3
+#: the message of a start on the terrain not at rest, around the largest acceleration (%.3g)
+NO_EQUILIBRIUM = ("the start on the terrain: no equilibrium of the vehicle on the road under it "
+                  "was found (an acceleration of ", " left): place the vehicle where its wheels "
+                  "stand on smooth road (its initial X0, Y0, yaw0)")
 #: the message of a wheel off the terrain at the start, around its X and its Y (%.6g)
 OFF_TERRAIN = (": off the terrain at X = ", " m, Y = ", " m at the start (no road polygon under "
                "the wheel): place the vehicle on the road of the mesh or OpenCRG file (its initial "
@@ -100,10 +108,23 @@ def preload_lateral(model, y0, tire_loads, u_wheel, displaced=(), wheel_dz=None,
     status = compiled_entry(preload_kernel, (y0,) + args)(y0, *args)
     if status == PRELOAD_NOT_FINITE:
         raise EventError([NOT_FINITE])
+    problem = terrain_rest_problem(args[PRELOAD_ARGS.index("vn") - 1][0], pitch)
+    if problem:
+        raise EventError([problem])
     if pitch:
         # the accelerations left (vn[0]) and the tires' outputs (Y) at the start
         r, Y = args[PRELOAD_ARGS.index("vn") - 1][0], args[PRELOAD_ARGS.index("Y") - 1]
         _displaced_start_problems(model, r, Y.y_tire, displaced, wheel_names)
+
+
+def terrain_rest_problem(r, pitch) -> str | None:
+    """The message of a start on the terrain (not on displaced wheels, ``pitch`` False, which
+    :func:`displaced_start_problem` judges) whose accelerations ``r`` left are beyond
+    :data:`TERRAIN_REST`, or None."""
+    most = np.max(np.abs(r), initial=0.0)
+    if pitch or most <= TERRAIN_REST:
+        return None
+    return f"{NO_EQUILIBRIUM[0]}{most:.3g}{NO_EQUILIBRIUM[1]}"
 
 
 #: the arguments of the kernel :func:`engine.preload.preload_lateral`, in order
@@ -111,7 +132,7 @@ PRELOAD_ARGS = ("y", "U", "P", "Y", "err", "W", "dy", "tires", "groups", "group0
                 "residuals", "blocks", "block0", "start_at", "start_by", "tire_loads", "pitch",
                 "R", "vn", "J", "vt", "vu", "A", "vb", "perm")
 #: the accelerations (m/s^2, rad/s^2) below which a displaced vehicle's start is at rest
-DISPLACED_REST = 1e-6
+DISPLACED_REST = EQUILIBRIUM_REST
 
 
 def preload_arguments(model, tire_loads, u_wheel, pitch, wheel_dz=None) -> tuple:
@@ -141,6 +162,8 @@ def preload_arguments(model, tire_loads, u_wheel, pitch, wheel_dz=None) -> tuple
             residuals.append((wb + L.N_WHEEL_STATE * w + L.WZD, -1))
             owner.append(lead[int(P_WHEEL[w, L.W_UNIT])])
     for c in range(nc):                             # a towed unit: aside of the hitch
+        if model.P_CONN[c, L.C_DRAWBAR] > 0.0:
+            continue        # a full trailer stands on its own wheels (engine.preload)
         b = lay.at("body", int(model.P_CONN[c, L.C_TOWED]))
         unknowns.append(b + L.SY)
         residuals.append((b + L.SV, -1))

@@ -81,7 +81,8 @@ from engine.start_check import H_DEPTH, H_VERTEX
 from engine.setup.errors import EventError
 from engine.setup.launch import MOTION_FIELDS, MOTION_SLOTS, launched, motion_problems
 from engine.setup.params import pack
-from engine.setup.settle import (DEFLECT, DISPLACED_REST, LIFT_OFF, NO_REST, NOT_FINITE,
+from engine.setup.settle import (DEFLECT, DISPLACED_REST, LIFT_OFF, NO_EQUILIBRIUM, NO_REST,
+                                  NOT_FINITE, TERRAIN_REST, terrain_rest_problem,
                                   OFF_TERRAIN, PRELOAD_ARGS, SETTLE_ARGS, STAND,
                                   displaced_start_problem, preload_arguments, settle_arguments)
 
@@ -392,6 +393,9 @@ def terrain_start(y, model, trace, towed: bool, wheel_names, settle: bool = True
                                     trace["wheel_dz"])
     if compiled_entry(preload_lateral, args)(*args) != PRELOAD_DONE:
         return "no equilibrium"
+    problem = terrain_rest_problem(args[PRELOAD_ARGS.index("vn")][0], trace["pitch"])
+    if problem:
+        return problem
     if trace["pitch"]:
         r, Y = args[PRELOAD_ARGS.index("vn")][0], args[PRELOAD_ARGS.index("Y")]
         return displaced_start_problem(model, r, Y.y_tire, trace["displaced"], wheel_names)
@@ -735,10 +739,12 @@ def tables(event, sim, catalogue) -> dict:
         "tune.wheels": texts(wheel_problems(event, sim, found, catalogue)),
         "terrain.y": found.flat,
         "terrain.texts": texts(OFF_TERRAIN + (NOT_FINITE, ", ".join(found.trace["displaced"]))
-                               + STAND + (LIFT_OFF,) + DEFLECT + NO_REST),
+                               + STAND + (LIFT_OFF,) + DEFLECT + NO_REST + NO_EQUILIBRIUM),
         # the check of a start on displaced wheels: y_tire's columns of the load and the
-        # deflection, P_TIRE's of the wheel and the largest deflection, the rest's limit
-        "terrain.check": np.array([L.YT_FZ, L.YT_DEFL, L.T_WHEEL, L.T_DMAX, DISPLACED_REST]),
+        # deflection, P_TIRE's of the wheel and the largest deflection, the rest's limit; and
+        # of a start on the terrain, its rest's limit
+        "terrain.check": np.array([L.YT_FZ, L.YT_DEFL, L.T_WHEEL, L.T_DMAX, DISPLACED_REST,
+                                   TERRAIN_REST]),
         "wheel.names": texts(sim.wheel_names),
     }
     out.update(_kernel_arrays("settle", SETTLE_ARGS[1:], settle_arguments(

@@ -41,14 +41,21 @@ enum { OP_DIV = 0, OP_MUL, OP_ADD, OP_ITEM };
 /* tune.stable: the build's limit of the step size (engine.setup.stability.stable_step) */
 enum { S_HMAX = 0, S_RE, S_IM, S_STATE, S_MIN_STEP };
 #define SN_MAX_TARGETS 64
+/* the longest message of the set-up (every refused parameter of many vehicles, named): the
+   development FMU's have no limit; 64 KB holds those of some sixty vehicles */
+#define SN_MESSAGE 65536
+
 /* terrain.texts (simon_fmu/native/tuning.py): a wheel off the terrain (around its X, its Y), no
    equilibrium, then on displaced wheels: their fields, the message around its reasons, a tire
-   off the ground, one beyond its max_deflection (around the two), accelerations left */
+   off the ground, one beyond its max_deflection (around the two), accelerations left; a start
+   on the terrain not at rest (around its largest acceleration) */
 enum { TX_OFF0 = 0, TX_OFF1, TX_OFF2, TX_NOT_FINITE, TX_FIELDS, TX_STAND0, TX_STAND1, TX_LIFT_OFF,
-       TX_DEFLECT0, TX_DEFLECT1, TX_DEFLECT2, TX_NO_REST0, TX_NO_REST1, TX_COUNT };
+       TX_DEFLECT0, TX_DEFLECT1, TX_DEFLECT2, TX_NO_REST0, TX_NO_REST1, TX_NO_EQUILIBRIUM0,
+       TX_NO_EQUILIBRIUM1, TX_COUNT };
 /* terrain.check: y_tire's columns of the load and the deflection, P_TIRE's of the wheel and the
-   largest deflection, the accelerations below which the vehicle is at rest */
-enum { CK_FZ = 0, CK_DEFL, CK_WHEEL, CK_DMAX, CK_REST };
+   largest deflection, the accelerations below which the vehicle is at rest on displaced
+   wheels, and those a start on the terrain may leave */
+enum { CK_FZ = 0, CK_DEFL, CK_WHEEL, CK_DMAX, CK_REST, CK_TERRAIN_REST };
 
 static const char *const INPUT_NAMES[3] = {"U.u_unit", "U.u_wheel", "U.u_env"};
 static const char *const SHADOW_NAMES[3] = {"in.u_unit", "in.u_wheel", "in.u_env"};
@@ -142,8 +149,8 @@ typedef struct {
     double time, grid_time;             /* Simulation.time and _grid_time, from start_time */
     int64_t grid_steps;
     int failed;                         /* the slave's failure: later steps are refused */
-    char failure[4096];
-    char msg[4096];
+    char failure[SN_MESSAGE];
+    char msg[4096];                     /* say()'s text; a longer one is allocated */
 } sn_instance;
 
 /* ------------------------------------------------------------------ messages */
@@ -205,12 +212,22 @@ static void say(sn_instance *c, fmi2Status status, const char *category, const c
         return;
     if (status < fmi2Error && !category_on(c, category))
         return;
-    va_list ap;
+    va_list ap, again;
     va_start(ap, fmt);
-    vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+    va_copy(again, ap);
+    int n = vsnprintf(c->msg, sizeof c->msg, fmt, ap);
     va_end(ap);
+    char *text = c->msg, *longer = NULL;
+    if (n >= (int)sizeof c->msg && (longer = malloc((size_t)n + 1)) != NULL) {
+        /* a long message (the set-up's, naming many parameters or outputs): whole, as the
+           development FMU gives it; a step's messages fit msg, so a step allocates nothing */
+        vsnprintf(longer, (size_t)n + 1, fmt, again);
+        text = longer;
+    }
+    va_end(again);
     /* the logger takes a printf format: pass the text as an argument */
-    c->cb.logger(c->cb.componentEnvironment, c->name, status, category, "%s", c->msg);
+    c->cb.logger(c->cb.componentEnvironment, c->name, status, category, "%s", text);
+    free(longer);
 }
 
 #define LOG_ERROR(c, ...) say((c), fmi2Error, "logStatusError", __VA_ARGS__)
@@ -654,7 +671,7 @@ static const char *bind(sn_instance *c)
             || c->settle_u_wheel->nbytes != c->in[1]->nbytes
             || c->pre_u_wheel->nbytes != c->in[1]->nbytes
             || !c->terrain_y || !c->terrain_texts || c->nterrain_texts != TX_COUNT
-            || !c->wheel_names || find(c, "terrain.check")->nitems != 5
+            || !c->wheel_names || find(c, "terrain.check")->nitems != 6
             || find(c, "pre.Y.y_tire")->ndim != 2 || find(c, "pre.vn")->ndim != 2
             || c->apart[5]->nitems != c->napart_heads || c->apart[3]->shape[0] != c->napart_quoted
             || find(c, "var.value")->nitems != c->nvars || find(c, "tune.kind")->nitems != c->nvars
@@ -1104,6 +1121,18 @@ static int tire_problem(sn_instance *c, int64_t t, char *text, size_t size)
     return 1;
 }
 
+/* the largest acceleration preload_lateral left (pre.vn's first row), as numpy.max of their
+   magnitudes: NaN wins */
+static double accelerations_left(sn_instance *c)
+{
+    sn_array *vn = find(c, "pre.vn");
+    const double *r = vn->data;
+    double most = 0.0;
+    for (int64_t k = 0; k < vn->shape[1] && !isnan(most); k++)
+        most = isnan(r[k]) || fabs(r[k]) > most ? fabs(r[k]) : most;
+    return most;
+}
+
 /* engine.setup.settle.displaced_start_problem: why the vehicle on displaced wheels is not at
    rest (its tires' reasons once each, in tire order, else the accelerations left: pre.vn[0]),
    into why; 0 at rest */
@@ -1129,17 +1158,26 @@ static int displaced_problem(sn_instance *c, char *why, size_t size)
         append(why, size, &at, text);
     }
     if (n == 0) {
-        sn_array *vn = find(c, "pre.vn");
-        const double *r = vn->data;
-        double most = 0.0;
-        for (int64_t k = 0; k < vn->shape[1] && !isnan(most); k++)   /* numpy.max: NaN wins */
-            most = isnan(r[k]) || fabs(r[k]) > most ? fabs(r[k]) : most;
+        double most = accelerations_left(c);
         if (most <= ((const double *)find(c, "terrain.check")->init)[CK_REST])
             return 0;
         snprintf(text, sizeof text, "%s%.3g%s", tx[TX_NO_REST0], most, tx[TX_NO_REST1]);
         append(why, size, &at, text);
     }
     append(why, size, &at, tx[TX_STAND1]);
+    return 1;
+}
+
+/* engine.setup.settle.terrain_rest_problem: a start on the terrain whose accelerations left
+   (pre.vn's first row) are beyond its rest's limit is refused with the set-up's message. 0, or
+   1 with the message in why. */
+static int terrain_rest_problem(sn_instance *c, char *why, size_t size)
+{
+    double most = accelerations_left(c);
+    if (most <= ((const double *)find(c, "terrain.check")->init)[CK_TERRAIN_REST])
+        return 0;
+    snprintf(why, size, "the parameters are not accepted: %s%.3g%s",
+             c->terrain_texts[TX_NO_EQUILIBRIUM0], most, c->terrain_texts[TX_NO_EQUILIBRIUM1]);
     return 1;
 }
 
@@ -1187,6 +1225,8 @@ static int terrain_start(sn_instance *c, int wheels, int *restarted, char *why, 
         return 1;
     }
     if (c->terrain_pitch && displaced_problem(c, why, size))
+        return 1;
+    if (!c->terrain_pitch && terrain_rest_problem(c, why, size))
         return 1;
     apply_rows(c, c->tune_rows, c->ntune_rows, 0, 1, 1);
     return 0;
@@ -1551,9 +1591,17 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component comp)
         LOG_ERROR(c, "%s refused: the instance failed earlier (%s); reset it", f, c->failure);
         return fmi2Error;
     }
-    char why[sizeof c->failure];
-    if (setup_parameters(c, why, sizeof why) != 0)
-        return fail(c, why);            /* still in initialisation mode, as the library keeps it */
+    char *why = malloc(SN_MESSAGE);
+    if (why == NULL) {
+        LOG_ERROR(c, "%s: out of memory", f);
+        return fmi2Error;
+    }
+    if (setup_parameters(c, why, SN_MESSAGE) != 0) {
+        fmi2Status refused = fail(c, why);  /* still in initialisation mode, as the library keeps it */
+        free(why);
+        return refused;
+    }
+    free(why);
     c->phase = PHASE_STEP;
     say(c, fmi2OK, "logAll", "simulation ready: internal step %g s", c->step);
     return speed_warnings(c) ? fmi2Warning : fmi2OK;
@@ -1616,7 +1664,8 @@ static fmi2Status get(fmi2Component comp, const fmi2ValueReference vr[], size_t 
        when the parameters are not accepted, the outputs cannot be read, saying why) */
     unsigned char *kept = NULL;
     const char *unreadable = NULL;
-    char why[1400];
+    char *why = NULL, *names = NULL;
+    size_t names_size = 0;
     if (c->phase == PHASE_INSTANTIATED || c->phase == PHASE_INIT) {
         int needed = 0;
         for (size_t i = 0; i < nvr && !needed; i++) {
@@ -1625,20 +1674,37 @@ static fmi2Status get(fmi2Component comp, const fmi2ValueReference vr[], size_t 
         }
         if (needed) {
             kept = malloc(state_size(c));
-            if (kept == NULL) {
+            why = malloc(SN_MESSAGE);
+            if (kept == NULL || why == NULL) {
+                free(kept);
+                free(why);
                 LOG_ERROR(c, "%s: out of memory", function);
                 return fmi2Error;
             }
             state_write(c, kept);
             if (c->failed)
                 unreadable = c->failure;
-            else if (setup_parameters(c, why, sizeof why) != 0)
+            else if (setup_parameters(c, why, SN_MESSAGE) != 0)
                 unreadable = why;
         }
     }
-    char names[1024];
+    if (unreadable != NULL) {               /* room for every name the call gives */
+        for (size_t i = 0; i < nvr; i++) {
+            const int64_t *t = var(c, vr[i]);
+            if (t != NULL && t[1] == type && from_simulation(t))
+                names_size += strlen(c->var_names[t[0]]) + 2;
+        }
+        names = malloc(names_size + 1);
+        if (names == NULL) {
+            state_read(c, kept);
+            free(kept);
+            free(why);
+            LOG_ERROR(c, "%s: out of memory", function);
+            return fmi2Error;
+        }
+        names[0] = '\0';
+    }
     size_t at = 0;
-    names[0] = '\0';
     for (size_t i = 0; i < nvr; i++) {
         const int64_t *t = var(c, vr[i]);
         double v;
@@ -1648,8 +1714,8 @@ static fmi2Status get(fmi2Component comp, const fmi2ValueReference vr[], size_t 
             status = fmi2Error;
             v = type == T_REAL ? NAN : 0.0;
         } else if (unreadable != NULL && from_simulation(t)) {
-            append(names, sizeof names, &at, at ? ", " : "");
-            append(names, sizeof names, &at, c->var_names[t[0]]);
+            append(names, names_size + 1, &at, at ? ", " : "");
+            append(names, names_size + 1, &at, c->var_names[t[0]]);
             status = fmi2Error;
             v = type == T_REAL ? NAN : 0.0;
         } else {
@@ -1662,12 +1728,14 @@ static fmi2Status get(fmi2Component comp, const fmi2ValueReference vr[], size_t 
         else
             ((fmi2Boolean *)values)[i] = (t != NULL && t[1] == type && v != 0.0) ? fmi2True : fmi2False;
     }
+    if (at > 0)
+        LOG_ERROR(c, "%s: %s cannot be read: %s", function, names, unreadable);
     if (kept != NULL) {
         state_read(c, kept);
         free(kept);
     }
-    if (at > 0)
-        LOG_ERROR(c, "%s: %s cannot be read: %s", function, names, unreadable);
+    free(names);
+    free(why);
     return status;
 }
 
