@@ -343,7 +343,7 @@ def test_a_tire_off_a_mesh_road_fails_both_alike(folder, instance):
 #: a uniform grade given through the wheel inputs at initialisation: 5 % uphill ahead (Z down:
 #: dZ/dX < 0) and a crossfall of 3 % falling to the right (dZ/dY > 0)
 GRADE_X, GRADE_Y = -0.05, 0.03
-#: a crossfall the car cannot stand on: its exterior reaches into the road
+#: a crossfall the car cannot stand on: no equilibrium of it there is found
 STEEP_Y = 0.9
 
 
@@ -404,7 +404,7 @@ def test_wheel_inputs_at_initialisation_place_the_car_on_an_external_road(folder
     them, as the development FMU's engine.Simulation does), and every output is the
     development FMU's at every communication point (bit for bit, measured) on a uniform grade
     with a crossfall; the car starts pitched up the grade. A crossfall the car cannot stand on
-    (its exterior reaches into the road) is refused by both with the same message."""
+    (90 %: no equilibrium is found) is refused by both with the same message."""
     data = SCENARIOS["external-road"](folder)[0]
     native, development = _pair(folder, "external-road", data)
     road, control = _uniform_road(data, GRADE_X, GRADE_Y)
@@ -428,8 +428,8 @@ def test_wheel_inputs_at_initialisation_place_the_car_on_an_external_road(folder
     message = _refused_alike(native, development, instance,
                              _uniform_road(data, 0.0, STEEP_Y)[0](0.0, 0.0, 0.0),
                              "a steep crossfall")
-    assert message.startswith("the parameters are not accepted: units[0].collision."
-                              "ground_clearance: the exterior of car reaches ")
+    assert message.startswith("the parameters are not accepted: the start on the terrain: no "
+                              "equilibrium of the vehicle on the road under it was found")
 
 
 #: crossfalls of the external road for the sedan on displaced wheels: one it stands on, one

@@ -46,8 +46,9 @@ NOT_FINITE = ("the start on the terrain: the equilibrium's Newton step is not fi
 TERRAIN_REST = 1e-3
 #: the message of a start on the terrain not at rest, around the largest acceleration (%.3g)
 NO_EQUILIBRIUM = ("the start on the terrain: no equilibrium of the vehicle on the road under it "
-                  "was found (an acceleration of ", " left): place the vehicle where its wheels "
-                  "stand on smooth road (its initial X0, Y0, yaw0)")
+                  "was found (an acceleration of ", " left): the road under its wheels is too "
+                  "steep to stand on or not smooth there; place the vehicle elsewhere (its "
+                  "initial X0, Y0, yaw0)")
 #: the message of a wheel off the terrain at the start, around its X and its Y (%.6g)
 OFF_TERRAIN = (": off the terrain at X = ", " m, Y = ", " m at the start (no road polygon under "
                "the wheel): place the vehicle on the road of the mesh or OpenCRG file (its initial "
