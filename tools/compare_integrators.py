@@ -91,7 +91,7 @@ def main(argv=None) -> int:
                         help="the result file (default benchmarks/results/integrators.json)")
     args = parser.parse_args(argv)
     import measure_agreement as agreement
-    from runner import provenance
+    from runner import provenance, write_report
     report = {**provenance(), "figures": {}, "rollover_steps": {}}
     with tempfile.TemporaryDirectory(prefix="integrators-") as tmp:
         for name, paths in HEADLINES.items():
@@ -125,9 +125,7 @@ def main(argv=None) -> int:
     worst = max((abs(d), f"{n}: {p}") for n, f in report["figures"].items()
                 for p, d in f["rk2_vs_rk4"].items())
     report["largest_difference"] = {"figure": worst[1], "relative": worst[0]}
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {args.json}")
+    print(f"wrote {write_report(report, args.json)}")
     return 0
 
 

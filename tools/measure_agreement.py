@@ -229,7 +229,7 @@ def main(argv=None) -> int:
                         help="the result file (default benchmarks/results/agreement.json); the "
                              "figures not measured are kept from it")
     args = parser.parse_args(argv)
-    from runner import provenance
+    from runner import provenance, write_report
     run = provenance()
     old = json.loads(args.json.read_text()) if args.json.is_file() else {}
     figures = dict(old.get("figures", {}))
@@ -253,8 +253,7 @@ def main(argv=None) -> int:
               # the kernels of every figure when they are the same; else null (run again)
               "kernel_digest": digests.pop() if len(digests) == 1 else None,
               "figures": {n: figures[n] for n in FIGURES if n in figures}}
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=2) + "\n")
+    write_report(report, args.json)
     print(f"wrote {args.json.relative_to(ROOT) if ROOT in args.json.resolve().parents else args.json}")
     return 0
 
