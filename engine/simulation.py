@@ -29,7 +29,8 @@ from .jit import compiled_entry
 from .drivetrain import engage_clutches
 from .setup.params import pack
 from .setup.progress import COMPILING, says_when_slow
-from .setup.stability import contact_step, method_name, stable_step
+from .setup.stability import (contact_step, joint_step, joint_step_problem, method_name,
+                              stable_step)
 from .setup.start_clear import start_overlap_problems as mesh_overlap_problems
 from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, INPUT_LIMITS, STEERING_OUTPUTS,
                       TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS,
@@ -266,7 +267,8 @@ class Simulation:
 
     def _check_step_size(self):
         """Refuse a step the integrator cannot take for this vehicle (engine.setup.stability): its
-        modes at the initial state, and the stiffest contact its meshes can meet."""
+        modes at the initial state, the stiffest contact its meshes can meet, and the stiffest
+        mode of its units on their joints at any attitude."""
         self._check_contact_step()
         try:
             with says_when_slow(COMPILING):      # the first evaluation compiles the model
@@ -286,6 +288,17 @@ class Simulation:
                 + ("" if math.isfinite(limit.h_max) and limit.h_max >= MIN_STEP_SIZE else
                    "; no step the engine accepts resolves it: check the stiffnesses and masses "
                    "of the event")])
+        self._check_joint_step()
+
+    def _check_joint_step(self):
+        """Refuse a step beyond the limit of the units' stiffest mode on their joints at any
+        attitude they can take (engine.setup.stability.joint_step)."""
+        limit = joint_step(self)
+        #: that limit (engine.setup.stability.JointStep)
+        self.joint_limit = limit
+        if self.step_size <= limit.h_max:
+            return
+        raise EventError([joint_step_problem(self, limit, self.step_size)])
 
     def _check_contact_step(self):
         limit = contact_step(self.model)

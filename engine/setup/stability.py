@@ -243,3 +243,210 @@ def contact_step(model) -> ContactStep:
                         best = ContactStep(h, u, f, branch, complex(lam), bool(with_wheels),
                                            stiffest if with_wheels else -1)
     return best
+
+
+class JointStep(NamedTuple):
+    """The largest step for the stiffest mode of the units on their joints over the attitudes
+    they can take (inf: no joint), the mode's eigenvalue (1/s), the state its eigenvector
+    peaks in, and the units' attitudes (roll, pitch, yaw per unit, rad) where it is stiffest."""
+    h_max: float
+    eigenvalue: complex
+    state: str
+    attitudes: tuple = ()
+
+
+#: how far the units are lifted above their start for the joint check (m): clear of the road
+JOINT_LIFT = 200.0
+#: the attitudes sampled (the first: every unit level and in line)
+JOINT_SAMPLES = 64
+#: the coordinate search's steps from the stiffest sample (rad): each angle is moved by each
+#: step both ways, once, keeping a move that finds a stiffer mode
+JOINT_SEARCH = (0.2, 0.05)
+#: the largest pitch of a unit sampled (rad): the Euler angles' axes are latched beyond
+#: (``engine.vehicle.latch_attitude``)
+JOINT_PITCH = 1.3
+#: the Kronecker sequence's steps per angle: the fractional parts of the square roots of the
+#: primes (a low-discrepancy sequence, the same on every machine)
+_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79,
+           83, 89, 97, 101, 103, 107, 109, 113)
+
+
+def _rot(axis: int, a: float) -> np.ndarray:
+    """The rotation by a about the x (0), y (1) or z (2) axis."""
+    c, s = math.cos(a), math.sin(a)
+    i, j = [(1, 2), (2, 0), (0, 1)][axis]
+    R = np.eye(3)
+    R[i, i] = R[j, j] = c
+    R[i, j], R[j, i] = -s, s
+    return R
+
+
+def _zyx(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """The vehicle-to-earth rotation of yaw-pitch-roll Euler angles (Eq. 53)."""
+    return _rot(2, yaw) @ _rot(1, pitch) @ _rot(0, roll)
+
+
+def joint_free_states(model) -> np.ndarray:
+    """The states the joint check varies: the units' bodies (X .. r). The suspensions, tires,
+    spins and the rest are held: the joints' modes are of the bodies, the suspensions' a
+    hundred times softer."""
+    return np.array([L.N_BODY * u + k for u in range(model.P_UNIT.shape[0])
+                     for k in range(L.SX, L.SR + 1)], dtype=np.int64)
+
+
+def _joint_kinds(model):
+    """Per unit: -1 for a unit that no joint tows, else (its connection's row, how many
+    angles its attitude relative to the tow unit takes: 3 for a ball joint, 2 for a joint
+    rigid in pitch or with frame torsion)."""
+    towed = {}
+    for c, row in enumerate(model.P_CONN):
+        rigid = row[L.C_KPITCH] > 0.0 or row[L.C_CPITCH] > 0.0 or \
+            row[L.C_KFRAME] > 0.0 or row[L.C_CFRAME] > 0.0
+        towed[int(row[L.C_TOWED])] = (c, 2 if rigid else 3)
+    return [towed.get(u, -1) for u in range(model.P_UNIT.shape[0])]
+
+
+def _attitudes(model, kinds, angles):
+    """Each unit's rotation for the angles (3 per unit, the last unused by a joint of two):
+    a unit no joint tows at its Euler angles (roll, pitch, yaw); a towed unit turned from its
+    tow unit: by a ball joint through any rotation (Euler angles), by a joint rigid in pitch
+    (a fixed dolly's fifth wheel) about the tow unit's x, then its own z, which keeps the
+    joint's s = x_a . z_b at zero, by one with frame torsion about the tow unit's y (rock),
+    then its own z, which keeps the twist u = -z_b . y_a at zero (``engine.connection``)."""
+    R = [None] * len(kinds)
+    for u in sorted(range(len(kinds)), key=lambda u: _depth(model, kinds, u)):
+        a0, a1, a2 = angles[3 * u:3 * u + 3]
+        if kinds[u] == -1:
+            R[u] = _zyx(a0, a1, a2)
+            continue
+        c, n = kinds[u]
+        row = model.P_CONN[c]
+        Ra = R[int(row[L.C_TOW])]
+        if n == 3:
+            R[u] = Ra @ _zyx(a0, a1, a2)
+        elif row[L.C_KPITCH] > 0.0 or row[L.C_CPITCH] > 0.0:
+            R[u] = Ra @ _rot(0, a0) @ _rot(2, a1)
+        else:
+            R[u] = Ra @ _rot(1, a0) @ _rot(2, a1)
+    return R
+
+
+def _depth(model, kinds, u):
+    """How many joints lie between unit u and the unit at the head of its vehicle."""
+    d = 0
+    while kinds[u] != -1:
+        u = int(model.P_CONN[kinds[u][0], L.C_TOW])
+        d += 1
+    return d
+
+
+def _joint_state(sim, kinds, R, spin_free):
+    """The state with every unit at rotation R[u], lifted JOINT_LIFT above its start, still,
+    each towed unit placed with its joint's points together (a drawbar's a drawbar length
+    apart, behind the tow unit's hitch along the tow unit's heading), the wheels not spinning;
+    None where a unit's pitch is beyond JOINT_PITCH."""
+    from ..kinematics import zyx_angles
+    model = sim.model
+    y = np.array(sim.y, dtype=np.float64)
+    lay = L.StateLayout.of_model(model)
+    for w in range(lay.counts["wheel"]):
+        y[lay.at("wheel", w) + L.WOMEGA] = 0.0
+    for u in sorted(range(len(kinds)), key=lambda u: _depth(model, kinds, u)):
+        o = L.N_BODY * u
+        roll, pitch, yaw = zyx_angles(R[u])
+        if abs(pitch) > JOINT_PITCH:
+            return None
+        if kinds[u] == -1:
+            y[o + L.SZ] -= JOINT_LIFT
+        else:
+            row = model.P_CONN[kinds[u][0]]
+            a = int(row[L.C_TOW])
+            oa = L.N_BODY * a
+            pa = y[oa + L.SX:oa + L.SZ + 1] + R[a] @ row[[L.C_AX, L.C_AY, L.C_AZ]]
+            if row[L.C_DRAWBAR] > 0.0:
+                heading = R[a][:2, 0] / max(np.hypot(*R[a][:2, 0]), 1e-12)
+                pa = pa - row[L.C_DRAWBAR] * np.array([heading[0], heading[1], 0.0])
+            y[o + L.SX:o + L.SZ + 1] = pa - R[u] @ row[[L.C_BX, L.C_BY, L.C_BZ]]
+        y[o + L.SPHI], y[o + L.STHETA], y[o + L.SPSI] = roll, pitch, yaw
+        y[o + L.SATT] = 0.0
+        y[o + L.SU:o + L.SR + 1] = 0.0
+    return y
+
+
+def joint_step(sim) -> JointStep:
+    """The largest step of the event's integration method that resolves the stiffest mode of
+    the units on their joints at any attitude they can take (docs/equations.md, "The
+    integration method").
+
+    The check at the initial state sees the joints as the units stand there. A joint's modes
+    depend on the attitudes: a fixed dolly level under its trailer has its pitch held by the
+    fifth wheel's pitch joint, but rolled against the trailer the joint holds another axis and
+    the dolly pitches freely on the drawbar's damper, a mode twice as stiff (Eq. 117-118; the
+    step the start accepts then diverges in a tumble). So the units are lifted clear of the
+    road, their meshes' contacts left out (:func:`contact_step` bounds those), still, each
+    joint's points together, and turned through attitudes the joints allow
+    (:func:`_attitudes`: a low-discrepancy sample of JOINT_SAMPLES, the first level, then a
+    coordinate search from the stiffest); at each, the same linearisation as
+    :func:`stable_step` over the bodies (:func:`joint_free_states`)."""
+    model = sim.model
+    if model.P_CONN.shape[0] == 0:
+        return JointStep(math.inf, 0j, "")
+    PC = model.P_COLL.copy()
+    PC[:, L.CO_NV] = 0.0
+    PW = model.P_WCOLL.copy()
+    if PW.size:
+        PW[:, L.WC_NV] = 0.0
+    clear = model._replace(P_COLL=PC, P_WCOLL=PW)
+    free = joint_free_states(model)
+    kinds = _joint_kinds(model)
+    w = kernel_work(sim.y.size, free)
+    outputs = Outputs(*(np.zeros_like(a) for a in sim._outputs))
+    err = np.zeros(2, dtype=np.int64)
+    scratch = new_work(model)
+
+    def limit(angles):
+        y = _joint_state(sim, kinds, _attitudes(model, kinds, angles), free)
+        if y is None:
+            return math.inf, None
+        status = K.stable_step(y, sim._inputs, clear, outputs, err, scratch, *w.values())
+        out = w["out"]
+        if status != K.FOUND:
+            return math.inf, None
+        col = int(out[3])
+        return float(out[0]), (complex(out[1], out[2]), int(free[col]) if col >= 0 else -1, y)
+
+    n = 3 * len(kinds)
+    steps = [math.sqrt(p) % 1.0 for p in _PRIMES[:n]]
+    span = np.array([math.pi, JOINT_PITCH, math.pi] * len(kinds))
+    best = (math.inf, None, None)
+    for i in range(JOINT_SAMPLES):
+        angles = span * (2.0 * np.array([(0.5 + i * s) % 1.0 for s in steps]) - 1.0)
+        h, info = limit(angles)
+        if h < best[0]:
+            best = (h, info, angles)
+    if best[1] is None:
+        return JointStep(math.inf, 0j, "")
+    for step in JOINT_SEARCH:
+        for k in range(n):
+            for sign in (1.0, -1.0):
+                angles = best[2].copy()
+                angles[k] += sign * step
+                h, info = limit(angles)
+                if h < best[0]:
+                    best = (h, info, angles)
+    h, (lam, state, y), _ = best
+    attitudes = tuple(tuple(float(v) for v in y[L.N_BODY * u + L.SPHI:L.N_BODY * u + L.SPSI + 1])
+                      for u in range(len(kinds)))
+    return JointStep(h, lam, sim.state_names[state] if state >= 0 else "", attitudes)
+
+
+def joint_step_problem(sim, limit: JointStep, step) -> str:
+    """The refusal of a step beyond the joints' limit (``step``: the step, printed as given)."""
+    lam = limit.eigenvalue
+    where = "; ".join(f"{name} " + ", ".join(f"{math.degrees(a):.0f}" for a in angles)
+                      for name, angles in zip(sim.unit_names, limit.attitudes))
+    return (f"stepSize: a step <= {limit.h_max:.3g} s for this vehicle (got {step!r}): turned "
+            f"through the attitudes its joints allow, its units' stiffest mode on their joints, "
+            f"in {limit.state}, has the eigenvalue {lam.real:.4g}{lam.imag:+.4g}j 1/s (roll, "
+            f"pitch, yaw in degrees: {where}), and the {method_name(sim.model)} step is stable "
+            f"only up to h = {limit.h_max:.3g} s for it")

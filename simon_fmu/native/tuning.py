@@ -651,7 +651,7 @@ def tables(event, sim, catalogue) -> dict:
     from engine.setup.event import MIN_STEP_SIZE
     from engine.setup.footprint import overlap_tables
     from engine.setup.start_clear import FIELDS, overlap_templates, start_arguments
-    from engine.setup.stability import contact_step, kernel_work
+    from engine.setup.stability import contact_step, joint_step_problem, kernel_work
     from model_description.catalogue import ENUMERATIONS
     from simon_fmu.runtime.protocol import _accepts
     from .resources import texts
@@ -697,6 +697,11 @@ def tables(event, sim, catalogue) -> dict:
             messages.append(what)
     # the step-size check: the build's limit, and the kernel's arrays
     limit = sim.step_limit               # the simulation's check found it at this state
+    # the joints' limit at any attitude (no parameter changes it): its message around the step
+    joint, joint_text = sim.joint_limit, -1
+    if joint.h_max < math.inf:
+        joint_text = len(messages)
+        messages.extend(_split(joint_step_problem(sim, joint, _SENTINEL), _SENTINEL))
     free = np.asarray(limit.free, dtype=np.int64)
     state = int(free[limit.column]) if limit.column >= 0 else -1
     # the arrays the rows write (each a float64 array of the kernels' arguments), renumbered
@@ -712,7 +717,7 @@ def tables(event, sim, catalogue) -> dict:
         "tune.texts": texts(messages),
         "tune.speed": np.array(speed_rows, np.float64).reshape(-1, 3),
         "tune.stable": np.array([limit.h_max, limit.eigenvalue.real, limit.eigenvalue.imag,
-                                 float(state), MIN_STEP_SIZE]),
+                                 float(state), MIN_STEP_SIZE, joint.h_max, joint_text]),
         "tune.reasons": texts(reasons.get(v.name, "") for v in catalogue),
         "tune.launch": found.launch,
         "tune.towed": np.array([found.towed], np.int64),

@@ -38,8 +38,11 @@ enum { PHASE_INSTANTIATED, PHASE_INIT, PHASE_STEP, PHASE_TERMINATED };
 /* a parameter's kind and an effect row's operation (simon_fmu/native/tuning.py) */
 enum { K_FIXED = 0, K_TUNABLE, K_STEP, K_ZERO_ONLY };
 enum { OP_DIV = 0, OP_MUL, OP_ADD, OP_ITEM };
-/* tune.stable: the build's limit of the step size (engine.setup.stability.stable_step) */
-enum { S_HMAX = 0, S_RE, S_IM, S_STATE, S_MIN_STEP };
+/* tune.stable: the build's limit of the step size (engine.setup.stability.stable_step), the
+   least step the engine accepts, the limit of the units on their joints at any attitude
+   (engine.setup.stability.joint_step, a constant of the event) and the index in tune.texts of
+   its message's text before the step (the text after it follows), -1 when it has none */
+enum { S_HMAX = 0, S_RE, S_IM, S_STATE, S_MIN_STEP, S_JOINT, S_JOINT_TEXT, S_COUNT };
 #define SN_MAX_TARGETS 64
 /* the longest message of the set-up (every refused parameter of many vehicles, named): the
    development FMU's have no limit; 64 KB holds those of some sixty vehicles */
@@ -675,7 +678,10 @@ static const char *bind(sn_instance *c)
             || find(c, "pre.Y.y_tire")->ndim != 2 || find(c, "pre.vn")->ndim != 2
             || c->apart[5]->nitems != c->napart_heads || c->apart[3]->shape[0] != c->napart_quoted
             || find(c, "var.value")->nitems != c->nvars || find(c, "tune.kind")->nitems != c->nvars
-            || find(c, "tune.stable")->nitems != S_MIN_STEP + 1) {
+            || find(c, "tune.stable")->nitems != S_COUNT
+            || !(c->tune_stable[S_JOINT_TEXT] == -1.0 ? !(c->tune_stable[S_JOINT] < INFINITY)
+                 : c->tune_stable[S_JOINT_TEXT] >= 0.0
+                   && c->tune_stable[S_JOINT_TEXT] + 1.0 < (double)ntx)) {
         snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
         return why;
     }
@@ -974,10 +980,18 @@ static int check_step(sn_instance *c, int moved, char *why, size_t size)
         im = out[2];
         state = col >= 0 && col < nfree ? free_[col] : -1;
     }
-    if (c->step <= h_max)
-        return 0;
     char got[40];
     py_repr(got, sizeof got, c->step);
+    if (c->step <= h_max) {
+        /* engine.Simulation._check_joint_step: the joints' limit at any attitude, a constant
+           of the event (its message the build's, around the step as Python prints it) */
+        if (c->step <= c->tune_stable[S_JOINT])
+            return 0;
+        int64_t k = (int64_t)c->tune_stable[S_JOINT_TEXT];
+        snprintf(why, size, "the parameters are not accepted: %s%s%s", c->tune_texts[k], got,
+                 c->tune_texts[k + 1]);
+        return 1;
+    }
     snprintf(why, size, "the parameters are not accepted: stepSize: a step <= %.3g s for this "
              "vehicle (got %s): its stiffest mode, in %s, has the eigenvalue %.4g%+.4gj 1/s at the "
              "initial state, and the %s step is stable only up to h = %.3g s "
