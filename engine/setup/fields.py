@@ -11,7 +11,9 @@ import math
 import re
 
 from ..aerodynamics import AERO_NAMES
-from ..layout import MAX_DIFF_GEARS, MAX_GEARS, MAX_TIRE_TESTS
+from typing import NamedTuple
+
+from ..layout import INTEGRATOR_RK2, INTEGRATOR_RK4, MAX_DIFF_GEARS, MAX_GEARS, MAX_TIRE_TESTS
 from .meshes import MAX_COORDINATE
 from .schema import Field as F, check_object
 from .vehicle_classes import (CLASSES as VEHICLE_CLASSES, HEAVY_CLASS, LIGHT_CLASS, LIGHT_VEHICLE_MASS,
@@ -33,10 +35,21 @@ MAX_DEPTH = 32
 #: constant is engine.tire.TAU_MIN = 1 ms: the 4th-order Runge-Kutta step's reaches
 #: z >= -2.785 (2 ms = 0.72 x 2.785 ms), Heun's z >= -2 (1.4 ms = 0.7 x 2 ms).
 #: engine.setup.stability checks each vehicle's own modes at its initial state on top of this
-MAX_STEP_SIZES = {"rk4": 0.002, "rk2": 0.0014}
-MIN_STEP_SIZE, MAX_STEP_SIZE = 1e-6, MAX_STEP_SIZES["rk4"]
+class Method(NamedTuple):
+    """An integration method of simulation.integrator: its code in the packed environment
+    (``engine.layout.INTEGRATOR_*``, read by ``engine.integrator``), its largest step (s) and
+    its name in messages."""
+    code: int
+    max_step: float
+    title: str
+
+
 #: simulation.integrator: the integration methods (engine.integrator), the default first
-INTEGRATORS = tuple(MAX_STEP_SIZES)
+METHODS = {"rk4": Method(INTEGRATOR_RK4, 0.002, "4th-order Runge-Kutta"),
+           "rk2": Method(INTEGRATOR_RK2, 0.0014, "2nd-order Runge-Kutta (Heun)")}
+MAX_STEP_SIZES = {name: m.max_step for name, m in METHODS.items()}
+MIN_STEP_SIZE, MAX_STEP_SIZE = 1e-6, MAX_STEP_SIZES["rk4"]
+INTEGRATORS = tuple(METHODS)
 # The range of the engine's arithmetic, wide beyond any road vehicle: within it products of
 # forces and lever arms stay finite and positions resolve the tire deflection (m, m, K, Pa)
 LENGTH_RANGE = 100.0       # a dimension, axle position, tire radius or CG height

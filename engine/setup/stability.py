@@ -45,6 +45,7 @@ import numpy as np
 from .. import layout as L
 from .. import stability as K
 from ..layout import Outputs, new_work
+from .fields import METHODS
 
 
 class StableStep(NamedTuple):
@@ -59,8 +60,7 @@ class StableStep(NamedTuple):
 
 
 #: the integration methods' names in messages, by ``layout.INTEGRATOR_*``
-METHOD_NAMES = {L.INTEGRATOR_RK4: "4th-order Runge-Kutta",
-                L.INTEGRATOR_RK2: "2nd-order Runge-Kutta (Heun)"}
+METHOD_NAMES = {m.code: m.title for m in METHODS.values()}
 
 
 def method_of(model) -> int:

@@ -9,6 +9,7 @@ import numpy as np
 
 from ... import layout as L
 from ...hydroplaning import MODELS
+from ..fields import INTEGRATORS, METHODS
 
 #: the engine's terrain source of each event terrain type: an OpenCRG road is triangulated at load
 #: (engine.setup.terrain_crg), so the engine looks it up as a mesh
@@ -18,8 +19,6 @@ TERRAIN_TYPES = {"flat": L.TERRAIN_FLAT, "mesh": L.TERRAIN_MESH, "crg": L.TERRAI
 
 #: simulation.tire_limit's codes (engine.layout.TIRE_LIMIT_*)
 TIRE_LIMITS = {"wheel": L.TIRE_LIMIT_WHEEL, "stop": L.TIRE_LIMIT_STOP}
-#: simulation.integrator's codes (engine.layout.INTEGRATOR_*)
-INTEGRATORS = {"rk4": L.INTEGRATOR_RK4, "rk2": L.INTEGRATOR_RK2}
 
 
 def pack_environment(data, friction_multiplier, rho, terrain_top, layout):
@@ -43,7 +42,7 @@ def pack_environment(data, friction_multiplier, rho, terrain_top, layout):
     P_ENV[L.E_HYDRO] = MODELS[sim.hydroplaning or "off"]
     P_ENV[L.E_AIR_T] = env.air_temperature
     P_ENV[L.E_TIRE_LIMIT] = TIRE_LIMITS[sim.tire_limit or "wheel"]
-    P_ENV[L.E_INTEGRATOR] = INTEGRATORS[sim.integrator or "rk4"]
+    P_ENV[L.E_INTEGRATOR] = METHODS[sim.integrator or INTEGRATORS[0]].code
     return P_ENV
 
 
