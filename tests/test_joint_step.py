@@ -1,5 +1,5 @@
 """The step-size check covers the joints at every attitude (engine.setup.stability.joint_step,
-docs/equations.md, "The integration method").
+docs/equations.md, "The integration step and its stability").
 
 A fixed-dolly double starts with its dolly's pitch held by the fifth wheel's pitch joint, and
 its stiffest mode there asks for 2.7 ms (RK4). Rolled in a tumble, the joint holds another

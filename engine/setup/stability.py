@@ -376,7 +376,7 @@ def _joint_state(sim, kinds, R, spin_free):
 def joint_step(sim) -> JointStep:
     """The largest step of the event's integration method that resolves the stiffest mode of
     the units on their joints at any attitude they can take (docs/equations.md, "The
-    integration method").
+    integration step and its stability").
 
     The check at the initial state sees the joints as the units stand there. A joint's modes
     depend on the attitudes: a fixed dolly level under its trailer has its pitch held by the
