@@ -102,6 +102,16 @@ def friction_moment(mu, fz, radius, null_band, rate):
 
 
 @njit
+def _relative_rate(y, F, a, b, gx, gy, gz):
+    """g . (omega_b - omega_a): the rate of a joint coordinate whose gradient in b's rotation
+    (minus that in a's) is the earth-fixed g, from the two units' body rates."""
+    oa, ob = N_BODY * a, N_BODY * b
+    wax, way, waz = _earth(F, a, y[oa + SP], y[oa + SQ], y[oa + SR])
+    wbx, wby, wbz = _earth(F, b, y[ob + SP], y[ob + SQ], y[ob + SR])
+    return gx * (wbx - wax) + gy * (wby - way) + gz * (wbz - waz)
+
+
+@njit
 def frame_torsion(y, F, a, b, k, c):
     """Eq. 127, frame torsion: the earth-fixed moment on the towed unit b (the tow unit a gets
     its opposite) of a torsion spring k and damper c across the joint.
@@ -129,10 +139,7 @@ def frame_torsion(y, F, a, b, k, c):
     zbx, zby, zbz = _earth(F, b, 0.0, 0.0, 1.0)
     u = -(zbx * yax + zby * yay + zbz * yaz)
     gx, gy, gz = cross(yax, yay, yaz, zbx, zby, zbz)
-    oa, ob = N_BODY * a, N_BODY * b
-    wax, way, waz = _earth(F, a, y[oa + SP], y[oa + SQ], y[oa + SR])
-    wbx, wby, wbz = _earth(F, b, y[ob + SP], y[ob + SQ], y[ob + SR])
-    rate = gx * (wbx - wax) + gy * (wby - way) + gz * (wbz - waz)
+    rate = _relative_rate(y, F, a, b, gx, gy, gz)
     m = -(k * u + c * rate)
     return m * gx, m * gy, m * gz
 
@@ -155,10 +162,7 @@ def pitch_joint(y, F, a, b, k, c, m0):
     zbx, zby, zbz = _earth(F, b, 0.0, 0.0, 1.0)
     s = xax * zbx + xay * zby + xaz * zbz
     hx, hy, hz = cross(zbx, zby, zbz, xax, xay, xaz)
-    oa, ob = N_BODY * a, N_BODY * b
-    wax, way, waz = _earth(F, a, y[oa + SP], y[oa + SQ], y[oa + SR])
-    wbx, wby, wbz = _earth(F, b, y[ob + SP], y[ob + SQ], y[ob + SR])
-    rate = hx * (wbx - wax) + hy * (wby - way) + hz * (wbz - waz)
+    rate = _relative_rate(y, F, a, b, hx, hy, hz)
     m = m0 - k * s - c * rate
     return m * hx, m * hy, m * hz
 

@@ -5,7 +5,9 @@ Each unit is turned into the least-squares plane through the terrain under its w
 and pitch from the plane's normal at the unit's yaw; three passes, because the wheels' XY move
 as it turns) with its CG at its static height above that plane along the normal; a towed unit
 is then moved onto its tow unit's hitch point, a full trailer's king pin to its drawbar length
-behind it (docs/equations.md, "Start on the terrain").
+behind it (docs/equations.md, "Start on the terrain"). Two units joined rigid in pitch (a
+fixed dolly and the trailer on its fifth wheel) stand in one plane, through the wheels of
+both: their pitch joint then starts unstrained.
 A kernel over the packed model and scratch the caller passes, so that the set-up
 (``engine.setup.settle``) and code that runs without Python take the same steps; the plane is
 :func:`engine.least_squares.least_squares`'s.
@@ -14,8 +16,9 @@ import math
 
 from .jit import njit
 from .kinematics import euler_trig, rotation_vehicle_to_earth, to_earth
-from .layout import (C_AX, C_AY, C_AZ, C_BX, C_BY, C_BZ, C_DRAWBAR, C_TOW, C_TOWED, N_BODY,
-                     SPHI, SPSI, STHETA, SX, SY, SZ, U_CGH, U_NWHEELS, U_WHEEL0, W_X, W_Y0)
+from .layout import (C_AX, C_AY, C_AZ, C_BX, C_BY, C_BZ, C_CPITCH, C_DRAWBAR, C_KPITCH, C_TOW,
+                     C_TOWED, N_BODY, SPHI, SPSI, STHETA, SX, SY, SZ, U_CGH, U_NWHEELS, U_WHEEL0,
+                     W_X, W_Y0)
 from .least_squares import least_squares
 from .terrain import surface
 
@@ -24,32 +27,67 @@ SETTLE_PASSES = 3
 
 
 @njit
+def pitch_partner(P, u):
+    """The unit joined to unit u by a joint rigid in pitch (a fixed dolly's fifth wheel), or
+    -1."""
+    C = P.P_CONN
+    for c in range(C.shape[0]):
+        if C[c, C_KPITCH] > 0.0 or C[c, C_CPITCH] > 0.0:
+            a, b = int(C[c, C_TOW]), int(C[c, C_TOWED])
+            if a == u:
+                return b
+            if b == u:
+                return a
+    return -1
+
+
+@njit
+def _feet(y, P, u_wheel, R, A, b, v, phi, theta, fault, row):
+    """Rows ``row`` on of the plane's system (A, b): the terrain under unit v's wheels, the unit
+    turned by (phi, theta) at its own yaw. Returns the next row, or -1 - w for a wheel w whose
+    foot found no road (its earth X, Y into fault[0:2])."""
+    P_UNIT, P_WHEEL = P.P_UNIT, P.P_WHEEL
+    o = N_BODY * v
+    X, Y = y[o + SX], y[o + SY]
+    h = P_UNIT[v, U_CGH]
+    rotation_vehicle_to_earth(*euler_trig(phi, theta, y[o + SPSI]), R)
+    w0 = int(P_UNIT[v, U_WHEEL0])
+    for j in range(int(P_UNIT[v, U_NWHEELS])):
+        w = w0 + j
+        fx, fy, _ = to_earth(R, P_WHEEL[w, W_X], P_WHEEL[w, W_Y0], h)
+        px, py = X + fx, Y + fy
+        found, z, _, _, _, _, _, _ = surface(P, u_wheel, w, px, py, px, py)
+        if not found:
+            fault[0], fault[1] = px, py
+            return -1 - w
+        A[row, 0], A[row, 1], A[row, 2] = 1.0, px, py
+        b[row] = z
+        row += 1
+    return row
+
+
+@njit
 def settle_on_terrain(y, P, u_wheel, R, A, b, x, perm, tau, rz, xp, fault):
     """Every unit of the state y on the terrain (module docstring); ``u_wheel``: the wheel
-    inputs (an external road's). Scratch: R (3, 3), A (most wheels of a unit, 3), b (most
-    wheels), x, tau, rz, xp (3), perm (3 int64). Returns -1, or the wheel whose foot found no
-    road (its earth X, Y into fault[0:2]), the units from it on left unsettled."""
-    P_UNIT, P_WHEEL = P.P_UNIT, P.P_WHEEL
+    inputs (an external road's). Scratch: R (3, 3), A (most wheels of a unit, or of two units
+    joined rigid in pitch, 3), b (as many), x, tau, rz, xp (3), perm (3 int64). Returns -1, or
+    the wheel whose foot found no road (its earth X, Y into fault[0:2]), the units from it on
+    left unsettled."""
+    P_UNIT = P.P_UNIT
     for u in range(P_UNIT.shape[0]):
         o = N_BODY * u
         X, Y, yaw = y[o + SX], y[o + SY], y[o + SPSI]
         h = P_UNIT[u, U_CGH]
-        w0, n = int(P_UNIT[u, U_WHEEL0]), int(P_UNIT[u, U_NWHEELS])
+        partner = pitch_partner(P, u)
         phi = theta = 0.0
         n0 = n1 = d = 0.0
         n2 = 1.0
         for _ in range(SETTLE_PASSES):
-            rotation_vehicle_to_earth(*euler_trig(phi, theta, yaw), R)
-            for j in range(n):
-                w = w0 + j
-                fx, fy, _ = to_earth(R, P_WHEEL[w, W_X], P_WHEEL[w, W_Y0], h)
-                px, py = X + fx, Y + fy
-                found, z, _, _, _, _, _, _ = surface(P, u_wheel, w, px, py, px, py)
-                if not found:
-                    fault[0], fault[1] = px, py
-                    return w
-                A[j, 0], A[j, 1], A[j, 2] = 1.0, px, py
-                b[j] = z
+            n = _feet(y, P, u_wheel, R, A, b, u, phi, theta, fault, 0)
+            if n >= 0 and partner >= 0:
+                n = _feet(y, P, u_wheel, R, A, b, partner, phi, theta, fault, n)
+            if n < 0:
+                return -1 - n
             # the plane z = a + b X + c Y, its downward unit normal n and n.P = d
             least_squares(A, n, 3, b, x, perm, tau, rz, xp)
             m = math.sqrt(1.0 + x[1] * x[1] + x[2] * x[2])

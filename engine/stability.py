@@ -111,13 +111,6 @@ def rk4_limit(re, im):
 
 
 @njit
-def rk2_limit(re, im):
-    """The largest h > 0 at which RK2 resolves the mode lam = re + i im (:func:`rk2_resolves`)
-    along its ray (re <= 0)."""
-    return step_limit(re, im, INTEGRATOR_RK2)
-
-
-@njit
 def jacobian(y, U, P, Y, err, W, free, base, shifted, J):
     """J[:n, :n] = d(y')/dy over the states ``free`` (n of them) at y, by forward differences
     of ``integrator.record`` (y is restored; Y, err and W are written), with the steering mode

@@ -171,6 +171,19 @@ def double(folder):
             lambda r: max(np.abs(r["trailer2.yaw"])) > 0.01)
 
 
+def fixed_dolly_rough(folder):
+    """engine/data/double-fixed-dolly.json on a 5 cm sine road of 3 m wavelength: the dolly and
+    the trailer on its fifth wheel, rigid in pitch, start in one plane with their pitch solved
+    (engine.settle, engine.setup.settle)."""
+    crg = grid_crg(folder / "sine.crg", lambda u, v: 0.05 * np.sin(2.0 * np.pi * u / 3.0),
+                   (0.0, 200.0), (-8.0, 8.0), (2000, 32))
+    data = json.loads((DATA / "double-fixed-dolly.json").read_text())
+    data["units"][0]["initial"]["speed"] = 15.0
+    data["environment"]["terrain"] = {"type": "crg", "file": str(crg), "origin": [-60.0, 0.0, 0.0]}
+    return (data, SHORT_STEPS, _lane_change("tractor", 8, 2.0, start=0.2),
+            lambda r: max(np.abs(r["trailer2.yaw"])) > 0.01 and np.ptp(r["dolly.pitch"]) > 0.002)
+
+
 def full_trailer(folder):
     """engine/data/truck-full-trailer.json: a truck and a full trailer whose front axle is on a
     turntable steered by its drawbar."""
@@ -239,7 +252,8 @@ def heun(folder):
 
 SCENARIOS = {f.__name__.replace("_", "-"): f for f in
              (truck, two_cars, mesh_road, crg_road, barrier, external_road, steering_torque,
-              steering_autostart, double, full_trailer, wet_mesh, friction_tables, heun)}
+              steering_autostart, double, fixed_dolly_rough, full_trailer, wet_mesh,
+              friction_tables, heun)}
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from .. import layout as L
 from .errors import EventError
 from ..jit import compiled_entry
 from ..preload import EQUILIBRIUM_REST, PRELOAD_NOT_FINITE, preload_lateral as preload_kernel
-from ..settle import settle_on_terrain as settle_kernel
+from ..settle import pitch_partner, settle_on_terrain as settle_kernel
 from ..signals import INPUT_LIMITS
 
 
@@ -62,7 +62,10 @@ SETTLE_ARGS = ("y", "P", "u_wheel", "R", "A", "b", "x", "perm", "tau", "rz", "xp
 def settle_arguments(model, u_wheel) -> tuple:
     """The arguments after the state of the kernel :func:`engine.settle.settle_on_terrain`
     (:data:`SETTLE_ARGS`): the model, the wheel inputs and the kernel's scratch."""
-    most = max(int(k) for k in model.P_UNIT[:, L.U_NWHEELS])
+    wheels = [int(k) for k in model.P_UNIT[:, L.U_NWHEELS]]
+    # two units joined rigid in pitch stand in one plane through the wheels of both
+    most = max(wheels[u] + (wheels[pitch_partner(model, u)] if pitch_partner(model, u) >= 0
+                            else 0) for u in range(len(wheels)))
     return (model, np.array(u_wheel, dtype=np.float64), np.zeros((3, 3)), np.zeros((most, 3)),
             np.zeros(most), np.zeros(3), np.zeros(3, dtype=np.int64), np.zeros(3), np.zeros(3),
             np.zeros(3), np.zeros(2))
@@ -159,6 +162,14 @@ def preload_arguments(model, tire_loads, u_wheel, pitch, wheel_dz=None) -> tuple
     unknowns = [lay.at("body", u) + k for u in range(nu) for k in body]
     residuals = [(lay.at("body", u) + k, -1) for u in range(nu) for k in rates]
     owner = [lead[u] for u in range(nu) for _ in body]
+    if not pitch:
+        # two units joined rigid in pitch (a fixed dolly and its trailer) stand in one plane
+        # (engine.settle): their pitch, which the joint holds together, is solved as well
+        for u in range(nu):
+            if pitch_partner(model, u) >= 0:
+                unknowns.append(lay.at("body", u) + L.STHETA)
+                residuals.append((lay.at("body", u) + L.SQ, -1))
+                owner.append(lead[u])
     for w in range(nw):
         if P_WHEEL[w, L.W_SOLID] < 0:
             unknowns.append(wb + L.N_WHEEL_STATE * w + L.WZ)
