@@ -38,10 +38,10 @@ _HEADER = struct.Struct("<8sIIQQ")
 #: a serialised FMU state of a native FMU (simon_native.c, ``sn_state_header``, in the byte
 #: order of the platform that wrote it): magic, its size in bytes, its checksum, the clocks
 #: (start, communication, time, grid), the grid's steps, phase, failed, the last step's status,
-#: the step, the failure text;
+#: the step, the failure text, the GUID of the FMU whose state it is;
 #: then the arrays an FMU state holds, in the resources file's order, ``y`` first
 STATE_MAGIC = b"SIMONSTA"
-_STATE_HEADER = struct.Struct("=8sQQ4d4qd1024s")
+_STATE_HEADER = struct.Struct("=8sQQ4d4qd1024s128s")
 
 
 def _pad(n: int) -> bytes:

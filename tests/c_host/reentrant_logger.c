@@ -5,7 +5,7 @@
  * call made from inside the logger without delivering anything again, and answer the outer
  * call's own status.
  *
- * Usage: reentrant_logger FOLDER MODEL_IDENTIFIER GUID VR_READ VR_NAN MODE
+ * Usage: reentrant_logger FOLDER MODEL_IDENTIFIER GUID VR_READ VR_NAN MODE [VR_INIT VALUE]
  *
  *   FOLDER   an extracted FMU
  *   VR_READ  the Real the logger reads (an output)
@@ -13,6 +13,9 @@
  *   MODE     "always": the logger calls fmi2GetReal for every message, also for those of the
  *            calls it makes itself; "guarded": only for messages that do not come from inside
  *            its own call
+ *   VR_INIT VALUE  a Real parameter set to VALUE in initialisation mode, one the FMU refuses:
+ *            fmi2ExitInitializationMode logs the refusal, and every read from the logger is
+ *            refused with a message of its own (the instance then is freed at once)
  *
  * It instantiates with loggingOn, steps three times, sets VR_READ's input to NaN and steps
  * again, reads fmi2LastSuccessfulTime, frees the instance. stdout, one line each:
@@ -90,9 +93,10 @@ static void *symbol(const char *name)
 
 int main(int argc, char **argv)
 {
-    if (argc != 7 || (strcmp(argv[6], "always") != 0 && strcmp(argv[6], "guarded") != 0)) {
-        fprintf(stderr, "usage: %s FOLDER MODEL_IDENTIFIER GUID VR_READ VR_NAN always|guarded\n",
-                argv[0]);
+    if ((argc != 7 && argc != 9)
+            || (strcmp(argv[6], "always") != 0 && strcmp(argv[6], "guarded") != 0)) {
+        fprintf(stderr, "usage: %s FOLDER MODEL_IDENTIFIER GUID VR_READ VR_NAN always|guarded "
+                "[VR_INIT VALUE]\n", argv[0]);
         return 1;
     }
     char library[PATH_MAX + 128], resources[PATH_MAX + 64];
@@ -127,6 +131,17 @@ int main(int argc, char **argv)
     component = c;
     printf("setup %d\n", fmi2SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0));
     printf("enter %d\n", fmi2EnterInitializationMode(c));
+    if (argc == 9) {
+        fmi2ValueReference vr_init = (fmi2ValueReference)strtoul(argv[7], NULL, 10);
+        fmi2Real value = strtod(argv[8], NULL);
+        printf("set-init %d\n", fmi2SetReal(c, &vr_init, 1, &value));
+        printf("exit %d\n", fmi2ExitInitializationMode(c));
+        component = NULL;
+        fmi2FreeInstance(c);
+        printf("survived\n");
+        fflush(stdout);
+        return 0;
+    }
     printf("exit %d\n", fmi2ExitInitializationMode(c));
     double t = 0.0, h = 0.01;
     for (int i = 0; i < 3; i++) {

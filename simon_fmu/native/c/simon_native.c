@@ -17,9 +17,18 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+/* KERNEL32's, declared here: windows.h would bring names (bind, ...) of its own */
+__declspec(dllimport) unsigned long __stdcall GetCurrentThreadId(void);
+__declspec(dllimport) int __stdcall SwitchToThread(void);
+#else
+#include <pthread.h>
+#include <sched.h>
+#endif
 
 #include "fmi2Functions.h"
 #include "simon_native.h"
@@ -154,6 +163,14 @@ typedef struct {
     int failed;                         /* the slave's failure: later steps are refused */
     char failure[SN_MESSAGE];
     char msg[4096];                     /* say()'s text; a longer one is allocated */
+    int in_logger;                      /* say() is in the host's logger */
+    /* one call at a time (the live instances, below): the thread in a call (0: none), how
+       deep (a logger calling back from it), the calls in or waiting for one, and whether
+       fmi2FreeInstance has taken the instance out of the registry */
+    uintptr_t owner;
+    unsigned depth, users;
+    int retired;
+    char state_why[256];                /* state_problem's text naming two GUIDs */
 } sn_instance;
 
 /* ------------------------------------------------------------------ messages */
@@ -211,7 +228,10 @@ static int category_on(const sn_instance *c, const char *category)
 
 static void say(sn_instance *c, fmi2Status status, const char *category, const char *fmt, ...)
 {
-    if (c == NULL || c->cb.logger == NULL)
+    /* a message of a call the host's logger makes back into the instance is not passed to
+       the logger: it would call back again, without end (and write over the text the outer
+       call's logger is still reading) */
+    if (c == NULL || c->cb.logger == NULL || c->in_logger)
         return;
     if (status < fmi2Error && !category_on(c, category))
         return;
@@ -229,7 +249,9 @@ static void say(sn_instance *c, fmi2Status status, const char *category, const c
     }
     va_end(again);
     /* the logger takes a printf format: pass the text as an argument */
+    c->in_logger = 1;
     c->cb.logger(c->cb.componentEnvironment, c->name, status, category, "%s", text);
+    c->in_logger = 0;
     free(longer);
 }
 
@@ -254,8 +276,9 @@ static uint64_t fnv1a64(const unsigned char *p, size_t n)
    here and not freed since: a second fmi2FreeInstance, a call on a freed instance or a pointer
    that never was one is refused with fmi2Error without touching its memory (a mark in the
    instance could not do that: reading freed memory is undefined behaviour). The lock is a
-   spin lock of the compiler's atomic builtins, so the library depends on no thread library;
-   it is held for a scan of a short list, never across a call. */
+   spin lock of the compiler's atomic builtins, so the library depends on no thread library
+   (the calls' lock below asks only the C library's pthread_self, or on Windows KERNEL32's
+   GetCurrentThreadId); it is held for a scan of a short list, never across a call. */
 
 typedef struct { void *p; void *owner; } sn_entry;   /* owner: NULL for an instance */
 static sn_entry *registry;
@@ -325,11 +348,108 @@ static void not_live(void *comp, const char *function)
             "already, or never instantiated); refused with fmi2Error\n", function, comp);
 }
 
-/* comp as a live instance, or NULL with the refusal written to stderr (no logger to say it
-   with: the instance is not one). */
+/* One call at a time on an instance. FMI 2.0 forbids concurrent calls on one instance; a host
+   that makes them anyway (or frees an instance while another thread steps it) gets them one
+   after the other, as the development FMU's library does. The lock is the instance's owner,
+   the calling thread's identity set by an atomic compare-and-swap; the thread that holds it
+   may call again (a logger calling back into the instance), and a thread that finds it held
+   yields until it is free. An uncontended call takes it without a system call. `users`
+   (under the registry's lock) counts the calls in or waiting for one, so that
+   fmi2FreeInstance frees the memory only after every call that waited has seen that the
+   instance is gone. */
+static uintptr_t thread_id(void)
+{
+#ifdef _WIN32
+    return (uintptr_t)GetCurrentThreadId() + 1u;
+#else
+    return (uintptr_t)pthread_self();
+#endif
+}
+
+static void yield_thread(void)
+{
+#ifdef _WIN32
+    SwitchToThread();
+#else
+    sched_yield();
+#endif
+}
+
+static void lock_calls(sn_instance *c)
+{
+    uintptr_t me = thread_id();
+    if (__atomic_load_n(&c->owner, __ATOMIC_ACQUIRE) == me) {
+        c->depth++;
+        return;
+    }
+    uintptr_t none = 0;
+    while (!__atomic_compare_exchange_n(&c->owner, &none, me, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+        none = 0;
+        yield_thread();
+    }
+    c->depth = 1;
+}
+
+static void unlock_calls(sn_instance *c)
+{
+    if (--c->depth == 0)
+        __atomic_store_n(&c->owner, (uintptr_t)0, __ATOMIC_RELEASE);
+}
+
+/* one call less in or waiting for c */
+static void leave(sn_instance *c)
+{
+    lock_registry();
+    c->users--;
+    unlock_registry();
+}
+
+/* comp as a live instance, its calls' lock taken (waited for), or NULL with the refusal
+   written to stderr (no logger to say it with: the instance is not one, or was freed while
+   this call waited). Every acquire that answers an instance is matched by release_call. */
+static sn_instance *acquire(void *comp, const char *function)
+{
+    sn_instance *c = (sn_instance *)comp;
+    int found = 0;
+    lock_registry();
+    for (size_t i = 0; c != NULL && i < n_registry && !found; i++)
+        found = registry[i].p == comp && registry[i].owner == NULL;
+    if (found)
+        c->users++;
+    unlock_registry();
+    if (!found) {
+        not_live(comp, function);
+        return NULL;
+    }
+    lock_calls(c);
+    if (c->retired) {                   /* freed while this call waited */
+        unlock_calls(c);
+        leave(c);
+        not_live(comp, function);
+        return NULL;
+    }
+    return c;
+}
+
+static void release_call(sn_instance *c)
+{
+    unlock_calls(c);
+    leave(c);
+}
+
+static void leave_call(sn_instance **held)
+{
+    if (*held != NULL)
+        release_call(*held);
+}
+
+/* comp as a live instance for the rest of the entry point, its calls' lock held until the
+   entry point returns (the cleanup of c_held), or a return of `failure`. */
 #define LIVE(c, comp, function, failure) \
-    sn_instance *c = (sn_instance *)(comp); \
-    if (c == NULL || !registered(c, NULL, 0)) { not_live(comp, function); return failure; }
+    sn_instance *c = acquire((comp), (function)); \
+    sn_instance *c##_held __attribute__((cleanup(leave_call))) = c; \
+    if (c == NULL) return failure;
 
 static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
@@ -579,11 +699,19 @@ static const char *bind(sn_instance *c)
     c->err = find(c, "err")->data;
     c->fault = find(c, "W.fault")->data;
     sn_array *t = find(c, "var.table");
+    if (t->dtype != 2 || t->ndim != 2 || t->shape[1] != 5) {
+        snprintf(why, sizeof why, "the resources' variable table is inconsistent");
+        return why;
+    }
     c->var_table = (const int64_t *)t->init;
     c->nvars = (int)t->shape[0];
     c->var_value = (const double *)find(c, "var.value")->init;
     int n;
     c->var_names = strings(find(c, "var.names"), &n);
+    if (c->var_names != NULL && n != c->nvars) {
+        snprintf(why, sizeof why, "the resources' variable table is inconsistent");
+        return why;
+    }
     sn_array *lo = find(c, "in.lo");
     c->in_lo = (const double *)lo->init;
     c->nin = (int)lo->nitems;
@@ -714,15 +842,18 @@ static const char *bind(sn_instance *c)
             return why;
         }
     /* an FMU state holds every array that changes: the kernels' state, inputs, outputs and
-       scratch, the slave's inputs, the parameters' values, and the packed parameters that a
-       parameter writes */
+       scratch, the slave's inputs, the parameters' values, the set-up's copies of the wheel
+       inputs, and the packed parameters that a parameter writes */
     for (int i = 0; i < c->narrays; i++) {
         const char *n = c->arrays[i].name;
         c->mutable_[i] = strcmp(n, "y") == 0 || strcmp(n, "work") == 0 || strcmp(n, "dy") == 0 ||
             strcmp(n, "err") == 0 || strncmp(n, "U.", 2) == 0 || strncmp(n, "Y.", 2) == 0 ||
             strncmp(n, "W.", 2) == 0 || strcmp(n, "in.u_unit") == 0 ||
             strcmp(n, "in.u_wheel") == 0 || strcmp(n, "in.u_env") == 0 ||
-            strcmp(n, "var.value") == 0;
+            strcmp(n, "var.value") == 0 ||
+            /* the set-up's copies of the wheel inputs (take_wheel_inputs): a read in
+               initialisation mode runs the set-up and puts back what it changed */
+            strcmp(n, "settle.u_wheel") == 0 || strcmp(n, "pre.U.u_wheel") == 0;
     }
     for (int r = 0; r < c->ntune_rows; r++)
         c->mutable_[c->tune_target[(int64_t)c->tune_rows[6 * r + 1]] - c->arrays] = 1;
@@ -740,6 +871,25 @@ static const char *bind(sn_instance *c)
             snprintf(why, sizeof why, "the resources' tables are inconsistent");
             return why;
         }
+    /* every variable's row names a value inside the array it reads and writes (type,
+       causality, source and slot, var() and get_value) */
+    for (int64_t vr = 0; vr < c->nvars; vr++) {
+        const int64_t *t = c->var_table + 5 * vr;
+        int64_t source = t[3], slot = t[4], items = -1;
+        if (source >= 0 && source < 3)
+            items = c->shadow[source]->nitems;
+        else if (source >= 3 && source < 9)
+            items = c->out[source - 3]->nitems;
+        else if (source == S_PARAMETER || source == S_CALCULATED)
+            items = 1;
+        if (t[0] < 0 || t[0] >= c->nvars || t[1] < T_REAL || t[1] > T_BOOLEAN
+                || t[2] < C_PARAMETER || t[2] > C_OUTPUT || items < 0
+                || ((source < 9) && (slot < 0 || slot >= items))) {
+            snprintf(why, sizeof why, "the resources' variable table is inconsistent "
+                     "(value reference %lld)", (long long)vr);
+            return why;
+        }
+    }
     c->whole_at = calloc((size_t)c->nin + 1, sizeof *c->whole_at);
     if (c->whole_at == NULL) {
         snprintf(why, sizeof why, "out of memory");
@@ -1527,12 +1677,28 @@ void fmi2FreeInstance(fmi2Component comp)
 {
     if (comp == NULL)
         return;
-    if (!registered(comp, NULL, 1)) {
-        not_live(comp, "fmi2FreeInstance");
+    sn_instance *c = acquire(comp, "fmi2FreeInstance");
+    if (c == NULL)
+        return;
+    if (c->depth > 1) {     /* from the logger of a call on the instance: that call goes on */
+        LOG_ERROR(c, "fmi2FreeInstance refused: called back from within another call on the "
+                  "instance");
+        release_call(c);
         return;
     }
+    registered(comp, NULL, 1);      /* no call starts on it from here on */
+    c->retired = 1;
+    release_call(c);
+    for (;;) {                      /* the calls that waited for it see that it is gone */
+        lock_registry();
+        unsigned waiting = c->users;
+        unlock_registry();
+        if (waiting == 0)
+            break;
+        yield_thread();
+    }
     free_states_of(comp);          /* the states the host did not free are the instance's */
-    release((sn_instance *)comp);
+    release(c);
 }
 
 /* The FMI 2.0 Co-Simulation state machine, as the development FMU's library has it
@@ -1667,10 +1833,23 @@ static double get_value(sn_instance *c, const int64_t *t)
    which the parameters set during initialisation move. */
 static int from_simulation(const int64_t *t) { return t[3] >= 3 && t[3] != S_PARAMETER; }
 
+/* 1 when a get or set call's arrays are there for its nvr values; else logged, 0 */
+static int arrays_given(sn_instance *c, const char *function, const void *vr, size_t nvr,
+                        const void *values)
+{
+    if (nvr == 0 || (vr != NULL && values != NULL))
+        return 1;
+    LOG_ERROR(c, "%s: no %s (NULL) for nvr = %zu", function,
+              vr == NULL ? "value references" : "values", nvr);
+    return 0;
+}
+
 static fmi2Status get(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, int type,
                       const char *function, void *values)
 {
     LIVE(c, comp, function, fmi2Error)
+    if (!arrays_given(c, function, vr, nvr, values))
+        return fmi2Error;
     fmi2Status status = fmi2OK;
     /* before the end of initialisation, outputs are those of the start with the parameters
        set so far, as the development FMU builds its simulation for a read: the end of
@@ -1774,6 +1953,8 @@ static fmi2Status set(fmi2Component comp, const fmi2ValueReference vr[], size_t 
                       const char *function, const void *values)
 {
     LIVE(c, comp, function, fmi2Error)
+    if (!arrays_given(c, function, vr, nvr, values))
+        return fmi2Error;
     fmi2Status status = fmi2OK;
     for (size_t i = 0; i < nvr; i++) {
         const int64_t *t = var(c, vr[i]);
@@ -1836,6 +2017,8 @@ fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
 fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, fmi2String value[])
 {
     LIVE(c, comp, "fmi2GetString", fmi2Error)
+    if (!arrays_given(c, "fmi2GetString", vr, nvr, value))
+        return fmi2Error;
     for (size_t i = 0; i < nvr; i++)
         value[i] = "";
     if (nvr)
@@ -1845,8 +2028,9 @@ fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size
 
 fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[])
 {
-    (void)value;
     LIVE(c, comp, "fmi2SetString", fmi2Error)
+    if (!arrays_given(c, "fmi2SetString", vr, nvr, value))
+        return fmi2Error;
     if (nvr)
         LOG_ERROR(c, "fmi2SetString: value reference %u is no String variable", (unsigned)vr[0]);
     return nvr ? fmi2Error : fmi2OK;
@@ -2047,7 +2231,15 @@ typedef struct {
     int64_t grid_steps, phase, failed, last_step_status;
     double step;
     char failure[1024];
+    char guid[128];                 /* the GUID of the FMU whose state it is */
 } sn_state_header;
+
+/* this FMU's GUID (resources: guid) */
+static const char *own_guid(sn_instance *c)
+{
+    sn_array *g = find(c, "guid");
+    return g != NULL ? (const char *)g->init : "";
+}
 
 /* where the checksum begins: everything after the size and the checksum itself */
 #define SN_CHECKED_FROM (offsetof(sn_state_header, start_time))
@@ -2072,6 +2264,7 @@ static void state_write(sn_instance *c, unsigned char *p)
     h.phase = c->phase; h.failed = c->failed; h.step = c->step;
     h.last_step_status = c->last_step_status;
     memcpy(h.failure, c->failure, sizeof h.failure);
+    snprintf(h.guid, sizeof h.guid, "%s", own_guid(c));
     memcpy(p, &h, sizeof h);
     unsigned char *q = p + sizeof h;
     for (int i = 0; i < c->narrays; i++)
@@ -2092,6 +2285,12 @@ static const char *state_problem(sn_instance *c, const unsigned char *p, size_t 
     memcpy(&h, p, sizeof h);
     if (memcmp(h.magic, "SIMONSTA", 8) != 0)
         return "not an FMU state of this FMU (no mark SIMONSTA)";
+    h.guid[sizeof h.guid - 1] = '\0';
+    if (strcmp(h.guid, own_guid(c)) != 0) {     /* the development FMU's library's words */
+        snprintf(c->state_why, sizeof c->state_why, "the state belongs to the FMU with GUID "
+                 "%s, not to this one (%s)", h.guid, own_guid(c));
+        return c->state_why;
+    }
     if (h.size != state_size(c) || size != h.size)
         return "not an FMU state of this FMU (its size is another FMU's, or it is cut short)";
     if (fnv1a64(p + SN_CHECKED_FROM, size - SN_CHECKED_FROM) != h.checksum)
@@ -2099,6 +2298,13 @@ static const char *state_problem(sn_instance *c, const unsigned char *p, size_t 
     if (h.phase < PHASE_INSTANTIATED || h.phase > PHASE_TERMINATED
             || h.last_step_status < fmi2OK || h.last_step_status > fmi2Error)
         return "not an FMU state of this FMU (no phase of the state machine)";
+    /* its clocks as a run leaves them (engine.Simulation._check_state): a step count beyond
+       what one communication step may take would keep doStep busy for ever */
+    if (!(isfinite(h.start_time) && isfinite(h.comm_time) && isfinite(h.time)
+          && isfinite(h.grid_time) && isfinite(h.step) && h.step > 0.0 && h.grid_steps >= 0
+          && (double)h.grid_steps <= c->meta[M_MAX_STEPS] && (h.failed == 0 || h.failed == 1)))
+        return "not an FMU state of this FMU (its clocks are not a run's: finite times, a "
+               "step > 0 and a step count >= 0)";
     return NULL;
 }
 
@@ -2189,6 +2395,10 @@ fmi2Status fmi2SerializedFMUstateSize(fmi2Component comp, fmi2FMUstate state, si
 {
     const char *f = "fmi2SerializedFMUstateSize";
     LIVE(c, comp, f, fmi2Error)
+    if (size == NULL) {
+        LOG_ERROR(c, "%s: no place for the size (NULL)", f);    /* the library's words */
+        return fmi2Error;
+    }
     if (!own_state(c, state, f))
         return fmi2Error;
     *size = state_size(c);

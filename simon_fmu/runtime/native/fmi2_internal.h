@@ -80,6 +80,7 @@ typedef struct {
      * instance from the same thread. `depth` counts the calls of the holding thread. */
     pthread_mutex_t lock;
     unsigned depth;
+    int in_logger;                  /* emit() is in the host's logger (fmi2_log.c) */
     unsigned users;                 /* threads in or waiting for a call (the registry's lock) */
     int retired;                    /* fmi2FreeInstance has taken it out of the registry */
 } Instance;

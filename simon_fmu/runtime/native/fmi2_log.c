@@ -8,7 +8,8 @@
  * is on for their category (loggingOn at fmi2Instantiate, fmi2SetDebugLogging; an enabled
  * logAll passes every category). An exception escaping a slave method is logged with its
  * traceback, category logStatusError; one whose class has the attribute fmi2_one_line (the
- * slaves' ResourceError) is logged as its message alone, one line.
+ * slaves' ResourceError) is logged as its message alone, one line. A call the logger makes
+ * back into the instance logs nothing (emit).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,10 +31,16 @@ static int category_on(const Instance *c, const char *category)
 
 void emit(const Instance *c, fmi2Status status, const char *category, const char *message)
 {
-    if (!c->logger) return;
+    /* a message of a call the host's logger makes back into the instance (from the same
+       thread: the instance's lock is recursive) is not passed to the logger: it would call
+       back again, without end */
+    Instance *self = (Instance *)c;
+    if (!c->logger || c->in_logger) return;
     if (status < fmi2Error && !category_on(c, category)) return;
+    self->in_logger = 1;
     c->logger(c->env, c->name ? c->name : "", status, category ? category : "logAll", "%s",
               message);
+    self->in_logger = 0;
 }
 
 void logf_(const Instance *c, fmi2Status status, const char *category, const char *fmt, ...)
