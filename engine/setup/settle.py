@@ -64,8 +64,8 @@ def settle_arguments(model, u_wheel) -> tuple:
     (:data:`SETTLE_ARGS`): the model, the wheel inputs and the kernel's scratch."""
     wheels = [int(k) for k in model.P_UNIT[:, L.U_NWHEELS]]
     # two units joined rigid in pitch stand in one plane through the wheels of both
-    most = max(wheels[u] + (wheels[pitch_partner(model, u)] if pitch_partner(model, u) >= 0
-                            else 0) for u in range(len(wheels)))
+    partners = [pitch_partner(model, u) for u in range(len(wheels))]
+    most = max(wheels[u] + (wheels[p] if p >= 0 else 0) for u, p in enumerate(partners))
     return (model, np.array(u_wheel, dtype=np.float64), np.zeros((3, 3)), np.zeros((most, 3)),
             np.zeros(most), np.zeros(3), np.zeros(3, dtype=np.int64), np.zeros(3), np.zeros(3),
             np.zeros(3), np.zeros(2))

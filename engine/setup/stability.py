@@ -44,6 +44,7 @@ import numpy as np
 
 from .. import layout as L
 from .. import stability as K
+from ..kinematics import euler_trig, rotation_vehicle_to_earth, zyx_angles
 from ..layout import Outputs, new_work
 from .fields import METHODS
 
@@ -271,19 +272,18 @@ _PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 6
            83, 89, 97, 101, 103, 107, 109, 113)
 
 
-def _rot(axis: int, a: float) -> np.ndarray:
-    """The rotation by a about the x (0), y (1) or z (2) axis."""
-    c, s = math.cos(a), math.sin(a)
-    i, j = [(1, 2), (2, 0), (0, 1)][axis]
-    R = np.eye(3)
-    R[i, i] = R[j, j] = c
-    R[i, j], R[j, i] = -s, s
+def _zyx(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """The vehicle-to-earth rotation of yaw-pitch-roll Euler angles (Eq. 53, the kernel's)."""
+    R = np.empty((3, 3))
+    rotation_vehicle_to_earth(*euler_trig(roll, pitch, yaw), R)
     return R
 
 
-def _zyx(roll: float, pitch: float, yaw: float) -> np.ndarray:
-    """The vehicle-to-earth rotation of yaw-pitch-roll Euler angles (Eq. 53)."""
-    return _rot(2, yaw) @ _rot(1, pitch) @ _rot(0, roll)
+def _rot(axis: int, a: float) -> np.ndarray:
+    """The rotation by a about the x (0), y (1) or z (2) axis."""
+    angles = [0.0, 0.0, 0.0]
+    angles[axis] = a
+    return _zyx(*angles)
 
 
 def joint_free_states(model) -> np.ndarray:
@@ -306,7 +306,7 @@ def _joint_kinds(model):
     return [towed.get(u, -1) for u in range(model.P_UNIT.shape[0])]
 
 
-def _attitudes(model, kinds, angles):
+def _attitudes(model, kinds, order, angles):
     """Each unit's rotation for the angles (3 per unit, the last unused by a joint of two):
     a unit no joint tows at its Euler angles (roll, pitch, yaw); a towed unit turned from its
     tow unit: by a ball joint through any rotation (Euler angles), by a joint rigid in pitch
@@ -314,7 +314,7 @@ def _attitudes(model, kinds, angles):
     joint's s = x_a . z_b at zero, by one with frame torsion about the tow unit's y (rock),
     then its own z, which keeps the twist u = -z_b . y_a at zero (``engine.connection``)."""
     R = [None] * len(kinds)
-    for u in sorted(range(len(kinds)), key=lambda u: _depth(model, kinds, u)):
+    for u in order:                     # tow units first
         a0, a1, a2 = angles[3 * u:3 * u + 3]
         if kinds[u] == -1:
             R[u] = _zyx(a0, a1, a2)
@@ -340,18 +340,23 @@ def _depth(model, kinds, u):
     return d
 
 
-def _joint_state(sim, kinds, R, spin_free):
-    """The state with every unit at rotation R[u], lifted JOINT_LIFT above its start, still,
-    each towed unit placed with its joint's points together (a drawbar's a drawbar length
-    apart, behind the tow unit's hitch along the tow unit's heading), the wheels not spinning;
-    None where a unit's pitch is beyond JOINT_PITCH."""
-    from ..kinematics import zyx_angles
-    model = sim.model
+def _still(sim) -> np.ndarray:
+    """The simulation's state with its wheels not spinning (the joint check's base)."""
     y = np.array(sim.y, dtype=np.float64)
-    lay = L.StateLayout.of_model(model)
+    lay = L.StateLayout.of_model(sim.model)
     for w in range(lay.counts["wheel"]):
         y[lay.at("wheel", w) + L.WOMEGA] = 0.0
-    for u in sorted(range(len(kinds)), key=lambda u: _depth(model, kinds, u)):
+    return y
+
+
+def _joint_state(model, base, kinds, order, R):
+    """The state ``base`` (:func:`_still`) with every unit at rotation R[u], lifted JOINT_LIFT
+    above its start, still, each towed unit placed with its joint's points together (a
+    drawbar's a drawbar length apart, behind the tow unit's hitch along the tow unit's
+    heading); None where a unit's pitch is beyond JOINT_PITCH. ``order``: the units, tow units
+    first."""
+    y = base.copy()
+    for u in order:
         o = L.N_BODY * u
         roll, pitch, yaw = zyx_angles(R[u])
         if abs(pitch) > JOINT_PITCH:
@@ -399,13 +404,15 @@ def joint_step(sim) -> JointStep:
     clear = model._replace(P_COLL=PC, P_WCOLL=PW)
     free = joint_free_states(model)
     kinds = _joint_kinds(model)
+    order = sorted(range(len(kinds)), key=lambda u: _depth(model, kinds, u))
+    base = _still(sim)
     w = kernel_work(sim.y.size, free)
     outputs = Outputs(*(np.zeros_like(a) for a in sim._outputs))
     err = np.zeros(2, dtype=np.int64)
     scratch = new_work(model)
 
     def limit(angles):
-        y = _joint_state(sim, kinds, _attitudes(model, kinds, angles), free)
+        y = _joint_state(model, base, kinds, order, _attitudes(model, kinds, order, angles))
         if y is None:
             return math.inf, None
         status = K.stable_step(y, sim._inputs, clear, outputs, err, scratch, *w.values())

@@ -313,17 +313,22 @@ static int register_live(void *p, void *owner)
 
 /* Whether p is registered with that owner (NULL: an instance); with `drop`, also unregisters
    it. */
+/* p's entry with that owner, or n_registry (the registry's lock held) */
+static size_t entry_of(void *p, void *owner)
+{
+    size_t i = 0;
+    while (i < n_registry && !(registry[i].p == p && registry[i].owner == owner))
+        i++;
+    return i;
+}
+
 static int registered(void *p, void *owner, int drop)
 {
-    int found = 0;
     lock_registry();
-    for (size_t i = 0; i < n_registry; i++)
-        if (registry[i].p == p && registry[i].owner == owner) {
-            found = 1;
-            if (drop)
-                registry[i] = registry[--n_registry];
-            break;
-        }
+    size_t i = entry_of(p, owner);
+    int found = i < n_registry;
+    if (found && drop)
+        registry[i] = registry[--n_registry];
     unlock_registry();
     return found;
 }
@@ -411,10 +416,8 @@ static void leave(sn_instance *c)
 static sn_instance *acquire(void *comp, const char *function)
 {
     sn_instance *c = (sn_instance *)comp;
-    int found = 0;
     lock_registry();
-    for (size_t i = 0; c != NULL && i < n_registry && !found; i++)
-        found = registry[i].p == comp && registry[i].owner == NULL;
+    int found = c != NULL && entry_of(comp, NULL) < n_registry;
     if (found)
         c->users++;
     unlock_registry();
