@@ -11,7 +11,7 @@ and a mesh terrain's standing polygons (:func:`_surface_pair`), its fixed object
 meshes (:func:`_object_pair`), and unit against unit (:func:`unit_pair`, P_PAIR): a tractor's cab (its
 box cut at ``collision.cab_length``) with the trailer it tows, each unit's vertices against
 the other's exterior: its box, the face of that box they entered through the contact normal
-(latched per pair and direction, :func:`_vertices_into_box`), or its OBJ exterior's
+(each vertex's own, latched while it is inside, :func:`_vertices_into_box`), or its OBJ exterior's
 triangles, the one a vertex is under along that face's normal (:func:`mesh_approach`), each
 surface where the crush left it (:func:`surface_memory`: the permanent set of the vertices
 there), the overlap shared between the two faces so that they carry one pressure
@@ -58,7 +58,8 @@ from .layout import (BA_KIND, BA_NX, BA_NY, BA_NZ, BA_T0, BA_X, BA_Y, BA_Z, BAR_
                      FACE_RIGHT, FACE_ROOF, FR_R, IW_GRADEX, IW_GRADEY, IW_ROADZ, N_BODY,
                      N_COLL_UNIT_STATE, N_FACES, SP, SQ, SR, SU, SV, SW, SX, SY, SZ,
                      TERRAIN_EXTERNAL, TERRAIN_MESH, U_WHEEL0, W_X, W_Y0, CO_K0, E_COLL_T_VEH,
-                     PA_A, PA_B, PA_AX, PA_BX, N_PAIR_STATE, PS_FACE_ON_A, PS_FACE_ON_B,
+                     PA_A, PA_B, PA_AX, PA_BX, N_PAIR_STATE, N_PAIR_FACES, PS_FACE_ON_A, PS_FACE_ON_B, entry_code,
+                     entry_face_of,
                      U_NWHEELS, CO_R0, CO_WHEELS, WC_BOUND, WC_E, WC_K0, WC_NV, WC_RADIUS, WC_V0, WP_EX, WP_EY, WP_EZ, WP_X,
                      WP_Y, WP_Z, N_XG, XG_N1, XG_N2, XG_O1, XG_O2, XG_S1, XG_S2, XG_START, XT_D,
                      XT_C0, XT_E0, XT_FACE, XT_INV0, XT_NX, XT_NY, XT_NZ, XT_V0, CO_GRID, OB_BOX, OB_K, OB_SLOT,
@@ -72,6 +73,14 @@ FRICTION_SPEED = 0.1
 #: the least speed a vertex inside another unit's box is taken to have entered it with, through
 #: any face (engine.collision.entry_face), m/s
 ENTRY_SPEED = 0.1
+#: how much deeper than the contact reached at the last step boundary a vertex coming into the
+#: other unit's box may be along the contact's face (the pair's: the face the deepest vertex
+#: entered through) and still take that face, m (engine.collision._vertex_into_box): more than
+#: a vertex moves in a step. A vertex swept sideways into the crush zone of a front is no deeper
+#: along it than the contact (and takes the front, not the side it crossed as made); one that
+#: came in through another face is deeper (a car swept round the corner of another, or along
+#: its side, would be metres deep along the first face at once)
+ENTRY_DEPTH = 0.05
 #: how far outside another unit's box a vertex still meets it, m: the vertices along the edges
 #: of a face lie on the planes of the other box's faces when the two are level (two cars of one
 #: height side by side), and meet it on both sides of that plane alike
@@ -89,7 +98,7 @@ POINT = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 #: work columns of Work.coll[u, :] (layout.N_COLL_ROW): the force and moment, the vertices
 #: with a force, the deepest crush now; and from a pass that latches (:func:`collision_pass`)
-#: 1 where it changed a state of the collision block (a memory raised, a pair's face latched
+#: 1 where it changed a state of the collision block (a memory raised, a vertex's entry face latched
 #: or freed) and the vertices pressed beyond their permanent crush (the contact that
 #: :func:`boundary_latches` latches)
 WC_FX, WC_FY, WC_FZ, WC_MX, WC_MY, WC_MZ, WC_CONTACT, WC_DEPTH, WC_CHANGED, WC_TOUCH = range(10)
@@ -1163,6 +1172,16 @@ def series_split(Ka, ea, ma, Kb, eb, mb, d):
     return min(max(xa, 0.0), d), sb * per
 
 
+@njit_inline
+def series_restitution(Ka, ea, Kb, eb):
+    """The restitution of two faces in series (stiffness Ka, Kb per unit area; restitution
+    ea, eb) loaded together from fresh and unloaded together: each carries the one pressure, so
+    each stores a share of the work inversely as its stiffness and returns e^2 of it; the pair
+    returns e^2 = (ea^2 Kb + eb^2 Ka) / (Ka + Kb) of the work, and its unloading line is the
+    series of the two faces' (docs/equations.md, "Wheel meshes and wheel damage")."""
+    return math.sqrt((ea * ea * Kb + eb * eb * Ka) / (Ka + Kb))
+
+
 @njit
 def _into_box(PCb, i, px, py, pz):
     """The point p (unit b's frame) moved into b's bounding box (``PCb``: b's row of P_COLL)
@@ -1232,71 +1251,125 @@ def _in_frame(M, tb, rx, ry, rz):
 
 
 @njit_inline
-def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, tb, a, b, code, box, vel_a, vel_b, vbase,
-                     latch, out_a, out_b, wpose, wcoll, mesh, grid, mu):
+def _free_entry(y, e, b, out):
+    """A vertex's entry state y[e] freed where it holds a face of unit b's box (out[WC_CHANGED]
+    when it did)."""
+    if entry_face_of(y[e], b) >= 0:
+        y[e] = 0.0
+        out[WC_CHANGED] = 1.0
+
+
+@njit
+def _free_entries(y, ebase, first, last, b, out):
+    """:func:`_free_entry` for vertices first .. last - 1 of CV."""
+    for vi in range(first, last):
+        _free_entry(y, ebase + vi, b, out)
+
+
+@njit
+def _free_wheel_entries(y, P, ebase, a, b, out):
+    """:func:`_free_entry` for every vertex of unit a's wheel meshes."""
+    w0 = int(P.P_UNIT[a, U_WHEEL0])
+    for w in range(w0, w0 + int(P.P_UNIT[a, U_NWHEELS])):
+        first, count = _wheel_range(P, w)
+        _free_entries(y, ebase, first, first + count, b, out)
+
+
+@njit_inline
+def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, tb, a, b, ebase, fp, reach, box, vel_a,
+                     vel_b, vbase, latch, out_a, out_b, wpose, wcoll, mesh, grid, mu):
     """Vertex vi of unit a at r (a's frame; of a's wheel w's mesh, or of its exterior for
     w < 0; ``cell`` its tributary cell, all 0 for a point) against the box of unit b (``box``:
-    x0, x1, y0, y1, z0, z1 in b's frame; M = R_b^T R_a, t_b: :func:`_in_frame`), pressing on b's face ``code`` - 1 (or,
-    with code 0, the face it entered through), as :func:`_vertices_into_box` says; with
-    ``mesh``, against b's OBJ exterior along that face's normal (:func:`mesh_approach`: the
-    approach below the triangle it is under, that triangle's normal and its face's stiffness);
-    ``grid``: b's :func:`grid_scale`, ``mu`` the two bodies' friction coefficient.
-    Returns (its approach, that face of the box): an approach <= 0 where it is outside. A
-    vertex beside the box (by more than EDGE) whose cell reaches into it meets only a latched
-    face (code > 0), never chooses one: across a face it has not passed its approach to another
-    face means nothing (against a mesh, from its point in the box seen along the face's
-    normal). Its approach is into b's box (or mesh) as made, which holds the pair's face; its
-    force is on the overlap of the two surfaces as the crush moved them (b's set where it
-    presses, :func:`surface_memory`, and its own), of which it takes the share that gives the
-    two faces one pressure (:func:`series_split`; docs/equations.md, "Crush that moves the
-    mesh"); its memory is its own approach, that share and its set."""
+    x0, x1, y0, y1, z0, z1 in b's frame; M = R_b^T R_a, t_b: :func:`_in_frame`), pressing on
+    the face of b's box it entered through, as :func:`_vertices_into_box` says: the face its
+    entry state y[ebase + vi] holds; else the contact's face ``fp`` (the pair's, -1 none) where
+    its approach along it is at most ``reach`` (the contact's deepest at the last boundary and
+    ENTRY_DEPTH); else the face it enters through by its velocity (:func:`entry_face`;
+    with ``mesh``, :func:`mesh_entry_face`); with ``mesh``, against b's
+    OBJ exterior along that face's normal (:func:`mesh_approach`: the approach below the
+    triangle it is under, that triangle's normal and its face's stiffness); ``grid``: b's
+    :func:`grid_scale`, ``mu`` the two bodies' friction coefficient. A vertex beside the box
+    (by more than EDGE) whose cell reaches into it meets the face it holds or the contact's,
+    never chooses one: across a face it has not passed, its approach to another face means
+    nothing (against a mesh, from its point in the box seen along the face's normal). With
+    ``latch`` its entry
+    state holds the face while its approach into b's box (or mesh) as made is positive, and is
+    freed when it is not. Its force is on the overlap of the two surfaces as the crush moved
+    them (b's set where it presses, :func:`surface_memory`, and its own), of which it takes the
+    share that gives the two faces one pressure (:func:`series_split`; docs/equations.md,
+    "Crush that moves the mesh"); its memory is its own approach, that share and its set. A
+    wheel mesh's vertex, which b's vertices do not meet, takes the whole overlap on the two
+    faces' stiffness and restitution in series. Returns (its approach into b's box or mesh as
+    made along that face, the face): an approach <= 0 where it is outside."""
     x0, x1, y0, y1, z0, z1 = box
     px, py, pz = _in_frame(M, tb, rx, ry, rz)
     p = (px, py, pz)
+    e_at = ebase + vi
     inside = True
     for m in range(3):      # its cell (a point: the vertex) against the box grown by EDGE
         lo, hi = _cell_along(M, cell, dynamic(-1), m, p[m])
         if not (box[2 * m] - EDGE < hi and lo < box[2 * m + 1] + EDGE):
+            if latch:
+                _free_entry(y, e_at, b, out_a)
             return 0.0, -1
         inside = inside and box[2 * m] - EDGE < p[m] < box[2 * m + 1] + EDGE
-    if not inside and code == 0:
-        return 0.0, -1      # beside the box, its cell reaching in: it meets the latched face only
-    # the face of b's box it presses on: the approach and the normal out of b (before it is
-    # latched, the face it entered through, by its velocity)
-    if code > 0:
-        f = code - 1
-    else:
-        vx, vy, vz = _relative_velocity(M, vel_a, vel_b, rx, ry, rz, px, py, pz)
-        if mesh:
-            f = mesh_entry_face(P, b, px, py, pz, vx, vy, vz)
-            if f < 0:
-                return 0.0, -1
-        else:
-            f = entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz)
-    ib = face_axis(f)
-    if not (box[2 * ib] - EDGE < p[ib] < box[2 * ib + 1] + EDGE):
-        return 0.0, -1      # beside the box across the face it would press on
-    if mesh:
-        qx, qy, qz = _into_box(P.P_COLL[b], ib, px, py, pz)
-        pen, nx, ny, nz, fk, hit = mesh_hit(P, b, f, qx, qy, qz, dynamic(False))
-    else:
-        qx, qy, qz = px, py, pz
-        pen, nx, ny, nz = _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1)
-        fk, hit = f, -1
-    if pen <= 0.0:
-        return pen, f
+    # the face of b's box it presses on: the approach and the normal out of b. The one it
+    # holds; else the contact's (the pair's, fp) where it is no deeper along it than the
+    # contact reaches, else the one it enters through, by its velocity
     PC = P.P_COLL
     s = vbase + vi
     e = PC[a, CO_E] if w < 0 else P.P_WCOLL[w, WC_E]
-    # the surfaces as the crush has moved them (docs/equations.md, "Crush that moves the mesh"):
-    # b's where the vertex presses, and an exterior vertex itself, each by its permanent set
-    # (1 - e^2) delta_max; pen is now the two crushed surfaces' overlap there
+    # b's surface as its crush moved it, an exterior vertex itself by its permanent set
+    # (1 - e^2) delta_max (docs/equations.md, "Crush that moves the mesh")
     set_a = permanent_set(e, y[s]) if w < 0 else 0.0
+    e_b = PC[b, CO_E]
+    held = entry_face_of(y[e_at], b)
+    f = held if held >= 0 else fp
+    for attempt in range(2):
+        if f < 0:
+            if not inside:  # beside the box, its cell reaching in: it never chooses a face
+                if latch:
+                    _free_entry(y, e_at, b, out_a)
+                return 0.0, -1
+            vx, vy, vz = _relative_velocity(M, vel_a, vel_b, rx, ry, rz, px, py, pz)
+            if mesh:
+                f = mesh_entry_face(P, b, px, py, pz, vx, vy, vz)
+                if f < 0:
+                    return 0.0, -1
+            else:
+                f = entry_face(px, py, pz, x0, x1, y0, y1, z0, z1, vx, vy, vz)
+        trial = held < 0 and attempt == 0 and f == fp      # the contact's face, on trial
+        ib = face_axis(f)
+        if not (box[2 * ib] - EDGE < p[ib] < box[2 * ib + 1] + EDGE):
+            if trial:
+                f = -1
+                continue
+            if latch:       # beside the box across the face it would press on
+                _free_entry(y, e_at, b, out_a)
+            return 0.0, -1
+        if mesh:
+            qx, qy, qz = _into_box(PC[b], ib, px, py, pz)
+            pen, nx, ny, nz, fk, hit = mesh_hit(P, b, f, qx, qy, qz, dynamic(False))
+        else:
+            qx, qy, qz = px, py, pz
+            pen, nx, ny, nz = _face_approach(f, px, py, pz, x0, x1, y0, y1, z0, z1)
+            fk, hit = f, -1
+        if trial and (pen <= 0.0 or pen > reach):
+            f = -1          # deeper than the contact reaches: in through another face
+            continue
+        break
+    if latch and fp >= 0:     # (at the contact's first boundary it takes the contact's face)
+        if pen <= 0.0:
+            _free_entry(y, e_at, b, out_a)
+        elif y[e_at] == 0.0:        # in: it holds the face it came through until it is out
+            y[e_at] = entry_code(f, b)
+            out_a[WC_CHANGED] = 1.0
+    if pen <= 0.0:
+        return pen, f
+    depth = pen         # inside b's box (its mesh) as made
     mem_b, rise_j, run_j, rise_k, run_k = surface_memory(y, P, b, vbase, f, qx, qy, qz, box, hit,
                                                          grid)
-    e_b = PC[b, CO_E]
     set_b = permanent_set(e_b, mem_b)
-    depth = pen         # inside b's box (its mesh) as made: that holds the pair's face
     pen = pen - set_a - set_b
     if pen <= 0.0:
         return depth, f
@@ -1315,11 +1388,14 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, tb, a, b, code, box, vel_
         return depth, f
     # an exterior vertex's own approach: its set and its share of the overlap, the two faces'
     # crush in series (the stiffer face crushes less); a wheel's mesh, which nothing of b meets,
-    # takes the whole overlap as it did
+    # takes the whole overlap, on the two faces in series: loaded together from its memory,
+    # their loading lines' series slope (below) and the restitution that returns each face's
+    # share of the work at its own restitution, e^2 = (e_a^2 K_b + e_b^2 K_a) / (K_a + K_b)
     if w < 0:
         x_a, share = series_split(Ka, e, y[s], Kb, e_b, mem_b, pen)
     else:
         x_a, share = pen, 1.0
+        e = series_restitution(Ka, e, Kb, e_b)
     own = set_a + x_a
     if latch:
         # its latches at the step boundary (:func:`collision_pass`), then its force: a memory
@@ -1379,19 +1455,40 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, tb, a, b, code, box, vel_
     return depth, f
 
 
+@njit_inline
+def _tally(entry, b, code, pen, f, held, deepest, face):
+    """A vertex met in a latching pass, of entry state ``entry``, approach ``pen`` along face f
+    of unit b's box, added to the pass's tally (:func:`_vertices_into_box`): the vertices that
+    hold a face of b's box (before the contact's face ``code`` - 1 is set: those inside), and
+    the deepest of them along the contact's face (before it is set: along its own)."""
+    if entry_face_of(entry, b) >= 0 or (code == 0 and pen > 0.0):
+        held += 1
+        if pen > deepest and (code == 0 or f == code - 1):
+            deepest, face = pen, f
+    return held, deepest, face
+
+
 @njit
-def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_b, do_box, do_wheels,
-                       wpose, wcoll, wvalid, U, t):
+def _vertices_into_box(y, P, a, b, xa, xb, vbase, ebase, fs, frames, latch, out_a, out_b, do_box,
+                       do_wheels, wpose, wcoll, wvalid, U, t):
     """The vertices of unit a (those at vehicle-fixed x >= xa), and of its wheels' meshes,
     against the box of unit b (cut at x = xb behind): a vertex inside b's box (a vertex of a's
-    box exterior: whose tributary cell reaches into it) meets the face of b's box that a's
-    vertices press on (normal out of b), the state y[fs]: latched at the first
-    step boundary with a vertex inside, the face the deepest one entered through
-    (:func:`entry_face`), and held until no vertex is inside, as DyMESH's crush keeps the
-    direction it started in. Before it is latched each vertex takes the face it entered
-    through. Not each vertex's nearest face: a vertex pushed deep into a side comes nearer the
-    roof or the underbody, and one swept sideways into a crushed front comes in through the
-    side face; either would push out the wrong way. It is its own spring k_a on its share of
+    box exterior: whose tributary cell reaches into it) presses on one face of b's box (normal
+    out of b), as DyMESH's crush keeps the direction it started in. At the first step boundary
+    with a vertex inside, the contact's face y[fs] is latched: the face the deepest vertex
+    entered through (:func:`entry_face`, by its velocity relative to b: the face it crossed the
+    shortest time ago), with how deep it reaches along it (y[fs + N_PAIR_FACES], renewed at
+    each boundary). From then on each vertex holds a face of its own (its entry state y[ebase +
+    vi]), latched at the first boundary it is inside and held until it is out: the contact's
+    face where it is no deeper along it than the contact reached plus ENTRY_DEPTH (a side swept
+    sideways into a crushed front meets the front, although it crossed the side as made), else
+    the face it came in through by its velocity (a vertex that comes in later through another
+    face: a car swept round another's corner, or along its side, would be metres deep along the
+    contact's face at once, and give back on unloading work that was never done). Not each
+    vertex's nearest face: a vertex pushed deep into a side comes nearer the roof or the
+    underbody, and would push out the wrong way. The contact's face is freed, and with it the
+    vertices' (those the pass does not visit, the broad phase's, too), when no vertex holds one.
+    Each vertex is its own spring k_a on its share of
     the overlap of the two crushed surfaces (:func:`_vertex_into_box`: while both load from
     fresh, k_a K_b / (K_a + K_b) on the overlap, K the faces' stiffness per unit area), k_a the
     share of its tributary area that lies over b's face (:func:`clipped_stiffness`), halved for
@@ -1401,15 +1498,20 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
     of one x are tested whole first. The force on the vertex goes to out_a
     (a's frame, about a's CG; a wheel's load to wcoll), its reaction at the same point to out_b (b's
     frame); the contact counts for both. With ``latch``: each vertex's largest approach raised
-    before its force, and the face latched (or cleared) after the last vertex
-    (:func:`collision_pass`). ``do_box``, ``do_wheels``: whether a's exterior,
-    and its wheels (their poses computed here), can reach b's box (the broad phase). When b's
-    exterior is an OBJ file (and the pair does not cut b's box), a vertex inside b's box meets
-    b's triangles instead of its box's face: along that face's normal, the triangle it is under
-    (:func:`mesh_approach`); its approach, normal and stiffness are that triangle's, the
-    latched face the box's as before."""
+    before its force and its entry state latched or freed, and the contact's face and depth
+    after the last vertex (:func:`collision_pass`). ``do_box``, ``do_wheels``:
+    whether a's exterior, and its wheels (their poses computed here), can reach b's box (the
+    broad phase). When b's exterior is an OBJ file (and the pair does not cut b's box), a
+    vertex inside b's box meets b's triangles instead of its box's face: along that face's
+    normal, the triangle it is under (:func:`mesh_approach`); its approach, normal and
+    stiffness are that triangle's, the face it holds the box's as before."""
     PC, CV = P.P_COLL, P.CV
-    code = int(y[fs] + 0.5)                      # 0, or 1 + the face
+    # the contact's face (0: none, else 1 + the face); while it is set, a vertex of a holds a
+    # face of b's box, and the pass frees the ones it does not visit
+    code = int(y[fs] + 0.5)
+    reach = y[fs + N_PAIR_FACES] + ENTRY_DEPTH      # the contact's deepest, and a step's motion
+    free = latch and code > 0
+    held = 0        # the pass's tally (_tally)
     deepest, face = -1.0, -1
     oa, ob = N_BODY * a, N_BODY * b
     Ra, Rb = frames[a, FR_R:FR_R + 9], frames[b, FR_R:FR_R + 9]
@@ -1421,6 +1523,8 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
            PC[b, CO_ZMAX])
     v0, nv = int(PC[a, CO_V0]), int(PC[a, CO_NV])
     if not do_box:
+        if free:
+            _free_entries(y, ebase, v0, v0 + nv, b, out_a)
         nv = 0
     # b's OBJ exterior is met as its triangles (mesh_approach), unless the pair cuts b's box
     mesh = P.XM[N_XG * 3 * b + XG_N1] > 0.0 and xb <= PC[b, CO_XMIN]
@@ -1444,6 +1548,8 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
             last = v0 + (grid_vertex(gx, gy, gz, slab + 1, 0, 0) if slab + 1 < gx else nv)
             xs = CV[first, 0]
             if xs < xa or xs + CV[first, CV_CELL + 1] < lx or xs + CV[first, CV_CELL] > hx:
+                if free:
+                    _free_entries(y, ebase, first, last, b, out_a)
                 continue
         for vi in range(first, last):
             rx, ry, rz = CV[vi, 0], CV[vi, 1], CV[vi, 2]
@@ -1452,47 +1558,59 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, fs, frames, latch, out_a, out_
                     CV[vi, CV_CELL + 3], CV[vi, CV_CELL + 4], CV[vi, CV_CELL + 5])
             if rx < xa or not (lx <= rx + cell[1] and rx + cell[0] <= hx and ly <= ry + cell[3]
                                and ry + cell[2] <= hy and lz <= rz + cell[5] and rz + cell[4] <= hz):
-                continue        # behind the cut, or outside b's box seen from a (the cheap test)
-            pen, f = _vertex_into_box(y, P, vi, dynamic(-1), rx, ry, rz, cell, M, tb, a, b, code,
-                                      box, vel_a, vel_b, vbase, latch, out_a, out_b, wpose, wcoll,
-                                      mesh, grid, mu)
-            if pen > deepest:
-                deepest, face = pen, f
+                if free:        # behind the cut, or outside b's box seen from a (the cheap test)
+                    _free_entry(y, ebase + vi, b, out_a)
+                continue
+            pen, f = _vertex_into_box(y, P, vi, dynamic(-1), rx, ry, rz, cell, M, tb, a, b, ebase,
+                                      code - 1, reach, box, vel_a, vel_b, vbase, latch, out_a,
+                                      out_b, wpose, wcoll, mesh, grid, mu)
+            if latch:
+                held, deepest, face = _tally(y[ebase + vi], b, code, pen, f, held, deepest, face)
     w0, nw = int(P.P_UNIT[a, U_WHEEL0]), int(P.P_UNIT[a, U_NWHEELS])
     if do_wheels and PC[a, CO_WHEELS] > 0.0 and _wheels_along(y, P, w0, nw, xa, lx, hx, M):
         ensure_poses(y, P, U, t, a, wpose, wvalid, frames)
     else:
+        if free:
+            _free_wheel_entries(y, P, ebase, a, b, out_a)
         nw = 0
     for w in range(w0, w0 + nw):
         if P.P_WCOLL[w, WC_NV] <= 0.0:
             continue
         p = wpose[w]
         rb = P.P_WCOLL[w, WC_BOUND]
-        if p[WP_X] + rb < xa:
-            continue
+        first, count = _wheel_range(P, w)
         # the wheels' broad phase: the sphere round the wheel's mesh against b's box
         cx, cy, cz = _in_frame(M, tb, p[WP_X], p[WP_Y], p[WP_Z])
-        if not (box[0] - rb < cx < box[1] + rb and box[2] - rb < cy < box[3] + rb
-                and box[4] - rb < cz < box[5] + rb):
+        if p[WP_X] + rb < xa or not (box[0] - rb < cx < box[1] + rb and box[2] - rb < cy < box[3] + rb
+                                     and box[4] - rb < cz < box[5] + rb):
+            if free:
+                _free_entries(y, ebase, first, first + count, b, out_a)
             continue
-        first, count = _wheel_range(P, w)
         for vi in range(first, first + count):
             rx, ry, rz = wheel_vertex(CV, vi, p)
             if rx < xa:
+                if free:
+                    _free_entry(y, ebase + vi, b, out_a)
                 continue
-            pen, f = _vertex_into_box(y, P, vi, w, rx, ry, rz, POINT, M, tb, a, b, code, box, vel_a,
-                                      vel_b, vbase, latch, out_a, out_b, wpose, wcoll, mesh, grid,
-                                      mu)
-            if pen > deepest:
-                deepest, face = pen, f
+            pen, f = _vertex_into_box(y, P, vi, w, rx, ry, rz, POINT, M, tb, a, b, ebase,
+                                      code - 1, reach, box, vel_a, vel_b, vbase, latch, out_a,
+                                      out_b, wpose, wcoll, mesh, grid, mu)
+            if latch:
+                held, deepest, face = _tally(y[ebase + vi], b, code, pen, f, held, deepest, face)
     if latch:
-        if deepest <= 0.0:
+        if held == 0:
             if code != 0:
                 out_a[WC_CHANGED] = 1.0
-            y[fs] = 0.0                 # no vertex inside: the face is free again
-        elif code == 0:
-            y[fs] = 1.0 + face
-            out_a[WC_CHANGED] = 1.0
+            y[fs] = 0.0                 # no vertex holds a face: the contact's is free again
+            y[fs + N_PAIR_FACES] = 0.0
+        else:
+            if code == 0:
+                y[fs] = 1.0 + face      # the face the deepest vertex entered through
+                out_a[WC_CHANGED] = 1.0
+            depth = max(deepest, 0.0)    # how deep the contact reaches along it
+            if y[fs + N_PAIR_FACES] != depth:
+                y[fs + N_PAIR_FACES] = depth
+                out_a[WC_CHANGED] = 1.0
 
 
 @njit_inline
@@ -1533,7 +1651,8 @@ def unit_pair(y, P, k, frames, latch, coll, wpose, wcoll, wvalid, U, t):
     xa, xb = PP[k, PA_AX], PP[k, PA_BX]
     oa, ob = N_BODY * a, N_BODY * b
     vbase = int(P.P_ENV[E_COLL_BASE]) + N_COLL_UNIT_STATE * P.P_UNIT.shape[0]
-    fs = vbase + P.CV.shape[0] + N_PAIR_STATE * k
+    ebase = vbase + P.CV.shape[0]           # the vertices' entry states
+    fs = ebase + P.CV.shape[0] + N_PAIR_STATE * k
     Ra, Rb = frames[a, FR_R:FR_R + 9], frames[b, FR_R:FR_R + 9]
     ba = _earth_box(PC[a, CO_XMIN:CO_ZMAX + 1], xa, y[oa + SX], y[oa + SY], y[oa + SZ], Ra)
     bb = _earth_box(PC[b, CO_XMIN:CO_ZMAX + 1], xb, y[ob + SX], y[ob + SY], y[ob + SZ], Rb)
@@ -1543,15 +1662,27 @@ def unit_pair(y, P, k, frames, latch, coll, wpose, wcoll, wvalid, U, t):
     a_wheels, b_wheels = not _apart(ra, bb), not _apart(ba, rb)
     if not (boxes or a_wheels or b_wheels):
         if latch:       # the broad phase: the units are apart, and no vertex is inside
-            if y[fs + PS_FACE_ON_B] != 0.0 or y[fs + PS_FACE_ON_A] != 0.0:
-                coll[a, WC_CHANGED] = 1.0
-            y[fs + PS_FACE_ON_B] = 0.0
-            y[fs + PS_FACE_ON_A] = 0.0
+            _part(y, P, ebase, fs + PS_FACE_ON_B, a, b, coll[a])
+            _part(y, P, ebase, fs + PS_FACE_ON_A, b, a, coll[b])
         return
-    _vertices_into_box(y, P, a, b, xa, xb, vbase, fs + PS_FACE_ON_B, frames, latch, coll[a], coll[b],
-                       boxes, a_wheels, wpose, wcoll, wvalid, U, t)
-    _vertices_into_box(y, P, b, a, xb, xa, vbase, fs + PS_FACE_ON_A, frames, latch, coll[b], coll[a],
-                       boxes, b_wheels, wpose, wcoll, wvalid, U, t)
+    _vertices_into_box(y, P, a, b, xa, xb, vbase, ebase, fs + PS_FACE_ON_B, frames, latch, coll[a],
+                       coll[b], boxes, a_wheels, wpose, wcoll, wvalid, U, t)
+    _vertices_into_box(y, P, b, a, xb, xa, vbase, ebase, fs + PS_FACE_ON_A, frames, latch, coll[b],
+                       coll[a], boxes, b_wheels, wpose, wcoll, wvalid, U, t)
+
+
+@njit
+def _part(y, P, ebase, hs, a, b, out):
+    """Units a and b apart at a step boundary: where a vertex of a held a face of b's box (the
+    pair's contact face y[hs] is set), every vertex of a (its exterior's and its wheels') freed
+    of b's faces, and the contact's face freed."""
+    if y[hs] > 0.5:
+        v0 = int(P.P_COLL[a, CO_V0])
+        _free_entries(y, ebase, v0, v0 + int(P.P_COLL[a, CO_NV]), b, out)
+        _free_wheel_entries(y, P, ebase, a, b, out)
+        y[hs] = 0.0
+        y[hs + N_PAIR_FACES] = 0.0
+        out[WC_CHANGED] = 1.0
 
 
 @njit
@@ -1562,7 +1693,7 @@ def collision_pass(y, P, U, W, t, latch):
     boundary, ``W.clock[1]``), each vertex met has its latches first: its largest approach
     raised to its approach now (and its wheel's contact motion, engine.wheel_damage), counted
     in W.coll[u, WC_TOUCH] when pressed beyond its permanent crush; then its force, on the
-    raised memory. A pair's face is latched (or freed) after its direction's vertices.
+    raised memory, and its entry face latched or freed (:func:`_vertices_into_box`).
     W.coll[u, WC_CHANGED] is 1 where the pass changed a state of the collision block. So a
     vertex meets the other unit's surface as the boundary's latches left it when that unit's
     vertices came first (the pair's second direction), or as the step before left it (the
@@ -1598,7 +1729,7 @@ def collision_forces(y, P, U, W, t):
 @njit
 def boundary_latches(y, t, P, W):
     """At a step boundary, after the first stage's :func:`collision_pass` latched the
-    vertices' largest approaches and the pairs' faces: a unit's first contact latched with
+    vertices' largest approaches and entry faces: a unit's first contact latched with
     its earth-fixed CG velocity then (for deltaV), and each wheel's damage set grown by the
     load on its mesh at the boundary (the stage's, W.wcoll) within its contact motion over the
     step just taken (engine.wheel_damage.damage_step). W.frames: the units' rotations of this
@@ -1606,14 +1737,14 @@ def boundary_latches(y, t, P, W):
     start, the boundary (with the first stage's pass) may have changed: 0, the units' own
     states (:data:`N_COLL_UNIT_STATE` a unit, at the block's start: a contact episode's latest
     time moves at every boundary of sustained contact) or the whole block (a vertex's memory,
-    a pair's face, a wheel's damage set); the integrator copies that much of the block to its
+    an entry face, a wheel's damage set); the integrator copies that much of the block to its
     stages and to its last good state. And whether a wheel's set grew (its mesh moved: the
     stage is evaluated again)."""
     base = int(P.P_ENV[E_COLL_BASE])
     contact_motions(y, P, W.wcoll, W.wmotion)
     coll, frames = W.coll, W.frames
     changed = False     # a unit's own states
-    memory = False      # a vertex's memory or a pair's face (the pass's latches)
+    memory = False      # a vertex's memory or entry face (the pass's latches)
     for u in range(P.P_UNIT.shape[0]):
         row = coll[u]
         s = base + N_COLL_UNIT_STATE * u

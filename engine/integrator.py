@@ -51,7 +51,7 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
     err[1] = 0
     k1, k2, k3, k4, y_good = work[0], work[1], work[2], work[3], work[5]
     m = y.shape[0]
-    # the collision block (P_ENV[E_COLL_BASE] on: the vertices' memories, the pairs' faces, the
+    # the collision block (P_ENV[E_COLL_BASE] on: the vertices' memories and entry faces, the
     # wheels' damage sets) is latched at the boundaries, never integrated: the stages carry it
     # unchanged and the sums skip it. The stages after the first are evaluated on y itself,
     # its integrated states set to the stage's and the block left as the boundary's latches
@@ -78,7 +78,7 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
             if s == 0:
                 for i in range(mi):     # the derivative's latches are integrated states
                     W.latched[i] = y[i]
-                # the collisions' memory (each vertex's largest approach, a pair's face) is
+                # the collisions' memory (each vertex's largest approach and entry face) is
                 # latched by this stage's collision pass as it meets each vertex, before its
                 # force (engine.collision.collision_pass): the stages after it read the
                 # boundary's memory, as this one does where its pass has latched it

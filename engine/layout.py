@@ -39,8 +39,9 @@ State vector (one float64 array), in this order:
 * the collision block, at ``at("collision")`` (``P_ENV[E_COLL_BASE]``): per unit 7
   states (``CS_*``: its contact flag, its earth-fixed CG velocity and heading at its first
   contact, for deltaV, and the times of that contact and of its latest), then per vertex of every unit's mesh its largest approach so far (m), then
-  per pair of units that can meet the face of each one's box the other's vertices press on
-  (a code, ``PS_*``), then per wheel its damage set (``DM_*``: the displacement of its centre
+  per vertex the face of another unit's box it entered through and presses on (a code,
+  :func:`entry_code`), then per pair of units that can meet the contact's face of each one's
+  box (a code) and how deep that contact reaches (``PS_*``), then per wheel its damage set (``DM_*``: the displacement of its centre
   in vehicle x and y, m, and its turn about the vehicle z and x axes, rad,
   ``engine.wheel_damage``). Their rates are zero: the integrator latches them at each step
   boundary (``engine.collision``).
@@ -235,6 +236,24 @@ N_COLL_P = CO_GRID + 3
 # broad phase of its wheels
 FACE_FRONT, FACE_REAR, FACE_RIGHT, FACE_LEFT, FACE_BOTTOM, FACE_ROOF = range(6)
 N_FACES = 6
+
+
+@njit_inline
+def entry_code(f, b):
+    """A vertex's entry state (the "entry" block) for face f (FACE_*) of unit b's box:
+    1 + f + N_FACES b; 0 is none."""
+    return 1.0 + f + N_FACES * b
+
+
+@njit_inline
+def entry_face_of(code, b):
+    """The face of unit b's box that an entry state ``code`` holds, or -1 (none, or another
+    unit's)."""
+    c = int(code + 0.5) - 1
+    if c < 0 or c // N_FACES != b:
+        return -1
+    return c % N_FACES
+
 # a barrier: a point of its face (earth X, Y, Z) and its unit normal out of the barrier; the
 # half-space behind the face is solid. BA_KIND: BAR_PLANE (an event barrier, the whole plane)
 # or BAR_WALL (a standing polygon of a mesh terrain: the triangle BA_T0 .. BA_T0 + 8, earth
@@ -289,11 +308,17 @@ N_XT = XT_V0 + 3
 # boundary_latches)
 CS_CONTACT, CS_VX0, CS_VY0, CS_VZ0, CS_HEADING0, CS_T0, CS_T1 = range(7)
 N_COLL_UNIT_STATE = 7
-# then per pair of P_PAIR (a, b) two: the face of b's box that a's vertices press on, and the
-# face of a's box that b's press on (0: none yet, else 1 + FACE_*), latched at the boundary
-# after the first vertex is inside, until none is
-PS_FACE_ON_B, PS_FACE_ON_A = range(2)
-N_PAIR_STATE = 2
+# then per vertex (of every unit's exterior and wheel mesh, in CV's order) the face of another
+# unit's box it entered through and presses on, latched at the first step boundary it is inside
+# that box and held until it is out (0: none, else entry_code; engine.collision); then per pair
+# of P_PAIR (a, b) four: the contact's face of b's box (the face the deepest of a's vertices
+# entered through at the first boundary one held a face of b's box) and the contact's face of
+# a's box (0: none, else 1 + FACE_*), held while a vertex holds a face of that box; then how
+# deep each contact reaches along its face (m: the deepest approach, into the box as made, of
+# the vertices holding it at the last step boundary)
+PS_FACE_ON_B, PS_FACE_ON_A, PS_DEPTH_ON_B, PS_DEPTH_ON_A = range(4)
+N_PAIR_FACES = 2        # PS_DEPTH_ON_* = PS_FACE_ON_* + N_PAIR_FACES
+N_PAIR_STATE = 4
 # then per wheel its damage set (engine.wheel_damage): the wheel centre's permanent displacement
 # in vehicle x and y (m, Eq. 58-62's Delta x, Delta y), its permanent turn about the vehicle z
 # axis (toe, rad, added to the steer) and the vehicle x axis (rad, added to the camber), and
@@ -419,7 +444,8 @@ STATE_BLOCKS = (
     ("tire", N_TIRE_STATE, "tire"), ("connection", N_CONN_STATE, "connection"),
     ("powertrain", N_PT_STATE, "unit"), ("steering", N_STEER_STATE, "steering system"),
     ("collision", N_COLL_UNIT_STATE, "unit"), ("vertex", 1, "mesh vertex"),
-    ("pair", N_PAIR_STATE, "pair of units"), ("damage", N_DMG_STATE, "wheel"))
+    ("entry", 1, "mesh vertex"), ("pair", N_PAIR_STATE, "pair of units"),
+    ("damage", N_DMG_STATE, "wheel"))
 #: the first block of the collision block (latched at step boundaries, never integrated)
 LATCHED_BLOCK = "collision"
 
@@ -436,7 +462,8 @@ class StateLayout:
     def __init__(self, units, wheels, axles, tires, connections, steering, vertices, pairs):
         counts = {"body": units, "wheel": wheels, "axle": axles, "tire": tires,
                   "connection": connections, "powertrain": units, "steering": steering,
-                  "collision": units, "vertex": vertices, "pair": pairs, "damage": wheels}
+                  "collision": units, "vertex": vertices, "entry": vertices, "pair": pairs,
+                  "damage": wheels}
         self.counts = {b: int(counts[b]) for b, _, _ in STATE_BLOCKS}
         self.base, at = {}, 0
         for block, per, _ in STATE_BLOCKS:
@@ -477,11 +504,13 @@ class StateLayout:
         out += [f"{u}.{s}" for u in unit_names for s in PT_STATE_NAMES]
         out += [f"{u}.{s}" for u in steering_names for s in STEER_STATE_NAMES]
         out += [f"{u}.{s}" for u in unit_names for s in COLL_STATE_NAMES]
-        out += [f"{u}.collision.vertex{k}.approach" for u, n in zip(unit_names, vertex_counts)
-                for k in range(n)]
-        out += [f"{w}.collision.vertex{k}.approach" for w, n in zip(wheel_names, wheel_vertex_counts)
-                for k in range(n)]
-        out += [f"{x}.collision.face_of_{z}" for a, b in pairs for x, z in ((a, b), (b, a))]
+        for what in ("approach", "entry_face"):
+            out += [f"{u}.collision.vertex{k}.{what}" for u, n in zip(unit_names, vertex_counts)
+                    for k in range(n)]
+            out += [f"{w}.collision.vertex{k}.{what}"
+                    for w, n in zip(wheel_names, wheel_vertex_counts) for k in range(n)]
+        out += [f"{x}.collision.{what}_{z}" for a, b in pairs
+                for what in ("face_of", "depth_in") for x, z in ((a, b), (b, a))]
         out += [f"{w}.{s}" for w in wheel_names for s in DMG_STATE_NAMES]
         if len(out) != self.size:
             raise ValueError(f"{len(out)} state names for a state of {self.size}")

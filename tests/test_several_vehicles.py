@@ -59,10 +59,11 @@ def test_two_cars_start_where_the_event_puts_them():
         assert [row[k] for k in i] == pytest.approx([init["X"], init["Y"], init["yaw"], init["speed"]],
                                                    abs=1e-12)
     # the state holds each car's states once, under its unit names (grouped by kind: bodies,
-    # wheels, tires, ... engine.layout), and the pair's contact faces: the face of each car's
-    # box the other's vertices press on
+    # wheels, tires, ... engine.layout), and the pair's contacts: the face of each car's box
+    # the other's vertices first entered through, and how deep they reach along it
     single = engine.Simulation(engine.load_event())
-    pair = ["car.collision.face_of_car2", "car2.collision.face_of_car"]
+    pair = ["car.collision.face_of_car2", "car2.collision.face_of_car",
+            "car.collision.depth_in_car2", "car2.collision.depth_in_car"]
     assert len(sim.state_names) == 2 * len(single.state_names) + len(pair)
     assert sorted(sim.state_names) == sorted(single.state_names + pair +
                                              [n.replace("car.", "car2.", 1) for n in single.state_names])

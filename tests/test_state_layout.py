@@ -11,7 +11,8 @@ from engine import layout as L
 
 FIRST = {"body": "X", "wheel": "dz", "axle": "heave", "tire": "kx", "connection": "hitch.failed",
          "powertrain": "engine_speed", "steering": "steering.angle", "collision": "collision.contact",
-         "vertex": "approach", "pair": "face_of_", "damage": "damage.dx"}
+         "vertex": "approach", "entry": "entry_face", "pair": "face_of_",
+         "damage": "damage.dx"}
 
 
 @pytest.mark.parametrize("event", [None, engine.setup.event.TRACTOR_SEMITRAILER_EVENT,
@@ -37,5 +38,5 @@ def test_every_block_starts_where_its_names_do_and_the_kernels_read_the_same(eve
     assert sim.model.P_ENV[L.E_COLL_BASE] == lay.base["collision"]
     assert sim.model.P_ENV[L.E_DMG_BASE] == lay.base["damage"]
     if event == engine.setup.event.TWO_CARS_EVENT:
-        assert lay.counts["pair"] == 1 and lay.counts["vertex"] > 0
+        assert lay.counts["pair"] == 1 and lay.counts["entry"] == lay.counts["vertex"] > 0
     assert np.all(np.isfinite(sim.y))

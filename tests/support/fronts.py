@@ -66,9 +66,9 @@ def posed_pair(model, y, boxes, depth, pitch=0.0, raised=0.0, latched=(True, Tru
                offset=0.0):
     """unit_pair (pair 0: units 0 and 1) with unit 1 turned round to face unit 0, pitched by
     ``pitch`` and raised by ``raised`` (m, up), moved ``offset`` along y (m), its front's point on the CG line ``depth``
-    past unit 0's front (``boxes``: each unit's unit_box); the face unit 0's vertices press
-    on latched to unit 1's front and the other way round (each as ``latched`` says, else not
-    latched), both at rest, the vertices' largest approaches ``memory`` (one per vertex of CV;
+    past unit 0's front (``boxes``: each unit's unit_box); every vertex of unit 0 holding unit
+    1's front as the face it entered through and the other way round (each as ``latched`` says,
+    else none held), both at rest, the vertices' largest approaches ``memory`` (one per vertex of CV;
     None: nothing crushed yet). Returns (the collision rows of both units,
     vehicle-fixed: force, moment, contacts, deepest approach; the two poses)."""
     y = y.copy()
@@ -80,14 +80,23 @@ def posed_pair(model, y, boxes, depth, pitch=0.0, raised=0.0, latched=(True, Tru
         y[o + L.SX:o + L.SPSI + 1] = poses[u]
         y[o + L.SU:o + L.SR + 1] = 0.0
     vbase = int(model.P_ENV[L.E_COLL_BASE]) + L.N_COLL_UNIT_STATE * model.P_UNIT.shape[0]
-    fs = vbase + model.CV.shape[0]
-    y[vbase:fs] = 0.0 if memory is None else memory
+    ebase = vbase + model.CV.shape[0]
+    fs = ebase + model.CV.shape[0]
+    y[vbase:ebase] = 0.0 if memory is None else memory
     for u in (0, 1):       # a unit with a memory has touched something (collision.CS_CONTACT)
         v0, nv = int(model.P_COLL[u, L.CO_V0]), int(model.P_COLL[u, L.CO_NV])
         y[int(model.P_ENV[L.E_COLL_BASE]) + L.N_COLL_UNIT_STATE * u + L.CS_CONTACT] = \
             float(np.any(y[vbase + v0:vbase + v0 + nv] > 0.0))
-    y[fs + L.PS_FACE_ON_B] = 1.0 + L.FACE_FRONT if latched[0] else 0.0
-    y[fs + L.PS_FACE_ON_A] = 1.0 + L.FACE_FRONT if latched[1] else 0.0
+    # each unit's vertices (its exterior's and its wheels') holding the other's front
+    for u, other in ((0, 1), (1, 0)):
+        rows = [np.arange(int(model.P_COLL[u, L.CO_V0]),
+                          int(model.P_COLL[u, L.CO_V0] + model.P_COLL[u, L.CO_NV]))]
+        w0 = int(model.P_UNIT[u, L.U_WHEEL0])
+        for w in range(w0, w0 + int(model.P_UNIT[u, L.U_NWHEELS])):
+            first = int(model.P_WCOLL[w, L.WC_V0])
+            rows.append(np.arange(first, first + max(int(model.P_WCOLL[w, L.WC_NV]), 0)))
+        y[ebase + np.concatenate(rows)] = L.entry_code(L.FACE_FRONT, other) if latched[u] else 0.0
+        y[fs + (L.PS_FACE_ON_B if u == 0 else L.PS_FACE_ON_A)] = 1.0 + L.FACE_FRONT if latched[u] else 0.0
     frames = np.zeros((2, L.N_FRAME))
     frames[0, :9], frames[1, :9] = Ra.ravel(), Rb.ravel()
     coll = np.zeros((2, L.N_COLL_ROW))
