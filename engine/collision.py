@@ -73,7 +73,7 @@ FRICTION_SPEED = 0.1
 #: the least speed a vertex inside another unit's box is taken to have entered it with, through
 #: any face (engine.collision.entry_face), m/s
 ENTRY_SPEED = 0.1
-#: how much deeper than the contact reached at the last step boundary a vertex coming into the
+#: how much deeper than the contact reaches (at the last step boundary) a vertex coming into the
 #: other unit's box may be along the contact's face (the pair's: the face the deepest vertex
 #: entered through) and still take that face, m (engine.collision._vertex_into_box): more than
 #: a vertex moves in a step. A vertex swept sideways into the crush zone of a front is no deeper
@@ -81,6 +81,10 @@ ENTRY_SPEED = 0.1
 #: came in through another face is deeper (a car swept round the corner of another, or along
 #: its side, would be metres deep along the first face at once)
 ENTRY_DEPTH = 0.05
+#: how far the contact's depth (how deep it reaches along its face, a state) moves before it is
+#: renewed, m: a sustained contact whose depth only trembles changes no state of the block, so
+#: that its steps copy none of it (engine.integrator.advance)
+REACH_STEP = 1e-3
 #: how far outside another unit's box a vertex still meets it, m: the vertices along the edges
 #: of a face lie on the planes of the other box's faces when the two are level (two cars of one
 #: height side by side), and meet it on both sides of that plane alike
@@ -1283,7 +1287,7 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, tb, a, b, ebase, fp, reac
     x0, x1, y0, y1, z0, z1 in b's frame; M = R_b^T R_a, t_b: :func:`_in_frame`), pressing on
     the face of b's box it entered through, as :func:`_vertices_into_box` says: the face its
     entry state y[ebase + vi] holds; else the contact's face ``fp`` (the pair's, -1 none) where
-    its approach along it is at most ``reach`` (the contact's deepest at the last boundary and
+    its approach along it is at most ``reach`` (how deep the contact reaches and
     ENTRY_DEPTH); else the face it enters through by its velocity (:func:`entry_face`;
     with ``mesh``, :func:`mesh_entry_face`); with ``mesh``, against b's
     OBJ exterior along that face's normal (:func:`mesh_approach`: the approach below the
@@ -1477,10 +1481,11 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, ebase, fs, frames, latch, out_
     out of b), as DyMESH's crush keeps the direction it started in. At the first step boundary
     with a vertex inside, the contact's face y[fs] is latched: the face the deepest vertex
     entered through (:func:`entry_face`, by its velocity relative to b: the face it crossed the
-    shortest time ago), with how deep it reaches along it (y[fs + N_PAIR_FACES], renewed at
-    each boundary). From then on each vertex holds a face of its own (its entry state y[ebase +
+    shortest time ago), with how deep it reaches along it (y[fs + N_PAIR_FACES]: the deepest
+    approach of the vertices holding it, renewed at a boundary where it moved by more than
+    REACH_STEP). From then on each vertex holds a face of its own (its entry state y[ebase +
     vi]), latched at the first boundary it is inside and held until it is out: the contact's
-    face where it is no deeper along it than the contact reached plus ENTRY_DEPTH (a side swept
+    face where it is no deeper along it than the contact reaches plus ENTRY_DEPTH (a side swept
     sideways into a crushed front meets the front, although it crossed the side as made), else
     the face it came in through by its velocity (a vertex that comes in later through another
     face: a car swept round another's corner, or along its side, would be metres deep along the
@@ -1607,9 +1612,9 @@ def _vertices_into_box(y, P, a, b, xa, xb, vbase, ebase, fs, frames, latch, out_
             if code == 0:
                 y[fs] = 1.0 + face      # the face the deepest vertex entered through
                 out_a[WC_CHANGED] = 1.0
-            depth = max(deepest, 0.0)    # how deep the contact reaches along it
-            if y[fs + N_PAIR_FACES] != depth:
-                y[fs + N_PAIR_FACES] = depth
+            # how deep the contact reaches, renewed when it moves by more than REACH_STEP
+            if abs(deepest - y[fs + N_PAIR_FACES]) > REACH_STEP:
+                y[fs + N_PAIR_FACES] = deepest
                 out_a[WC_CHANGED] = 1.0
 
 

@@ -315,7 +315,8 @@ N_COLL_UNIT_STATE = 7
 # entered through at the first boundary one held a face of b's box) and the contact's face of
 # a's box (0: none, else 1 + FACE_*), held while a vertex holds a face of that box; then how
 # deep each contact reaches along its face (m: the deepest approach, into the box as made, of
-# the vertices holding it at the last step boundary)
+# the vertices holding it at the last step boundary, renewed when it moves by more than
+# engine.collision.REACH_STEP)
 PS_FACE_ON_B, PS_FACE_ON_A, PS_DEPTH_ON_B, PS_DEPTH_ON_A = range(4)
 N_PAIR_FACES = 2        # PS_DEPTH_ON_* = PS_FACE_ON_* + N_PAIR_FACES
 N_PAIR_STATE = 4

@@ -43,16 +43,24 @@ def bump_steer(P, w, dz):
     return P[w, W_BS0] + dz * (P[w, W_BS1] + dz * (P[w, W_BS2] + dz * P[w, W_BS3]))
 
 
+#: the rate (m/s) at which a suspension stop recedes before it is on its unloading branch
+#: (engine.suspension.stop_force): at rest on a stop, and within this of it, the stop is on its
+#: loading branch from both sides, so that the step-size check's finite differences of a rate
+#: (engine.stability.FD_STEP of a zero rate) do not straddle the switch and see it as a mode of
+#: order (the force) / (the difference); ten times that difference
+STOP_RECEDE = 1.0e-5
+
+
 @njit
 def stop_force(defl, rate, clearance, k1, k3, energy_ratio):
     """Eq. 116, force of a suspension stop for a travel ``defl`` towards it (m, + into the
     stop) and its rate. Zero until the clearance is used up; the energy ratio scales the
-    force while the stop unloads."""
+    force while the stop unloads (recedes faster than :data:`STOP_RECEDE`)."""
     d = defl - clearance
     if d <= 0.0:
         return 0.0
     f = k1 * d + k3 * d * d * d
-    if d * rate < 0.0:
+    if rate < -STOP_RECEDE:
         f *= energy_ratio
     return f
 

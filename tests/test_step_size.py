@@ -198,3 +198,42 @@ def test_the_bundled_events_under_rk2(name):
                                          r"2nd-order Runge-Kutta \(Heun\) step is stable only"):
         engine.Simulation(event, warn=False)
     engine.Simulation(event, step_size=0.0009, warn=False)
+
+
+def test_a_trailer_axle_resting_on_its_jounce_stop_is_judged_by_its_modes(tmp_path):
+    """The double with a 10.5 cm pad under one wheel of its second trailer's front axle: the
+    trailer's axles start pressed into their jounce stops. A stop switches to its unloading
+    branch on the sign of its rate, so at rest on it the check's difference quotient of a
+    zero rate crossed the switch and saw a "mode" of -6.3e7 1/s in an axle's heave rate, for
+    which no step the engine accepts was enough. A stop unloads only while it recedes faster
+    than engine.suspension.STOP_RECEDE, and the limit is now that of a mode of the vehicle:
+    the most loaded wheel's spin, which the step then resolves."""
+    from support.roads import grid_mesh_obj
+    data = json.loads(Path(engine.setup.event.DOUBLE_EVENT).read_text())
+    start = engine.Simulation(engine.load_event(copy.deepcopy(data)))
+    out = engine.UNIT_OUTPUTS
+    trailer = start.y_unit[start.unit_names.index("trailer2")]
+    axle = next(u for u in data["units"] if u["name"] == "trailer2")["axles"][0]
+    xw = trailer[out.index("X")] + axle["x"] * math.cos(trailer[out.index("yaw")])
+    yw = trailer[out.index("Y")] - 0.5 * axle["track"]
+
+    def pad(x, y):      # 10.5 cm (Z down), 1.2 m by 0.4 m, with ramps of 0.6 m and 0.2 m
+        return -0.105 * np.clip(2.0 - np.abs(x - xw) / 0.6, 0.0, 1.0) \
+            * np.clip(2.0 - np.abs(y - yw) / 0.2, 0.0, 1.0)
+
+    grid_mesh_obj(tmp_path / "pad.obj", pad, (-80.0, 20.0), (-6.0, 6.0), (500, 120))
+    data["environment"]["terrain"] = {"type": "mesh", "file": "pad.obj"}
+    event = engine.load_event(data, base=tmp_path)
+    with pytest.raises(EventError) as err:
+        engine.Simulation(event)
+    assert "spin" in str(err.value) and "no step the engine accepts" not in str(err.value)
+    sim = engine.Simulation(event, step_size=0.0004)
+    jounce = sim.y_wheel[:, engine.WHEEL_OUTPUTS.index("jounce")]
+    stop = axle["suspension"]["jounce_stop"]["clearance"]
+    limit = sim.step_limit
+    print(f"stop {stop} m, the deepest jounce {jounce.max():.4f} m; the limit {limit.h_max:.3g} s "
+          f"in {limit.state} ({limit.eigenvalue:.4g} 1/s)")
+    assert jounce.max() > stop
+    assert limit.state.endswith(".spin") and abs(limit.eigenvalue) < 1e4
+    sim.advance(0.5)
+    assert np.all(np.isfinite(sim.y))
