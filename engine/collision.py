@@ -1321,12 +1321,6 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, tb, a, b, ebase, fp, reac
     # holds; else the contact's (the pair's, fp) where it is no deeper along it than the
     # contact reaches, else the one it enters through, by its velocity
     PC = P.P_COLL
-    s = vbase + vi
-    e = PC[a, CO_E] if w < 0 else P.P_WCOLL[w, WC_E]
-    # b's surface as its crush moved it, an exterior vertex itself by its permanent set
-    # (1 - e^2) delta_max (docs/equations.md, "Crush that moves the mesh")
-    set_a = permanent_set(e, y[s]) if w < 0 else 0.0
-    e_b = PC[b, CO_E]
     held = entry_face_of(y[e_at], b)
     f = held if held >= 0 else fp
     for attempt in range(2):
@@ -1362,7 +1356,9 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, tb, a, b, ebase, fp, reac
             f = -1          # deeper than the contact reaches: in through another face
             continue
         break
-    if latch and fp >= 0:     # (at the contact's first boundary it takes the contact's face)
+    # its own face, latched once the contact's is (at the contact's first boundary the pass
+    # chooses the contact's from the faces the vertices enter through: _vertices_into_box)
+    if latch and fp >= 0:
         if pen <= 0.0:
             _free_entry(y, e_at, b, out_a)
         elif y[e_at] == 0.0:        # in: it holds the face it came through until it is out
@@ -1371,8 +1367,15 @@ def _vertex_into_box(y, P, vi, w, rx, ry, rz, cell, M, tb, a, b, ebase, fp, reac
     if pen <= 0.0:
         return pen, f
     depth = pen         # inside b's box (its mesh) as made
+    s = vbase + vi
+    e = PC[a, CO_E] if w < 0 else P.P_WCOLL[w, WC_E]
+    # the surfaces as the crush has moved them (docs/equations.md, "Crush that moves the mesh"):
+    # b's where the vertex presses, and an exterior vertex itself, each by its permanent set
+    # (1 - e^2) delta_max; pen is now the two crushed surfaces' overlap there
+    set_a = permanent_set(e, y[s]) if w < 0 else 0.0
     mem_b, rise_j, run_j, rise_k, run_k = surface_memory(y, P, b, vbase, f, qx, qy, qz, box, hit,
                                                          grid)
+    e_b = PC[b, CO_E]
     set_b = permanent_set(e_b, mem_b)
     pen = pen - set_a - set_b
     if pen <= 0.0:
