@@ -1,7 +1,7 @@
 """The integrator's latched block (engine.integrator.advance): the collision block (the vertices'
-memories, the pairs' faces, the wheels' damage sets) is copied to the stages and to the last
-good state only as far as a boundary's latches changed it (none of it, the units' own states
-at its start, or all of it). A step that fails at its boundary
+memories and entry faces, the pairs' contacts, the wheels' damage sets) is copied to the stages
+and to the last good state only as far as a boundary's latches changed it (none of it, the
+units' own states at its start, or all of it). A step that fails at its boundary
 restores the last good state whole, the block as latched at that state's boundary: the sedan
 into a wall with tires that cannot take the crash's load fails during the crush (its memories
 growing every step), and the state it is left at is, bit for bit, the same run's stopped at
