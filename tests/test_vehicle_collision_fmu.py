@@ -20,6 +20,7 @@ import engine
 from engine.setup.collision import unit_box
 from engine.setup.derived import body_front
 from engine.setup.event import DEFAULT_CRUSH_B, TWO_CARS_EVENT
+from support.energy import QUANTITIES, by_unit, mechanical_energy
 from support.exteriors import default_box_obj, hood_obj, read_objects
 from support.fmus import event_fmu
 from support.fronts import front_contact, peak_approach, series_per_area
@@ -107,19 +108,6 @@ SWIPE_V1, SWIPE_V2, SWIPE_YAW = 20.0, 10.0, 0.15
 RISE = 1000.0       # J, the largest rise of the mechanical energy above its least so far (374)
 
 
-def _energy(r, data, masses):
-    """The cars' mechanical energy (J) at each record: their bodies' translation at their
-    total mass, the sprung masses' rotation and the height (Z down)."""
-    total = 0.0
-    for unit, m in zip(data["units"], masses):
-        n = unit["name"]
-        ixx, iyy, izz = unit["sprung_mass"]["inertia"][:3]
-        total = total + 0.5 * m * (r[n + ".u"] ** 2 + r[n + ".v"] ** 2 + r[n + ".w"] ** 2) \
-            + 0.5 * (ixx * r[n + ".p"] ** 2 + iyy * r[n + ".q"] ** 2 + izz * r[n + ".r"] ** 2) \
-            - m * 9.80665 * r[n + ".Z"]
-    return total
-
-
 def test_a_sideswipe_only_loses_energy(instance, two_car_fmu):
     """The sedan at 20 m/s, turned 0.15 rad towards its heavier copy, which drives at 10 m/s
     beside it, 0.5 m clear, half a car ahead: its front corner strikes the other's side and
@@ -134,9 +122,11 @@ def test_a_sideswipe_only_loses_energy(instance, two_car_fmu):
     width = data["units"][0]["dimensions"]["width"]
     data["units"][0]["initial"] = {"X": 0.0, "Y": 0.0, "yaw": SWIPE_YAW, "speed": SWIPE_V1}
     data["units"][1]["initial"] = {"X": 3.0, "Y": width + 0.5, "yaw": 0.0, "speed": SWIPE_V2}
-    r = _crash(instance(two_car_fmu), data, 1.0, ("u", "v", "w", "p", "q", "r", "Z",
-                                                 "collision.Fy"))
-    energy = _energy(r, data, MASSES)
+    r = _crash(instance(two_car_fmu), data, 1.0, QUANTITIES + ("collision.Fy",))
+    names = [u["name"] for u in data["units"]]
+    energy = mechanical_energy(by_unit(r, names), dict(zip(names, MASSES)),
+                               {u["name"]: u["sprung_mass"]["inertia"] for u in data["units"]},
+                               data["environment"]["gravity"])
     rise = np.max(energy - np.minimum.accumulate(energy))      # above the least so far
     print(f"sideswipe: the energy falls by {energy[0] - energy[-1]:.0f} J, its largest rise "
           f"{rise:.1f} J")
