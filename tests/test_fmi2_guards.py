@@ -293,12 +293,13 @@ def test_states_the_host_never_freed_are_released_with_the_instance(instance, fa
 # ----------------------------------------------------------------- the host's import path
 
 _IMPORT_PATH_SCRIPT = """
-import sys
+import atexit, shutil, sys
 from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Slave
 before = list(sys.path)
 for fmu in sys.argv[1:]:
     folder = extract(fmu)
+    atexit.register(shutil.rmtree, folder, True)
     md = read_model_description(folder)
     s = FMU2Slave(guid=md.guid, unzipDirectory=folder,
                   modelIdentifier=md.coSimulation.modelIdentifier, instanceName="i")

@@ -225,7 +225,8 @@ from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Slave
 md = read_model_description(sys.argv[1])
 vr = {v.name: v.valueReference for v in md.modelVariables}
-s = FMU2Slave(guid=md.guid, unzipDirectory=extract(sys.argv[1]),
+folder = extract(sys.argv[1], os.path.join(os.path.dirname(sys.argv[1]), "unzipped"))
+s = FMU2Slave(guid=md.guid, unzipDirectory=folder,
               modelIdentifier=md.coSimulation.modelIdentifier, instanceName="old")
 s.instantiate()
 s.setupExperiment(startTime=0.0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import ctypes
 import json
+import shutil
 from ctypes import c_char_p, c_int, c_void_p
 
 import pytest
@@ -77,6 +78,7 @@ def _errors(fmu, params):
         f["fmi2DoStep"](c, 0.0, 0.01, 1)
     finally:
         slave.freeInstance()
+        shutil.rmtree(folder, ignore_errors=True)
     return [text for status, text in log if status >= 3]
 
 

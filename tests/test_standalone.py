@@ -257,7 +257,7 @@ def fmpy_venv(tmp_path_factory) -> Path:
 
 
 FOREIGN_RUN = textwrap.dedent("""
-    import json, sys, time
+    import atexit, json, shutil, sys, time
     started = time.perf_counter()
     import numpy
     from fmpy import extract, read_model_description
@@ -269,7 +269,10 @@ FOREIGN_RUN = textwrap.dedent("""
     folders, identifiers, loaded, unzipped = [], [], [], {}
     def instance(fmu, name, initial=False):
         # each FMU extracted once, its instances over the one folder
-        folder = unzipped[fmu] = unzipped.get(fmu) or extract(fmu)
+        if fmu not in unzipped:
+            unzipped[fmu] = extract(fmu)
+            atexit.register(shutil.rmtree, unzipped[fmu], True)
+        folder = unzipped[fmu]
         folders.append(folder)
         identifiers.append(read_model_description(folder).coSimulation.modelIdentifier)
         md = read_model_description(folder, validate=False)
