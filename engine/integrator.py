@@ -20,14 +20,46 @@ connections whose force exceeds their failure force (``engine.connection.latch_f
 It tells the derivative the
 time of the step it takes (``W.clock``: the steering mode autostart frees the steering from
 the first step that starts at or after its start time).
+
+With ``simulation.substeps`` above 1 (``P_ENV[E_SUBSTEPS]``) each step estimates the stiffest
+mode its stages meet, at no extra evaluation: the derivative's change between two stages
+over the change of the state between them, rho = |k3 - k2| / |(h/2) (k2 - k1)| (RK4) or
+|k2 - k1| / |h k1| (RK2), the power iteration of the Jacobian along the direction the step
+moves the state in (Hairer and Wanner's stiffness detection). Where rho h passes the margin
+the step check keeps (``SUBSTEP_Z_RK4``, ``SUBSTEP_Z_RK2``), the step is taken again from its
+start in m sub-steps of h / m, m the fewest that bring rho h / m within a quarter of it
+(``SUBSTEP_RESOLVE``), at most the event's number: a wheel's spin under an impact's load or an
+axle on its jounce stop, stiffer for some milliseconds than the step resolves, is then
+integrated where the method resolves it (docs/equations.md, "Sub-steps in severe events").
 """
+import math
+
 import numpy as np
 
 from .collision import boundary_latches
 from .connection import latch_failures
 from .jit import dynamic, njit
-from .layout import E_COLL_BASE, E_INTEGRATOR, INTEGRATOR_RK2
+from .layout import E_COLL_BASE, E_INTEGRATOR, E_SUBSTEPS, INTEGRATOR_RK2
 from .vehicle import ERR_NONFINITE, derivatives, latch_attitude, state_bases
+
+#: |z| = rho h, the step's stiffness estimate (the module docstring), up to which a step
+#: stands: the margins the step check keeps on the negative real axis
+#: (engine.setup.fields.MAX_STEP_SIZES), 0.72 of RK4's reach z = -2.785 and 0.7 of RK2's -2
+SUBSTEP_Z_RK4 = 0.72 * 2.785
+SUBSTEP_Z_RK2 = 0.7 * 2.0
+#: a step split into sub-steps holds each to this fraction of that margin's |z|: a quarter,
+#: as docs/limitations.md asked of a severe event's step by hand (the mode resolved, not only
+#: kept stable; docs/equations.md, "Sub-steps in severe events")
+SUBSTEP_RESOLVE = 4.0
+#: the change of the state between the two stages, relative to the state, below which the
+#: estimate is not taken: there the stages differ by rounding (a vehicle at rest, or in a
+#: steady state), and a mode excited that little cannot grow to matter in the milliseconds
+#: an impact's stiff transient lasts
+SUBSTEP_FLOOR = 1.0e-10
+#: _step's outcome: the step taken; its start's state judged out of range (err[0]); a state
+#: not finite after it (err[0], y put back to its start); its stiffness beyond the margin (y
+#: at a stage, its start in the last good state)
+STEP_OK, STEP_START_BAD, STEP_NONFINITE, STEP_STIFF = range(4)
 
 
 @njit
@@ -37,19 +69,120 @@ def record(y, dy, U, P, Y, err, W):
 
 
 @njit
+def _step(y, t, h, span, estimate, work, U, P, Y, err, W, mi, conn_base, rk2):
+    """One step of size h from time t, in place (``advance``): the boundary's latches, the
+    stages k_s = f(y + c_s h k_(s-1)), c = (0, 1/2, 1/2, 1) (RK4) or (0, 1) (RK2), and the sum.
+    ``span``: how far into the collision block the last good state (work[5]) is to be copied
+    at least (the whole block when y is the caller's). With ``estimate``, the step stops at
+    the stage that shows its stiffness estimate rho h beyond the method's margin
+    (SUBSTEP_Z_RK4, SUBSTEP_Z_RK2), and returns (STEP_STIFF, rho h); else (outcome, 0)."""
+    k1, k2, k3, k4, y_good = work[0], work[1], work[2], work[3], work[5]
+    m = y.shape[0]
+    stages = 2 if rk2 else 4
+    W.clock[0] = t
+    # the derivative is a compiled function of its own (vehicle.derivatives), called, not
+    # inlined, so that the model is compiled once for this loop, its failure branch and
+    # ``record``
+    latch_attitude(y, P, W)
+    for s in range(stages):
+        ks = work[s]
+        if s == 0:
+            for i in range(mi):     # the derivative's latches are integrated states
+                W.latched[i] = y[i]
+            # the collisions' memory (each vertex's largest approach and entry face) is
+            # latched by this stage's collision pass as it meets each vertex, before its
+            # force (engine.collision.collision_pass): the stages after it read the
+            # boundary's memory, as this one does where its pass has latched it
+            W.clock[1] = 1.0
+        derivatives(y, ks, U, P, dynamic(False), Y, err, W)
+        if s == 0:
+            W.clock[1] = 0.0
+            if err[0] != 0:
+                return STEP_START_BAD, 0.0
+            # the boundary's latches (the derivative leaves the rest of its state alone):
+            # the first contacts and the wheels' damage (engine.collision), then a
+            # connection that fails at this boundary carries nothing from here on; either
+            # way, when one moves something, this step's first stage is taken again
+            for i in range(mi):
+                y[i] = W.latched[i]
+            changed, grown = boundary_latches(y, t, P, W)
+            span = max(span, changed)
+            failed = latch_failures(y, t, P.P_CONN, conn_base, W.conn_force)
+            if grown or failed:
+                for i in range(mi):
+                    W.latched[i] = y[i]
+                derivatives(y, ks, U, P, dynamic(False), Y, err, W)
+                for i in range(mi):
+                    y[i] = W.latched[i]
+            for i in range(mi + span):
+                y_good[i] = y[i]
+        if estimate and s == stages - (1 if rk2 else 2):
+            # the stiffness the stages met: rho h = |dk| / |dY| h, dY = c h dk_prev (RK4: the
+            # stages 2 and 3, c = 1/2; RK2: the first stage and the second, c = 1)
+            num, den, size = 0.0, 0.0, 0.0
+            if rk2:
+                for i in range(mi):
+                    num += (k2[i] - k1[i]) ** 2
+                    den += k1[i] ** 2
+                    size += y_good[i] ** 2
+                z_max, c = SUBSTEP_Z_RK2, 1.0
+            else:
+                for i in range(mi):
+                    num += (k3[i] - k2[i]) ** 2
+                    den += (k2[i] - k1[i]) ** 2
+                    size += y_good[i] ** 2
+                z_max, c = SUBSTEP_Z_RK4, 0.5
+            # |dY|^2 = (c h)^2 den against the floor; rho h = sqrt(num / den) / c
+            if (num > z_max * z_max * c * c * den
+                    and c * c * h * h * den > SUBSTEP_FLOOR * SUBSTEP_FLOOR * size):
+                return STEP_STIFF, math.sqrt(num / den) / c
+        if s < stages - 1:
+            # the next stage's state, in y: the step's start (y_good) plus c h k_s
+            c = h if s == 2 or rk2 else 0.5 * h
+            for i in range(mi):
+                y[i] = y_good[i] + c * ks[i]
+    err[0] = 0  # only the state at a step boundary (k1) is judged for deflection
+    # the step's sum, counting the states that are not finite (v - v is 0 for a finite v
+    # only) without a branch, so that the loop vectorises; the first one is found after
+    nonfinite = 0
+    if rk2:
+        for i in range(mi):
+            v = y_good[i] + 0.5 * h * (k1[i] + k2[i])
+            y[i] = v
+            nonfinite += (v - v) != 0.0
+    else:
+        for i in range(mi):
+            v = y_good[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+            y[i] = v
+            nonfinite += (v - v) != 0.0
+    if nonfinite > 0:
+        bad = 0
+        while np.isfinite(y[bad]):
+            bad += 1
+        for i in range(m):
+            y[i] = y_good[i]
+        err[0] = ERR_NONFINITE
+        err[1] = bad
+        return STEP_NONFINITE, 0.0
+    return STEP_OK, 0.0
+
+
+@njit
 def advance(y, t0, h, n, work, U, P, Y, err, W):
     """Integrate n steps of size h in place from time t0, by the method of
-    ``P.P_ENV[E_INTEGRATOR]`` (RK4 or RK2, the module docstring). Returns the number of steps
-    completed.
+    ``P.P_ENV[E_INTEGRATOR]`` (RK4 or RK2, the module docstring), each split into sub-steps
+    where it meets a mode stiffer than the method resolves, up to ``P.P_ENV[E_SUBSTEPS]``
+    of them. Returns the number of steps completed.
 
-    work: array (6, len(y)) of scratch rows (the stages' derivatives in rows 0..3, the last good
-    state in row 5; row 4 is not used); W: the derivative's scratch (``layout.Work``).
+    work: array (6, len(y)) of scratch rows (the stages' derivatives in rows 0..3, the step's
+    start while it is taken in sub-steps in row 4, the last good state in row 5); W: the
+    derivative's scratch (``layout.Work``).
     err[0] != 0 on failure (see vehicle.ERR_*), with y restored to the last good state; the
     outputs are recorded at the final state. err is cleared on entry.
     """
     err[0] = 0
     err[1] = 0
-    k1, k2, k3, k4, y_good = work[0], work[1], work[2], work[3], work[5]
+    k1, y_start, y_good = work[0], work[4], work[5]
     m = y.shape[0]
     # the collision block (P_ENV[E_COLL_BASE] on: the vertices' memories and entry faces, the
     # wheels' damage sets) is latched at the boundaries, never integrated: the stages carry it
@@ -63,81 +196,53 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
     mi = int(P.P_ENV[E_COLL_BASE])
     conn_base = state_bases(P)[3]
     rk2 = P.P_ENV[E_INTEGRATOR] == INTEGRATOR_RK2
-    stages = 2 if rk2 else 4
+    most = int(P.P_ENV[E_SUBSTEPS])
+    z_max = SUBSTEP_Z_RK2 if rk2 else SUBSTEP_Z_RK4
+    z_sub = z_max / SUBSTEP_RESOLVE
     done = 0
+    whole = True        # the next step copies the whole block to the last good state
     for step in range(n):
-        W.clock[0] = t0 + step * h
-        # the stages k_s = f(y + c_s h k_(s-1)), c = (0, 1/2, 1/2, 1) (RK4) or (0, 1) (RK2);
-        # the derivative is a compiled function of its own (vehicle.derivatives), called,
-        # not inlined, so that the model is compiled once for this loop, its failure branch
-        # and ``record``
-        latch_attitude(y, P, W)
-        span = m - mi if step == 0 else 0     # the block's states to copy, from its start
-        for s in range(stages):
-            ks = work[s]
-            if s == 0:
-                for i in range(mi):     # the derivative's latches are integrated states
-                    W.latched[i] = y[i]
-                # the collisions' memory (each vertex's largest approach and entry face) is
-                # latched by this stage's collision pass as it meets each vertex, before its
-                # force (engine.collision.collision_pass): the stages after it read the
-                # boundary's memory, as this one does where its pass has latched it
-                W.clock[1] = 1.0
-            derivatives(y, ks, U, P, dynamic(False), Y, err, W)
-            if s == 0:
-                W.clock[1] = 0.0
-                if err[0] != 0:
+        t = t0 + step * h
+        outcome, z = _step(y, t, h, m - mi if whole else 0, most > 1, work, U, P, Y, err, W,
+                           mi, conn_base, rk2)
+        whole = False
+        if outcome == STEP_STIFF:
+            # taken again from its start (its boundary's latches stand: the first sub-step
+            # meets the same state at the same time) in `parts` sub-steps, each of rho h /
+            # parts <= z_sub, at most `most`
+            for i in range(mi):
+                y[i] = y_good[i]
+            for i in range(m):
+                y_start[i] = y[i]
+            parts = most
+            if z < z_sub * most:
+                parts = int(z / z_sub)
+                if parts * z_sub < z:
+                    parts += 1
+            hs = h / parts
+            for j in range(parts):
+                outcome, z = _step(y, t + j * hs, hs, 0, False, work, U, P, Y, err, W, mi,
+                                   conn_base, rk2)
+                if outcome != STEP_OK:
                     break
-                # the boundary's latches (the derivative leaves the rest of its state alone):
-                # the first contacts and the wheels' damage (engine.collision), then a
-                # connection that fails at this boundary carries nothing from here on; either
-                # way, when one moves something, this step's first stage is taken again
-                for i in range(mi):
-                    y[i] = W.latched[i]
-                changed, grown = boundary_latches(y, t0 + step * h, P, W)
-                span = max(span, changed)
-                failed = latch_failures(y, t0 + step * h, P.P_CONN, conn_base, W.conn_force)
-                if grown or failed:
-                    for i in range(mi):
-                        W.latched[i] = y[i]
-                    derivatives(y, ks, U, P, dynamic(False), Y, err, W)
-                    for i in range(mi):
-                        y[i] = W.latched[i]
-                for i in range(mi + span):
-                    y_good[i] = y[i]
-            if s < stages - 1:
-                # the next stage's state, in y: the step's start (y_good) plus c h k_s
-                c = h if s == 2 or rk2 else 0.5 * h
-                for i in range(mi):
-                    y[i] = y_good[i] + c * ks[i]
-        if err[0] != 0 and s == 0:
+            # the step's start is the last good state (a sub-step's is not a step's), and the
+            # next step copies the whole block there: the sub-steps' boundaries latched it
+            for i in range(m):
+                y_good[i] = y_start[i]
+            whole = True
+            if outcome != STEP_OK:
+                # a sub-step's start out of range, or a state not finite: the step is not
+                # taken
+                for i in range(m):
+                    y[i] = y_start[i]
+                break
+        elif outcome == STEP_START_BAD:
             if done > 0:  # the state reached by the previous step is out of range
                 for i in range(m):
                     y[i] = y_good[i]
                 done -= 1
             break
-        err[0] = 0  # only the state at a step boundary (k1) is judged for deflection
-        # the step's sum, counting the states that are not finite (v - v is 0 for a finite v
-        # only) without a branch, so that the loop vectorises; the first one is found after
-        nonfinite = 0
-        if rk2:
-            for i in range(mi):
-                v = y_good[i] + 0.5 * h * (k1[i] + k2[i])
-                y[i] = v
-                nonfinite += (v - v) != 0.0
-        else:
-            for i in range(mi):
-                v = y_good[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-                y[i] = v
-                nonfinite += (v - v) != 0.0
-        if nonfinite > 0:
-            bad = 0
-            while np.isfinite(y[bad]):
-                bad += 1
-            for i in range(m):
-                y[i] = y_good[i]
-            err[0] = ERR_NONFINITE
-            err[1] = bad
+        elif outcome == STEP_NONFINITE:
             break
         done += 1
     # outputs at the final state (also judges its tire deflection)

@@ -186,12 +186,14 @@ N_AERO_P = 8
 # --- environment: P_ENV[:] ---------------------------------------------------------------
 (E_G, E_RHO, E_MU, E_GROUND_Z, E_TERRAIN, E_HYDRO, E_AIR_T, E_STEER_T0, E_COLL_BASE, E_COLL_T_ENV,
  E_COLL_T_VEH, E_TERRAIN_TOP, E_DMG_BASE, E_WHEEL_BASE, E_AXLE_BASE, E_TIRE_BASE, E_CONN_BASE,
- E_PT_BASE, E_STEER_BASE, E_TIRE_LIMIT, E_INTEGRATOR) = range(21)
-N_ENV_P = 21
+ E_PT_BASE, E_STEER_BASE, E_TIRE_LIMIT, E_INTEGRATOR, E_SUBSTEPS) = range(22)
+N_ENV_P = 22
 # E_TIRE_LIMIT: simulation.tire_limit, TIRE_LIMIT_WHEEL or TIRE_LIMIT_STOP
 TIRE_LIMIT_WHEEL, TIRE_LIMIT_STOP = 0, 1
 # E_INTEGRATOR: simulation.integrator, the integration method (engine.integrator)
 INTEGRATOR_RK4, INTEGRATOR_RK2 = 0, 1
+# E_SUBSTEPS: simulation.substeps, the most sub-steps a step that meets a mode stiffer than
+# the method resolves at the step is taken again in (1: never; engine.integrator)
 # E_WHEEL_BASE .. E_STEER_BASE, E_COLL_BASE, E_DMG_BASE: the offsets of the state vector's
 # blocks (StateLayout.pack_bases): the wheels', solid axles', tires', connections',
 # powertrains', steering systems', the collision block's and the wheels' damage states (DM_*)

@@ -22,7 +22,7 @@ import pytest
 
 import engine
 from engine import layout as L
-from support import fmus
+from support import fmus, kerb
 from support.exteriors import box_obj, read_objects
 from support.roads import grid_crg, grid_mesh_obj
 
@@ -250,10 +250,22 @@ def heun(folder):
             lambda r: max(r["car.Y"]) > 1.0 and max(np.abs(r["car.ay"])) > 2.0)
 
 
+def kerb_substeps(folder):
+    """The sedan sliding into a kerb at Heun's largest step with sub-steps
+    (simulation.substeps; tests/support/kerb.py, tests/test_substeps.py): it rolls over."""
+    data = kerb.kerb_event(folder, "rk2", 1.4e-3, 16)
+
+    def control(t, inst):
+        inst.set("car.steeringWheelAngle", kerb.steer(t))
+        inst.set("car.brakePedalForce", kerb.brake(t))
+    steps = [kerb.HOLD] * int(round(kerb.DURATION / kerb.HOLD))
+    return (data, steps, control, lambda r: max(np.abs(r["car.roll"])) > 3.0)
+
+
 SCENARIOS = {f.__name__.replace("_", "-"): f for f in
              (truck, two_cars, mesh_road, crg_road, barrier, external_road, steering_torque,
               steering_autostart, double, fixed_dolly_rough, full_trailer, wet_mesh,
-              friction_tables, heun)}
+              friction_tables, heun, kerb_substeps)}
 
 
 @pytest.fixture(scope="module")

@@ -48,6 +48,8 @@ class Method(NamedTuple):
 METHODS = {"rk4": Method(INTEGRATOR_RK4, 0.002, "4th-order Runge-Kutta"),
            "rk2": Method(INTEGRATOR_RK2, 0.0014, "2nd-order Runge-Kutta (Heun)")}
 MAX_STEP_SIZES = {name: m.max_step for name, m in METHODS.items()}
+#: simulation.substeps: the most sub-steps a step may be split into (engine.integrator)
+MAX_SUBSTEPS = 64
 MIN_STEP_SIZE, MAX_STEP_SIZE = 1e-6, MAX_STEP_SIZES["rk4"]
 INTEGRATORS = tuple(METHODS)
 # The range of the engine's arithmetic, wide beyond any road vehicle: within it products of
@@ -825,6 +827,7 @@ EVENT = {
                      doc="fixed objects given as meshes (poles, guardrail segments)"),
     }),
     "simulation": F("object", default=lambda: {"step_size": 0.001, "integrator": "rk4",
+                                               "substeps": 1,
                                                "hydroplaning": "off",
                                                "tire_limit": "wheel",
                                                "steer_dof_start_time": None,
@@ -840,6 +843,13 @@ EVENT = {
                             "method (2nd order, two a step: about half the time a step, its "
                             "error growing as the step squared; docs/equations.md, \"The "
                             "integration method\")"),
+        "substeps": F("int", lo=1, hi=MAX_SUBSTEPS, default=1,
+                      doc="the most sub-steps a step is split into where the model has turned "
+                          "stiffer than the method's stable region at the step (a wheel's spin "
+                          "or an axle on its stop in an impact or a kerb strike); 1 (the "
+                          "default) never splits; each step estimates its "
+                          "stiffest mode from its own stages at no extra evaluation "
+                          "(docs/equations.md, \"Sub-steps in severe events\")"),
         "tire_limit": F("str", choices=TIRE_LIMITS, default="wheel",
                         doc="a tire beyond its range (deflected past max_deflection, or its wheel "
                             "plane near the road's): 'wheel': the tread's forces fade and the "

@@ -43,6 +43,7 @@ def pack_environment(data, friction_multiplier, rho, terrain_top, layout):
     P_ENV[L.E_AIR_T] = env.air_temperature
     P_ENV[L.E_TIRE_LIMIT] = TIRE_LIMITS[sim.tire_limit or "wheel"]
     P_ENV[L.E_INTEGRATOR] = METHODS[sim.integrator or INTEGRATORS[0]].code
+    P_ENV[L.E_SUBSTEPS] = sim.substeps or 1
     return P_ENV
 
 
