@@ -286,6 +286,7 @@ MANUAL_KEYS = {  # the fields the rest of the manual's options brought (At Axle 
 SEVERE_KEYS = {  # the fields the severe events brought, with the values an event without them gets
     "simulation.tire_limit": "wheel",
     "simulation.integrator": "rk4",           # and the integration method, its default
+    "simulation.substeps": 1,                 # and its sub-steps in severe events, none
     **{f"units[0].initial.{k}": 0.0 for k in ("roll", "pitch", "v", "w", "p", "q", "r")},
     **{f"units[0].tires.{t}.section_height": None for t in ("front", "rear")},
 }
