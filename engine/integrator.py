@@ -26,7 +26,7 @@ mode its stages meet, at no extra evaluation: the derivative's change between tw
 over the change of the state between them, rho = |k3 - k2| / |(h/2) (k2 - k1)| (RK4) or
 |k2 - k1| / |h k1| (RK2), the power iteration of the Jacobian along the direction the step
 moves the state in (Hairer and Wanner's stiffness detection). Where rho h passes the margin
-the step check keeps (``SUBSTEP_Z_RK4``, ``SUBSTEP_Z_RK2``), the step is taken again from its
+the engine's largest steps keep (``SUBSTEP_Z_RK4``, ``SUBSTEP_Z_RK2``), the step is taken again from its
 start in m sub-steps of h / m, m the fewest that bring rho h / m within a quarter of it
 (``SUBSTEP_RESOLVE``), at most the event's number: a wheel's spin under an impact's load or an
 axle on its jounce stop, stiffer for some milliseconds than the step resolves, is then
@@ -43,7 +43,7 @@ from .layout import E_COLL_BASE, E_INTEGRATOR, E_SUBSTEPS, INTEGRATOR_RK2
 from .vehicle import ERR_NONFINITE, derivatives, latch_attitude, state_bases
 
 #: |z| = rho h, the step's stiffness estimate (the module docstring), up to which a step
-#: stands: the margins the step check keeps on the negative real axis
+#: stands: the margins the largest steps the engine accepts keep on the negative real axis
 #: (engine.setup.fields.MAX_STEP_SIZES), 0.72 of RK4's reach z = -2.785 and 0.7 of RK2's -2
 SUBSTEP_Z_RK4 = 0.72 * 2.785
 SUBSTEP_Z_RK2 = 0.7 * 2.0
@@ -69,11 +69,13 @@ def record(y, dy, U, P, Y, err, W):
 
 
 @njit
-def _step(y, t, h, span, estimate, work, U, P, Y, err, W, mi, conn_base, rk2):
+def _step(y, t, h, span, estimate, fresh, work, U, P, Y, err, W, mi, conn_base, rk2):
     """One step of size h from time t, in place (``advance``): the boundary's latches, the
     stages k_s = f(y + c_s h k_(s-1)), c = (0, 1/2, 1/2, 1) (RK4) or (0, 1) (RK2), and the sum.
     ``span``: how far into the collision block the last good state (work[5]) is to be copied
-    at least (the whole block when y is the caller's). With ``estimate``, the step stops at
+    at least (the whole block when y is the caller's). Without ``fresh`` the boundary is the
+    one a step that stopped as stiff met: its latches and first stage (work[0]) stand, and y is
+    its start, in the last good state too. With ``estimate``, the step stops at
     the stage that shows its stiffness estimate rho h beyond the method's margin
     (SUBSTEP_Z_RK4, SUBSTEP_Z_RK2), and returns (STEP_STIFF, rho h); else (outcome, 0)."""
     k1, k2, k3, k4, y_good = work[0], work[1], work[2], work[3], work[5]
@@ -83,10 +85,11 @@ def _step(y, t, h, span, estimate, work, U, P, Y, err, W, mi, conn_base, rk2):
     # the derivative is a compiled function of its own (vehicle.derivatives), called, not
     # inlined, so that the model is compiled once for this loop, its failure branch and
     # ``record``
-    latch_attitude(y, P, W)
+    if fresh:
+        latch_attitude(y, P, W)
     for s in range(stages):
         ks = work[s]
-        if s == 0:
+        if s == 0 and fresh:
             for i in range(mi):     # the derivative's latches are integrated states
                 W.latched[i] = y[i]
             # the collisions' memory (each vertex's largest approach and entry face) is
@@ -94,8 +97,9 @@ def _step(y, t, h, span, estimate, work, U, P, Y, err, W, mi, conn_base, rk2):
             # force (engine.collision.collision_pass): the stages after it read the
             # boundary's memory, as this one does where its pass has latched it
             W.clock[1] = 1.0
-        derivatives(y, ks, U, P, dynamic(False), Y, err, W)
-        if s == 0:
+        if s > 0 or fresh:
+            derivatives(y, ks, U, P, dynamic(False), Y, err, W)
+        if s == 0 and fresh:
             W.clock[1] = 0.0
             if err[0] != 0:
                 return STEP_START_BAD, 0.0
@@ -135,6 +139,9 @@ def _step(y, t, h, span, estimate, work, U, P, Y, err, W, mi, conn_base, rk2):
             # |dY|^2 = (c h)^2 den against the floor; rho h = sqrt(num / den) / c
             if (num > z_max * z_max * c * c * den
                     and c * c * h * h * den > SUBSTEP_FLOOR * SUBSTEP_FLOOR * size):
+                # a stage's error is not the step's (only a boundary's state is judged)
+                err[0] = 0
+                err[1] = 0
                 return STEP_STIFF, math.sqrt(num / den) / c
         if s < stages - 1:
             # the next stage's state, in y: the step's start (y_good) plus c h k_s
@@ -203,13 +210,13 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
     whole = True        # the next step copies the whole block to the last good state
     for step in range(n):
         t = t0 + step * h
-        outcome, z = _step(y, t, h, m - mi if whole else 0, most > 1, work, U, P, Y, err, W,
-                           mi, conn_base, rk2)
+        outcome, z = _step(y, t, h, m - mi if whole else 0, most > 1, True, work, U, P, Y, err,
+                           W, mi, conn_base, rk2)
         whole = False
         if outcome == STEP_STIFF:
-            # taken again from its start (its boundary's latches stand: the first sub-step
-            # meets the same state at the same time) in `parts` sub-steps, each of rho h /
-            # parts <= z_sub, at most `most`
+            # taken again from its start in `parts` sub-steps, each of rho h / parts <= z_sub,
+            # at most `most`: the first from the same boundary, whose latches and first stage
+            # stand (taken again, a wheel's damage set would grow twice at one boundary)
             for i in range(mi):
                 y[i] = y_good[i]
             for i in range(m):
@@ -221,8 +228,8 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
                     parts += 1
             hs = h / parts
             for j in range(parts):
-                outcome, z = _step(y, t + j * hs, hs, 0, False, work, U, P, Y, err, W, mi,
-                                   conn_base, rk2)
+                outcome, z = _step(y, t + j * hs, hs, 0, False, j > 0, work, U, P, Y, err, W,
+                                   mi, conn_base, rk2)
                 if outcome != STEP_OK:
                     break
             # the step's start is the last good state (a sub-step's is not a step's), and the

@@ -844,9 +844,10 @@ EVENT = {
                             "error growing as the step squared; docs/equations.md, \"The "
                             "integration method\")"),
         "substeps": F("int", lo=1, hi=MAX_SUBSTEPS, default=1,
-                      doc="the most sub-steps a step is split into where the model has turned "
-                          "stiffer than the method's stable region at the step (a wheel's spin "
-                          "or an axle on its stop in an impact or a kerb strike); 1 (the "
+                      doc="the most sub-steps a step is split into where a mode has turned "
+                          "stiffer than the step resolves, beyond the margin of the method's "
+                          "largest step (a wheel's spin or an axle on its stop in an impact or "
+                          "a kerb strike); 1 (the "
                           "default) never splits; each step estimates its "
                           "stiffest mode from its own stages at no extra evaluation "
                           "(docs/equations.md, \"Sub-steps in severe events\")"),
