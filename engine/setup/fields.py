@@ -847,9 +847,8 @@ EVENT = {
                       doc="the most sub-steps a step is split into where a mode has turned "
                           "stiffer than the step resolves, beyond the margin of the method's "
                           "largest step (a wheel's spin or an axle on its stop in an impact or "
-                          "a kerb strike); 1 (the "
-                          "default) never splits; each step estimates its "
-                          "stiffest mode from its own stages at no extra evaluation "
+                          "a kerb strike); 1 (the default) never splits; each step estimates "
+                          "its stiffest mode from its own stages at no extra evaluation "
                           "(docs/equations.md, \"Sub-steps in severe events\")"),
         "tire_limit": F("str", choices=TIRE_LIMITS, default="wheel",
                         doc="a tire beyond its range (deflected past max_deflection, or its wheel "
