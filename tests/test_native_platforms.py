@@ -18,6 +18,7 @@ import sys
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 import pytest
@@ -198,22 +199,36 @@ def _wineserver() -> str:
     return server
 
 
-def test_windows_binary_matches_linux_under_wine(fmu_dir, plan, linux64_rows, wine,
-                                                 tmp_path_factory):
-    host = _host(tmp_path_factory, _need("x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64-posix"),
+@pytest.fixture(scope="module")
+def win64_host(tmp_path_factory) -> Path:
+    return _host(tmp_path_factory, _need("x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64-posix"),
                  "native_run.exe", "-D__USE_MINGW_ANSI_STDIO=1", "-static")
-    program, env = wine
 
-    def run(level=None):
-        out = fmu_dir.parent / f"win64-{level or 'widest'}.rows"
-        return _run([program, str(host),
-                     _windows_path(fmu_dir / "binaries" / "win64" / "SimonCar.dll"),
-                     "file:///" + _windows_path(fmu_dir / "resources").replace("\\", "/") + "/",
-                     _guid(fmu_dir), _windows_path(plan[0]), _windows_path(out)],
-                    out, plan[1], env=env if level is None else dict(env, SIMON_NATIVE_ISA=level),
-                    starts=2)
-    rows = run()
-    worst = _compare("win64 (wine)", rows, linux64_rows)
+
+def _win64_command(program, host, fmu_dir, location, plan_path, out) -> list[str]:
+    return [program, str(host), _windows_path(fmu_dir / "binaries" / "win64" / "SimonCar.dll"),
+            location, _guid(fmu_dir), _windows_path(plan_path), _windows_path(out)]
+
+
+def _win64_uri(folder: Path) -> str:
+    """The file URI of ``folder`` as wine's programs see it, as fmpy and Dymola write one on
+    Windows: file:///Z:/..., the name percent-encoded as UTF-8 (RFC 3986)."""
+    return "file:///" + quote(_windows_path(folder).replace("\\", "/"), safe="/:") + "/"
+
+
+@pytest.fixture(scope="module")
+def win64_rows(fmu_dir, plan, wine, win64_host) -> np.ndarray:
+    """The lane change through the DLL under wine, at its widest instruction-set level."""
+    program, env = wine
+    out = fmu_dir.parent / "win64-widest.rows"
+    return _run(_win64_command(program, win64_host, fmu_dir, _win64_uri(fmu_dir / "resources"),
+                               plan[0], out), out, plan[1], env=env, starts=2)
+
+
+def test_windows_binary_matches_linux_under_wine(fmu_dir, plan, linux64_rows, wine, win64_host,
+                                                 win64_rows):
+    program, env = wine
+    worst = _compare("win64 (wine)", win64_rows, linux64_rows)
     assert worst <= 1e-9, f"largest relative difference {worst:.3g}"
     # the DLL's kernels at each instruction-set level this processor runs (docs/native.md):
     # the same results, bit for bit, as at the widest one, which ran above
@@ -221,7 +236,46 @@ def test_windows_binary_matches_linux_under_wine(fmu_dir, plan, linux64_rows, wi
     levels = levels_run_here(_need("gcc", "gcc"))
     assert levels[0] == "x86-64", levels
     for level in levels:
-        assert np.array_equal(run(level).view(np.uint64), rows.view(np.uint64)), level
+        out = fmu_dir.parent / f"win64-{level}.rows"
+        rows = _run(_win64_command(program, win64_host, fmu_dir, _win64_uri(fmu_dir / "resources"),
+                                   plan[0], out), out, plan[1],
+                    env=dict(env, SIMON_NATIVE_ISA=level), starts=2)
+        assert np.array_equal(rows.view(np.uint64), win64_rows.view(np.uint64)), level
+
+
+def test_windows_binary_reads_its_resources_from_a_folder_not_named_in_ascii(
+        fmu_dir, plan, wine, win64_host, win64_rows):
+    """fmuResourceLocation as Windows hosts write it (fmpy, Dymola): a file:/// URI with the
+    folder's name percent-encoded as UTF-8, so a folder not named in ASCII (a user profile,
+    C:\\Users\\Jürgen, where hosts extract FMUs) reaches the DLL as UTF-8 bytes. The DLL opened
+    them in the ANSI code page and refused to instantiate ("cannot open"); it now opens them
+    by their UTF-16 name. The lane change from there is the ASCII folder's, bit for bit; the
+    URI's other forms instantiate too, a host's name as a UNC path (//host/...)."""
+    program, env = wine
+    named = fmu_dir.parent / "Prüfstand Jürgen 試験" / "resources"
+    shutil.copytree(fmu_dir / "resources", named, dirs_exist_ok=True)
+    out = fmu_dir.parent / "win64-named.rows"
+    rows = _run(_win64_command(program, win64_host, fmu_dir, _win64_uri(named), plan[0], out),
+                out, plan[1], env=env, starts=2)
+    assert np.array_equal(rows.view(np.uint64), win64_rows.view(np.uint64))
+    # the other forms of the URI: instantiated and initialised (a plan of one row)
+    short = fmu_dir.parent / "one-row.plan"
+    lines = plan[0].read_text().splitlines()
+    short.write_text("\n".join(lines[:lines.index("record") + 1]) + "\n")
+    path = quote(_windows_path(named).replace("\\", "/"), safe="/:")
+    forms = {"file:/ and one slash": "file:/" + path,
+             "file://localhost/": "file://localhost/" + path + "/",
+             # a host's name: the UNC path //./Z:/..., the device namespace's, which wine has
+             "file://host/": "file://./" + path,
+             "a plain path": _windows_path(fmu_dir / "resources")}
+    for name, location in forms.items():
+        one = fmu_dir.parent / "win64-one.rows"
+        run = subprocess.run(_win64_command(program, win64_host, fmu_dir, location, short, one),
+                             capture_output=True, text=True, env=env, timeout=300)
+        print(name, location, run.stdout.strip(), run.stderr.strip())
+        assert run.returncode == 0 and "steps=0 " in run.stdout, (name, run.stdout, run.stderr)
+        assert np.array_equal(_read_rows(one, plan[1]).view(np.uint64),
+                              win64_rows[:1].view(np.uint64)), name
 
 
 def test_arm64_binary_matches_linux_under_qemu(fmu_dir, plan, linux64_rows, tmp_path_factory):

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from fmpy.fmi1 import FMICallException
@@ -193,6 +194,53 @@ def test_a_variable_outside_its_array_in_the_resources_is_refused(built, tmp_pat
     print(done.stdout)
     assert done.stdout.strip() == (f"False fmi2Instantiate: the resources' variable table is "
                                    f"inconsistent (value reference {vr})")
+
+
+_LOCATIONS = _CTYPES_HOST + textwrap.dedent("""
+    import json
+    for location in json.loads(sys.argv[2]):
+        messages.clear()
+        c = lib.fmi2Instantiate(b"where", 1, md.guid.encode(), location.encode(),
+                                ctypes.byref(callbacks), 0, 1)
+        if c:
+            lib.fmi2FreeInstance(ctypes.c_void_p(c))
+        print(json.dumps([c is not None, messages[-1] if messages else ""]))
+""")
+
+
+def test_resource_locations_in_every_form_hosts_write(built, tmp_path, extracted):
+    """fmuResourceLocation in the forms hosts write (FMI 2.0 asks for an RFC 3986 file URI):
+    the resources are found whatever the folder's name, and a location naming another host
+    or a NUL byte is refused with the development FMU's message. A '%' without two
+    hexadecimal digits after it is the name's own, as the development FMU reads it: the
+    native runtime decoded '%fu' as the byte 15 and could not open the folder. (On Windows,
+    tests/test_native_platforms.py.)"""
+    folder, _ = extracted(built("sedan")[0])
+    named = tmp_path / "Prüfstand Jürgen 試験" / "resources"
+    odd = tmp_path / "100%full" / "resources"
+    for where in (named, odd):
+        shutil.copytree(folder / "resources", where)
+    found = [named.as_uri() + "/", "file:" + quote(str(named)), f"file://localhost{quote(str(named))}/",
+             f"file://{named}", str(named), f"file://{odd}/", odd.as_uri()]
+    refused = ["file://server/share/resources/", named.as_uri() + "%00/", ""]
+    done = subprocess.run([sys.executable, "-c", _LOCATIONS, str(folder), json.dumps(found + refused)],
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    for location, (ok, message) in zip(found + refused, answers):
+        print(repr(location), ok, message)
+    assert len(answers) == len(found + refused)
+    assert all(ok for ok, _ in answers[:len(found)]), answers[:len(found)]
+    for location, (ok, message) in zip(refused, answers[len(found):]):
+        assert not ok and message == (f"fmi2Instantiate: the resource location {location} is no "
+                                      f"local file URI")
+    # the development FMU from the folder not named in ASCII, as fmpy names it (a URI)
+    from fmpy import simulate_fmu
+    dev_folder, _ = extracted(built("sedan")[1])
+    moved = tmp_path / "Prüfstand Jürgen 試験" / "development"
+    shutil.copytree(dev_folder, moved)
+    result = simulate_fmu(str(moved), stop_time=0.02, output_interval=0.01, output=["car.X"])
+    assert len(result) == 3
 
 
 # ------------------------------------------------------------------ initialisation

@@ -25,6 +25,12 @@
 /* KERNEL32's, declared here: windows.h would bring names (bind, ...) of its own */
 __declspec(dllimport) unsigned long __stdcall GetCurrentThreadId(void);
 __declspec(dllimport) int __stdcall SwitchToThread(void);
+__declspec(dllimport) int __stdcall MultiByteToWideChar(unsigned int code_page, unsigned long flags,
+                                                        const char *bytes, int nbytes,
+                                                        wchar_t *wide, int nwide);
+#define SN_CP_UTF8 65001u                 /* CP_UTF8 */
+#define SN_MB_ERR_INVALID_CHARS 0x8ul     /* MB_ERR_INVALID_CHARS */
+#include <wchar.h>
 #else
 #include <pthread.h>
 #include <sched.h>
@@ -457,44 +463,96 @@ static void leave_call(sn_instance **held)
 static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-/* file:///a/b/ or file:/a/b -> /a/b/native.bin, with %XX decoded (on Windows
-   file:///C:/a/b/ -> C:/a/b/native.bin) */
-static char *resource_path(const char *location)
+static int hex_digit(char h)
 {
-    if (location == NULL)
-        return NULL;
+    return (h >= '0' && h <= '9') ? h - '0' : (h >= 'a' && h <= 'f') ? h - 'a' + 10
+         : (h >= 'A' && h <= 'F') ? h - 'A' + 10 : -1;
+}
+
+/* The resources file's path from fmuResourceLocation, a file URI (RFC 3986, as FMI 2.0 asks):
+   file:///a/b/, file:/a/b/ and file://localhost/a/b/ give /a/b/native.bin, or a plain path
+   as it stands. %XX escapes are decoded to their bytes (a name's percent-encoded UTF-8 stays
+   UTF-8); a % not followed by two hexadecimal digits is kept as it is, as the development
+   FMU keeps it. On Windows file:///C:/a/b/ gives C:/a/b/native.bin, and a URI naming a host,
+   file://server/share/b/, the UNC path //server/share/b/native.bin; elsewhere such a URI is
+   no local file URI. NULL for a location it cannot take (the development FMU's message in
+   c->failure) or without memory. */
+static char *resource_path(sn_instance *c, const char *location)
+{
     const char *p = location;
-    if (strncmp(p, "file://", 7) == 0) {
+    int unc = 0;
+    if (p != NULL && strncmp(p, "file://", 7) == 0) {
         p += 7;
         if (strncmp(p, "localhost/", 10) == 0)
             p += 9;
-    } else if (strncmp(p, "file:", 5) == 0) {
+        else if (p[0] != '/')
+#ifdef _WIN32
+            unc = 1;
+#else
+            p = NULL;
+#endif
+    } else if (p != NULL && strncmp(p, "file:", 5) == 0) {
         p += 5;
     }
 #ifdef _WIN32
     /* file:///C:/a/b/ -> C:/a/b/ (a drive letter after the URI's root slash) */
-    if (p[0] == '/' && ((p[1] >= 'A' && p[1] <= 'Z') || (p[1] >= 'a' && p[1] <= 'z'))
+    if (p != NULL && p[0] == '/' && ((p[1] >= 'A' && p[1] <= 'Z') || (p[1] >= 'a' && p[1] <= 'z'))
             && p[2] == ':')
         p += 1;
 #endif
-    size_t n = strlen(p);
-    char *out = malloc(n + strlen(SN_FILE) + 2);
-    if (out == NULL)
-        return NULL;
+    size_t n = p != NULL ? strlen(p) : 0;
+    char *out = n > 0 ? malloc(n + strlen(SN_FILE) + 4) : NULL;
     size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] == '%' && i + 2 < n + 0 && p[i + 1] && p[i + 2]) {
-            char hex[3] = {p[i + 1], p[i + 2], 0};
-            out[k++] = (char)strtol(hex, NULL, 16);
+    if (out != NULL && unc) {
+        out[k++] = '/';
+        out[k++] = '/';
+    }
+    for (size_t i = 0; out != NULL && i < n; i++) {
+        int hi = p[i] == '%' ? hex_digit(p[i + 1]) : -1;
+        int lo = hi >= 0 ? hex_digit(p[i + 2]) : -1;
+        if (lo >= 0) {
+            out[k] = (char)(16 * hi + lo);
+            if (out[k++] == '\0') {        /* %00: no file's name holds it */
+                free(out);
+                out = NULL;
+                n = 0;
+            }
             i += 2;
         } else {
             out[k++] = p[i];
         }
     }
-    if (k == 0 || out[k - 1] != '/')
+    if (n == 0 || out == NULL) {
+        free(out);
+        snprintf(c->failure, sizeof c->failure, "the resource location %s is no local file URI",
+                 location ? location : "(none)");
+        return NULL;
+    }
+    if (out[k - 1] != '/')
         out[k++] = '/';
     strcpy(out + k, SN_FILE);
     return out;
+}
+
+/* fopen(path, "rb"); on Windows a path of UTF-8 bytes (what a URI's percent-encoding gives) is
+   opened by its UTF-16 name, as Windows names files, where fopen would read the bytes in the
+   ANSI code page and miss a folder whose name is not ASCII (a user's profile, "C:/Users/
+   Jürgen/"); a path that is not UTF-8 (a host that passed its code page's bytes as they
+   stand) or not found so is opened by its bytes. */
+static FILE *open_for_reading(const char *path)
+{
+#ifdef _WIN32
+    int nw = MultiByteToWideChar(SN_CP_UTF8, SN_MB_ERR_INVALID_CHARS, path, -1, NULL, 0);
+    wchar_t *wide = nw > 0 ? malloc((size_t)nw * sizeof *wide) : NULL;
+    if (wide != NULL) {
+        FILE *f = MultiByteToWideChar(SN_CP_UTF8, SN_MB_ERR_INVALID_CHARS, path, -1, wide, nw) == nw
+                ? _wfopen(wide, L"rb") : NULL;
+        free(wide);
+        if (f != NULL)
+            return f;
+    }
+#endif
+    return fopen(path, "rb");
 }
 
 static sn_array *find(sn_instance *c, const char *name)
@@ -529,7 +587,7 @@ static const char **strings(sn_array *a, int *n)
 static const char *load(sn_instance *c, const char *path)
 {
     static char why[512];
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_for_reading(path);
     if (f == NULL) {
         snprintf(why, sizeof why, "cannot open %s", path);
         return why;
@@ -1647,9 +1705,9 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         return NULL;
     }
     const char *why = select_level(c);
-    char *path = why ? NULL : resource_path(fmuResourceLocation);
+    char *path = why ? NULL : resource_path(c, fmuResourceLocation);
     if (why == NULL)
-        why = path ? load(c, path) : "no resource location";
+        why = path ? load(c, path) : c->failure[0] ? c->failure : "out of memory";
     if (why == NULL)
         why = bind(c);
     if (why == NULL) {

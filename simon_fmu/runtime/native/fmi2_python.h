@@ -14,6 +14,7 @@
 #ifndef SIMON_FMI2_PYTHON_H
 #define SIMON_FMI2_PYTHON_H
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,8 @@ typedef struct {
 } SimonFmi2Table;
 
 /* The local path of a resource location URI (file:///a/b, file:/a/b, file://localhost/a/b,
- * or a plain path), %XX escapes decoded, without a trailing slash. 0 on success. */
+ * or a plain path), %XX escapes decoded (a % without two hexadecimal digits kept as it is),
+ * without a trailing slash. 0 on success; -1 for another host, %00 or no room. */
 static inline int simon_uri_to_path(const char *uri, char *path, size_t size)
 {
     const char *p = uri;
@@ -80,14 +82,11 @@ static inline int simon_uri_to_path(const char *uri, char *path, size_t size)
     }
     while (*p) {
         char c = *p++;
-        if (c == '%' && p[0] && p[1]) {
+        if (c == '%' && isxdigit((unsigned char)p[0]) && isxdigit((unsigned char)p[1])) {
             char hex[3] = {p[0], p[1], 0};
-            char *end;
-            long v = strtol(hex, &end, 16);
-            if (*end == 0) {
-                c = (char)v;
-                p += 2;
-            }
+            c = (char)strtol(hex, NULL, 16);
+            p += 2;
+            if (c == 0) return -1;     /* %00: no file's name holds it */
         }
         if (n + 1 >= size) return -1;
         path[n++] = c;
