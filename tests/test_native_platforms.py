@@ -119,7 +119,8 @@ def _read_rows(path: Path, width: int) -> np.ndarray:
     return rows.reshape(-1, width)
 
 
-def _run(command, out: Path, width: int, env=None, timeout=300, starts: int = 1) -> np.ndarray:
+def _run(command, out: Path, width: int, env=None, timeout=300, starts: int = 1,
+         steps: int = 319) -> np.ndarray:
     """The host's rows. ``starts``: how many times a launcher that fails before the host prints
     anything (exit status not 0, no output at all) is started again: wine, whose start-up
     under a loaded parallel suite once failed so; the host itself always prints, on success as
@@ -129,13 +130,18 @@ def _run(command, out: Path, width: int, env=None, timeout=300, starts: int = 1)
         if run.returncode == 0 or run.stdout or run.stderr:
             break
     assert run.returncode == 0, f"{command[0]} exited {run.returncode}:\n{run.stdout}{run.stderr}"
-    assert "steps=319 " in run.stdout, run.stdout
+    assert f"steps={steps} " in run.stdout, run.stdout
     return _read_rows(out, width)
 
 
 @pytest.fixture(scope="module")
-def linux64_rows(fmu_dir, plan, tmp_path_factory) -> np.ndarray:
-    host = _host(tmp_path_factory, _need("gcc", "gcc"), "native_run", "-ldl")
+def linux64_host(tmp_path_factory) -> Path:
+    return _host(tmp_path_factory, _need("gcc", "gcc"), "native_run", "-ldl")
+
+
+@pytest.fixture(scope="module")
+def linux64_rows(fmu_dir, plan, linux64_host) -> np.ndarray:
+    host = linux64_host
     out = fmu_dir.parent / "linux64.rows"
     md_guid = _guid(fmu_dir)
     return _run([str(host), str(fmu_dir / "binaries" / "linux64" / "SimonCar.so"),
@@ -278,13 +284,20 @@ def test_windows_binary_reads_its_resources_from_a_folder_not_named_in_ascii(
                               win64_rows[:1].view(np.uint64)), name
 
 
-def test_arm64_binary_matches_linux_under_qemu(fmu_dir, plan, linux64_rows, tmp_path_factory):
+@pytest.fixture(scope="module")
+def arm64_host(tmp_path_factory) -> tuple[str, Path]:
+    """qemu-aarch64 and the C host built for ARM64."""
     host = _host(tmp_path_factory, _need("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"),
                  "native_run.arm64", "-ldl")
     qemu = _need("qemu-aarch64", "qemu-user")
     if not (ARM64_ROOT / "lib" / "ld-linux-aarch64.so.1").is_file():
         pytest.fail(f"{ARM64_ROOT}/lib/ld-linux-aarch64.so.1 is missing: install the Debian "
                     "package libc6-dev-arm64-cross (tools/system-packages.txt)", pytrace=False)
+    return qemu, host
+
+
+def test_arm64_binary_matches_linux_under_qemu(fmu_dir, plan, linux64_rows, arm64_host):
+    qemu, host = arm64_host
     out = fmu_dir.parent / "aarch64.rows"
     rows = _run([qemu, "-L", str(ARM64_ROOT), str(host),
                  str(fmu_dir / "binaries" / "aarch64-linux" / "SimonCar.so"),
@@ -292,6 +305,108 @@ def test_arm64_binary_matches_linux_under_qemu(fmu_dir, plan, linux64_rows, tmp_
                 out, plan[1])
     worst = _compare("aarch64-linux (qemu)", rows, linux64_rows)
     assert worst <= 1e-9, f"largest relative difference {worst:.3g}"
+
+
+# ------------------------------------------------------------------ the host's floating point
+
+#: the crash the floating-point environment is tried on: the bundled car at 30 m/s into the
+#: side of the bundled tractor-semitrailer, at its tandem axle (a case of the severe-event
+#: campaign), communication every 10 ms for CRASH_S s
+CRASH_S = 1.2
+
+
+@pytest.fixture(scope="module")
+def crash(tmp_path_factory) -> tuple[Path, Path, int]:
+    """The crash's FMU, extracted, and a plan recording every Real output: (folder, plan,
+    row width)."""
+    data = json.loads((ROOT / "engine" / "data" / "car-and-semitrailer.json").read_text())
+    units = {u["name"]: u for u in data["units"]}
+    units["car"]["initial"] = {"X": 5.101, "Y": -21.665, "yaw": 1.8873, "speed": 29.98}
+    units["tractor"]["initial"] = {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": 10.94}
+    data["simulation"] = {"step_size": 0.002}
+    folder = tmp_path_factory.mktemp("native-fp")
+    (folder / "crash.json").write_text(json.dumps(data))
+    fmu = fmus.native(folder / "crash.json", folder / "SimonCar.fmu")
+    extracted = folder / "fmu"
+    with zipfile.ZipFile(fmu) as z:
+        z.extractall(extracted)
+    from fmpy import read_model_description
+    md = read_model_description(str(extracted))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    reals = [v.valueReference for v in md.modelVariables
+             if v.causality == "output" and v.type == "Real"]
+    lines = [f"real {len(reals)} " + " ".join(map(str, reals)), "record"]
+    lines += [f"step {vr['car.steeringWheelAngle']} {_bits(0.0)} {_bits(0.01)}"] * round(CRASH_S / 0.01)
+    plan = folder / "crash.plan"
+    plan.write_text("\n".join(lines) + "\n")
+    return extracted, plan, 1 + len(reals)
+
+
+def _fp_runs(crash, modes, command, env=None, **run) -> dict:
+    """The crash's rows in the host's floating-point environment of each mode (None: as the
+    process starts). ``command(location, out)``: the host's command line."""
+    folder, plan, width = crash
+    rows = {}
+    for mode in modes:
+        out = folder.parent / f"fp-{mode}.rows"
+        rows[mode] = _run(command(plan, out), out, width,
+                          env=dict(env or os.environ, NATIVE_RUN_FP=mode or ""),
+                          steps=round(CRASH_S / 0.01), **run)
+    return rows
+
+
+def _same_crash(name: str, rows: dict, crash) -> None:
+    folder, _, _ = crash
+    from fmpy import read_model_description
+    md = read_model_description(str(folder))
+    reals = [v.name for v in md.modelVariables if v.causality == "output" and v.type == "Real"]
+    delta_v = rows[None][:, 1 + reals.index("car.collision.deltaV")]
+    assert delta_v[-1] > 10.0, "the car did not meet the trailer"
+    for mode, r in rows.items():
+        same = np.array_equal(r.view(np.uint64), rows[None].view(np.uint64))
+        print(f"{name}, host's floating point {mode}: {r.shape[0]} rows, bit-identical {same}")
+        assert same, mode
+
+
+def test_the_hosts_floating_point_environment_changes_nothing_on_linux(crash, linux64_host):
+    """A host may unmask floating-point exceptions (tools built with Delphi, real-time targets
+    that trap numerical faults), flush subnormals to zero (real-time targets, for speed) or
+    set the x87 to single precision. The kernels' compiled code divides by zero where it then
+    discards the quotient (LLVM's if-conversion): in a host that trapped the invalid operation
+    this crash killed the host process with SIGFPE (flushing and the x87's precision happened
+    to change nothing in it). Each entry point now computes in the FMU's own environment and
+    gives the host's back: every mode gives the default's rows, bit for bit, and every call
+    leaves the host's control bits as they were (docs/native.md)."""
+    folder = crash[0]
+    rows = _fp_runs(crash, (None, "trap", "flush", "x87single"), lambda plan, out: [
+        str(linux64_host), str(folder / "binaries" / "linux64" / "SimonCar.so"),
+        (folder / "resources").as_uri() + "/", _guid(folder), str(plan), str(out)])
+    _same_crash("linux64", rows, crash)
+
+
+def test_the_hosts_floating_point_environment_changes_nothing_on_windows(crash, wine, win64_host):
+    """The same under wine, with the x87, which mingw-w64's sin and cos use, at single
+    precision too."""
+    folder = crash[0]
+    program, env = wine
+    rows = _fp_runs(crash, (None, "trap", "flush", "x87single"), lambda plan, out: [
+        program, str(win64_host), _windows_path(folder / "binaries" / "win64" / "SimonCar.dll"),
+        _win64_uri(folder / "resources"), _guid(folder), _windows_path(plan), _windows_path(out)],
+        env=env, starts=2)
+    _same_crash("win64 (wine)", rows, crash)
+
+
+def test_the_hosts_floating_point_environment_changes_nothing_on_arm64(crash, arm64_host):
+    """The same under qemu-user. Its trap enables have no effect (they are optional in the
+    architecture) and the crash meets no subnormal, so this run did not fail before the
+    change; it checks that each call gives the host's FPCR back."""
+    folder = crash[0]
+    qemu, host = arm64_host
+    rows = _fp_runs(crash, (None, "trap", "flush"), lambda plan, out: [
+        qemu, "-L", str(ARM64_ROOT), str(host),
+        str(folder / "binaries" / "aarch64-linux" / "SimonCar.so"),
+        (folder / "resources").as_uri() + "/", _guid(folder), str(plan), str(out)])
+    _same_crash("aarch64-linux (qemu)", rows, crash)
 
 
 def test_every_binary_needs_only_the_c_and_math_libraries(fmu_dir):

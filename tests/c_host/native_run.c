@@ -17,6 +17,13 @@
  *   record                 write a row of the outputs
  *   step VR VALUE H        fmi2SetReal(VR, VALUE), then fmi2DoStep(t, H); t += H; a row
  * OUT: the rows (t, the Real outputs, the Boolean outputs) as little-endian doubles.
+ *
+ * NATIVE_RUN_FP in the environment sets the host's floating-point environment before the
+ * library is loaded, as hosts set their own (docs/native.md, "The floating-point
+ * environment"): "trap" unmasks the invalid operation, the division by zero and the
+ * overflow (SSE and x87; FPCR's trap enables on ARM64), "flush" flushes subnormals to zero
+ * (FTZ and DAZ; FPCR.FZ), "x87single" sets the x87 unit to single precision (x86-64). Every
+ * call into the FMU must leave the host's control bits as it found them (exit status 4).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -62,12 +69,75 @@ static double bits(const char *hex)
 #define SYM(name) name##TYPE *name = (name##TYPE *)symbol(lib, #name); \
     if (!name) { fprintf(stderr, "no symbol %s\n", #name); return 2; }
 
+static int host_fp(const char *mode)
+{
+    if (mode == NULL || mode[0] == '\0')
+        return 0;
+#if defined(__x86_64__)
+    unsigned int csr;
+    unsigned short cw;
+    __asm__ volatile("stmxcsr %0" : "=m"(csr));
+    __asm__ volatile("fnstcw %0" : "=m"(cw));
+    if (strcmp(mode, "trap") == 0) {
+        csr &= ~0x0680u;        /* IM, ZM, OM */
+        cw &= ~0x000du;         /* the x87's IM, ZM, OM */
+    } else if (strcmp(mode, "flush") == 0) {
+        csr |= 0x8040u;         /* FTZ, DAZ */
+    } else if (strcmp(mode, "x87single") == 0) {
+        cw &= ~0x0300u;         /* PC = 00: 24 bits */
+    } else {
+        return -1;
+    }
+    __asm__ volatile("ldmxcsr %0" : : "m"(csr));
+    __asm__ volatile("fldcw %0" : : "m"(cw));
+    return 0;
+#elif defined(__aarch64__)
+    unsigned long fpcr;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    if (strcmp(mode, "trap") == 0)
+        fpcr |= 0x0700ul;       /* IOE, DZE, OFE */
+    else if (strcmp(mode, "flush") == 0)
+        fpcr |= 1ul << 24;      /* FZ */
+    else
+        return -1;
+    __asm__ volatile("msr fpcr, %0" : : "r"(fpcr));
+    return 0;
+#else
+    return -1;
+#endif
+}
+
+/* the control bits of the floating-point environment (masks, rounding, flushing, precision):
+   what the host set, which every call into the FMU must leave as it found */
+static unsigned long fp_control(void)
+{
+#if defined(__x86_64__)
+    unsigned int csr;
+    unsigned short cw;
+    __asm__ volatile("stmxcsr %0" : "=m"(csr));
+    __asm__ volatile("fnstcw %0" : "=m"(cw));
+    return (unsigned long)(csr & 0xffc0u) | ((unsigned long)(cw & 0x1f3fu) << 16);
+#elif defined(__aarch64__)
+    unsigned long fpcr;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    return fpcr;
+#else
+    return 0;
+#endif
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 6) {
         fprintf(stderr, "usage: native_run LIBRARY RESOURCE_URI GUID PLAN OUT\n");
         return 1;
     }
+    if (host_fp(getenv("NATIVE_RUN_FP")) != 0) {
+        fprintf(stderr, "NATIVE_RUN_FP=%s: not a mode of this platform's host\n",
+                getenv("NATIVE_RUN_FP"));
+        return 1;
+    }
+    const unsigned long host_control = fp_control();
     void *lib = library(argv[1]);
     if (lib == NULL) {
         fprintf(stderr, "cannot load %s\n", argv[1]);
@@ -159,6 +229,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s failed with status %d at t=%g\n", word, (int)s, t);
             return 3;
         }
+        if (fp_control() != host_control) {
+            fprintf(stderr, "%s left the host's floating-point control %#lx as %#lx\n", word,
+                    host_control, fp_control());
+            return 4;
+        }
         if (record) {
             if (fmi2GetReal(c, vr_real, n_real, reals) != fmi2OK
                     || fmi2GetBoolean(c, vr_bool, n_bool, bools) != fmi2OK) {
@@ -177,6 +252,11 @@ int main(int argc, char **argv)
     fclose(plan);
     fmi2Terminate(c);
     fmi2FreeInstance(c);
+    if (fp_control() != host_control) {
+        fprintf(stderr, "the FMU left the host's floating-point control %#lx as %#lx\n",
+                host_control, fp_control());
+        return 4;
+    }
     printf("steps=%zu reals=%zu booleans=%zu t=%.17g\n", steps, n_real, n_bool, t);
     return 0;
 }
