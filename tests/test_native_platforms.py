@@ -23,6 +23,8 @@ from urllib.parse import quote
 import numpy as np
 import pytest
 
+from simon_fmu.native.build import glibc_versions
+from simon_fmu.native.targets import GLIBC_FLOOR
 from support import fmus
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -433,8 +435,37 @@ def test_every_binary_needs_only_the_c_and_math_libraries(fmu_dir):
         symbols = subprocess.run(["readelf", "--dyn-syms", "-W", str(lib)], capture_output=True,
                                  text=True, check=True).stdout
         assert not re.search(r"\b(Py\w+|numba_\w+|NRT_\w+)", symbols), folder
+        # no symbol of a glibc later than the floor (RHEL 7's): built on glibc 2.36, the
+        # libraries needed 2.35 (hypot) and 2.29 (log, pow), and loaded on no older system
+        versions = glibc_versions(lib)
+        newest = max(versions.values(), key=lambda v: tuple(map(int, v.split("."))))
+        print(f"{folder}: {len(versions)} glibc symbols, the newest version {newest}")
+        assert tuple(map(int, newest.split("."))) <= tuple(map(int, GLIBC_FLOOR.split("."))), (
+            folder, {n: v for n, v in versions.items() if v == newest})
     print("dependencies: win64 " + ", ".join(imports) + "; linux64 and aarch64-linux "
           "libc.so.6, libm.so.6")
+
+
+def test_a_library_that_needs_a_later_glibc_is_refused(monkeypatch, tmp_path):
+    """The build checks every glibc version a Linux library imports against the floor: with
+    nothing bound to its first version (c/glibc_floor.c emptied), it refuses the library,
+    naming the symbols and their versions, instead of writing an FMU that does not load on
+    an older Linux."""
+    from simon_fmu.native import build as B
+    system = os.confstr("CS_GNU_LIBC_VERSION").split()[-1]
+    assert tuple(map(int, system.split("."))) >= (2, 29), (
+        f"this test needs a build machine whose glibc gave pow and log later versions (2.29 "
+        f"or later); it has {system}")
+    monkeypatch.setattr(B, "glibc_wrapped", lambda: [])
+    floor = tmp_path / "glibc_floor.c"
+    floor.write_text("/* nothing bound */\n")
+    monkeypatch.setattr(B, "GLIBC_FLOOR_C", floor)
+    with pytest.raises(B.NativeBuildError) as refused:
+        B.build_native(None, tmp_path / "later.fmu", log=lambda text: None, platforms="linux64")
+    print(refused.value)
+    assert "linux64: the library needs a glibc later than 2.17" in str(refused.value)
+    assert re.search(r"\b(pow|log|hypot) \(GLIBC_2\.(29|35)\)", str(refused.value))
+    assert not (tmp_path / "later.fmu").exists()
 
 
 def test_a_missing_toolchain_is_named_and_the_others_build(monkeypatch):

@@ -21,6 +21,7 @@ import json
 import math
 import os
 import pickle
+import re
 import shutil
 import subprocess
 import sys
@@ -353,16 +354,53 @@ def link_library(objects: list, abi: dict, output: Path, model_identifier: str,
         entry.write_text(kernel_entry_c(abi, platform.levels))
         # -ffp-contract=off: no fused multiply-add in the runtime's arithmetic on any target
         # (GCC contracts by default where the CPU has FMA, ARM64), as the kernels' IR has none
+        # a Linux library keeps to its oldest glibc: the math functions with later versions
+        # bound to their first (c/glibc_floor.c)
+        floor = ([str(GLIBC_FLOOR_C)] + [f"-Wl,--wrap={name}" for name in glibc_wrapped()]
+                 if platform.glibc else [])
         cmd = [cc, "-shared", "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
                "-Wno-format-truncation", "-ffp-contract=off", *platform.cflags,
                f"-I{C_DIR}", f"-I{fmi2_headers()}",
                f"-DSN_MODEL_IDENTIFIER=\"{model_identifier}\"",
                str(C_DIR / "simon_native.c"), str(entry), *map(str, objects),
-               *platform.ldflags, "-o", str(output)]
+               *platform.ldflags, *floor, "-o", str(output)]
         run = subprocess.run(cmd, capture_output=True, text=True)
         if run.returncode:
             raise NativeBuildError(f"linking the native library for {platform.folder} failed:\n"
                                    + " ".join(cmd) + "\n" + run.stdout + run.stderr)
+    if platform.glibc:
+        later = {name: v for name, v in glibc_versions(output).items()
+                 if _version(v) > _version(platform.glibc)}
+        if later:
+            raise NativeBuildError(
+                f"{platform.folder}: the library needs a glibc later than {platform.glibc}, "
+                "the oldest the Linux libraries load with: "
+                + ", ".join(f"{n} (GLIBC_{v})" for n, v in sorted(later.items()))
+                + f"; bind them to their first version in {GLIBC_FLOOR_C}")
+
+
+#: the Linux libraries' glibc floor: the math functions bound to their first version
+GLIBC_FLOOR_C = C_DIR / "glibc_floor.c"
+
+
+def glibc_wrapped() -> list[str]:
+    """The functions c/glibc_floor.c binds to their first glibc version (its SN_FIRST_1 and
+    SN_FIRST_2 lines), each linked with -Wl,--wrap."""
+    return re.findall(r"^SN_FIRST_[12]\((\w+)\)", GLIBC_FLOOR_C.read_text(), re.MULTILINE)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+def glibc_versions(library: Path) -> dict[str, str]:
+    """The glibc version of each symbol a Linux library imports ("2.17"), as readelf lists
+    them (readelf reads an ELF file of any machine)."""
+    if shutil.which("readelf") is None:
+        raise NativeBuildError("no readelf on PATH (Debian: binutils)")
+    out = subprocess.run(["readelf", "--dyn-syms", "-W", str(library)], capture_output=True,
+                         text=True, check=True).stdout
+    return dict(re.findall(r"\bUND\s+(\w+)@GLIBC_([\d.]+)", out))
 
 
 def resolve_platforms(platforms=None) -> list["T.Platform"]:

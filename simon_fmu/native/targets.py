@@ -53,7 +53,15 @@ class Platform:
     #: the kernels are linked in once per level; the best one the processor runs is chosen
     #: when an instance is created (simon_native.c, ``select_level``)
     levels: tuple = (Level("generic", "", "1"),)
+    #: a Linux library's oldest glibc ("": not a glibc platform): no symbol it imports has a
+    #: later version (c/glibc_floor.c; the build checks)
+    glibc: str = ""
 
+
+#: the oldest glibc the Linux libraries load with: 2.17, that of RHEL and CentOS 7 (2014) and
+#: the first with ARM64; every Linux distribution since has a later one (docs/native.md,
+#: "Which Linux")
+GLIBC_FLOOR = "2.17"
 
 #: every platform the native FMU is built for, in the order of the option's default
 PLATFORMS = {
@@ -61,7 +69,7 @@ PLATFORMS = {
         "linux64", "x86_64-unknown-linux-gnu", "gcc", "gcc", ".so",
         cflags=("-fPIC", "-fvisibility=hidden"),
         ldflags=("-Wl,--no-undefined", "-Wl,--exclude-libs,ALL", "-lm"),
-        levels=X86_64_LEVELS),
+        levels=X86_64_LEVELS, glibc=GLIBC_FLOOR),
     "win64": Platform(
         "win64", "x86_64-w64-windows-gnu", "x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64-posix",
         ".dll",
@@ -77,7 +85,7 @@ PLATFORMS = {
         "aarch64-linux", "aarch64-unknown-linux-gnu", "aarch64-linux-gnu-gcc",
         "gcc-aarch64-linux-gnu", ".so",
         cflags=("-fPIC", "-fvisibility=hidden"),
-        ldflags=("-Wl,--no-undefined", "-Wl,--exclude-libs,ALL", "-lm")),
+        ldflags=("-Wl,--no-undefined", "-Wl,--exclude-libs,ALL", "-lm"), glibc=GLIBC_FLOOR),
 }
 
 
