@@ -24,7 +24,9 @@
 #ifdef _WIN32
 /* KERNEL32's, declared here: windows.h would bring names (bind, ...) of its own */
 __declspec(dllimport) unsigned long __stdcall GetCurrentThreadId(void);
-__declspec(dllimport) int __stdcall SwitchToThread(void);
+__declspec(dllimport) void __stdcall AcquireSRWLockExclusive(void **lock);
+__declspec(dllimport) void __stdcall ReleaseSRWLockExclusive(void **lock);
+__declspec(dllimport) void __stdcall Sleep(unsigned long milliseconds);
 __declspec(dllimport) int __stdcall MultiByteToWideChar(unsigned int code_page, unsigned long flags,
                                                         const char *bytes, int nbytes,
                                                         wchar_t *wide, int nwide);
@@ -32,8 +34,11 @@ __declspec(dllimport) int __stdcall MultiByteToWideChar(unsigned int code_page, 
 #define SN_MB_ERR_INVALID_CHARS 0x8ul     /* MB_ERR_INVALID_CHARS */
 #include <wchar.h>
 #else
+#include <linux/futex.h>
 #include <pthread.h>
-#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 #endif
 
 #include "fmi2Functions.h"
@@ -79,6 +84,15 @@ static const char *const INPUT_NAMES[3] = {"U.u_unit", "U.u_wheel", "U.u_env"};
 static const char *const SHADOW_NAMES[3] = {"in.u_unit", "in.u_wheel", "in.u_env"};
 static const char *const OUTPUT_NAMES[6] = {"Y.y_unit", "Y.y_wheel", "Y.y_tire", "Y.y_axle",
                                             "Y.y_conn", "Y.y_steer"};
+
+/* a lock (the section "locks" below) */
+typedef struct {
+#ifdef _WIN32
+    void *srw;                      /* SRWLOCK, SRWLOCK_INIT = {0} */
+#else
+    uint32_t word;
+#endif
+} sn_lock;
 
 typedef struct {
     fmi2CallbackFunctions cb;
@@ -174,6 +188,7 @@ typedef struct {
        deep (a logger calling back from it), the calls in or waiting for one, and whether
        fmi2FreeInstance has taken the instance out of the registry */
     uintptr_t owner;
+    sn_lock calls;
     unsigned depth, users;
     int retired;
     char state_why[256];                /* state_problem's text naming two GUIDs */
@@ -276,23 +291,80 @@ static uint64_t fnv1a64(const unsigned char *p, size_t n)
     return h;
 }
 
+/* ------------------------------------------------------------------ locks
+   A lock that a thread which finds it held waits for asleep, in the kernel: on Linux a futex
+   (the 0 / 1 / 2 mutex of Drepper's "Futexes Are Tricky": free, held, held with waiters), on
+   Windows a slim reader/writer lock (KERNEL32). Taking and giving a free lock is one atomic
+   instruction each, no system call. The locks were spins (yielding, for a call on a busy
+   instance): a real-time thread of higher priority that found one held by a lower one on its
+   CPU spun for ever, since under SCHED_FIFO the holder never ran again to give it back (two
+   instances in two threads sufficed, through the registry's lock). They use nothing but the
+   C library's syscall, or KERNEL32 (the type sn_lock is above sn_instance). */
+static void take(sn_lock *l)
+{
+#ifdef _WIN32
+    AcquireSRWLockExclusive(&l->srw);
+#else
+    uint32_t c = 0;
+    if (__atomic_compare_exchange_n(&l->word, &c, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return;
+    if (c != 2u)
+        c = __atomic_exchange_n(&l->word, 2u, __ATOMIC_ACQUIRE);
+    while (c != 0u) {
+        syscall(SYS_futex, &l->word, FUTEX_WAIT_PRIVATE, 2u, NULL, NULL, 0);
+        c = __atomic_exchange_n(&l->word, 2u, __ATOMIC_ACQUIRE);
+    }
+#endif
+}
+
+static void give(sn_lock *l)
+{
+#ifdef _WIN32
+    ReleaseSRWLockExclusive(&l->srw);
+#else
+    if (__atomic_exchange_n(&l->word, 0u, __ATOMIC_RELEASE) == 2u)
+        syscall(SYS_futex, &l->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+#endif
+}
+
+/* a pause of a tenth of a millisecond (Windows: its shortest sleep), in which a thread of
+   any priority gives its CPU to the others */
+static void pause_thread(void)
+{
+#ifdef _WIN32
+    Sleep(1);
+#else
+    struct timespec t = {0, 100000};
+    nanosleep(&t, NULL);
+#endif
+}
+
 /* ------------------------------------------------------------------ the live instances
    fmi2Instantiate registers an instance and each FMU state it hands out; every entry point
    takes its component (and a state) through live(), which answers only for one registered
    here and not freed since: a second fmi2FreeInstance, a call on a freed instance or a pointer
    that never was one is refused with fmi2Error without touching its memory (a mark in the
-   instance could not do that: reading freed memory is undefined behaviour). The lock is a
-   spin lock of the compiler's atomic builtins, so the library depends on no thread library
-   (the calls' lock below asks only the C library's pthread_self, or on Windows KERNEL32's
-   GetCurrentThreadId); it is held for a scan of a short list, never across a call. */
+   instance could not do that: reading freed memory is undefined behaviour). Its lock is held
+   for a scan of a short list, never across a call. */
 
 typedef struct { void *p; void *owner; } sn_entry;   /* owner: NULL for an instance */
 static sn_entry *registry;
 static size_t n_registry, registry_capacity;
-static char registry_lock;
+static sn_lock registry_lock;
 
-static void lock_registry(void) { while (__atomic_test_and_set(&registry_lock, __ATOMIC_ACQUIRE)) {} }
-static void unlock_registry(void) { __atomic_clear(&registry_lock, __ATOMIC_RELEASE); }
+static void lock_registry(void) { take(&registry_lock); }
+static void unlock_registry(void) { give(&registry_lock); }
+
+/* the registry's memory, given back when the library is unloaded with no instance left (a
+   host that loads and unloads the library for each run lost it each time) */
+__attribute__((destructor)) static void free_registry(void)
+{
+    if (n_registry == 0) {
+        free(registry);
+        registry = NULL;
+        registry_capacity = 0;
+    }
+}
 
 /* Register p (owner: its instance for a state); 0, or -1 out of memory. */
 static int register_live(void *p, void *owner)
@@ -361,12 +433,11 @@ static void not_live(void *comp, const char *function)
 
 /* One call at a time on an instance. FMI 2.0 forbids concurrent calls on one instance; a host
    that makes them anyway (or frees an instance while another thread steps it) gets them one
-   after the other, as the development FMU's library does. The lock is the instance's owner,
-   the calling thread's identity set by an atomic compare-and-swap; the thread that holds it
-   may call again (a logger calling back into the instance), and a thread that finds it held
-   yields until it is free. An uncontended call takes it without a system call. `users`
-   (under the registry's lock) counts the calls in or waiting for one, so that
-   fmi2FreeInstance frees the memory only after every call that waited has seen that the
+   after the other, as the development FMU's library does. The instance's lock (`calls`, the
+   locks above) is held from the start of a call to its end; `owner`, the calling thread's
+   identity, lets the thread that holds it call again (a logger calling back into the
+   instance). `users` (under the registry's lock) counts the calls in or waiting for one, so
+   that fmi2FreeInstance frees the memory only after every call that waited has seen that the
    instance is gone. */
 static uintptr_t thread_id(void)
 {
@@ -377,15 +448,6 @@ static uintptr_t thread_id(void)
 #endif
 }
 
-static void yield_thread(void)
-{
-#ifdef _WIN32
-    SwitchToThread();
-#else
-    sched_yield();
-#endif
-}
-
 static void lock_calls(sn_instance *c)
 {
     uintptr_t me = thread_id();
@@ -393,19 +455,17 @@ static void lock_calls(sn_instance *c)
         c->depth++;
         return;
     }
-    uintptr_t none = 0;
-    while (!__atomic_compare_exchange_n(&c->owner, &none, me, 0, __ATOMIC_ACQUIRE,
-                                        __ATOMIC_RELAXED)) {
-        none = 0;
-        yield_thread();
-    }
+    take(&c->calls);
+    __atomic_store_n(&c->owner, me, __ATOMIC_RELEASE);
     c->depth = 1;
 }
 
 static void unlock_calls(sn_instance *c)
 {
-    if (--c->depth == 0)
+    if (--c->depth == 0) {
         __atomic_store_n(&c->owner, (uintptr_t)0, __ATOMIC_RELEASE);
+        give(&c->calls);
+    }
 }
 
 /* one call less in or waiting for c */
@@ -1854,7 +1914,7 @@ void fmi2FreeInstance(fmi2Component comp)
         unlock_registry();
         if (waiting == 0)
             break;
-        yield_thread();
+        pause_thread();
     }
     free_states_of(comp);          /* the states the host did not free are the instance's */
     release(c);
