@@ -271,11 +271,19 @@ def test_windows_binary_reads_its_resources_from_a_folder_not_named_in_ascii(
     lines = plan[0].read_text().splitlines()
     short.write_text("\n".join(lines[:lines.index("record") + 1]) + "\n")
     path = quote(_windows_path(named).replace("\\", "/"), safe="/:")
+    deep = fmu_dir.parent.joinpath(*["a-folder-forty-characters-long-of-a-host"] * 7, "resources")
+    shutil.copytree(fmu_dir / "resources", deep, dirs_exist_ok=True)
+    assert len(_windows_path(deep / "native.bin")) > 260
     forms = {"file:/ and one slash": "file:/" + path,
              "file://localhost/": "file://localhost/" + path + "/",
+             "FILE://LOCALHOST/": "FILE://LOCALHOST/" + path + "/",
+             "file://C:/, two slashes": "file://" + path,
              # a host's name: the UNC path //./Z:/..., the device namespace's, which wine has
              "file://host/": "file://./" + path,
-             "a plain path": _windows_path(fmu_dir / "resources")}
+             "a plain path": _windows_path(fmu_dir / "resources"),
+             # beyond MAX_PATH, opened by its extended name \\?\Z:\... (wine opens the
+             # plain one too: this shows the extended one works, not that it is needed)
+             "a folder deeper than MAX_PATH": _win64_uri(deep)}
     for name, location in forms.items():
         one = fmu_dir.parent / "win64-one.rows"
         run = subprocess.run(_win64_command(program, win64_host, fmu_dir, location, short, one),

@@ -213,15 +213,17 @@ def test_resource_locations_in_every_form_hosts_write(built, tmp_path, extracted
     the resources are found whatever the folder's name, and a location naming another host
     or a NUL byte is refused with the development FMU's message. A '%' without two
     hexadecimal digits after it is the name's own, as the development FMU reads it: the
-    native runtime decoded '%fu' as the byte 15 and could not open the folder. (On Windows,
-    tests/test_native_platforms.py.)"""
+    native runtime decoded '%fu' as the byte 15 and could not open the folder. The scheme and
+    the host are read in any case (RFC 3986), as FILE:// and LOCALHOST were not. (On
+    Windows, tests/test_native_platforms.py.)"""
     folder, _ = extracted(built("sedan")[0])
     named = tmp_path / "Prüfstand Jürgen 試験" / "resources"
     odd = tmp_path / "100%full" / "resources"
     for where in (named, odd):
         shutil.copytree(folder / "resources", where)
     found = [named.as_uri() + "/", "file:" + quote(str(named)), f"file://localhost{quote(str(named))}/",
-             f"file://{named}", str(named), f"file://{odd}/", odd.as_uri()]
+             f"file://{named}", str(named), f"file://{odd}/", odd.as_uri(),
+             "FILE://" + quote(str(named)), f"File://LocalHost{quote(str(named))}/"]
     refused = ["file://server/share/resources/", named.as_uri() + "%00/", ""]
     done = subprocess.run([sys.executable, "-c", _LOCATIONS, str(folder), json.dumps(found + refused)],
                           capture_output=True, text=True, timeout=TIMEOUT)

@@ -27,6 +27,9 @@ __declspec(dllimport) unsigned long __stdcall GetCurrentThreadId(void);
 __declspec(dllimport) void __stdcall AcquireSRWLockExclusive(void **lock);
 __declspec(dllimport) void __stdcall ReleaseSRWLockExclusive(void **lock);
 __declspec(dllimport) void __stdcall Sleep(unsigned long milliseconds);
+__declspec(dllimport) unsigned long __stdcall GetFullPathNameW(const wchar_t *name,
+                                                              unsigned long size,
+                                                              wchar_t *buffer, wchar_t **file);
 __declspec(dllimport) int __stdcall MultiByteToWideChar(unsigned int code_page, unsigned long flags,
                                                         const char *bytes, int nbytes,
                                                         wchar_t *wide, int nwide);
@@ -633,27 +636,46 @@ static int hex_digit(char h)
    file://server/share/b/, the UNC path //server/share/b/native.bin; elsewhere such a URI is
    no local file URI. NULL for a location it cannot take (the development FMU's message in
    c->failure) or without memory. */
+/* whether p starts with the ASCII text `prefix`, case aside (a URI's scheme and host are
+   case-insensitive: FILE:///, file://LOCALHOST/) */
+static int starts_nocase(const char *p, const char *prefix)
+{
+    for (; *prefix; p++, prefix++) {
+        char a = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
+        if (a != *prefix)
+            return 0;
+    }
+    return 1;
+}
+
+#ifdef _WIN32
+/* a drive letter and its colon: C: */
+static int is_drive(const char *p)
+{
+    return ((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) && p[1] == ':';
+}
+#endif
+
 static char *resource_path(sn_instance *c, const char *location)
 {
     const char *p = location;
     int unc = 0;
-    if (p != NULL && strncmp(p, "file://", 7) == 0) {
+    if (p != NULL && starts_nocase(p, "file://")) {
         p += 7;
-        if (strncmp(p, "localhost/", 10) == 0)
+        if (starts_nocase(p, "localhost/"))
             p += 9;
         else if (p[0] != '/')
 #ifdef _WIN32
-            unc = 1;
+            unc = !is_drive(p);     /* file://C:/a/b/, written for file:///C:/a/b/ by some */
 #else
             p = NULL;
 #endif
-    } else if (p != NULL && strncmp(p, "file:", 5) == 0) {
+    } else if (p != NULL && starts_nocase(p, "file:")) {
         p += 5;
     }
 #ifdef _WIN32
     /* file:///C:/a/b/ -> C:/a/b/ (a drive letter after the URI's root slash) */
-    if (p != NULL && p[0] == '/' && ((p[1] >= 'A' && p[1] <= 'Z') || (p[1] >= 'a' && p[1] <= 'z'))
-            && p[2] == ':')
+    if (p != NULL && p[0] == '/' && is_drive(p + 1))
         p += 1;
 #endif
     size_t n = p != NULL ? strlen(p) : 0;
@@ -695,14 +717,47 @@ static char *resource_path(sn_instance *c, const char *location)
    ANSI code page and miss a folder whose name is not ASCII (a user's profile, "C:/Users/
    Jürgen/"); a path that is not UTF-8 (a host that passed its code page's bytes as they
    stand) or not found so is opened by its bytes. */
+#ifdef _WIN32
+/* _wfopen(wide, "rb") of a path of MAX_PATH (260) characters or more: Windows opens one only
+   in its extended form, \\?\C:\a\b or \\?\UNC\server\share\b, made from the full path
+   (GetFullPathNameW, which also turns / into \ and takes out . and ..); hosts extract FMUs
+   into deep folders of their own */
+static FILE *open_long(const wchar_t *wide)
+{
+    unsigned long n = GetFullPathNameW(wide, 0, NULL, NULL);
+    wchar_t *full = n > 0 ? malloc((n + 8) * sizeof *full) : NULL;
+    if (full == NULL)
+        return NULL;
+    wchar_t *at = full + 8;
+    FILE *f = NULL;
+    unsigned long m = GetFullPathNameW(wide, n, at, NULL);
+    if (m > 0 && m < n) {
+        if (wcsncmp(at, L"\\\\?\\", 4) == 0) {
+            f = _wfopen(at, L"rb");                       /* extended already */
+        } else if (wcsncmp(at, L"\\\\", 2) == 0) {      /* \\server\share: \\?\UNC\server\share */
+            at -= 6;
+            wmemcpy(at, L"\\\\?\\UNC", 7);
+            f = _wfopen(at, L"rb");
+        } else {
+            at -= 4;
+            wmemcpy(at, L"\\\\?\\", 4);
+            f = _wfopen(at, L"rb");
+        }
+    }
+    free(full);
+    return f;
+}
+#endif
+
 static FILE *open_for_reading(const char *path)
 {
 #ifdef _WIN32
     int nw = MultiByteToWideChar(SN_CP_UTF8, SN_MB_ERR_INVALID_CHARS, path, -1, NULL, 0);
     wchar_t *wide = nw > 0 ? malloc((size_t)nw * sizeof *wide) : NULL;
     if (wide != NULL) {
-        FILE *f = MultiByteToWideChar(SN_CP_UTF8, SN_MB_ERR_INVALID_CHARS, path, -1, wide, nw) == nw
-                ? _wfopen(wide, L"rb") : NULL;
+        FILE *f = NULL;
+        if (MultiByteToWideChar(SN_CP_UTF8, SN_MB_ERR_INVALID_CHARS, path, -1, wide, nw) == nw)
+            f = nw - 1 >= 260 ? open_long(wide) : _wfopen(wide, L"rb");
         free(wide);
         if (f != NULL)
             return f;
@@ -742,50 +797,64 @@ static const char **strings(sn_array *a, int *n)
 /* Read, check and index the resources file; NULL or the reason it is refused. */
 static const char *load(sn_instance *c, const char *path)
 {
-    static char why[512];
+    /* the reason in the instance's own buffer (two instantiations on two threads shared one) */
+    char *why = c->failure;
+    const size_t room = sizeof c->failure;
     FILE *f = open_for_reading(path);
     if (f == NULL) {
-        snprintf(why, sizeof why, "cannot open %s", path);
+        snprintf(why, room, "cannot open %s", path);
         return why;
     }
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    if (size < 32) {
+    /* the header, then as many bytes as it says the file holds (no seek and tell: a long is
+       32 bits on Windows) */
+    unsigned char head[32];
+    if (fread(head, 1, sizeof head, f) != sizeof head) {
         fclose(f);
-        snprintf(why, sizeof why, "%s is too short", path);
+        snprintf(why, room, "%s is too short", path);
         return why;
     }
-    c->file = malloc((size_t)size);
-    if (c->file == NULL || fread(c->file, 1, (size_t)size, f) != (size_t)size) {
+    uint64_t declared = rd64(head + 24);
+    if (memcmp(head, SN_MAGIC, 8) != 0 || rd32(head + 8) != SN_VERSION || declared < 32
+            || declared > (uint64_t)SIZE_MAX) {
         fclose(f);
-        snprintf(why, sizeof why, "cannot read %s", path);
-        return why;
-    }
-    fclose(f);
-    c->file_size = (size_t)size;
-    const unsigned char *b = c->file;
-    if (memcmp(b, SN_MAGIC, 8) != 0 || rd32(b + 8) != SN_VERSION || rd64(b + 24) != (uint64_t)size) {
-        snprintf(why, sizeof why, "%s is not a native FMU resources file of version %u", path,
+        snprintf(why, room, "%s is not a native FMU resources file of version %u", path,
                  SN_VERSION);
         return why;
     }
-    if (fnv1a64(b + 32, (size_t)size - 32) != rd64(b + 16)) {
-        snprintf(why, sizeof why, "%s is corrupt (its digest does not match)", path);
+    size_t size = (size_t)declared;
+    c->file = malloc(size);
+    if (c->file == NULL) {
+        fclose(f);
+        snprintf(why, room, "cannot read %s (out of memory)", path);
+        return why;
+    }
+    memcpy(c->file, head, sizeof head);
+    size_t got = fread(c->file + sizeof head, 1, size - sizeof head, f);
+    int more = fgetc(f) != EOF;
+    fclose(f);
+    if (got != size - sizeof head || more) {        /* shorter or longer than it says */
+        snprintf(why, room, "%s is not a native FMU resources file of version %u", path,
+                 SN_VERSION);
+        return why;
+    }
+    c->file_size = size;
+    const unsigned char *b = c->file;
+    if (fnv1a64(b + 32, size - 32) != rd64(b + 16)) {
+        snprintf(why, room, "%s is corrupt (its digest does not match)", path);
         return why;
     }
     uint32_t count = rd32(b + 12);
     if (count > SN_MAX_ARRAYS) {
-        snprintf(why, sizeof why, "%s holds %u arrays, at most %d are read", path, count,
+        snprintf(why, room, "%s holds %u arrays, at most %d are read", path, count,
                  SN_MAX_ARRAYS);
         return why;
     }
     size_t at = 32, total = 0;
     for (uint32_t i = 0; i < count; i++) {
         sn_array *a = &c->arrays[i];
-        if (at + 4 > (size_t)size) goto truncated;
+        if (at + 4 > size) goto truncated;
         uint32_t n = rd32(b + at);
-        if (at + 4 + n + 16 > (size_t)size) goto truncated;
+        if (at + 4 + n + 16 > size) goto truncated;
         char *name = calloc(n + 1, 1);
         if (name == NULL) goto truncated;
         memcpy(name, b + at + 4, n);
@@ -810,7 +879,7 @@ static const char *load(sn_instance *c, const char *path)
         }
         a->nbytes = rd64(b + at);
         at += 8;
-        if (a->nbytes != (uint64_t)(a->nitems * a->itemsize) || at + a->nbytes > (size_t)size)
+        if (a->nbytes != (uint64_t)(a->nitems * a->itemsize) || at + a->nbytes > size)
             goto truncated;
         a->init = b + at;
         at += a->nbytes;
@@ -821,7 +890,7 @@ static const char *load(sn_instance *c, const char *path)
     /* the instance's buffers: one allocation, 64-byte aligned slices */
     c->pool = calloc(total + 64, 1);
     if (c->pool == NULL) {
-        snprintf(why, sizeof why, "out of memory (%zu bytes)", total);
+        snprintf(why, room, "out of memory (%zu bytes)", total);
         return why;
     }
     unsigned char *p = (unsigned char *)(((uintptr_t)c->pool + 63) & ~(uintptr_t)63);
@@ -831,7 +900,7 @@ static const char *load(sn_instance *c, const char *path)
     }
     return NULL;
 truncated:
-    snprintf(why, sizeof why, "%s is truncated or malformed", path);
+    snprintf(why, room, "%s is truncated or malformed", path);
     return why;
 }
 
@@ -863,7 +932,8 @@ static const char *find_all(sn_instance *c, const char *const *names, int n, sn_
 
 static const char *bind(sn_instance *c)
 {
-    static char why[256];
+    char *why = c->failure;      /* the instance's own buffer */
+    const size_t room = sizeof c->failure;
     if (find_all(c, sn_advance_arrays, sn_advance_narrays, c->adv) != NULL)
         goto missing_adv;
     const struct { const char *const *names; int n; sn_array **out; } kernels[] = {
@@ -879,19 +949,19 @@ static const char *bind(sn_instance *c)
     for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
         const char *missing = find_all(c, kernels[k].names, kernels[k].n, kernels[k].out);
         if (missing != NULL) {
-            snprintf(why, sizeof why, "the resources have no array %s", missing);
+            snprintf(why, room, "the resources have no array %s", missing);
             return why;
         }
     }
     for (int i = 0; i < 3; i++)
         if (!(c->in[i] = find(c, INPUT_NAMES[i])) || !(c->shadow[i] = find(c, SHADOW_NAMES[i]))
                 || c->in[i]->nbytes != c->shadow[i]->nbytes) {
-            snprintf(why, sizeof why, "the resources' inputs %s do not match", INPUT_NAMES[i]);
+            snprintf(why, room, "the resources' inputs %s do not match", INPUT_NAMES[i]);
             return why;
         }
     const char *missing = find_all(c, OUTPUT_NAMES, 6, c->out);
     if (missing != NULL) {
-        snprintf(why, sizeof why, "the resources have no array %s", missing);
+        snprintf(why, room, "the resources have no array %s", missing);
         return why;
     }
     const char *needed[] = {"y", "err", "W.fault", "var.table", "var.value", "var.names", "in.lo",
@@ -909,7 +979,7 @@ static const char *bind(sn_instance *c)
                             "pre.vn", "tune.wheels", "settle.u_wheel", "pre.U.u_wheel"};
     for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
         if (find(c, needed[i]) == NULL) {
-            snprintf(why, sizeof why, "the resources have no array %s", needed[i]);
+            snprintf(why, room, "the resources have no array %s", needed[i]);
             return why;
         }
     c->y = find(c, "y")->data;
@@ -917,7 +987,7 @@ static const char *bind(sn_instance *c)
     c->fault = find(c, "W.fault")->data;
     sn_array *t = find(c, "var.table");
     if (t->dtype != 2 || t->ndim != 2 || t->shape[1] != 5) {
-        snprintf(why, sizeof why, "the resources' variable table is inconsistent");
+        snprintf(why, room, "the resources' variable table is inconsistent");
         return why;
     }
     c->var_table = (const int64_t *)t->init;
@@ -926,7 +996,7 @@ static const char *bind(sn_instance *c)
     int n;
     c->var_names = strings(find(c, "var.names"), &n);
     if (c->var_names != NULL && n != c->nvars) {
-        snprintf(why, sizeof why, "the resources' variable table is inconsistent");
+        snprintf(why, room, "the resources' variable table is inconsistent");
         return why;
     }
     sn_array *lo = find(c, "in.lo");
@@ -1027,7 +1097,7 @@ static const char *bind(sn_instance *c)
             || !(c->tune_stable[S_JOINT_TEXT] == -1.0 ? !(c->tune_stable[S_JOINT] < INFINITY)
                  : c->tune_stable[S_JOINT_TEXT] >= 0.0
                    && c->tune_stable[S_JOINT_TEXT] + 1.0 < (double)ntx)) {
-        snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
+        snprintf(why, room, "the resources' parameter tables are inconsistent");
         return why;
     }
     for (int r = 0; r < c->ntune_rows; r++) {
@@ -1035,7 +1105,7 @@ static const char *bind(sn_instance *c)
         int64_t vr = (int64_t)row[0], t = (int64_t)row[1], k = (int64_t)row[2];
         if (vr < 0 || vr >= c->nvars || t < 0 || t >= c->ntune_targets || k < 0
                 || k >= c->tune_target[t]->nitems) {
-            snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
+            snprintf(why, room, "the resources' parameter tables are inconsistent");
             return why;
         }
     }
@@ -1043,19 +1113,19 @@ static const char *bind(sn_instance *c)
         const double *row = c->terrain_rows + 6 * r;
         if ((int64_t)row[0] < 0 || (int64_t)row[0] >= c->nvars || (int64_t)row[2] < 0
                 || (int64_t)row[2] >= find(c, "y")->nitems) {
-            snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
+            snprintf(why, room, "the resources' parameter tables are inconsistent");
             return why;
         }
     }
     for (int r = 0; r < c->ntune_items; r++)
         if ((int64_t)c->tune_items[3 * r + 2] < 0 || (int64_t)c->tune_items[3 * r + 2] >= ntx) {
-            snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
+            snprintf(why, room, "the resources' parameter tables are inconsistent");
             return why;
         }
     for (int r = 0; r < c->ntune_speed; r++)
         if ((int64_t)c->tune_speed[3 * r + 2] < 0 || (int64_t)c->tune_speed[3 * r + 2] >= ntx
                 || (int64_t)c->tune_speed[3 * r] < 0 || (int64_t)c->tune_speed[3 * r] >= c->nvars) {
-            snprintf(why, sizeof why, "the resources' parameter tables are inconsistent");
+            snprintf(why, room, "the resources' parameter tables are inconsistent");
             return why;
         }
     /* an FMU state holds every array that changes: the kernels' state, inputs, outputs and
@@ -1080,12 +1150,12 @@ static const char *bind(sn_instance *c)
     if (!c->var_names || !c->in_names || !c->in_accepts || !c->in_whole_texts || !c->tire_names
             || !c->state_names || !c->step_method || c->nstep_method != 1
             || c->nin != (int)(c->in[0]->nitems + c->in[1]->nitems + c->in[2]->nitems)) {
-        snprintf(why, sizeof why, "the resources' tables are inconsistent");
+        snprintf(why, room, "the resources' tables are inconsistent");
         return why;
     }
     for (int k = 0; k < c->nin; k++)
         if (c->in_whole[k] < 0 || c->in_whole[k] >= c->nwhole_texts) {
-            snprintf(why, sizeof why, "the resources' tables are inconsistent");
+            snprintf(why, room, "the resources' tables are inconsistent");
             return why;
         }
     /* every variable's row names a value inside the array it reads and writes (type,
@@ -1102,14 +1172,14 @@ static const char *bind(sn_instance *c)
         if (t[0] < 0 || t[0] >= c->nvars || t[1] < T_REAL || t[1] > T_BOOLEAN
                 || t[2] < C_PARAMETER || t[2] > C_OUTPUT || items < 0
                 || ((source < 9) && (slot < 0 || slot >= items))) {
-            snprintf(why, sizeof why, "the resources' variable table is inconsistent "
+            snprintf(why, room, "the resources' variable table is inconsistent "
                      "(value reference %lld)", (long long)vr);
             return why;
         }
     }
     c->whole_at = calloc((size_t)c->nin + 1, sizeof *c->whole_at);
     if (c->whole_at == NULL) {
-        snprintf(why, sizeof why, "out of memory");
+        snprintf(why, room, "out of memory");
         return why;
     }
     for (int k = 0; k < c->nin; k++)
@@ -1117,7 +1187,7 @@ static const char *bind(sn_instance *c)
             c->whole_at[c->nwhole++] = k;
     return NULL;
 missing_adv:
-    snprintf(why, sizeof why, "the resources have no array for the kernel's arguments");
+    snprintf(why, room, "the resources have no array for the kernel's arguments");
     return why;
 }
 

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fmi2FunctionTypes.h"
 
@@ -72,11 +73,11 @@ static inline int simon_uri_to_path(const char *uri, char *path, size_t size)
     const char *p = uri;
     size_t n = 0;
     if (!uri || !*uri || size == 0) return -1;
-    if (strncmp(p, "file:", 5) == 0) {
+    if (strncasecmp(p, "file:", 5) == 0) {     /* a URI's scheme and host: any case */
         p += 5;
         if (strncmp(p, "//", 2) == 0) {
             p += 2;
-            if (strncmp(p, "localhost", 9) == 0) p += 9;
+            if (strncasecmp(p, "localhost", 9) == 0) p += 9;
             if (*p != '/') return -1;      /* another host */
         }
     }
