@@ -121,6 +121,14 @@ def vehicle_fmu(car_fmu) -> Path:
 
 
 @pytest.fixture(scope="session")
+def native_vehicle_fmu(tmp_path_factory) -> Path:
+    """The default car's native FMU (its Linux x86-64 library), which the importer tests run
+    as they run the development FMU."""
+    return fmus.native(None, tmp_path_factory.mktemp("native-importers") / "SimonCar.fmu",
+                       platforms="linux64")
+
+
+@pytest.fixture(scope="session")
 def truck_fmu(fmu_dir) -> Path:
     """The default vehicle with its unit named ``truck``: other variable names."""
     event_file = fmu_dir / "truck.json"

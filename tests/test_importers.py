@@ -69,13 +69,16 @@ def _optional_fixture(request, name):
         return None
 
 
-@pytest.fixture(params=["probe", "vehicle"])
+@pytest.fixture(params=["probe", "vehicle", "native"])
 def scenario(request, probe_fmu) -> Scenario:
+    """The probe, the vehicle FMU and (``native_vehicle_fmu``) the same vehicle's native FMU,
+    whose library has no Python: every importer runs it as it runs the other two."""
     if request.param == "probe":
         return Scenario.for_fmu(probe_fmu, step_size=0.05, stop_time=STOP_TIME)
-    fmu = _optional_fixture(request, "vehicle_fmu")
+    name = {"vehicle": "vehicle_fmu", "native": "native_vehicle_fmu"}[request.param]
+    fmu = _optional_fixture(request, name)
     if fmu is None:
-        pytest.skip("no `vehicle_fmu` fixture is defined, so there is no vehicle FMU to import")
+        pytest.skip(f"no `{name}` fixture is defined, so there is no such FMU to import")
     return Scenario.for_fmu(
         fmu, step_size=0.01, stop_time=STOP_TIME, inputs=_optional_fixture(request, "vehicle_inputs")
     )
