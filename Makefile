@@ -4,7 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 FMU := out/SimonCar.fmu
-SOURCES := $(shell find engine model_description simon_fmu -name '*.py' -o -name '*.json' 2>/dev/null)
+# what the FMUs are built from: the Python, the data and the C runtimes (a change to
+# simon_fmu/native/c/*.c alone rebuilt no native FMU before)
+SOURCES := $(shell find engine model_description simon_fmu -name '*.py' -o -name '*.json' \
+	-o -name '*.c' -o -name '*.h' 2>/dev/null)
 
 .PHONY: .venv setup fmu native standalone demo demo-truck demo-terrain test bench crosscheck clean
 
