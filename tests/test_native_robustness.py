@@ -166,6 +166,63 @@ def test_a_state_whose_clocks_are_not_a_runs_is_refused(built, instance):
     assert "its clocks are not a run's" in inst.messages(min_status=3)[-1]
 
 
+def _resealed(blob: bytearray) -> bytes:
+    """The state's checksum made again (FNV-1a from start_time on), as an editor would."""
+    h = 0xcbf29ce484222325
+    for x in bytes(blob[24:]):
+        h = ((h ^ x) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    blob[16:24] = struct.pack("=Q", h)
+    return bytes(blob)
+
+
+def test_a_state_whose_grid_is_not_its_clocks_is_refused(built, instance):
+    """A state whose grid time is edited (-1e300, or -1e7) with its checksum made again: the
+    next doStep counted 2^63 kernel steps (a signed overflow, undefined behaviour, found under
+    UBSan) or 10^10, and the host hung. Refused, as the engine's own check refuses times
+    below 0, and a grid whose time and steps do not reach the clock's."""
+    inst = instance(built("sedan")[0], name="grid")
+    state = bytearray(_state_bytes(inst))
+    for grid_time in (-1e300, -1e7, 1e7):
+        blob = bytearray(state)
+        blob[48:56] = struct.pack("=d", grid_time)             # sn_state_header.grid_time
+        with pytest.raises(FMICallException):
+            inst.fmu.deSerializeFMUstate(_resealed(blob))
+        assert "its clocks are not a run's" in inst.messages(min_status=3)[-1], grid_time
+
+
+def test_a_state_whose_packed_parameters_are_edited_is_refused(built, instance, extracted):
+    """A state holds the arrays of packed parameters that a parameter writes (the friction
+    multiplier's P_ENV, the steering mode's P_UNIT), indices and constants included. One of
+    those edited (the collision block's base in P_ENV) with the checksum made again crashed
+    the host with an out-of-bounds write in the kernels (found under AddressSanitizer). Such
+    a state is now refused; a state whose parameters were set (their slots differ from the
+    FMU's) is taken, by another instance too."""
+    from engine.layout import E_COLL_BASE, E_MU
+    from simon_fmu.native import resources as R
+    fmu = built("sedan")[0]
+    folder, _ = extracted(fmu)
+    p_env = R.unpack((folder / "resources" / "native.bin").read_bytes())["P.P_ENV"]
+    plain = instance(fmu, name="plain")
+    state = bytearray(_state_bytes(plain))
+    at = bytes(state).find(p_env.tobytes())
+    assert at > 0 and bytes(state).find(p_env.tobytes(), at + 1) < 0, "P_ENV found once"
+    # an index may not
+    blob = bytearray(state)
+    struct.pack_into("=d", blob, at + 8 * E_COLL_BASE, 1e18)
+    with pytest.raises(FMICallException):
+        plain.fmu.deSerializeFMUstate(_resealed(blob))
+    assert "its packed parameters are another FMU's" in plain.messages(min_status=3)[-1]
+    # a parameter's slot may differ: a state of an instance run at another friction
+    tuned = instance(fmu, name="tuned").start({"frictionMultiplier": 0.7})
+    for k in range(20):
+        tuned.fmu.doStep(k * 0.01, 0.01)
+    tuned_state = bytes(tuned.fmu.serializeFMUstate(tuned.fmu.getFMUstate()))
+    assert struct.unpack_from("=d", tuned_state, at + 8 * E_MU)[0] == pytest.approx(0.7 * p_env[E_MU])
+    other = instance(fmu, name="other")
+    other.fmu.setFMUstate(other.fmu.deSerializeFMUstate(tuned_state))
+    assert other.get("frictionMultiplier") == 0.7
+
+
 # ------------------------------------------------------------------ the resources
 
 _INSTANTIATE = _CTYPES_HOST + textwrap.dedent("""

@@ -168,6 +168,8 @@ typedef struct {
     int ntune_wheels;
     sn_array *settle_u_wheel, *pre_u_wheel;
     int mutable_[SN_MAX_ARRAYS];        /* the arrays an FMU state holds */
+    unsigned char *tunable[SN_MAX_ARRAYS]; /* of a packed parameters' array a state holds:
+                                           1 for each slot a parameter writes */
     double step;                        /* the internal step (stepSize) */
     const char **tire_names, **state_names;
     const char **step_method;           /* the integration method's name, for messages */
@@ -859,16 +861,19 @@ static const char *load(sn_instance *c, const char *path)
         if (name == NULL) goto truncated;
         memcpy(name, b + at + 4, n);
         a->name = name;
+        c->narrays++;                       /* from here on release() frees its name */
         at += 4 + n;
         at += (8 - at % 8) % 8;
         a->dtype = (int32_t)rd32(b + at);
         a->ndim = (int32_t)rd32(b + at + 4);
         at += 8;
-        if (a->ndim > SN_MAX_NDIM || a->dtype < 1 || a->dtype > 3) goto truncated;
+        if (a->ndim < 0 || a->ndim > SN_MAX_NDIM || a->dtype < 1 || a->dtype > 3) goto truncated;
         a->itemsize = a->dtype == 3 ? 1 : 8;
         a->nitems = 1;
         for (int d = 0; d < a->ndim; d++) {
             a->shape[d] = (int64_t)rd64(b + at + 8 * (size_t)d);
+            if (a->shape[d] < 0 || (a->shape[d] > 0 && a->nitems > INT64_MAX / 8 / a->shape[d]))
+                goto truncated;
             a->nitems *= a->shape[d];
         }
         at += 8 * (size_t)a->ndim;
@@ -885,7 +890,6 @@ static const char *load(sn_instance *c, const char *path)
         at += a->nbytes;
         at += (8 - at % 8) % 8;
         total += (a->nbytes + 63) / 64 * 64 + 64;
-        c->narrays++;
     }
     /* the instance's buffers: one allocation, 64-byte aligned slices */
     c->pool = calloc(total + 64, 1);
@@ -1144,6 +1148,20 @@ static const char *bind(sn_instance *c)
     }
     for (int r = 0; r < c->ntune_rows; r++)
         c->mutable_[c->tune_target[(int64_t)c->tune_rows[6 * r + 1]] - c->arrays] = 1;
+    /* the slots of the packed parameters that a parameter writes: a state may change only
+       these (state_problem) */
+    for (int r = 0; r < c->ntune_rows; r++) {
+        sn_array *a = c->tune_target[(int64_t)c->tune_rows[6 * r + 1]];
+        int i = (int)(a - c->arrays);
+        int64_t k = (int64_t)c->tune_rows[6 * r + 2];
+        if (strncmp(a->name, "P.", 2) != 0 || k < 0 || k >= a->nitems)
+            continue;
+        if (c->tunable[i] == NULL && (c->tunable[i] = calloc((size_t)a->nitems, 1)) == NULL) {
+            snprintf(why, room, "out of memory");
+            return why;
+        }
+        c->tunable[i][k] = 1;
+    }
     sn_array *pt = find(c, "P.P_TIRE");
     c->p_tire = pt->data;
     c->p_tire_cols = pt->ndim == 2 ? pt->shape[1] : 0;
@@ -1195,8 +1213,10 @@ static void release(sn_instance *c)
 {
     if (c == NULL)
         return;
-    for (int i = 0; i < c->narrays; i++)
+    for (int i = 0; i < c->narrays; i++) {
         free((void *)c->arrays[i].name);
+        free(c->tunable[i]);
+    }
     free(c->var_names);
     free(c->in_names);
     free(c->in_accepts);
@@ -1359,7 +1379,7 @@ static void param_repr(sn_instance *c, int64_t vr, char *buf, size_t size)
 {
     const int64_t *t = c->var_table + 5 * vr;
     if (t[1] == T_INTEGER)
-        snprintf(buf, size, "%lld", (long long)c->tune_value[vr]);
+        snprintf(buf, size, "%.0f", c->tune_value[vr]);   /* whole; any magnitude */
     else
         py_repr(buf, size, c->tune_value[vr]);
 }
@@ -2206,7 +2226,10 @@ static fmi2Status get(fmi2Component comp, const fmi2ValueReference vr[], size_t 
         if (type == T_REAL)
             ((fmi2Real *)values)[i] = v;
         else if (type == T_INTEGER)
-            ((fmi2Integer *)values)[i] = (fmi2Integer)v;
+            /* a whole number within an fmi2Integer's range, as the slave's inputs and
+               parameters hold them (a state's edited value: not cast beyond the range) */
+            ((fmi2Integer *)values)[i] = v >= -2147483648.0 && v <= 2147483647.0
+                ? (fmi2Integer)v : 0;
         else
             ((fmi2Boolean *)values)[i] = (t != NULL && t[1] == type && v != 0.0) ? fmi2True : fmi2False;
     }
@@ -2594,6 +2617,29 @@ static const char *state_problem(sn_instance *c, const unsigned char *p, size_t 
           && (double)h.grid_steps <= c->meta[M_MAX_STEPS] && (h.failed == 0 || h.failed == 1)))
         return "not an FMU state of this FMU (its clocks are not a run's: finite times, a "
                "step > 0 and a step count >= 0)";
+    /* and as the engine's own check has them (times >= 0 from the start), the grid's time and
+       step count where a run leaves them: the time they reach is the clock's (an edited grid
+       time made the next doStep count 2^63 steps) */
+    if (!(h.time >= 0.0 && h.grid_time >= 0.0 && h.grid_time <= h.time
+          && fabs(h.grid_time + (double)h.grid_steps * h.step - h.time)
+             <= 1e-6 * fmax(1.0, h.time)))
+        return "not an FMU state of this FMU (its clocks are not a run's: times >= 0 from the "
+               "start, the grid's time and steps reaching the clock's time)";
+    /* the packed parameters it holds (the arrays a parameter writes): only the slots a
+       parameter writes may differ from this FMU's; the rest are indices and constants the
+       kernels take as they are (one edited, its checksum made again, wrote out of bounds) */
+    const unsigned char *q = p + sizeof h;
+    for (int i = 0; i < c->narrays; i++) {
+        if (!c->mutable_[i])
+            continue;
+        const sn_array *a = &c->arrays[i];
+        for (int64_t k = 0; c->tunable[i] != NULL && k < a->nitems; k++)
+            if (!c->tunable[i][k] && memcmp(q + k * a->itemsize, a->init + k * a->itemsize,
+                                            (size_t)a->itemsize) != 0)
+                return "not an FMU state of this FMU (its packed parameters are another FMU's "
+                       "beyond what its parameters set)";
+        q += a->nbytes;
+    }
     return NULL;
 }
 
