@@ -357,7 +357,7 @@ static void *race_job(void *arg)
         fmi2Real t = 0;
         fmi2Status status = r->fmu->get_real_status(r->c, fmi2LastSuccessfulTime, &t);
         if (status == fmi2OK) status = r->fmu->do_step(r->c, t, H, fmi2True);
-        if (status == fmi2OK) r->accepted++;
+        if (status == fmi2OK) __atomic_add_fetch(&r->accepted, 1, __ATOMIC_RELAXED);
         if (freed_before) {
             r->refused_after_free += status != fmi2OK;
             r->late_ok += status == fmi2OK;
@@ -383,7 +383,9 @@ static int free_while_stepping_mode(char *spec)
         if (pthread_create(&threads[k], NULL, race_job, &r[k]) != 0) return 2;
     }
     pthread_barrier_wait(&start);
-    while (r[0].accepted + r[1].accepted < 200) sched_yield();   /* both step by now */
+    while (__atomic_load_n(&r[0].accepted, __ATOMIC_RELAXED)
+           + __atomic_load_n(&r[1].accepted, __ATOMIC_RELAXED) < 200)
+        sched_yield();                                        /* both step by now */
     f.free_instance(c);
     __atomic_store_n(&freed, 1, __ATOMIC_RELEASE);
     printf("free-returned\n");
