@@ -394,6 +394,27 @@ def test_the_hosts_floating_point_environment_changes_nothing_on_linux(crash, li
     _same_crash("linux64", rows, crash)
 
 
+def test_the_hosts_floating_point_environment_changes_nothing_in_the_development_fmu(
+        crash, linux64_host):
+    """The same for the development FMU of the crash, through the same C host (in the
+    environment that lets it start this Python): its loader computed in the host's
+    environment too, and the engine's compiled kernels killed the trapping host with SIGFPE
+    as the native ones did. Its loader now takes the native runtime's guard (fp_guard.h)."""
+    from importers.c_env import host_environment
+    native, plan, width = crash
+    dev_fmu = fmus.vehicle(native.parent / "crash.json", native.parent / "SimonCarDev.fmu")
+    folder = native.parent / "development"
+    with zipfile.ZipFile(dev_fmu) as z:
+        z.extractall(folder)
+    rows = _fp_runs((folder, plan, width), (None, "trap", "flush", "x87single"),
+                    lambda plan_path, out: [
+                        str(linux64_host), str(folder / "binaries" / "linux64" / "SimonCar.so"),
+                        (folder / "resources").as_uri() + "/", _guid(folder), str(plan_path),
+                        str(out)],
+                    env=host_environment(sys.executable))
+    _same_crash("development FMU", rows, (folder, plan, width))
+
+
 def test_the_hosts_floating_point_environment_changes_nothing_on_windows(crash, wine, win64_host):
     """The same under wine, with the x87, which mingw-w64's sin and cos use, at single
     precision too."""

@@ -40,6 +40,10 @@ IMPLEMENTATION = ("fmi2_log.c", "fmi2_calls.c", "fmi2_registry.c", "fmi2_values.
                   "fmi2_state.c", "fmi2_lifecycle.c")
 HEADERS = ("fmi2_python.h", "fmi2_internal.h")
 SOURCES = (LOADER, *IMPLEMENTATION, *HEADERS)
+#: The native runtime's headers the loader includes too: the floating-point guard of every
+#: entry point (docs/native.md, "The floating-point environment").
+SHARED_DIR = Path(__file__).resolve().parent.parent / "native" / "c"
+SHARED_HEADERS = ("fp_guard.h",)
 RECORD_FILE = "fmi2_python.txt"
 #: The FMU's GUID in its resources folder, checked by fmi2Instantiate.
 GUID_FILE = "guid.txt"
@@ -117,6 +121,8 @@ def _key() -> str:
     h = hashlib.sha256()
     for name in SOURCES:
         h.update((SOURCE_DIR / name).read_bytes())
+    for name in SHARED_HEADERS:
+        h.update((SHARED_DIR / name).read_bytes())
     h.update(" ".join(CFLAGS).encode())
     h.update(f"{sys.version}\0{python_include()}\0{fmi2_headers()}".encode())
     return h.hexdigest()[:16]
@@ -145,7 +151,7 @@ def compile_library(folder: PathLike, model_identifier: str) -> list[Path]:
 
 def _compile_into(cached: Path) -> None:
     cc = _compiler()
-    includes = [f"-I{SOURCE_DIR}", f"-I{fmi2_headers()}"]
+    includes = [f"-I{SOURCE_DIR}", f"-I{SHARED_DIR}", f"-I{fmi2_headers()}"]
     cached.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{cached.name}.", dir=cached.parent))
     try:

@@ -27,7 +27,8 @@ from .units import DisplayUnits
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the sources an FMU is built from: a cached FMU is rebuilt when one of them changes
-_FMU_SOURCES = ("engine", "model_description", "simon_fmu/vehicle", "simon_fmu/runtime")
+_FMU_SOURCES = ("engine", "model_description", "simon_fmu/vehicle", "simon_fmu/runtime",
+                "simon_fmu/native/c")    # its fp_guard.h is the runtime library's too
 
 #: the runner of this (worker) process, by FMU path and modification time
 _RUNNERS: dict[tuple[str, int], FmuRunner] = {}

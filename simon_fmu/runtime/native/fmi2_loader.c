@@ -41,6 +41,7 @@
 
 #include "fmi2Functions.h"
 #include "fmi2_python.h"
+#include "fp_guard.h"          /* simon_fmu/native/c */
 
 #define CONFIG_FILE "fmi2_python.txt"
 #define PYTHON_VARIABLE "SIMON_FMU_PYTHON"
@@ -280,6 +281,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
                               const fmi2CallbackFunctions *functions, fmi2Boolean visible,
                               fmi2Boolean loggingOn)
 {
+    FP_GUARD
     char resources[PATH_MAX], error[3 * PATH_MAX + 512] = "";
     if (simon_uri_to_path(fmuResourceLocation, resources, sizeof resources) != 0) {
         report(functions, instanceName, "fmi2Instantiate: the resource location %s is no "
@@ -297,11 +299,14 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
                           visible, loggingOn);
 }
 
+/* each call in the FMU's floating-point environment, the host's given back (fp_guard.h, the
+   native runtime's: the engine's compiled kernels and Python run under it) */
 #define FORWARD(name, member, params, args) \
-    fmi2Status name params { return T ? T->member args : fmi2Error; }
+    fmi2Status name params { FP_GUARD return T ? T->member args : fmi2Error; }
 
 void fmi2FreeInstance(fmi2Component c)
 {
+    FP_GUARD
     if (T) T->freeInstance(c);
 }
 
