@@ -440,6 +440,30 @@ def test_the_hosts_floating_point_environment_changes_nothing_on_arm64(crash, ar
     _same_crash("aarch64-linux (qemu)", rows, crash)
 
 
+def test_real_time_threads_of_two_priorities_go_on_with_the_arm64_library(fmu_dir, arm64_host,
+                                                                         tmp_path_factory):
+    """tests/c_host/priority.c on the ARM64 library under qemu-user (whose threads are the
+    host's, SCHED_FIFO included): two real-time threads of different priority on one CPU, each
+    with its own instance, both go on calling. With the runtime's spin locks they stopped
+    within a second here as on x86-64 (tests/test_native_robustness.py runs the x86-64 one)."""
+    from simon_fmu.runtime.fmi2_library import fmi2_headers
+    qemu, _ = arm64_host
+    host = tmp_path_factory.mktemp("priority-host") / "priority.arm64"
+    subprocess.run([_need("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"), "-O2",
+                    "-std=gnu11", "-Wall", "-Wextra", "-Werror", f"-I{fmi2_headers()}",
+                    str(ROOT / "tests" / "c_host" / "priority.c"), "-o", str(host), "-ldl",
+                    "-lpthread"], check=True)
+    from fmpy import read_model_description
+    vr = {v.name: v.valueReference for v in read_model_description(str(fmu_dir)).modelVariables}
+    run = subprocess.run([qemu, "-L", str(ARM64_ROOT), str(host),
+                          str(fmu_dir / "binaries" / "aarch64-linux" / "SimonCar.so"),
+                          (fmu_dir / "resources").as_uri() + "/", _guid(fmu_dir),
+                          str(vr["car.speed"]), "3"], capture_output=True, text=True, timeout=120)
+    print(run.stdout, run.stderr)
+    assert run.returncode == 0 and "H went on calling for 3 s" in run.stdout, (
+        run.returncode, run.stdout, run.stderr)
+
+
 def test_every_binary_needs_only_the_c_and_math_libraries(fmu_dir):
     names = sorted(str(p.relative_to(fmu_dir)) for p in (fmu_dir / "binaries").rglob("*.*"))
     assert names == ["binaries/aarch64-linux/SimonCar.so", "binaries/linux64/SimonCar.so",
