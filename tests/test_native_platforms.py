@@ -23,7 +23,7 @@ from urllib.parse import quote
 import numpy as np
 import pytest
 
-from simon_fmu.native.build import glibc_versions
+from simon_fmu.native.build import glibc_version, glibc_versions
 from simon_fmu.native.targets import GLIBC_FLOOR
 from support import fmus
 
@@ -491,9 +491,9 @@ def test_every_binary_needs_only_the_c_and_math_libraries(fmu_dir):
         # no symbol of a glibc later than the floor (RHEL 7's): built on glibc 2.36, the
         # libraries needed 2.35 (hypot) and 2.29 (log, pow), and loaded on no older system
         versions = glibc_versions(lib)
-        newest = max(versions.values(), key=lambda v: tuple(map(int, v.split("."))))
+        newest = max(versions.values(), key=glibc_version)
         print(f"{folder}: {len(versions)} glibc symbols, the newest version {newest}")
-        assert tuple(map(int, newest.split("."))) <= tuple(map(int, GLIBC_FLOOR.split("."))), (
+        assert glibc_version(newest) <= glibc_version(GLIBC_FLOOR), (
             folder, {n: v for n, v in versions.items() if v == newest})
     print("dependencies: win64 " + ", ".join(imports) + "; linux64 and aarch64-linux "
           "libc.so.6, libm.so.6")
@@ -506,7 +506,7 @@ def test_a_library_that_needs_a_later_glibc_is_refused(monkeypatch, tmp_path):
     an older Linux."""
     from simon_fmu.native import build as B
     system = os.confstr("CS_GNU_LIBC_VERSION").split()[-1]
-    assert tuple(map(int, system.split("."))) >= (2, 29), (
+    assert glibc_version(system) >= (2, 29), (
         f"this test needs a build machine whose glibc gave pow and log later versions (2.29 "
         f"or later); it has {system}")
     monkeypatch.setattr(B, "glibc_wrapped", lambda: [])

@@ -352,12 +352,12 @@ def link_library(objects: list, abi: dict, output: Path, model_identifier: str,
     with tempfile.TemporaryDirectory(prefix="simon_native_") as tmp:
         entry = Path(tmp) / "kernel_entry.c"
         entry.write_text(kernel_entry_c(abi, platform.levels))
-        # -ffp-contract=off: no fused multiply-add in the runtime's arithmetic on any target
-        # (GCC contracts by default where the CPU has FMA, ARM64), as the kernels' IR has none
         # a Linux library keeps to its oldest glibc: the math functions with later versions
         # bound to their first (c/glibc_floor.c)
         floor = ([str(GLIBC_FLOOR_C)] + [f"-Wl,--wrap={name}" for name in glibc_wrapped()]
                  if platform.glibc else [])
+        # -ffp-contract=off: no fused multiply-add in the runtime's arithmetic on any target
+        # (GCC contracts by default where the CPU has FMA, ARM64), as the kernels' IR has none
         cmd = [cc, "-shared", "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
                "-Wno-format-truncation", "-ffp-contract=off", *platform.cflags,
                f"-I{C_DIR}", f"-I{fmi2_headers()}",
@@ -370,7 +370,7 @@ def link_library(objects: list, abi: dict, output: Path, model_identifier: str,
                                    + " ".join(cmd) + "\n" + run.stdout + run.stderr)
     if platform.glibc:
         later = {name: v for name, v in glibc_versions(output).items()
-                 if _version(v) > _version(platform.glibc)}
+                 if glibc_version(v) > glibc_version(platform.glibc)}
         if later:
             raise NativeBuildError(
                 f"{platform.folder}: the library needs a glibc later than {platform.glibc}, "
@@ -389,7 +389,8 @@ def glibc_wrapped() -> list[str]:
     return re.findall(r"^SN_FIRST_[12]\((\w+)\)", GLIBC_FLOOR_C.read_text(), re.MULTILINE)
 
 
-def _version(text: str) -> tuple[int, ...]:
+def glibc_version(text: str) -> tuple[int, ...]:
+    """A glibc version ("2.17") as a tuple that compares as versions do."""
     return tuple(int(part) for part in text.split("."))
 
 

@@ -538,14 +538,6 @@ static int hex_digit(char h)
          : (h >= 'A' && h <= 'F') ? h - 'A' + 10 : -1;
 }
 
-/* The resources file's path from fmuResourceLocation, a file URI (RFC 3986, as FMI 2.0 asks):
-   file:///a/b/, file:/a/b/ and file://localhost/a/b/ give /a/b/native.bin, or a plain path
-   as it stands. %XX escapes are decoded to their bytes (a name's percent-encoded UTF-8 stays
-   UTF-8); a % not followed by two hexadecimal digits is kept as it is, as the development
-   FMU keeps it. On Windows file:///C:/a/b/ gives C:/a/b/native.bin, and a URI naming a host,
-   file://server/share/b/, the UNC path //server/share/b/native.bin; elsewhere such a URI is
-   no local file URI. NULL for a location it cannot take (the development FMU's message in
-   c->failure) or without memory. */
 /* whether p starts with the ASCII text `prefix`, case aside (a URI's scheme and host are
    case-insensitive: FILE:///, file://LOCALHOST/) */
 static int starts_nocase(const char *p, const char *prefix)
@@ -566,6 +558,14 @@ static int is_drive(const char *p)
 }
 #endif
 
+/* The resources file's path from fmuResourceLocation, a file URI (RFC 3986, as FMI 2.0 asks):
+   file:///a/b/, file:/a/b/ and file://localhost/a/b/ give /a/b/native.bin, or a plain path
+   as it stands. %XX escapes are decoded to their bytes (a name's percent-encoded UTF-8 stays
+   UTF-8); a % not followed by two hexadecimal digits is kept as it is, as the development
+   FMU keeps it. On Windows file:///C:/a/b/ gives C:/a/b/native.bin, and a URI naming a host,
+   file://server/share/b/, the UNC path //server/share/b/native.bin; elsewhere such a URI is
+   no local file URI. NULL for a location it cannot take (the development FMU's message in
+   c->failure) or without memory. */
 static char *resource_path(sn_instance *c, const char *location)
 {
     const char *p = location;
@@ -622,11 +622,6 @@ static char *resource_path(sn_instance *c, const char *location)
     return out;
 }
 
-/* fopen(path, "rb"); on Windows a path of UTF-8 bytes (what a URI's percent-encoding gives) is
-   opened by its UTF-16 name, as Windows names files, where fopen would read the bytes in the
-   ANSI code page and miss a folder whose name is not ASCII (a user's profile, "C:/Users/
-   Jürgen/"); a path that is not UTF-8 (a host that passed its code page's bytes as they
-   stand) or not found so is opened by its bytes. */
 #ifdef _WIN32
 /* _wfopen(wide, "rb") of a path of MAX_PATH (260) characters or more: Windows opens one only
    in its extended form, \\?\C:\a\b or \\?\UNC\server\share\b, made from the full path
@@ -643,22 +638,26 @@ static FILE *open_long(const wchar_t *wide)
     unsigned long m = GetFullPathNameW(wide, n, at, NULL);
     if (m > 0 && m < n) {
         if (wcsncmp(at, L"\\\\?\\", 4) == 0) {
-            f = _wfopen(at, L"rb");                       /* extended already */
+            /* extended already */
         } else if (wcsncmp(at, L"\\\\", 2) == 0) {      /* \\server\share: \\?\UNC\server\share */
             at -= 6;
             wmemcpy(at, L"\\\\?\\UNC", 7);
-            f = _wfopen(at, L"rb");
         } else {
             at -= 4;
             wmemcpy(at, L"\\\\?\\", 4);
-            f = _wfopen(at, L"rb");
         }
+        f = _wfopen(at, L"rb");
     }
     free(full);
     return f;
 }
 #endif
 
+/* fopen(path, "rb"); on Windows a path of UTF-8 bytes (what a URI's percent-encoding gives) is
+   opened by its UTF-16 name, as Windows names files, where fopen would read the bytes in the
+   ANSI code page and miss a folder whose name is not ASCII (a user's profile, "C:/Users/
+   Jürgen/"); a path that is not UTF-8 (a host that passed its code page's bytes as they
+   stand) or not found so is opened by its bytes. */
 static FILE *open_for_reading(const char *path)
 {
 #ifdef _WIN32
@@ -1054,21 +1053,19 @@ static const char *bind(sn_instance *c)
                initialisation mode runs the set-up and puts back what it changed */
             strcmp(n, "settle.u_wheel") == 0 || strcmp(n, "pre.U.u_wheel") == 0;
     }
-    for (int r = 0; r < c->ntune_rows; r++)
-        c->mutable_[c->tune_target[(int64_t)c->tune_rows[6 * r + 1]] - c->arrays] = 1;
-    /* the slots of the packed parameters that a parameter writes: a state may change only
-       these (state_problem) */
+    /* ... and the arrays a parameter writes; of the packed parameters among them, the slots
+       it writes, the only ones a state may change (state_problem; the rows are checked above) */
     for (int r = 0; r < c->ntune_rows; r++) {
         sn_array *a = c->tune_target[(int64_t)c->tune_rows[6 * r + 1]];
         int i = (int)(a - c->arrays);
-        int64_t k = (int64_t)c->tune_rows[6 * r + 2];
-        if (strncmp(a->name, "P.", 2) != 0 || k < 0 || k >= a->nitems)
+        c->mutable_[i] = 1;
+        if (strncmp(a->name, "P.", 2) != 0)
             continue;
         if (c->tunable[i] == NULL && (c->tunable[i] = calloc((size_t)a->nitems, 1)) == NULL) {
             snprintf(why, room, "out of memory");
             return why;
         }
-        c->tunable[i][k] = 1;
+        c->tunable[i][(int64_t)c->tune_rows[6 * r + 2]] = 1;
     }
     sn_array *pt = find(c, "P.P_TIRE");
     c->p_tire = pt->data;
