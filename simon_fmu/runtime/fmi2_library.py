@@ -40,10 +40,11 @@ IMPLEMENTATION = ("fmi2_log.c", "fmi2_calls.c", "fmi2_registry.c", "fmi2_values.
                   "fmi2_state.c", "fmi2_lifecycle.c")
 HEADERS = ("fmi2_python.h", "fmi2_internal.h")
 SOURCES = (LOADER, *IMPLEMENTATION, *HEADERS)
-#: The native runtime's headers the loader includes too: the floating-point guard of every
-#: entry point (docs/native.md, "The floating-point environment").
+#: The native runtime's headers these libraries include too: the floating-point guard of every
+#: entry point (docs/native.md, "The floating-point environment") and the resource location's
+#: reading.
 SHARED_DIR = Path(__file__).resolve().parent.parent / "native" / "c"
-SHARED_HEADERS = ("fp_guard.h",)
+SHARED_HEADERS = ("fp_guard.h", "uri_path.h")
 RECORD_FILE = "fmi2_python.txt"
 #: The FMU's GUID in its resources folder, checked by fmi2Instantiate.
 GUID_FILE = "guid.txt"

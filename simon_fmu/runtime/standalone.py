@@ -39,7 +39,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import fmi2_library
-from .fmi2_library import CFLAGS, SOURCE_DIR, LibraryBuildError, PathLike
+from .fmi2_library import CFLAGS, SHARED_DIR, SOURCE_DIR, LibraryBuildError, PathLike
 
 PROXY = "standalone_proxy.c"
 WORKER = "standalone_worker.c"
@@ -89,7 +89,7 @@ def _strip(path: Path) -> None:
 def compile_proxy(output: Path) -> Path:
     """``binaries/linux64/<id>.so``: the FMI functions over the channel; needs libc only."""
     cc = fmi2_library._compiler()
-    includes = [f"-I{SOURCE_DIR}", f"-I{fmi2_library.fmi2_headers()}"]
+    includes = [f"-I{SOURCE_DIR}", f"-I{SHARED_DIR}", f"-I{fmi2_library.fmi2_headers()}"]
     _run([cc, *CFLAGS, *includes, str(SOURCE_DIR / PROXY), "-o", str(output)])
     _strip(output)
     return output
@@ -106,7 +106,7 @@ def compile_worker(output: Path) -> Path:
     flags = [f for f in CFLAGS if f not in ("-shared", "-fPIC", "-fvisibility=hidden")]
     name = sysconfig.get_config_var("LDLIBRARY") or lib.name
     link = name[3:].split(".so")[0] if name.startswith("lib") else "python3"
-    _run([cc, *flags, f"-I{SOURCE_DIR}", f"-I{fmi2_library.fmi2_headers()}",
+    _run([cc, *flags, f"-I{SOURCE_DIR}", f"-I{SHARED_DIR}", f"-I{fmi2_library.fmi2_headers()}",
           f"-I{fmi2_library.python_include()}", str(SOURCE_DIR / WORKER), "-o", str(output),
           f"-L{lib.parent}", f"-l{link}", "-Wl,-rpath,$ORIGIN/../lib", "-Wl,--disable-new-dtags",
           "-ldl", "-lm"])
@@ -339,7 +339,8 @@ def runtime_key() -> str:
     h = hashlib.sha256()
     here = Path(__file__)
     for path in (here, here.with_name("standalone_boot.py"),
-                 *sorted(SOURCE_DIR.glob("*.[ch]"))):
+                 *sorted(SOURCE_DIR.glob("*.[ch]")),
+                 *(SHARED_DIR / name for name in fmi2_library.SHARED_HEADERS)):
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     h.update(" ".join(CFLAGS).encode())
     lib = fmi2_library.libpython()

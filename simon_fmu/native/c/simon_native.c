@@ -47,6 +47,7 @@ __declspec(dllimport) int __stdcall MultiByteToWideChar(unsigned int code_page, 
 #include "fmi2Functions.h"
 #include "fp_guard.h"
 #include "simon_native.h"
+#include "uri_path.h"
 
 #define SN_MAGIC "SIMONNAT"
 #define SN_VERSION 1u
@@ -532,85 +533,15 @@ static void leave_call(sn_instance **held)
 static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-static int hex_digit(char h)
-{
-    return (h >= '0' && h <= '9') ? h - '0' : (h >= 'a' && h <= 'f') ? h - 'a' + 10
-         : (h >= 'A' && h <= 'F') ? h - 'A' + 10 : -1;
-}
-
-/* whether p starts with the ASCII text `prefix`, case aside (a URI's scheme and host are
-   case-insensitive: FILE:///, file://LOCALHOST/) */
-static int starts_nocase(const char *p, const char *prefix)
-{
-    for (; *prefix; p++, prefix++) {
-        char a = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
-        if (a != *prefix)
-            return 0;
-    }
-    return 1;
-}
-
-#ifdef _WIN32
-/* a drive letter and its colon: C: */
-static int is_drive(const char *p)
-{
-    return ((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) && p[1] == ':';
-}
-#endif
-
-/* The resources file's path from fmuResourceLocation, a file URI (RFC 3986, as FMI 2.0 asks):
-   file:///a/b/, file:/a/b/ and file://localhost/a/b/ give /a/b/native.bin, or a plain path
-   as it stands. %XX escapes are decoded to their bytes (a name's percent-encoded UTF-8 stays
-   UTF-8); a % not followed by two hexadecimal digits is kept as it is, as the development
-   FMU keeps it. On Windows file:///C:/a/b/ gives C:/a/b/native.bin, and a URI naming a host,
-   file://server/share/b/, the UNC path //server/share/b/native.bin; elsewhere such a URI is
-   no local file URI. NULL for a location it cannot take (the development FMU's message in
-   c->failure) or without memory. */
+/* The resources file's path from fmuResourceLocation: the location's local path
+   (uri_path.h, the development FMU's reading too) and native.bin in it. NULL for a location
+   it cannot take (the development FMU's message in c->failure) or without memory. */
 static char *resource_path(sn_instance *c, const char *location)
 {
-    const char *p = location;
-    int unc = 0;
-    if (p != NULL && starts_nocase(p, "file://")) {
-        p += 7;
-        if (starts_nocase(p, "localhost/"))
-            p += 9;
-        else if (p[0] != '/')
-#ifdef _WIN32
-            unc = !is_drive(p);     /* file://C:/a/b/, written for file:///C:/a/b/ by some */
-#else
-            p = NULL;
-#endif
-    } else if (p != NULL && starts_nocase(p, "file:")) {
-        p += 5;
-    }
-#ifdef _WIN32
-    /* file:///C:/a/b/ -> C:/a/b/ (a drive letter after the URI's root slash) */
-    if (p != NULL && p[0] == '/' && is_drive(p + 1))
-        p += 1;
-#endif
-    size_t n = p != NULL ? strlen(p) : 0;
-    char *out = n > 0 ? malloc(n + strlen(SN_FILE) + 4) : NULL;
-    size_t k = 0;
-    if (out != NULL && unc) {
-        out[k++] = '/';
-        out[k++] = '/';
-    }
-    for (size_t i = 0; out != NULL && i < n; i++) {
-        int hi = p[i] == '%' ? hex_digit(p[i + 1]) : -1;
-        int lo = hi >= 0 ? hex_digit(p[i + 2]) : -1;
-        if (lo >= 0) {
-            out[k] = (char)(16 * hi + lo);
-            if (out[k++] == '\0') {        /* %00: no file's name holds it */
-                free(out);
-                out = NULL;
-                n = 0;
-            }
-            i += 2;
-        } else {
-            out[k++] = p[i];
-        }
-    }
-    if (n == 0 || out == NULL) {
+    size_t n = location != NULL ? strlen(location) : 0;
+    char *out = malloc(n + strlen(SN_FILE) + 4);
+    int k = out != NULL ? sn_uri_path(location, out, n + 3) : -1;
+    if (k <= 0) {
         free(out);
         snprintf(c->failure, sizeof c->failure, "the resource location %s is no local file URI",
                  location ? location : "(none)");

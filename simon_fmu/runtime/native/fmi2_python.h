@@ -14,13 +14,12 @@
 #ifndef SIMON_FMI2_PYTHON_H
 #define SIMON_FMI2_PYTHON_H
 
-#include <ctype.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "fmi2FunctionTypes.h"
+#include "uri_path.h"          /* simon_fmu/native/c */
 
 #define SIMON_FMI2_TABLE "simon_fmi2_table"
 #define SIMON_FMI2_TABLE_VERSION 1
@@ -65,33 +64,15 @@ typedef struct {
     fmi2GetStringStatusTYPE *getStringStatus;
 } SimonFmi2Table;
 
-/* The local path of a resource location URI (file:///a/b, file:/a/b, file://localhost/a/b,
- * or a plain path), %XX escapes decoded (a % without two hexadecimal digits kept as it is),
- * without a trailing slash. 0 on success; -1 for another host, %00 or no room. */
+/* The local path of a resource location URI (uri_path.h, the native runtime's reading:
+ * file:///a/b, file:/a/b, file://localhost/a/b, or a plain path, %XX escapes decoded),
+ * without a trailing slash. 0 on success; -1 for an empty location, another host, %00 or no
+ * room. */
 static inline int simon_uri_to_path(const char *uri, char *path, size_t size)
 {
-    const char *p = uri;
-    size_t n = 0;
-    if (!uri || !*uri || size == 0) return -1;
-    if (strncasecmp(p, "file:", 5) == 0) {     /* a URI's scheme and host: any case */
-        p += 5;
-        if (strncmp(p, "//", 2) == 0) {
-            p += 2;
-            if (strncasecmp(p, "localhost", 9) == 0) p += 9;
-            if (*p != '/') return -1;      /* another host */
-        }
-    }
-    while (*p) {
-        char c = *p++;
-        if (c == '%' && isxdigit((unsigned char)p[0]) && isxdigit((unsigned char)p[1])) {
-            char hex[3] = {p[0], p[1], 0};
-            c = (char)strtol(hex, NULL, 16);
-            p += 2;
-            if (c == 0) return -1;     /* %00: no file's name holds it */
-        }
-        if (n + 1 >= size) return -1;
-        path[n++] = c;
-    }
+    if (!uri || !*uri) return -1;
+    int n = sn_uri_path(uri, path, size);
+    if (n < 0) return -1;
     while (n > 1 && path[n - 1] == '/') n--;
     path[n] = 0;
     return 0;
