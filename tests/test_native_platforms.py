@@ -106,11 +106,13 @@ def plan(fmu_dir) -> tuple[Path, int]:
     return path, 1 + len(reals) + len(bools)
 
 
-def _host(tmp_path_factory, cc: str, output: str, *extra: str) -> Path:
+def _host(tmp_path_factory, cc: str, output: str, *extra: str,
+          source: str = "native_run.c") -> Path:
+    """A C host of tests/c_host (``source``) built by ``cc`` as ``output``."""
     from simon_fmu.runtime.fmi2_library import fmi2_headers
     exe = tmp_path_factory.mktemp("native-host") / output
     subprocess.run([cc, "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-ffp-contract=off",
-                    f"-I{fmi2_headers()}", str(ROOT / "tests" / "c_host" / "native_run.c"),
+                    f"-I{fmi2_headers()}", str(ROOT / "tests" / "c_host" / source),
                     *extra, "-o", str(exe)], check=True)
     return exe
 
@@ -446,13 +448,9 @@ def test_real_time_threads_of_two_priorities_go_on_with_the_arm64_library(fmu_di
     host's, SCHED_FIFO included): two real-time threads of different priority on one CPU, each
     with its own instance, both go on calling. With the runtime's spin locks they stopped
     within a second here as on x86-64 (tests/test_native_robustness.py runs the x86-64 one)."""
-    from simon_fmu.runtime.fmi2_library import fmi2_headers
     qemu, _ = arm64_host
-    host = tmp_path_factory.mktemp("priority-host") / "priority.arm64"
-    subprocess.run([_need("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"), "-O2",
-                    "-std=gnu11", "-Wall", "-Wextra", "-Werror", f"-I{fmi2_headers()}",
-                    str(ROOT / "tests" / "c_host" / "priority.c"), "-o", str(host), "-ldl",
-                    "-lpthread"], check=True)
+    host = _host(tmp_path_factory, _need("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"),
+                 "priority.arm64", "-ldl", "-lpthread", source="priority.c")
     from fmpy import read_model_description
     vr = {v.name: v.valueReference for v in read_model_description(str(fmu_dir)).modelVariables}
     run = subprocess.run([qemu, "-L", str(ARM64_ROOT), str(host),
