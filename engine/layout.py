@@ -47,7 +47,9 @@ State vector (one float64 array), in this order:
   boundary (``engine.collision``).
 """
 
-from .jit import njit_inline  # state_bases, below
+import math
+
+from .jit import njit, njit_inline  # state_bases, state_fault, below
 
 # --- body states -------------------------------------------------------------------------
 SX, SY, SZ, SPHI, STHETA, SPSI, SU, SV, SW, SP, SQ, SR, SATT, SAROLL, SAPITCH, SAYAW = range(16)
@@ -534,6 +536,60 @@ def state_bases(P):
     E = P.P_ENV
     return (int(E[E_WHEEL_BASE]), int(E[E_AXLE_BASE]), int(E[E_TIRE_BASE]), int(E[E_CONN_BASE]),
             int(E[E_PT_BASE]), int(E[E_STEER_BASE]))
+
+
+#: :func:`state_fault`'s word for a slot that holds a code: it accepts a whole number
+ACCEPTS_WHOLE = 1.0
+
+
+@njit
+def state_fault(y, P, accepts):
+    """The first slot of the state vector y (of the packed model P) that holds a value no run
+    leaves there, or -1; what that slot accepts into ``accepts``: (lowest, highest, 1.0 when
+    it holds a whole number, else 0.0). Every slot holds a finite number; the codes hold the
+    whole numbers a run writes: a body's attitude index -1, 0 or 1 (``engine.kinematics``,
+    "Pitch through 90 degrees"), a connection's failure 0 or 1, a unit's contact 0, 1 or 2
+    (``CS_CONTACT``), a vertex's entry state 0 to N_FACES times the units (:func:`entry_code`)
+    and a pair's contact faces 0 to N_FACES (``PS_FACE_ON_*``). The kernels take the codes
+    as indices and signs: a state restored from outside (an FMU state, whose checksum anyone
+    can make again) is checked here first."""
+    nu = P.P_UNIT.shape[0]
+    nv = P.CV.shape[0]
+    conn_base = int(P.P_ENV[E_CONN_BASE])
+    coll_base = int(P.P_ENV[E_COLL_BASE])
+    vbase = coll_base + N_COLL_UNIT_STATE * nu
+    ebase = vbase + nv
+    pbase = ebase + nv
+    for k in range(y.shape[0]):
+        lo, hi = -math.inf, math.inf
+        if k < N_BODY * nu and k % N_BODY == SATT:
+            lo, hi = -1.0, 1.0
+        elif conn_base <= k < conn_base + N_CONN_STATE * P.P_CONN.shape[0]:
+            lo, hi = 0.0, 1.0
+        elif coll_base <= k < vbase and (k - coll_base) % N_COLL_UNIT_STATE == CS_CONTACT:
+            lo, hi = 0.0, 2.0
+        elif ebase <= k < pbase:
+            lo, hi = 0.0, float(N_FACES * nu)
+        elif pbase <= k < pbase + N_PAIR_STATE * P.P_PAIR.shape[0] \
+                and (k - pbase) % N_PAIR_STATE < N_PAIR_FACES:
+            lo, hi = 0.0, float(N_FACES)
+        whole = lo > -math.inf
+        v = y[k]
+        if not (math.isfinite(v) and lo <= v <= hi and (not whole or v == math.floor(v))):
+            accepts[0], accepts[1] = lo, hi
+            accepts[2] = ACCEPTS_WHOLE if whole else 0.0
+            return k
+    return -1
+
+
+def describe_fault(names, y, k, accepts) -> str:
+    """The words of :func:`state_fault`'s finding at slot k (``names``: the state's slot
+    names), as the native runtime writes them too (simon_fmu/native/c/simon_native.c,
+    state_problem): "<name> = <value>, where a run leaves <what it accepts>"."""
+    lo, hi, whole = accepts
+    what = (f"a whole number from {lo:.0f} to {hi:.0f}" if whole == ACCEPTS_WHOLE
+            else "a finite number")
+    return f"{names[k]} = {y[k]:.6g}, where a run leaves {what}"
 
 
 # vehicle.derivatives copies the body states X .. r straight into the first unit outputs

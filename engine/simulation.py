@@ -529,7 +529,8 @@ class Simulation:
 
     def set_state(self, state: SimState, check_inputs: bool = True):
         """Restore a state of :meth:`get_state` (or :meth:`deserialize_state`). A state of
-        another event, of other shapes, with a non-finite value or an input out of range is
+        another event, of other shapes, with a non-finite value, a code no run leaves
+        (:func:`engine.layout.state_fault`) or an input out of range is
         refused with ValueError, and this simulation is left as it was. ``check_inputs`` False
         takes the state's inputs as they are and leaves the outputs to the caller: the state of
         an FMU instance that refused an input keeps it, and the instance refuses its steps until
@@ -567,6 +568,11 @@ class Simulation:
             if not isinstance(a, np.ndarray) or a.shape != getattr(self, name).shape or a.dtype.kind != "f" \
                     or (checked and not np.isfinite(a).all()):
                 raise ValueError(f"state: {name} of shape {getattr(self, name).shape} with finite values")
+        # the codes among the states (the kernels take them as indices and signs)
+        accepts = np.zeros(3)
+        k = L.state_fault(st.y, self.model, accepts)
+        if k >= 0:
+            raise ValueError(f"state: {L.describe_fault(self.state_names, st.y, k, accepts)}")
         if not (_finite(st.time) and _finite(st.grid_time) and isinstance(st.grid_steps, (int, np.integer))
                 and 0 <= st.grid_steps <= MAX_STEPS_PER_ADVANCE and st.time >= 0.0 and st.grid_time >= 0.0):
             raise ValueError("state: finite times >= 0 and a step count >= 0")

@@ -282,3 +282,40 @@ def test_set_state_refuses_bad_states(sim):
         with pytest.raises(ValueError):
             sim.set_state(sim.deserialize_state(sim.serialize_state(state)))
     sim.set_state(sim.deserialize_state(sim.serialize_state(good)))
+
+
+@pytest.mark.parametrize("block, value, accepts", [
+    ("attitude", 0.5, "a whole number from -1 to 1"),
+    ("attitude", -2.0, "a whole number from -1 to 1"),
+    ("contact", 3.0, "a whole number from 0 to 2"),
+    ("entry", 1e18, "a whole number from 0 to 12"),
+    ("entry", 2.5, "a whole number from 0 to 12"),
+    ("entry", -1.0, "a whole number from 0 to 12"),
+    ("pair", 7.0, "a whole number from 0 to 6"),
+])
+def test_set_state_refuses_codes_no_run_leaves(block, value, accepts):
+    """The codes among the states (engine.layout.state_fault), edited in a state of two cars:
+    a body's attitude index (the sign its axes turn by near 90 degrees of pitch), a unit's
+    contact, a mesh vertex's entry face and a pair's contact face (indices of the collision
+    kernels). Each is refused naming the slot, its value and what a run leaves there; the
+    values a run leaves pass, the codes at their ends among them."""
+    from engine import layout as L
+    sim = engine.Simulation(engine.load_event(ROOT / "engine" / "data" / "two-cars.json"))
+    good = sim.get_state()
+    base = int(sim.model.P_ENV[L.E_COLL_BASE])
+    nu, nv = sim.model.P_UNIT.shape[0], sim.model.CV.shape[0]
+    slot = {"attitude": L.N_BODY + L.SATT, "contact": base + L.N_COLL_UNIT_STATE + L.CS_CONTACT,
+            "entry": base + L.N_COLL_UNIT_STATE * nu + nv + 5,
+            "pair": base + L.N_COLL_UNIT_STATE * nu + 2 * nv + L.PS_FACE_ON_A}[block]
+    top = float(accepts.split()[-1])
+    for legal in (0.0, top):
+        ok = copy.deepcopy(good)
+        ok.y[slot] = legal
+        sim.set_state(ok)
+    bad = copy.deepcopy(good)
+    bad.y[slot] = value
+    with pytest.raises(ValueError) as refused:
+        sim.set_state(bad)
+    print(refused.value)
+    assert str(refused.value) == f"state: {sim.state_names[slot]} = {value:.6g}, where a run leaves {accepts}"
+    assert np.array_equal(sim.y, ok.y)

@@ -8,6 +8,7 @@ Crashes are run in a child process, so that a regression fails the test instead 
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import struct
 import subprocess
@@ -16,6 +17,7 @@ import textwrap
 from pathlib import Path
 from urllib.parse import quote
 
+import numpy as np
 import pytest
 from fmpy.fmi1 import FMICallException
 
@@ -217,6 +219,45 @@ def test_a_state_whose_packed_parameters_are_edited_is_refused(built, instance, 
     other = instance(fmu, name="other")
     other.fmu.setFMUstate(other.fmu.deSerializeFMUstate(tuned_state))
     assert other.get("frictionMultiplier") == 0.7
+
+
+#: sn_state_header's size: the state's y follows it (docs/native.md, "FMU state")
+_HEADER = 1248
+
+
+def test_a_state_whose_y_holds_what_no_run_leaves_is_refused(built, instance):
+    """A state whose y is edited, its checksum made again: a body's attitude index (the sign
+    its axes turn by near 90 degrees of pitch), a mesh vertex's entry face (the collision
+    kernels take it as an index), a velocity not finite. The native FMU took each with fmi2OK
+    (only the clocks and packed parameters were checked); it now refuses them in the
+    development FMU's words (engine.layout.state_fault, which both run), and takes the state
+    as it was."""
+    import copy
+    import engine
+    from engine import layout as L
+    sim = engine.Simulation(engine.load_event(_sedan()))
+    inst = instance(built("sedan")[0], name="y")
+    state = bytearray(_state_bytes(inst))
+    assert np.array_equal(np.frombuffer(state, float, sim.y.size, _HEADER)[:L.N_BODY_OUT],
+                          inst.get_reals([f"car.{n}" for n in L.BODY_STATE_NAMES[:L.N_BODY_OUT]])), \
+        "y right after the header"
+    vertex = int(sim.model.P_ENV[L.E_COLL_BASE]) + L.N_COLL_UNIT_STATE + sim.model.CV.shape[0] + 3
+    for slot, value in ((L.SATT, 0.5), (vertex, 1e18), (vertex, 2.5), (L.SU, math.nan)):
+        blob = bytearray(state)
+        struct.pack_into("=d", blob, _HEADER + 8 * slot, value)
+        with pytest.raises(FMICallException):
+            inst.fmu.deSerializeFMUstate(_resealed(blob))
+        native = inst.messages(min_status=3)[-1]
+        print(native)
+        bad = copy.deepcopy(sim.get_state())
+        bad.y[slot] = value
+        with pytest.raises(ValueError) as dev:
+            sim.set_state(bad)
+        if math.isfinite(value):
+            assert f"(its {str(dev.value).removeprefix('state: ')})" in native
+        else:       # the development FMU's own check of finite values comes first
+            assert f"(its car.u = nan, where a run leaves a finite number)" in native
+    inst.fmu.setFMUstate(inst.fmu.deSerializeFMUstate(bytes(state)))
 
 
 # ------------------------------------------------------------------ the resources

@@ -265,6 +265,7 @@ def resource_arrays(event, sim, catalogue, guid: str) -> dict:
     arrays.update(tables)
     arrays["tire.names"] = texts(sim.tire_names)
     arrays["state.names"] = texts(sim.state_names)
+    arrays["check.accepts"] = np.zeros(3)     # engine.layout.state_fault's answer
     arrays["step.method"] = texts([method_name(sim.model)])
     arrays["guid"] = texts([guid])
     return arrays

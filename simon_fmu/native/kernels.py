@@ -49,6 +49,8 @@ KERNELS = {
                         "pre.block0", "pre.start_at", "pre.start_by", "pre.tire_loads", "pitch",
                         "pre.R", "pre.vn", "pre.J", "pre.vt", "pre.vu", "pre.A", "pre.vb",
                         "pre.perm"),
+    # engine.layout.state_fault: an FMU state's y before it is restored (the runtime's copy)
+    "state_fault": ("y", "P", "check.accepts"),
 }
 
 
@@ -123,7 +125,8 @@ def compile_kernels(signature, out_dir: Path) -> dict:
     the module docstring; returns the ABI description."""
     from numba.core import types
     from numba.core.codegen import CPUCodeLibrary
-    from engine import drivetrain, integrator, launch, preload, settle, stability, start_check
+    from engine import (drivetrain, integrator, launch, layout, preload, settle, stability,
+                        start_check)
     # the kernels linked here into one module share one copy of each kernel they call
     # (linkonce_odr) and lose their dead arguments there (targets.emit_object); the JIT's
     # own pass (engine.jit) would give each entry point internal copies of its own
@@ -152,7 +155,9 @@ def compile_kernels(signature, out_dir: Path) -> dict:
             # preload_lateral(y, U, P, Y, err, W, dy, tires, groups, group0, unknowns, residuals,
             # blocks, block0, start_at, start_by, tire_loads, pitch, R, vn, J, vt, vu, A, vb, perm)
             "preload_lateral": (y, U, P, Y, err, W, f1, i2, i1, i1, i1, i2, i1, i1, i1, f1, f1,
-                                types.int64, f2, f2, f2, f2, f2, f2, f2, i1)}
+                                types.int64, f2, f2, f2, f2, f2, f2, f2, i1),
+            # state_fault(y, P, accepts)
+            "state_fault": (y, P, f1)}
     stability.stable_step.compile(sigs["stable_step"])
     drivetrain.engage_clutches.compile(sigs["engage_clutches"])
     launch.place_launch.compile(sigs["place_launch"])
@@ -161,10 +166,11 @@ def compile_kernels(signature, out_dir: Path) -> dict:
     start_check.start_overlaps.compile(sigs["start_overlaps"])
     settle.settle_on_terrain.compile(sigs["settle_on_terrain"])
     preload.preload_lateral.compile(sigs["preload_lateral"])
+    layout.state_fault.compile(sigs["state_fault"])
     modules = {"advance": integrator, "record": integrator, "stable_step": stability,
                "engage_clutches": drivetrain, "place_launch": launch, "place_towed": launch,
                "footprint_hits": launch, "start_overlaps": start_check,
-               "settle_on_terrain": settle, "preload_lateral": preload}
+               "settle_on_terrain": settle, "preload_lateral": preload, "state_fault": layout}
     abi, irs, symbols = {"kernels": {}}, [], []
     for name, sig in sigs.items():
         kernel = getattr(modules[name], name)

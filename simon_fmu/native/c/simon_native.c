@@ -155,6 +155,7 @@ typedef struct {
     sn_array *tow[SN_MAX_ARRAYS];       /* place_towed's arguments */
     sn_array *apart[SN_MAX_ARRAYS];     /* footprint_hits' arguments */
     sn_array *clear[SN_MAX_ARRAYS];     /* start_overlaps' arguments */
+    sn_array *chk[SN_MAX_ARRAYS];       /* state_fault's arguments */
     sn_array *settle[SN_MAX_ARRAYS];    /* settle_on_terrain's arguments */
     sn_array *pre[SN_MAX_ARRAYS];       /* preload_lateral's arguments */
     /* the start on a terrain (tune.terrain): the rows on the state before it (terrain.y), the
@@ -198,7 +199,7 @@ typedef struct {
     sn_lock calls;
     unsigned depth, users;
     int retired;
-    char state_why[256];                /* state_problem's text naming two GUIDs */
+    char state_why[256];                /* state_problem's texts (two GUIDs, a slot of y) */
 } sn_instance;
 
 /* ------------------------------------------------------------------ messages */
@@ -787,7 +788,8 @@ static const char *bind(sn_instance *c)
         {sn_start_overlaps_arrays, sn_start_overlaps_narrays, c->clear},
         {sn_settle_on_terrain_arrays, sn_settle_on_terrain_narrays, c->settle},
         {sn_preload_lateral_arrays, sn_preload_lateral_narrays, c->pre},
-        {sn_stable_step_arrays, sn_stable_step_narrays, c->stab}};
+        {sn_stable_step_arrays, sn_stable_step_narrays, c->stab},
+        {sn_state_fault_arrays, sn_state_fault_narrays, c->chk}};
     for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
         const char *missing = find_all(c, kernels[k].names, kernels[k].n, kernels[k].out);
         if (missing != NULL) {
@@ -1003,6 +1005,8 @@ static const char *bind(sn_instance *c)
     c->p_tire_cols = pt->ndim == 2 ? pt->shape[1] : 0;
     if (!c->var_names || !c->in_names || !c->in_accepts || !c->in_whole_texts || !c->tire_names
             || !c->state_names || !c->step_method || c->nstep_method != 1
+            || c->nstates != find(c, "y")->nitems || c->chk[0] != find(c, "y")
+            || c->chk[sn_state_fault_narrays - 1]->nitems != 3
             || c->nin != (int)(c->in[0]->nitems + c->in[1]->nitems + c->in[2]->nitems)) {
         snprintf(why, room, "the resources' tables are inconsistent");
         return why;
@@ -2424,6 +2428,50 @@ static void state_write(sn_instance *c, unsigned char *p)
     memcpy(p + offsetof(sn_state_header, checksum), &h.checksum, sizeof h.checksum);
 }
 
+/* a number as Python's format "{:.6g}" writes it (glibc and MinGW spell NaN's sign) */
+static void format_g6(char *out, size_t size, double v)
+{
+    if (isnan(v))
+        snprintf(out, size, "nan");
+    else if (isinf(v))
+        snprintf(out, size, v > 0.0 ? "inf" : "-inf");
+    else
+        snprintf(out, size, "%.6g", v);
+}
+
+/* NULL when the state vector y of a state (its bytes at p) holds what a run leaves there, else
+   why not, in the development FMU's words (engine.layout.state_fault and describe_fault):
+   every slot finite, and the codes the kernels take as indices and signs whole numbers in
+   their ranges. The kernel checks a copy: the state's bytes need not be aligned as its arrays
+   are. */
+static const char *state_y_problem(sn_instance *c, const unsigned char *p)
+{
+    sn_array *args[SN_MAX_ARRAYS], y = *c->chk[0];
+    if ((y.data = malloc(y.nbytes > 0 ? y.nbytes : 1)) == NULL)
+        return "out of memory";
+    memcpy(y.data, p, y.nbytes);
+    for (int i = 0; i < sn_state_fault_narrays; i++)
+        args[i] = c->chk[i];
+    args[0] = &y;
+    int64_t k = -1;
+    sn_call_state_fault(c->level, args, &k);
+    const char *why = NULL;
+    if (k >= 0 && k < c->nstates) {
+        const double *accepts = (const double *)c->chk[sn_state_fault_narrays - 1]->data;
+        char value[32], what[96];
+        format_g6(value, sizeof value, ((const double *)y.data)[k]);
+        if (accepts[2] == 1.0)       /* engine.layout.ACCEPTS_WHOLE */
+            snprintf(what, sizeof what, "a whole number from %.0f to %.0f", accepts[0], accepts[1]);
+        else
+            snprintf(what, sizeof what, "a finite number");
+        snprintf(c->state_why, sizeof c->state_why, "not an FMU state of this FMU (its %s = %s, "
+                 "where a run leaves %s)", c->state_names[k], value, what);
+        why = c->state_why;
+    }
+    free(y.data);
+    return why;
+}
+
 /* NULL when the `size` bytes at p are a state of this FMU, else why not. */
 static const char *state_problem(sn_instance *c, const unsigned char *p, size_t size)
 {
@@ -2464,11 +2512,13 @@ static const char *state_problem(sn_instance *c, const unsigned char *p, size_t 
     /* the packed parameters it holds (the arrays a parameter writes): only the slots a
        parameter writes may differ from this FMU's; the rest are indices and constants the
        kernels take as they are (one edited, its checksum made again, wrote out of bounds) */
-    const unsigned char *q = p + sizeof h;
+    const unsigned char *q = p + sizeof h, *y = NULL;
     for (int i = 0; i < c->narrays; i++) {
         if (!c->mutable_[i])
             continue;
         const sn_array *a = &c->arrays[i];
+        if (a == c->chk[0])
+            y = q;
         for (int64_t k = 0; c->tunable[i] != NULL && k < a->nitems; k++)
             if (!c->tunable[i][k] && memcmp(q + k * a->itemsize, a->init + k * a->itemsize,
                                             (size_t)a->itemsize) != 0)
@@ -2476,7 +2526,7 @@ static const char *state_problem(sn_instance *c, const unsigned char *p, size_t 
                        "beyond what its parameters set)";
         q += a->nbytes;
     }
-    return NULL;
+    return y != NULL ? state_y_problem(c, y) : "not an FMU state of this FMU (it has no y)";
 }
 
 /* the state at p (checked by state_problem) into c */
