@@ -31,6 +31,9 @@ start in m sub-steps of h / m, m the fewest that bring rho h / m within a quarte
 (``SUBSTEP_RESOLVE``), at most the event's number: a wheel's spin under an impact's load or an
 axle on its jounce stop, stiffer for some milliseconds than the step resolves, is then
 integrated where the method resolves it (docs/equations.md, "Sub-steps in severe events").
+Each step so split is counted in the outputs ``Y.y_solver`` (``splitSteps``, and the most
+sub-steps one was split into, ``mostSubsteps``), which the caller clears at each communication
+point (``engine.Simulation.advance``, the native runtime's doStep).
 """
 import math
 
@@ -39,7 +42,7 @@ import numpy as np
 from .collision import boundary_latches
 from .connection import latch_failures
 from .jit import dynamic, njit
-from .layout import E_COLL_BASE, E_INTEGRATOR, E_SUBSTEPS, INTEGRATOR_RK2
+from .layout import E_COLL_BASE, E_INTEGRATOR, E_SUBSTEPS, INTEGRATOR_RK2, YV_MOST, YV_SPLIT
 from .vehicle import ERR_NONFINITE, derivatives, latch_attitude, state_bases
 
 #: |z| = rho h, the step's stiffness estimate (the module docstring), up to which a step
@@ -183,7 +186,8 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
 
     work: array (6, len(y)) of scratch rows (the stages' derivatives in rows 0..3, the step's
     start while it is taken in sub-steps in row 4, the last good state in row 5); W: the
-    derivative's scratch (``layout.Work``).
+    derivative's scratch (``layout.Work``). Each step split into sub-steps adds 1 to
+    ``Y.y_solver[0, YV_SPLIT]`` and raises ``Y.y_solver[0, YV_MOST]`` to its sub-steps.
     err[0] != 0 on failure (see vehicle.ERR_*), with y restored to the last good state; the
     outputs are recorded at the final state. err is cleared on entry.
     """
@@ -227,6 +231,9 @@ def advance(y, t0, h, n, work, U, P, Y, err, W):
                 if parts * z_sub < z:
                     parts += 1
             hs = h / parts
+            Y.y_solver[0, YV_SPLIT] += 1.0
+            if parts > Y.y_solver[0, YV_MOST]:
+                Y.y_solver[0, YV_MOST] = parts
             for j in range(parts):
                 outcome, z = _step(y, t + j * hs, hs, 0, False, j > 0, work, U, P, Y, err, W,
                                    mi, conn_base, rk2)

@@ -362,7 +362,7 @@ EM_WOT_X, EM_WOT_Y, EM_CT_X, EM_CT_Y = range(4)
 
 # --- per-wheel work/outputs computed by the derivative ------------------------------------
 # indices into the wheel output array (match engine.signals.WHEEL_OUTPUTS)
-from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS,  # noqa: E402
+from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, SOLVER_OUTPUTS, STEERING_OUTPUTS,  # noqa: E402
                       TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS)
 
 (YW_STEER, YW_SPIN, YW_JOUNCE, YW_BRAKEP, YW_BRAKET, YW_DRIVET, YW_BTEMP,
@@ -384,6 +384,7 @@ IE_WIND_SPEED, IE_WIND_DIR, IE_GRAVITY_TILT = range(len(ENV_INPUTS))
 YA_ROLL, YA_HEAVE = range(len(AXLE_OUTPUTS))
 YC_ART, YC_FX, YC_FY, YC_FZ, YC_FAILED, YC_SEP = range(len(HITCH_OUTPUTS))
 YS_ANGLE, YS_RATE, YS_TORQUE = range(len(STEERING_OUTPUTS))
+YV_SPLIT, YV_MOST = range(len(SOLVER_OUTPUTS))
 assert HITCH_OUTPUTS[YC_SEP] == "separation" and AXLE_OUTPUTS[YA_HEAVE] == "heave"
 assert WHEEL_OUTPUTS[YW_DRIVET] == "driveTorque" and TIRE_OUTPUTS[YT_SKID] == "skid"
 assert WHEEL_OUTPUTS[YW_DAMAGE] == "damageDisplacement"
@@ -652,6 +653,7 @@ class Outputs(NamedTuple):
     y_axle: _np.ndarray
     y_conn: _np.ndarray
     y_steer: _np.ndarray     # [steering system, STEERING_OUTPUTS]
+    y_solver: _np.ndarray    # [1, SOLVER_OUTPUTS]: the integrator's (engine.integrator.advance)
 
 
 class Work(NamedTuple):

@@ -155,6 +155,9 @@ TIRE_OUTPUTS = ("Fx", "Fy", "Fz", "slip", "slipAngle", "inclination", "deflectio
 AXLE_OUTPUTS = ("roll", "heave")
 HITCH_OUTPUTS = ("articulation", "Fx", "Fy", "Fz", "failed", "separation")
 STEERING_OUTPUTS = ("angle", "rate", "torque")
+#: the integrator's own outputs, one row for the simulation (engine.integrator: the steps of
+#: the last communication step taken in sub-steps, and the most sub-steps one was split into)
+SOLVER_OUTPUTS = ("splitSteps", "mostSubsteps")
 
 #: (min, max, start) accepted for each input field; None means unbounded.
 #: ``gear`` max depends on the vehicle's transmission: its number of forward gears (the FMU

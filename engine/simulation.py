@@ -32,7 +32,7 @@ from .setup.progress import COMPILING, says_when_slow
 from .setup.stability import (contact_step, joint_step, joint_step_problem, method_name,
                               stable_step)
 from .setup.start_clear import start_overlap_problems as mesh_overlap_problems
-from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, INPUT_LIMITS, STEERING_OUTPUTS,
+from .signals import (AXLE_OUTPUTS, ENV_INPUTS, HITCH_OUTPUTS, INPUT_LIMITS, SOLVER_OUTPUTS, STEERING_OUTPUTS,
                       TIRE_OUTPUTS, UNIT_INPUTS, UNIT_OUTPUTS, WHEEL_INPUTS, WHEEL_OUTPUTS,
                       WHOLE_INPUTS, inputs_in_range)
 from .steering import MODES as STEERING_MODES
@@ -203,12 +203,13 @@ class Simulation:
         self._y_axle = np.zeros((na, len(AXLE_OUTPUTS)))
         self._y_conn = np.zeros((nc, len(HITCH_OUTPUTS)))
         self._y_steer = np.zeros((len(self.steering_names), len(STEERING_OUTPUTS)))
+        self._y_solver = np.zeros((1, len(SOLVER_OUTPUTS)))
         self._work = np.zeros((6, y0.size))
         self._scratch = L.new_work(self.model)
         self._err = np.zeros(2, dtype=np.int64)
         self._inputs = L.Inputs(self._u_unit, self._u_wheel, self._u_env)
         self._outputs = L.Outputs(self._y_unit, self._y_wheel, self._y_tire, self._y_axle, self._y_conn,
-                                  self._y_steer)
+                                  self._y_steer, self._y_solver)
         self.time = 0.0
         self._grid_time = 0.0
         self._grid_steps = 0
@@ -340,6 +341,10 @@ class Simulation:
     y_conn = property(lambda self: self._y_conn, doc="Connection outputs [connection, HITCH_OUTPUTS].")
     y_steer = property(lambda self: self._y_steer,
                        doc="Steering outputs [steering system (``steering_names``), STEERING_OUTPUTS].")
+    y_solver = property(lambda self: self._y_solver,
+                        doc="The integrator's outputs [1, SOLVER_OUTPUTS]: of the last call of "
+                            ":meth:`advance`, the steps taken in sub-steps and the most sub-steps "
+                            "one was split into (0 when none was; ``simulation.substeps``).")
 
     # --- information ------------------------------------------------------------------
     def speed_limits(self) -> list:
@@ -472,6 +477,7 @@ class Simulation:
             self.check_inputs()
         if self.time == 0.0 and self._grid_steps == 0:
             engage_clutches(self.y, self._inputs, self.model)   # the gears the run starts in
+        self._y_solver[:] = 0.0         # the integrator counts this call's split steps
         tol = 1e-9 * max(1.0, abs(t_end))
         n_total = int(math.floor((t_end - self._grid_time) / h + 1e-6))
         n = n_total - self._grid_steps
@@ -548,7 +554,9 @@ class Simulation:
             raise ValueError(f"state: inputs within their ranges ({exc})") from None
         if not self._failed and check_inputs:
             # refresh the outputs (the kernels take only inputs in range: unchecked ones are
-            # never run, and the caller restores the outputs the state was taken with)
+            # never run, and the caller restores the outputs the state was taken with); no
+            # step has been split since the state
+            self._y_solver[:] = 0.0
             self._run(0.0, 0)
 
     def _restore(self, state):

@@ -30,7 +30,8 @@ import engine
 from engine.layout import CRUSH_STATIONS
 from engine.setup.derived import differential_ratios
 from engine.setup.event import MAX_STEP_SIZE, MAX_STEP_SIZES, MIN_STEP_SIZE
-from engine.signals import AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS, STEERING_OUTPUTS
+from engine.signals import (AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS, SOLVER_OUTPUTS,
+                            STEERING_OUTPUTS)
 from engine.steering import MODES as STEERING_MODES
 
 Number = Union[float, int, bool]
@@ -293,6 +294,16 @@ STEERING_FIELDS: dict[str, Field] = {
     "torque": Field("N.m", None, "Torque the driver must apply to hold the steering wheel still "
                     "(positive right): minus the tire and stop moments about the steer axes over "
                     "the gear ratio"),
+}
+
+#: The integrator's outputs, ``solver.<field>`` (:data:`engine.signals.SOLVER_OUTPUTS`; one
+#: for the simulation): how the last communication step was integrated.
+SOLVER_FIELDS: dict[str, Field] = {
+    "splitSteps": Field(None, None, "Internal steps of the last communication step that were "
+                        "taken again in sub-steps because they met a mode stiffer than the step "
+                        "resolves (an impact, a kerb strike); always 0 with simulation.substeps 1"),
+    "mostSubsteps": Field(None, None, "The most sub-steps one internal step of the last "
+                          "communication step was split into (0 when none was)"),
 }
 
 _HITCH_FORCE = ("force the unit ahead exerts on this unit at its front connection, this "
@@ -612,6 +623,9 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
                         field = TIRE_NAMES.get(key, key)
                         b.add(f"{tire}.{field}", f"<unit>.axle<k>.<side>{suffix}.{field}",
                               TIRE_FIELDS.get(field) or FIELDS[field], "output", Binding("y_tire", (tire_index[tire], j)))
+    for j, key in enumerate(SOLVER_OUTPUTS):
+        b.add(f"solver.{key}", f"solver.{key}", SOLVER_FIELDS[key], "output",
+              Binding("y_solver", (0, j)))
     return Catalogue(b.variables)
 
 

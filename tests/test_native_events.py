@@ -259,7 +259,8 @@ def kerb_substeps(folder):
         inst.set("car.steeringWheelAngle", kerb.steer(t))
         inst.set("car.brakePedalForce", kerb.brake(t))
     steps = [kerb.HOLD] * int(round(kerb.DURATION / kerb.HOLD))
-    return (data, steps, control, lambda r: max(np.abs(r["car.roll"])) > 3.0)
+    return (data, steps, control, lambda r: max(np.abs(r["car.roll"])) > 3.0
+            and max(r["solver.splitSteps"]) > 0)
 
 
 SCENARIOS = {f.__name__.replace("_", "-"): f for f in
@@ -346,6 +347,23 @@ def test_native_fmu_matches_the_development_fmu(scenario, folder, instance):
           f"relative difference {worst:.3g}, identical: {np.array_equal(a, b)}")
     assert worst <= BOUND, f"largest relative difference {worst:.3g}"
     assert happened({n: a[:, k] for k, n in enumerate(names)}), "the scenario did not happen"
+
+
+def test_the_solver_outputs_are_the_engines(folder, instance):
+    """The kerb strike with sub-steps: the native FMU's ``solver.splitSteps`` and
+    ``solver.mostSubsteps`` at every communication point are the engine's own counts
+    (engine.Simulation.y_solver, which tests/test_substeps.py checks against the integrator),
+    exactly; the development FMU's are the native FMU's (the scenario above)."""
+    data, steps, control, _ = kerb_substeps(folder)
+    native, _ = _pair(folder, "kerb-substeps", data)
+    names, a, failed = _run(instance(native, name="native"), steps, control)
+    assert failed == ""
+    engine_rows, _ = kerb.solver_run(folder)
+    got = a[1:, [names.index("solver.splitSteps"), names.index("solver.mostSubsteps")]]
+    print(f"{int((got[:, 0] > 0).sum())} communication steps split, "
+          f"{int(got[:, 0].sum())} steps in all")
+    assert got[:, 0].sum() > 0
+    assert np.array_equal(got, engine_rows)
 
 
 def test_a_tire_off_a_mesh_road_fails_both_alike(folder, instance):

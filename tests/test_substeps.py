@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import engine
-from support.kerb import kerb_event, run
+from support.kerb import kerb_event, run, solver_run
 
 LARGEST_RK2 = 1.4e-3
 
@@ -77,3 +77,25 @@ def test_substeps_out_of_range_are_refused_naming_the_field(value):
     data["simulation"]["substeps"] = value
     with pytest.raises(engine.EventError, match=r"simulation\.substeps"):
         engine.load_event(data)
+
+
+# --- what an engineer sees: the integrator's outputs ----------------------------------------
+
+def test_the_steps_split_into_sub_steps_are_counted_where_they_are_split(tmp_path):
+    """``solver.splitSteps`` and ``solver.mostSubsteps`` (engine.Simulation.y_solver, the FMUs'
+    outputs): over the kerb strike at Heun's largest step with 16 sub-steps allowed, each
+    communication step's count is checked against the integrator itself: the same step taken
+    from the same state without sub-steps ends in the same state, bit for bit, exactly where
+    none was counted, and elsewhere not. Where steps were split the most sub-steps of one lies
+    in 2 .. 16, where none was it is 0; without sub-steps both stay 0."""
+    rows, same = solver_run(tmp_path, check=True)
+    split, most = rows[:, 0], rows[:, 1]
+    counted = split > 0
+    print(f"{int(counted.sum())} of {len(rows)} communication steps split, "
+          f"{int(split.sum())} steps in all, at most {int(most.max())} sub-steps of one")
+    assert counted.sum() >= 3, "the kerb strike splits steps"
+    assert np.array_equal(counted, ~same)
+    assert np.all(split <= 8) and np.all(split == np.round(split))      # 7 or 8 steps of 1.4 ms
+    assert np.all((most[counted] >= 2) & (most[counted] <= 16)) and np.all(most[~counted] == 0)
+    fixed, _ = solver_run(tmp_path, substeps=1)
+    assert not fixed.any()

@@ -206,7 +206,8 @@ def preload_arguments(model, tire_loads, u_wheel, pitch, wheel_dz=None) -> tuple
     Y = L.Outputs(np.zeros((nu, len(L.UNIT_OUTPUTS))), np.zeros((nw, len(L.WHEEL_OUTPUTS))),
                   np.zeros((nt, len(L.TIRE_OUTPUTS))), np.zeros((na, len(L.AXLE_OUTPUTS))),
                   np.zeros((nc, len(L.HITCH_OUTPUTS))),
-                  np.zeros((int(np.sum(P_UNIT[:, L.U_STEER_SLOT] >= 0)), len(L.STEERING_OUTPUTS))))
+                  np.zeros((int(np.sum(P_UNIT[:, L.U_STEER_SLOT] >= 0)), len(L.STEERING_OUTPUTS))),
+                  np.zeros((1, len(L.SOLVER_OUTPUTS))))
     return (U, model, Y, np.zeros(2, dtype=np.int64), L.new_work(model), np.zeros(lay.size), tires,
             np.array([t for g in groups for t in g], dtype=np.int64),
             np.cumsum([0] + [len(g) for g in groups]).astype(np.int64),

@@ -45,11 +45,12 @@ C_DIR = Path(__file__).resolve().parent / "c"
 #: FMI platform folder -> its target triple, compiler and package (simon_fmu/native/targets.py)
 PLATFORMS = T.PLATFORMS
 #: the engine's output arrays, in the order of their source codes in the variable table
-OUTPUT_ARRAYS = ("y_unit", "y_wheel", "y_tire", "y_axle", "y_conn", "y_steer")
+OUTPUT_ARRAYS = ("y_unit", "y_wheel", "y_tire", "y_axle", "y_conn", "y_steer", "y_solver")
 INPUT_ARRAYS = ("u_unit", "u_wheel", "u_env")
 #: variable table: type and source codes (docs/native.md)
 TYPE_CODES = {"Real": 0, "Integer": 1, "Enumeration": 1, "Boolean": 2, "String": 3}
-SOURCE_PARAMETER, SOURCE_CALCULATED = 9, 10
+SOURCE_PARAMETER = 3 + len(OUTPUT_ARRAYS)      # simon_native.c: S_PARAMETER
+SOURCE_CALCULATED = SOURCE_PARAMETER + 1
 CAUSALITY_CODES = {"parameter": 0, "calculatedParameter": 1, "input": 2, "output": 3}
 #: what an input that takes whole numbers accepts (a fraction is refused with it), by the code
 #: of ``in.whole`` (0: any number)

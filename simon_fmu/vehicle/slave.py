@@ -74,7 +74,7 @@ _INPUT_SOURCES = ("u_unit", "u_wheel", "u_env")
 #: The engine's output arrays (``y_axle``: solid axles, ``y_conn``: connections of towed units,
 #: ``y_steer``: steering systems); an FMU reads, and keeps in its FMU state, those its
 #: catalogue binds (:func:`_output_sources`).
-_OUTPUT_SOURCES = ("y_unit", "y_wheel", "y_tire", "y_axle", "y_conn", "y_steer")
+_OUTPUT_SOURCES = ("y_unit", "y_wheel", "y_tire", "y_axle", "y_conn", "y_steer", "y_solver")
 #: an Enumeration is an Integer to FMI 2.0's get and set functions
 _TYPES = {"Real": Real, "Integer": Integer, "Boolean": Boolean, "Enumeration": Integer}
 #: From this many values on, fmi2GetReal of outputs gathers them with NumPy in one go.

@@ -72,3 +72,32 @@ def run(data: dict, folder: Path) -> dict:
     X, speed, roll = np.array(rows).T
     return {"X": X, "speed": speed, "roll": np.unwrap(roll)}
 
+
+def solver_run(folder, substeps: int = 16, check: bool = False, integrator: str = "rk2",
+               step: float = 1.4e-3):
+    """The kerb strike (by default at Heun's largest step) with ``substeps``: every HOLD the outputs
+    ``y_solver`` (steps split, most sub-steps of one) and, with ``check``, whether the same
+    communication step taken from the same state without sub-steps (the packed
+    simulation.substeps set to 1 for it) ends in the same state to the bit."""
+    from engine.layout import E_SUBSTEPS
+    data = kerb_event(folder, integrator, step, substeps)
+    sim = engine.Simulation(engine.load_event(data, base=folder))
+    ui = {n: i for i, n in enumerate(engine.UNIT_INPUTS)}
+    rows, same = [], []
+    for k in range(int(round(DURATION / HOLD))):
+        t = k * HOLD
+        sim.u_unit[0, ui["steeringWheelAngle"]] = steer(t)
+        sim.u_unit[0, ui["brakePedalForce"]] = brake(t)
+        t_end = round((k + 1) * HOLD, 10)
+        if check:
+            before = sim.get_state()
+            sim.model.P_ENV[E_SUBSTEPS] = 1.0
+            sim.advance(t_end)
+            fixed = sim.y.copy()
+            sim.model.P_ENV[E_SUBSTEPS] = substeps
+            sim.set_state(before)
+        sim.advance(t_end)
+        rows.append(sim.y_solver[0].copy())
+        if check:
+            same.append(bool(np.array_equal(fixed, sim.y)))
+    return np.array(rows), np.array(same)

@@ -56,7 +56,10 @@ __declspec(dllimport) int __stdcall MultiByteToWideChar(unsigned int code_page, 
 
 enum { T_REAL = 0, T_INTEGER = 1, T_BOOLEAN = 2 };
 enum { C_PARAMETER = 0, C_CALCULATED = 1, C_INPUT = 2, C_OUTPUT = 3 };
-enum { S_PARAMETER = 9, S_CALCULATED = 10 };
+/* the variable table's sources: 0..2 the inputs, 3.. the outputs (OUTPUT_NAMES), then these
+   (simon_fmu/native/build.py: INPUT_ARRAYS, OUTPUT_ARRAYS, SOURCE_PARAMETER) */
+enum { N_OUTPUTS = 7, S_PARAMETER = 3 + N_OUTPUTS, S_CALCULATED };
+enum { O_SOLVER = 6 };          /* Y.y_solver among OUTPUT_NAMES */
 enum { M_STEP = 0, M_WHEEL_SETUP, M_ERR_DEFLECTION, M_ERR_OFF_TERRAIN, M_ERR_NONFINITE, M_T_DMAX,
        M_MAX_STEPS };
 enum { PHASE_INSTANTIATED, PHASE_INIT, PHASE_STEP, PHASE_TERMINATED };
@@ -87,8 +90,9 @@ enum { CK_FZ = 0, CK_DEFL, CK_WHEEL, CK_DMAX, CK_REST, CK_TERRAIN_REST };
 
 static const char *const INPUT_NAMES[3] = {"U.u_unit", "U.u_wheel", "U.u_env"};
 static const char *const SHADOW_NAMES[3] = {"in.u_unit", "in.u_wheel", "in.u_env"};
-static const char *const OUTPUT_NAMES[6] = {"Y.y_unit", "Y.y_wheel", "Y.y_tire", "Y.y_axle",
-                                            "Y.y_conn", "Y.y_steer"};
+static const char *const OUTPUT_NAMES[N_OUTPUTS] = {"Y.y_unit", "Y.y_wheel", "Y.y_tire",
+                                                    "Y.y_axle", "Y.y_conn", "Y.y_steer",
+                                                    "Y.y_solver"};
 
 /* a lock (the section "locks" below) */
 typedef struct {
@@ -112,7 +116,7 @@ typedef struct {
     unsigned char *pool;
     sn_array *adv[SN_MAX_ARRAYS];
     sn_array *rec[SN_MAX_ARRAYS];
-    sn_array *in[3], *shadow[3], *out[6];
+    sn_array *in[3], *shadow[3], *out[N_OUTPUTS];
     double *y;
     int64_t *err;
     double *fault;
@@ -803,7 +807,7 @@ static const char *bind(sn_instance *c)
             snprintf(why, room, "the resources' inputs %s do not match", INPUT_NAMES[i]);
             return why;
         }
-    const char *missing = find_all(c, OUTPUT_NAMES, 6, c->out);
+    const char *missing = find_all(c, OUTPUT_NAMES, N_OUTPUTS, c->out);
     if (missing != NULL) {
         snprintf(why, room, "the resources have no array %s", missing);
         return why;
@@ -1023,13 +1027,13 @@ static const char *bind(sn_instance *c)
         int64_t source = t[3], slot = t[4], items = -1;
         if (source >= 0 && source < 3)
             items = c->shadow[source]->nitems;
-        else if (source >= 3 && source < 9)
+        else if (source >= 3 && source < S_PARAMETER)
             items = c->out[source - 3]->nitems;
         else if (source == S_PARAMETER || source == S_CALCULATED)
             items = 1;
         if (t[0] < 0 || t[0] >= c->nvars || t[1] < T_REAL || t[1] > T_BOOLEAN
                 || t[2] < C_PARAMETER || t[2] > C_OUTPUT || items < 0
-                || ((source < 9) && (slot < 0 || slot >= items))) {
+                || ((source < S_PARAMETER) && (slot < 0 || slot >= items))) {
             snprintf(why, room, "the resources' variable table is inconsistent "
                      "(value reference %lld)", (long long)vr);
             return why;
@@ -1184,6 +1188,8 @@ static int advance(sn_instance *c, double t_end, char *why, size_t size)
     }
     if (c->time == 0.0 && c->grid_steps == 0)
         engage_clutches(c);
+    /* the integrator counts this call's split steps (engine.integrator.advance) */
+    memset(c->out[O_SOLVER]->data, 0, c->out[O_SOLVER]->nbytes);
     double tol = 1e-9 * fmax(1.0, fabs(t_end));
     int64_t n_total = (int64_t)floor((t_end - c->grid_time) / h + 1e-6);
     int64_t n = n_total - c->grid_steps;
@@ -1971,7 +1977,7 @@ static double get_value(sn_instance *c, const int64_t *t)
     int64_t source = t[3], offset = t[4];
     if (source < 3)
         return value_of(c->shadow[source], offset);
-    if (source < 9)
+    if (source < S_PARAMETER)
         return value_of(c->out[source - 3], offset);
     if (source == S_PARAMETER)
         return c->tune_value[t[0]];
