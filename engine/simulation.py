@@ -22,7 +22,8 @@ from .setup.event import (INITIAL_LIMITS, MAX_STEP_SIZE, MAX_STEP_SIZES, MIN_STE
 from .integrator import advance as _advance
 from .setup.derived import wheelbase
 from .setup.errors import PlausibilityWarning
-from .setup.fields import LIGHT_VEHICLE_MASS, PLAUSIBLE_SPEED_HEAVY, PLAUSIBLE_SPEED_LIGHT
+from .setup.fields import (LIGHT_VEHICLE_MASS, MAX_SUBSTEPS, PLAUSIBLE_SPEED_HEAVY,
+                           PLAUSIBLE_SPEED_LIGHT)
 from .setup.footprint import start_overlap_problems
 from .setup.launch import MOTION_FIELDS, motion_problems
 from .jit import compiled_entry
@@ -103,10 +104,14 @@ class Simulation:
         a name of ``engine.steering.MODES`` or its code 1..5, in place of the event's
         ``steering.mode`` (default: the event's). A mode other than "off" needs the steering
         data of the steer degree of freedom (``engine.setup.event.STEERING_DOF_FIELDS``).
+    substeps : int, optional
+        The most sub-steps a step is split into where it meets a mode stiffer than it
+        resolves, 1 (never) to 64, in place of the event's ``simulation.substeps``
+        (``engine.integrator``; docs/equations.md, "Sub-steps in severe events").
     """
 
     def __init__(self, event: Event, step_size=None, friction_multiplier=1.0, initial=None,
-                 wheel_inputs=None, steering_modes=None, warn=True):
+                 wheel_inputs=None, steering_modes=None, warn=True, substeps=None):
         if not isinstance(event, Event):
             raise EventError("event: an engine.Event from engine.load_event")
         problems = []
@@ -120,6 +125,10 @@ class Simulation:
         if not _finite(friction_multiplier) or not (mu_lo <= friction_multiplier <= mu_hi):
             problems.append(f"frictionMultiplier: a multiplier {mu_lo:g}..{mu_hi:g} "
                             f"(got {friction_multiplier!r})")
+        n_sub = event.model.simulation.substeps or 1 if substeps is None else substeps
+        if isinstance(n_sub, bool) or not isinstance(n_sub, (int, np.integer)) \
+                or not 1 <= n_sub <= MAX_SUBSTEPS:
+            problems.append(f"substeps: a whole number 1..{MAX_SUBSTEPS} (got {n_sub!r})")
         init = {}
         initial = initial or {}
         names = event.lead_unit_names()
@@ -151,6 +160,9 @@ class Simulation:
         self.steering_modes = modes
         self.step_size = float(h)
         self.friction_multiplier = float(friction_multiplier)
+        #: the most sub-steps a step is split into (the event's simulation.substeps, or the
+        #: ``substeps`` given)
+        self.substeps = int(n_sub)
         self.initial = init
         if wheel_inputs is not None:
             wheel_inputs = np.array(wheel_inputs, dtype=np.float64)
@@ -158,7 +170,8 @@ class Simulation:
                     not np.isfinite(wheel_inputs).all():
                 raise EventError([f"wheel_inputs: finite values of shape "
                                   f"{(len(event.wheel_names()), len(WHEEL_INPUTS))}"])
-        self.model, y0 = pack(event, self.friction_multiplier, init, wheel_inputs, modes)
+        self.model, y0 = pack(event, self.friction_multiplier, init, wheel_inputs, modes,
+                              substeps=self.substeps)
         self.unit_names = [u.name for u in event.units]
         self.wheel_names = event.wheel_names()
         self.tire_names = event.tire_names()
@@ -184,7 +197,7 @@ class Simulation:
                                              [int(n) for n in self.model.P_WCOLL[:, L.WC_NV]])
         self._signature = hashlib.sha256(
             (event.to_json() + repr((self.step_size, self.friction_multiplier, sorted(init.items()),
-                                     sorted(modes.items())))).encode()
+                                     sorted(modes.items()), self.substeps))).encode()
         ).hexdigest()
         # the arrays the compiled code reads and writes: fixed for the life of the simulation
         # (read-only attributes; their values are written in place)

@@ -30,6 +30,7 @@ import engine
 from engine.layout import CRUSH_STATIONS
 from engine.setup.derived import differential_ratios
 from engine.setup.event import MAX_STEP_SIZE, MAX_STEP_SIZES, MIN_STEP_SIZE
+from engine.setup.fields import MAX_SUBSTEPS
 from engine.signals import (AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS, SOLVER_OUTPUTS,
                             STEERING_OUTPUTS)
 from engine.steering import MODES as STEERING_MODES
@@ -353,6 +354,11 @@ PARAMETERS: dict[str, Parameter] = {
     "frictionMultiplier": Parameter(Field(None, None, "Road friction multiplier, on the "
                                           "event's road friction"),
                                     1.0, _FRICTION_MIN, _FRICTION_MAX),
+    "substeps": Parameter(Field(None, None, "The most sub-steps an internal step is split into "
+                                "where it meets a mode stiffer than the step resolves (an "
+                                "impact, a kerb strike): 1 never splits; 16 for severe events "
+                                "(the outputs solver.splitSteps, solver.mostSubsteps show it)",
+                                "Integer"), 1, 1, MAX_SUBSTEPS),
 }
 
 #: Initial conditions of each unit; the event's units[i].initial values are the start values.
@@ -396,6 +402,7 @@ STEERING_PARAMETERS: dict[str, Parameter] = {
 #: (``Event.model``; for unit parameters, relative to the unit's record).
 EVENT_PATHS: dict[str, tuple[str, ...]] = {
     "stepSize": ("simulation", "step_size"),
+    "substeps": ("simulation", "substeps"),
     "speed0": ("initial", "speed"),
     "X0": ("initial", "X"),
     "Y0": ("initial", "Y"),

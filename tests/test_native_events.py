@@ -366,6 +366,27 @@ def test_the_solver_outputs_are_the_engines(folder, instance):
     assert np.array_equal(got, engine_rows)
 
 
+def test_substeps_set_as_a_parameter(folder, instance):
+    """The kerb strike's event without sub-steps (simulation.substeps 1), the FMU parameter
+    ``substeps`` set to 16 at initialisation: both FMUs split the steps the engine splits
+    with 16 in the event (their counts are the engine's, exactly), and the car rolls over as
+    it does there; without the parameter neither splits a step."""
+    data = kerb.kerb_event(folder, "rk2", 1.4e-3, 1)
+    _, steps, control, _ = kerb_substeps(folder)
+    engine_rows, _ = kerb.solver_run(folder)
+    for fmu in _pair(folder, "kerb-fixed", data):
+        for parameters, counted in (({"substeps": 16}, True), (None, False)):
+            names, a, failed = _run(instance(fmu, name="fmu"), steps, control, parameters)
+            assert failed == ""
+            got = a[1:, [names.index("solver.splitSteps"), names.index("solver.mostSubsteps")]]
+            roll = a[:, names.index("car.roll")]
+            if counted:
+                assert np.array_equal(got, engine_rows), fmu.name
+                assert max(np.abs(roll)) > 3.0
+            else:
+                assert not got.any() and max(np.abs(roll)) < 1.0, fmu.name
+
+
 def test_a_tire_off_a_mesh_road_fails_both_alike(folder, instance):
     """A mesh road that ends 8.2 m ahead (a step's face, steeper than 45 degrees, is met by the
     tires' envelope and is no end: docs/equations.md, "Tread envelope on mesh and OpenCRG

@@ -299,11 +299,13 @@ TUNED = [
     {"car.speed0": 0.0, "car.roll0": 0.4014257279586958, "car.lateralSpeed0": 13.333333333333334,
      "car.rollRate0": 3.0},
     {"car.speed0": 10.0, "car.pitch0": -0.3, "car.roll0": 0.1, "car.yaw0": 0.7},
+    # sub-steps (the first steps from a start at speed are split, tests/test_substeps.py)
+    {"car.speed0": 25.0, "substeps": 16},
 ]
 
 
 @pytest.mark.parametrize("parameters", TUNED, ids=["speed-friction", "place-step", "motion-mode",
-                                                   "dolly-launch", "pitch-launch"])
+                                                   "dolly-launch", "pitch-launch", "substeps"])
 def test_parameters_set_at_initialisation(native_fmu, development_fmu, instance, parameters):
     native = _run_with(instance(native_fmu, name="native"), parameters)
     development = _run_with(instance(development_fmu, name="development"), parameters)
@@ -321,6 +323,7 @@ def test_parameters_set_at_initialisation(native_fmu, development_fmu, instance,
     ({"car.steeringMode": 9},
      "parameter car.steeringMode = 9 rejected: it accepts one of 1 (Off)"),
     ({"car.speed0": 75.0}, "car.speed0 = 75 m/s (270 km/h) is above the plausible"),
+    ({"substeps": 65}, "parameter substeps = 65 rejected: it accepts a finite value in [1, 64]"),
     # every one refused is named, in the variables' order (only the first was)
     ({"stepSize": math.nan, "car.speed0": math.nan, "car.steeringMode": 9},
      "parameter stepSize = nan rejected: it accepts a finite value in [1e-06, 0.002]; "

@@ -99,3 +99,14 @@ def test_the_steps_split_into_sub_steps_are_counted_where_they_are_split(tmp_pat
     assert np.all((most[counted] >= 2) & (most[counted] <= 16)) and np.all(most[~counted] == 0)
     fixed, _ = solver_run(tmp_path, substeps=1)
     assert not fixed.any()
+
+
+@pytest.mark.parametrize("value", [0, 65, 2.5, True])
+def test_substeps_given_to_the_simulation_out_of_range_are_refused(value):
+    """engine.Simulation(substeps=...) (the FMUs' parameter ``substeps``) stands for the
+    event's simulation.substeps: a whole number 1..64, else refused naming it."""
+    with pytest.raises(engine.EventError, match=r"substeps: a whole number 1\.\.64 \(got "):
+        engine.Simulation(engine.load_event(), substeps=value)
+    sim = engine.Simulation(engine.load_event(), substeps=16)
+    from engine.layout import E_SUBSTEPS
+    assert sim.substeps == 16 and sim.model.P_ENV[E_SUBSTEPS] == 16.0

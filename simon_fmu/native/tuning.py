@@ -154,7 +154,7 @@ def _arrays(model, y0) -> list:
     return [np.asarray(y0)] + [np.asarray(a) for a in model]
 
 
-def _setup(event, sim, fm=None, initial=None, modes=None, flat=False) -> list:
+def _setup(event, sim, fm=None, initial=None, modes=None, flat=False, substeps=None) -> list:
     """The set-up's arrays (the state and the packed parameters, in :data:`TARGETS` order) for
     the simulation's parameters with the given ones in their place; ``flat``: the state before
     the set-up puts the vehicle on the terrain (``engine.setup.params.pack``'s ``trace``), even
@@ -163,14 +163,16 @@ def _setup(event, sim, fm=None, initial=None, modes=None, flat=False) -> list:
     args = (event, sim.friction_multiplier if fm is None else fm,
             sim.initial if initial is None else initial, None,
             sim.steering_modes if modes is None else modes)
+    n_sub = sim.substeps if substeps is None else substeps
     if not flat:
-        return _arrays(*pack(*args))
+        return _arrays(*pack(*args, substeps=n_sub))
     try:
-        model, _ = pack(*args, trace=trace)
+        model, _ = pack(*args, trace=trace, substeps=n_sub)
     except EventError:
         if "flat" not in trace:
             raise
-        model = pack(*args[:2], sim.initial, *args[3:])[0]    # the same arrays: only y moves
+        # the same arrays: only y moves
+        model = pack(*args[:2], sim.initial, *args[3:], substeps=n_sub)[0]
     return _arrays(model, trace["flat"])
 
 
@@ -260,7 +262,8 @@ def effects(event, sim, catalogue) -> Effects:
     names = {v.name: v.value_reference for v in params}
     # on a terrain: the lead's position (and speed) applied before the set-up's start on it
     trace = {}
-    pack(event, sim.friction_multiplier, sim.initial, None, sim.steering_modes, trace=trace)
+    pack(event, sim.friction_multiplier, sim.initial, None, sim.steering_modes, trace=trace,
+         substeps=sim.substeps)
     flat_base = [trace["flat"]] + base[1:]
     terrain = {}             # value reference -> (variable, its rows on the flat state, towed)
     for v in params:
@@ -473,7 +476,8 @@ def wheel_problems(event, sim, found, catalogue) -> list[str]:
             u = base.copy()
             u[:, j] = base[:, j] + (_WHEEL_PROBES[field] - base[:, j]) * scale * spread
             try:
-                want = pack(event, sim.friction_multiplier, sim.initial, u, sim.steering_modes)[1]
+                want = pack(event, sim.friction_multiplier, sim.initial, u, sim.steering_modes,
+                            substeps=sim.substeps)[1]
             except EventError:
                 want = None
             y = np.array(found.flat, dtype=np.float64)
@@ -562,6 +566,8 @@ def _effect(event, sim, v, base, enumerations, ignore=frozenset(), flat=False):
     start = float(v.start)
 
     def arrays_at(value):
+        if source == "parameter" and index == ("substeps",):
+            return _setup(event, sim, substeps=value)
         if source == "parameter":
             return _setup(event, sim, fm=value)
         if source == "initial":
@@ -582,7 +588,7 @@ def _effect(event, sim, v, base, enumerations, ignore=frozenset(), flat=False):
         slots = sorted({s for item in items for s in _changed(base, arrays[item])})
         return [(vr, t, k, OP_ITEM, float(arrays[item][t].ravel()[k]), item)
                 for item in items for t, k in slots]
-    if source == "parameter" and index != ("frictionMultiplier",):
+    if source == "parameter" and index not in (("frictionMultiplier",), ("substeps",)):
         return "not a parameter of the set-up"
     probes = _probes(v, start)
     if len(probes) < 2:

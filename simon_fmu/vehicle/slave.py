@@ -468,6 +468,7 @@ class SimonSlave(Fmi2Slave):
                     step_size=float(self._params[("parameter", ("stepSize",))]),
                     friction_multiplier=float(
                         self._params[("parameter", ("frictionMultiplier",))]),
+                    substeps=int(self._params[("parameter", ("substeps",))]),
                     initial=initial, steering_modes=steering,
                     # an external road's inputs at initialisation place the vehicle on it
                     wheel_inputs=wheels if np.isfinite(wheels).all() else None,
