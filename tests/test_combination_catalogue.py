@@ -67,8 +67,10 @@ def test_the_car_catalogue_is_unchanged():
     # table (the input car.differentialGear, a two-speed axle): 158; since the CRASH3 A
     # coefficients (the output car.collision.residualCrush): 159; since the live collision
     # pulse (car.collision.deltaVx, deltaVy, pdof and duration): 163; since the residual crush
-    # profile (car.collision.crushFace, crushWidth, crushC1..crushC6): 171
-    assert len(rows) == len(expected["variables"]) == 171
+    # profile (car.collision.crushFace, crushWidth, crushC1..crushC6): 171; since the
+    # integrator's sub-steps (the parameter substeps, the outputs solver.splitSteps and
+    # solver.mostSubsteps): 174
+    assert len(rows) == len(expected["variables"]) == 174
     for row, want in zip(rows, expected["variables"]):
         assert row == want, row[0]
     xml = model_description_xml(catalogue, model_identifier="SimonCar",
@@ -193,9 +195,9 @@ def test_markdown_lists_the_combination_patterns(catalogue):
 def test_the_slave_reads_the_arrays_its_outputs_bind(combination, catalogue):
     from simon_fmu.vehicle.slave import _input_arrays, _output_sources
     assert _output_sources(build_catalogue(engine.load_event())) == ("y_unit", "y_wheel", "y_tire",
-                                                                     "y_steer")
+                                                                     "y_steer", "y_solver")
     assert _output_sources(catalogue) == ("y_unit", "y_wheel", "y_tire", "y_axle", "y_conn",
-                                          "y_steer")
+                                          "y_steer", "y_solver")
     inputs = _input_arrays(combination, catalogue)
     assert inputs["u_unit"].shape == (2, len(engine.UNIT_INPUTS))
     # the towed unit's row, which no variable sets, holds the inputs' defaults

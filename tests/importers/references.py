@@ -15,7 +15,7 @@ import zipfile
 import numpy as np
 
 import engine
-from engine.signals import STEERING_OUTPUTS
+from engine.signals import SOLVER_OUTPUTS, STEERING_OUTPUTS
 from model_description.catalogue import TIRE_NAMES
 from simon_fmu.tools.scenario import Result, Scenario
 
@@ -45,7 +45,8 @@ def probe_reference(scenario: Scenario) -> Result:
 
 def _slot(event: engine.Event, name: str):
     """(kind, row, field) of an FMU variable in ``engine.Simulation``'s arrays: kind is
-    ``env``, ``unit``, ``wheel``, ``tire`` or ``steering``; row is None for the environment."""
+    ``env``, ``unit``, ``wheel``, ``tire``, ``steering`` or ``solver``; row is None for the
+    environment."""
     if "." not in name:
         return "env", None, name
     tire_fields = {TIRE_NAMES.get(key, key): key for key in engine.TIRE_OUTPUTS}   # FMU name: field
@@ -53,12 +54,14 @@ def _slot(event: engine.Event, name: str):
             ("unit", [u.name for u in event.units], engine.UNIT_INPUTS + engine.UNIT_OUTPUTS),
             ("wheel", event.wheel_names(), engine.WHEEL_INPUTS + engine.WHEEL_OUTPUTS),
             ("tire", event.tire_names(), tuple(tire_fields)),
-            ("steering", [f"{u}.steering" for u in event.steering_unit_names()], STEERING_OUTPUTS)):
+            ("steering", [f"{u}.steering" for u in event.steering_unit_names()], STEERING_OUTPUTS),
+            ("solver", ["solver"], SOLVER_OUTPUTS)):
         for row, head in enumerate(names):      # a field may hold a dot itself (aero.Fx)
             field = name[len(head) + 1:]
             if name.startswith(head + ".") and field in fields:
                 return kind, row, tire_fields.get(field, field) if kind == "tire" else field
-    raise KeyError(f"{name}: not a unit, wheel, tire, steering or environment variable of the event")
+    raise KeyError(f"{name}: not a unit, wheel, tire, steering, solver or environment variable of "
+                   "the event")
 
 
 def engine_reference(scenario: Scenario) -> Result:
@@ -72,7 +75,8 @@ def engine_reference(scenario: Scenario) -> Result:
     inputs = {"unit": (sim.u_unit, engine.UNIT_INPUTS), "wheel": (sim.u_wheel, engine.WHEEL_INPUTS),
               "env": (sim.u_env, engine.ENV_INPUTS)}
     outputs = {"unit": (sim.y_unit, engine.UNIT_OUTPUTS), "wheel": (sim.y_wheel, engine.WHEEL_OUTPUTS),
-               "tire": (sim.y_tire, engine.TIRE_OUTPUTS), "steering": (sim.y_steer, STEERING_OUTPUTS)}
+               "tire": (sim.y_tire, engine.TIRE_OUTPUTS), "steering": (sim.y_steer, STEERING_OUTPUTS),
+               "solver": (sim.y_solver, SOLVER_OUTPUTS)}
 
     def where(name, table):
         kind, row, field = _slot(event, name)
