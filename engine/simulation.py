@@ -586,7 +586,8 @@ class Simulation:
         for name in ("y", "u_unit", "u_wheel", "u_env"):
             a = getattr(st, name)
             checked = inputs or name == "y"
-            if not isinstance(a, np.ndarray) or a.shape != getattr(self, name).shape or a.dtype.kind != "f" \
+            # float64 in this machine's byte order: the kernels' type (a state check below)
+            if not isinstance(a, np.ndarray) or a.shape != getattr(self, name).shape or a.dtype != np.float64 \
                     or (checked and not np.isfinite(a).all()):
                 raise ValueError(f"state: {name} of shape {getattr(self, name).shape} with finite values")
         # the codes among the states (the kernels take them as indices and signs)

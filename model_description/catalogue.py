@@ -302,7 +302,8 @@ STEERING_FIELDS: dict[str, Field] = {
 SOLVER_FIELDS: dict[str, Field] = {
     "splitSteps": Field(None, None, "Internal steps of the last communication step that were "
                         "taken again in sub-steps because they met a mode stiffer than the step "
-                        "resolves (an impact, a kerb strike); always 0 with simulation.substeps 1"),
+                        "resolves (an impact, a kerb strike); always 0 with the parameter "
+                        "substeps at 1"),
     "mostSubsteps": Field(None, None, "The most sub-steps one internal step of the last "
                           "communication step was split into (0 when none was)"),
 }

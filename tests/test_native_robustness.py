@@ -221,6 +221,42 @@ def test_a_state_whose_packed_parameters_are_edited_is_refused(built, instance, 
     assert other.get("frictionMultiplier") == 0.7
 
 
+def test_a_state_whose_parameter_slots_are_not_its_parameters_values_is_refused(built, instance,
+                                                                               extracted):
+    """The slots a parameter writes may differ from the FMU's, but only as the parameter's
+    value writes them: the sub-steps' bound (P_ENV[E_SUBSTEPS], the integrator's loop bound)
+    edited to 10^15, alone or with the parameter's value in the state, with the checksum made
+    again, was taken with fmi2OK (a split step would then take up to 10^15 sub-steps). Both
+    are refused; a state whose parameter was set at initialisation (16) is taken."""
+    from engine.layout import E_SUBSTEPS
+    from simon_fmu.native import resources as R
+    fmu = built("sedan")[0]
+    folder, md = extracted(fmu)
+    arrays = R.unpack((folder / "resources" / "native.bin").read_bytes())
+    p_env, values = arrays["P.P_ENV"], arrays["var.value"]
+    vr = {v.name: v.valueReference for v in md.modelVariables}["substeps"]
+    tuned = instance(fmu, name="tuned").start({"substeps": 16})
+    for k in range(20):
+        tuned.fmu.doStep(k * 0.01, 0.01)
+    state = bytearray(tuned.fmu.serializeFMUstate(tuned.fmu.getFMUstate()))
+    tuned_env, tuned_values = p_env.copy(), values.copy()
+    tuned_env[E_SUBSTEPS], tuned_values[vr] = 16.0, 16.0
+    at_env, at_values = bytes(state).find(tuned_env.tobytes()), bytes(state).find(tuned_values.tobytes())
+    assert at_env > 0 and at_values > 0, "the tuned P_ENV and parameters' values in the state"
+    other = instance(fmu, name="other")
+    other.fmu.setFMUstate(other.fmu.deSerializeFMUstate(bytes(state)))
+    assert other.get("substeps") == 16
+    for edit_value, message in ((False, "not what its parameters' values set"),
+                                (True, "a parameter's value is outside its range")):
+        blob = bytearray(state)
+        struct.pack_into("=d", blob, at_env + 8 * E_SUBSTEPS, 1e15)
+        if edit_value:
+            struct.pack_into("=d", blob, at_values + 8 * vr, 1e15)
+        with pytest.raises(FMICallException):
+            other.fmu.deSerializeFMUstate(_resealed(blob))
+        assert message in other.messages(min_status=3)[-1]
+
+
 #: sn_state_header's size: the state's y follows it (docs/native.md, "FMU state")
 _HEADER = 1248
 

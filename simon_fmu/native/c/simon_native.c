@@ -2518,13 +2518,15 @@ static const char *state_problem(sn_instance *c, const unsigned char *p, size_t 
     /* the packed parameters it holds (the arrays a parameter writes): only the slots a
        parameter writes may differ from this FMU's; the rest are indices and constants the
        kernels take as they are (one edited, its checksum made again, wrote out of bounds) */
-    const unsigned char *q = p + sizeof h, *y = NULL;
+    const unsigned char *q = p + sizeof h, *y = NULL, *values = NULL;
     for (int i = 0; i < c->narrays; i++) {
         if (!c->mutable_[i])
             continue;
         const sn_array *a = &c->arrays[i];
         if (a == c->chk[0])
             y = q;
+        if (a->data == (void *)c->tune_value)
+            values = q;
         for (int64_t k = 0; c->tunable[i] != NULL && k < a->nitems; k++)
             if (!c->tunable[i][k] && memcmp(q + k * a->itemsize, a->init + k * a->itemsize,
                                             (size_t)a->itemsize) != 0)
@@ -2532,7 +2534,51 @@ static const char *state_problem(sn_instance *c, const unsigned char *p, size_t 
                        "beyond what its parameters set)";
         q += a->nbytes;
     }
-    return y != NULL ? state_y_problem(c, y) : "not an FMU state of this FMU (it has no y)";
+    if (y == NULL || values == NULL)
+        return "not an FMU state of this FMU (it has no y or no parameters' values)";
+    /* once initialisation has applied the parameters (in a run that has not failed), their
+       values lie in their ranges and the slots they write hold what their values write there:
+       a slot may differ from this FMU's only so (substeps' is the integrator's loop bound) */
+    if (h.failed == 0 && h.phase >= PHASE_STEP) {
+        for (int64_t vr = 0; vr < c->nvars; vr++) {
+            double v;
+            memcpy(&v, values + 8 * vr, sizeof v);
+            if (is_parameter(c, vr) && !(isfinite(v) && v >= c->tune_lo[vr] && v <= c->tune_hi[vr]))
+                return "not an FMU state of this FMU (a parameter's value is outside its range)";
+        }
+        for (int r = 0; r < c->ntune_rows; r++) {
+            const double *row = c->tune_rows + 6 * r;
+            const sn_array *a = c->tune_target[(int64_t)row[1]];
+            if (strncmp(a->name, "P.", 2) != 0)
+                continue;                           /* the state's own rows: it moves on */
+            int later = 0;                          /* a later row writes the slot last */
+            for (int r2 = r + 1; r2 < c->ntune_rows && !later; r2++) {
+                const double *next = c->tune_rows + 6 * r2;
+                double v2;
+                memcpy(&v2, values + 8 * (int64_t)next[0], sizeof v2);
+                later = next[1] == row[1] && next[2] == row[2]
+                        && ((int)next[3] != OP_ITEM || v2 == next[5]);
+            }
+            if (later)
+                continue;
+            const unsigned char *at = p + sizeof h;
+            for (int i = 0; i < (int)(a - c->arrays); i++)
+                at += c->mutable_[i] ? c->arrays[i].nbytes : 0;
+            double v, got, want = row[4];
+            memcpy(&v, values + 8 * (int64_t)row[0], sizeof v);
+            memcpy(&got, at + 8 * (int64_t)row[2], sizeof got);
+            switch ((int)row[3]) {      /* apply_rows' operations */
+            case OP_DIV: want = v / row[4]; break;
+            case OP_MUL: want = row[4] * v; break;
+            case OP_ADD: want = v + row[4]; break;
+            default: if (v != row[5]) continue; break;
+            }
+            if (memcmp(&want, &got, sizeof want) != 0)
+                return "not an FMU state of this FMU (its packed parameters are not what its "
+                       "parameters' values set)";
+        }
+    }
+    return state_y_problem(c, y);
 }
 
 /* the state at p (checked by state_problem) into c */
