@@ -284,6 +284,27 @@ def test_set_state_refuses_bad_states(sim):
     sim.set_state(sim.deserialize_state(sim.serialize_state(good)))
 
 
+def test_every_state_of_a_crash_is_taken_back():
+    """No false refusal (engine.layout.state_fault): along a car's crash into a semitrailer's
+    tandem axle (test_native_platforms' crash), whose states hold vertices' entry faces and the
+    pair's contact faces, every state is serialised, read back and restored every 10 ms."""
+    from engine import layout as L
+    data = json.loads((ROOT / "engine" / "data" / "car-and-semitrailer.json").read_text())
+    units = {u["name"]: u for u in data["units"]}
+    units["car"]["initial"] = {"X": 5.101, "Y": -21.665, "yaw": 1.8873, "speed": 29.98}
+    units["tractor"]["initial"] = {"X": 0.0, "Y": 0.0, "yaw": 0.0, "speed": 10.94}
+    sim = engine.Simulation(engine.load_event(data), warn=False)
+    base = int(sim.model.P_ENV[L.E_COLL_BASE]) + L.N_COLL_UNIT_STATE * sim.model.P_UNIT.shape[0]
+    entries = slice(base + sim.model.CV.shape[0], base + 2 * sim.model.CV.shape[0])
+    held = 0
+    for k in range(150):
+        sim.advance(round((k + 1) * 0.01, 10))
+        held += int(np.any(sim.y[entries] != 0.0))
+        sim.set_state(sim.deserialize_state(sim.serialize_state(sim.get_state())))
+    print(f"{held} of 150 states hold an entry face")
+    assert held >= 10
+
+
 @pytest.mark.parametrize("block, value, accepts", [
     ("attitude", 0.5, "a whole number from -1 to 1"),
     ("attitude", -2.0, "a whole number from -1 to 1"),
