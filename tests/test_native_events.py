@@ -349,7 +349,19 @@ def test_native_fmu_matches_the_development_fmu(scenario, folder, instance):
     assert happened({n: a[:, k] for k, n in enumerate(names)}), "the scenario did not happen"
 
 
-def test_the_solver_outputs_are_the_engines(folder, instance):
+@pytest.fixture(scope="module")
+def kerb_counts(folder) -> np.ndarray:
+    """The engine's sub-step counts over the kerb strike with 16 sub-steps, each communication
+    step's (tests/support/kerb.py)."""
+    return kerb.solver_run(folder)[0]
+
+
+def _counts(names: list, rows: np.ndarray) -> np.ndarray:
+    """The outputs solver.splitSteps and solver.mostSubsteps after each communication step."""
+    return rows[1:, [names.index("solver.splitSteps"), names.index("solver.mostSubsteps")]]
+
+
+def test_the_solver_outputs_are_the_engines(folder, instance, kerb_counts):
     """The kerb strike with sub-steps: the native FMU's ``solver.splitSteps`` and
     ``solver.mostSubsteps`` at every communication point are the engine's own counts
     (engine.Simulation.y_solver, which tests/test_substeps.py checks against the integrator),
@@ -358,30 +370,28 @@ def test_the_solver_outputs_are_the_engines(folder, instance):
     native, _ = _pair(folder, "kerb-substeps", data)
     names, a, failed = _run(instance(native, name="native"), steps, control)
     assert failed == ""
-    engine_rows, _ = kerb.solver_run(folder)
-    got = a[1:, [names.index("solver.splitSteps"), names.index("solver.mostSubsteps")]]
+    got = _counts(names, a)
     print(f"{int((got[:, 0] > 0).sum())} communication steps split, "
           f"{int(got[:, 0].sum())} steps in all")
     assert got[:, 0].sum() > 0
-    assert np.array_equal(got, engine_rows)
+    assert np.array_equal(got, kerb_counts)
 
 
-def test_substeps_set_as_a_parameter(folder, instance):
+def test_substeps_set_as_a_parameter(folder, instance, kerb_counts):
     """The kerb strike's event without sub-steps (simulation.substeps 1), the FMU parameter
     ``substeps`` set to 16 at initialisation: both FMUs split the steps the engine splits
     with 16 in the event (their counts are the engine's, exactly), and the car rolls over as
     it does there; without the parameter neither splits a step."""
     data = kerb.kerb_event(folder, "rk2", 1.4e-3, 1)
     _, steps, control, _ = kerb_substeps(folder)
-    engine_rows, _ = kerb.solver_run(folder)
     for fmu in _pair(folder, "kerb-fixed", data):
         for parameters, counted in (({"substeps": 16}, True), (None, False)):
             names, a, failed = _run(instance(fmu, name="fmu"), steps, control, parameters)
             assert failed == ""
-            got = a[1:, [names.index("solver.splitSteps"), names.index("solver.mostSubsteps")]]
+            got = _counts(names, a)
             roll = a[:, names.index("car.roll")]
             if counted:
-                assert np.array_equal(got, engine_rows), fmu.name
+                assert np.array_equal(got, kerb_counts), fmu.name
                 assert max(np.abs(roll)) > 3.0
             else:
                 assert not got.any() and max(np.abs(roll)) < 1.0, fmu.name

@@ -55,40 +55,41 @@ def brake(t: float) -> float:
     return BRAKE if t >= BRAKE_T0 else 0.0
 
 
-def run(data: dict, folder: Path) -> dict:
-    """The event in the engine, its inputs held over each HOLD: every HOLD the car's X, speed
-    and roll unwrapped (rad), as arrays."""
-    sim = engine.Simulation(engine.load_event(data, base=folder))
+def drive(sim):
+    """The fishhook and the brake on the car of ``sim``, held over each HOLD until DURATION:
+    sets each communication step's inputs and yields its end (the caller advances to it)."""
     ui = {n: i for i, n in enumerate(engine.UNIT_INPUTS)}
-    uo = {n: i for i, n in enumerate(engine.UNIT_OUTPUTS)}
-    rows = []
     for k in range(int(round(DURATION / HOLD))):
         t = k * HOLD
         sim.u_unit[0, ui["steeringWheelAngle"]] = steer(t)
         sim.u_unit[0, ui["brakePedalForce"]] = brake(t)
-        sim.advance(round((k + 1) * HOLD, 10))
+        yield round((k + 1) * HOLD, 10)
+
+
+def run(data: dict, folder: Path) -> dict:
+    """The event in the engine, its inputs held over each HOLD: every HOLD the car's X, speed
+    and roll unwrapped (rad), as arrays."""
+    sim = engine.Simulation(engine.load_event(data, base=folder))
+    uo = {n: i for i, n in enumerate(engine.UNIT_OUTPUTS)}
+    rows = []
+    for t_end in drive(sim):
+        sim.advance(t_end)
         y = sim.y_unit[0]
         rows.append((y[uo["X"]], y[uo["speed"]], y[uo["roll"]]))
     X, speed, roll = np.array(rows).T
     return {"X": X, "speed": speed, "roll": np.unwrap(roll)}
 
 
-def solver_run(folder, substeps: int = 16, check: bool = False, integrator: str = "rk2",
-               step: float = 1.4e-3):
-    """The kerb strike (by default at Heun's largest step) with ``substeps``: every HOLD the outputs
+def solver_run(folder, substeps: int = 16, check: bool = False):
+    """The kerb strike at Heun's largest step (1.4 ms) with ``substeps``: every HOLD the outputs
     ``y_solver`` (steps split, most sub-steps of one) and, with ``check``, whether the same
     communication step taken from the same state without sub-steps (the packed
     simulation.substeps set to 1 for it) ends in the same state to the bit."""
     from engine.layout import E_SUBSTEPS
-    data = kerb_event(folder, integrator, step, substeps)
+    data = kerb_event(folder, "rk2", 1.4e-3, substeps)
     sim = engine.Simulation(engine.load_event(data, base=folder))
-    ui = {n: i for i, n in enumerate(engine.UNIT_INPUTS)}
     rows, same = [], []
-    for k in range(int(round(DURATION / HOLD))):
-        t = k * HOLD
-        sim.u_unit[0, ui["steeringWheelAngle"]] = steer(t)
-        sim.u_unit[0, ui["brakePedalForce"]] = brake(t)
-        t_end = round((k + 1) * HOLD, 10)
+    for t_end in drive(sim):
         if check:
             before = sim.get_state()
             sim.model.P_ENV[E_SUBSTEPS] = 1.0

@@ -1396,24 +1396,32 @@ static int meshes_inside(sn_instance *c, char *why, size_t size)
    or all; the target of a tune.terrain row is y. After the start on the terrain ran again
    (restarted), a row of engine.setup.launch.apply_motion's (item 1: tuning.NONZERO_ONLY) at
    zero leaves the start's value, as apply_motion does. */
+/* what a row (as apply_rows takes them) writes into its slot for the value v: 1 and *out, or
+   0 for an item's row (OP_ITEM) of another item, which writes nothing */
+static int row_value(const double *row, double v, double *out)
+{
+    switch ((int)row[3]) {
+    case OP_DIV: *out = v / row[4]; return 1;
+    case OP_MUL: *out = row[4] * v; return 1;
+    case OP_ADD: *out = v + row[4]; return 1;
+    default: *out = row[4]; return v == row[5];
+    }
+}
+
 static void apply_rows(sn_instance *c, const double *rows, int n, int terrain, int which,
                        int restarted)
 {
     for (int r = 0; r < n; r++) {                   /* the set-up's operations */
         const double *row = rows + 6 * r;
-        double v = c->tune_value[(int64_t)row[0]], k = row[4];
+        double v = c->tune_value[(int64_t)row[0]];
         double *data = terrain ? c->y : (double *)c->tune_target[(int64_t)row[1]]->data;
         if ((which > 0 && data != c->y) || (which < 0 && data == c->y))
             continue;
         if (restarted && (int)row[3] != OP_ITEM && row[5] != 0.0 && v == 0.0)
             continue;
-        double *slot = data + (int64_t)row[2];
-        switch ((int)row[3]) {
-        case OP_DIV: *slot = v / k; break;
-        case OP_MUL: *slot = k * v; break;
-        case OP_ADD: *slot = v + k; break;
-        default: if (v == row[5]) *slot = k; break;
-        }
+        double value;
+        if (row_value(row, v, &value))
+            data[(int64_t)row[2]] = value;
     }
 }
 
@@ -2519,10 +2527,12 @@ static const char *state_problem(sn_instance *c, const unsigned char *p, size_t 
        parameter writes may differ from this FMU's; the rest are indices and constants the
        kernels take as they are (one edited, its checksum made again, wrote out of bounds) */
     const unsigned char *q = p + sizeof h, *y = NULL, *values = NULL;
+    const unsigned char *held[SN_MAX_ARRAYS];      /* where the state holds each array */
     for (int i = 0; i < c->narrays; i++) {
         if (!c->mutable_[i])
             continue;
         const sn_array *a = &c->arrays[i];
+        held[i] = q;
         if (a == c->chk[0])
             y = q;
         if (a->data == (void *)c->tune_value)
@@ -2551,28 +2561,20 @@ static const char *state_problem(sn_instance *c, const unsigned char *p, size_t 
             const sn_array *a = c->tune_target[(int64_t)row[1]];
             if (strncmp(a->name, "P.", 2) != 0)
                 continue;                           /* the state's own rows: it moves on */
+            double v, got, want;
+            memcpy(&v, values + 8 * (int64_t)row[0], sizeof v);
+            if (!row_value(row, v, &want))
+                continue;                           /* another item's row */
             int later = 0;                          /* a later row writes the slot last */
             for (int r2 = r + 1; r2 < c->ntune_rows && !later; r2++) {
                 const double *next = c->tune_rows + 6 * r2;
-                double v2;
+                double v2, unused;
                 memcpy(&v2, values + 8 * (int64_t)next[0], sizeof v2);
-                later = next[1] == row[1] && next[2] == row[2]
-                        && ((int)next[3] != OP_ITEM || v2 == next[5]);
+                later = next[1] == row[1] && next[2] == row[2] && row_value(next, v2, &unused);
             }
             if (later)
                 continue;
-            const unsigned char *at = p + sizeof h;
-            for (int i = 0; i < (int)(a - c->arrays); i++)
-                at += c->mutable_[i] ? c->arrays[i].nbytes : 0;
-            double v, got, want = row[4];
-            memcpy(&v, values + 8 * (int64_t)row[0], sizeof v);
-            memcpy(&got, at + 8 * (int64_t)row[2], sizeof got);
-            switch ((int)row[3]) {      /* apply_rows' operations */
-            case OP_DIV: want = v / row[4]; break;
-            case OP_MUL: want = row[4] * v; break;
-            case OP_ADD: want = v + row[4]; break;
-            default: if (v != row[5]) continue; break;
-            }
+            memcpy(&got, held[a - c->arrays] + 8 * (int64_t)row[2], sizeof got);
             if (memcmp(&want, &got, sizeof want) != 0)
                 return "not an FMU state of this FMU (its packed parameters are not what its "
                        "parameters' values set)";
