@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import layout as L
-from .setup.event import (INITIAL_LIMITS, MAX_STEP_SIZE, MAX_STEP_SIZES, MIN_STEP_SIZE, Event,
-                          EventError, steering_mode_problems)
+from .setup.event import (INITIAL_LIMITS, INTEGRATORS, MAX_STEP_SIZE, MAX_STEP_SIZES,
+                          MIN_STEP_SIZE, Event, EventError, steering_mode_problems)
 from .integrator import advance as _advance
 from .setup.derived import wheelbase
 from .setup.errors import PlausibilityWarning
@@ -54,6 +54,19 @@ class InputError(ValueError):
         super().__init__(f"{field}: {accepts} (got {value!r})")
 
 
+def step_range_problem(h, method: str, given: bool) -> str | None:
+    """The refusal of a step ``h`` outside the range the integration method ``method`` accepts
+    (``engine.setup.fields.MAX_STEP_SIZES``), or None; ``given``: the method is the
+    ``integrator`` argument (the FMU parameter), else the event's ``simulation.integrator``.
+    The native FMU prints the same (``simon_fmu.native.tuning``)."""
+    top = MAX_STEP_SIZES[method]
+    if _finite(h) and MIN_STEP_SIZE <= h <= top:
+        return None
+    return (f"stepSize: a step {MIN_STEP_SIZE:g} <= h <= {top:g} s (got {h!r})"
+            + ("" if top == MAX_STEP_SIZE else
+               f" with {'integrator' if given else 'simulation.integrator'} {method!r}"))
+
+
 class SimulationError(RuntimeError):
     """The model left its range of validity; the state is at the last good step."""
 
@@ -81,8 +94,8 @@ class Simulation:
         The validated event (``engine.load_event``).
     step_size : float, optional
         Internal fixed integration step in s (default: the event's ``simulation.step_size``,
-        1 ms for the reference sedan). Accepts 1e-6 <= h <= 0.002, 0.0014 with the event's
-        ``simulation.integrator`` "rk2" (``engine.setup.fields.MAX_STEP_SIZES``), and no more
+        1 ms for the reference sedan). Accepts 1e-6 <= h <= 0.002, 0.0014 with the
+        integration method "rk2" (``engine.setup.fields.MAX_STEP_SIZES``), and no more
         than the vehicle's stiffest mode allows at its initial state
         (:mod:`engine.setup.stability`).
     friction_multiplier : float, optional
@@ -108,19 +121,28 @@ class Simulation:
         The most sub-steps a step is split into where it meets a mode stiffer than it
         resolves, 1 (never) to 64, in place of the event's ``simulation.substeps``
         (``engine.integrator``; docs/equations.md, "Sub-steps in severe events").
+    integrator : str, optional
+        The integration method, "rk4" (the classical Runge-Kutta method) or "rk2" (Heun's), in
+        place of the event's ``simulation.integrator`` (``engine.integrator``;
+        docs/equations.md, "The integration method").
     """
 
     def __init__(self, event: Event, step_size=None, friction_multiplier=1.0, initial=None,
-                 wheel_inputs=None, steering_modes=None, warn=True, substeps=None):
+                 wheel_inputs=None, steering_modes=None, warn=True, substeps=None,
+                 integrator=None):
         if not isinstance(event, Event):
             raise EventError("event: an engine.Event from engine.load_event")
         problems = []
         h = event.model.simulation.step_size if step_size is None else step_size
-        h_top = MAX_STEP_SIZES[event.model.simulation.integrator]
-        if not _finite(h) or not (MIN_STEP_SIZE <= h <= h_top):
-            problems.append(f"stepSize: a step {MIN_STEP_SIZE:g} <= h <= {h_top:g} s (got {h!r})"
-                            + ("" if h_top == MAX_STEP_SIZE else
-                               f" with simulation.integrator {event.model.simulation.integrator!r}"))
+        method = event.model.simulation.integrator or INTEGRATORS[0]
+        if integrator is not None and integrator not in INTEGRATORS:
+            problems.append(f"integrator: one of {', '.join(map(repr, INTEGRATORS))} "
+                            f"(got {integrator!r})")
+        elif integrator is not None:
+            method = integrator
+        problem = step_range_problem(h, method, integrator is not None)
+        if problem:
+            problems.append(problem)
         mu_lo, mu_hi, _ = INPUT_LIMITS["frictionMultiplier"]
         if not _finite(friction_multiplier) or not (mu_lo <= friction_multiplier <= mu_hi):
             problems.append(f"frictionMultiplier: a multiplier {mu_lo:g}..{mu_hi:g} "
@@ -163,6 +185,9 @@ class Simulation:
         #: the most sub-steps a step is split into (the event's simulation.substeps, or the
         #: ``substeps`` given)
         self.substeps = int(n_sub)
+        #: the integration method (the event's simulation.integrator, or the ``integrator``
+        #: given): a key of ``engine.setup.fields.METHODS``
+        self.integrator = method
         self.initial = init
         if wheel_inputs is not None:
             wheel_inputs = np.array(wheel_inputs, dtype=np.float64)
@@ -171,7 +196,7 @@ class Simulation:
                 raise EventError([f"wheel_inputs: finite values of shape "
                                   f"{(len(event.wheel_names()), len(WHEEL_INPUTS))}"])
         self.model, y0 = pack(event, self.friction_multiplier, init, wheel_inputs, modes,
-                              substeps=self.substeps)
+                              substeps=self.substeps, integrator=self.integrator)
         self.unit_names = [u.name for u in event.units]
         self.wheel_names = event.wheel_names()
         self.tire_names = event.tire_names()
@@ -197,7 +222,8 @@ class Simulation:
                                              [int(n) for n in self.model.P_WCOLL[:, L.WC_NV]])
         self._signature = hashlib.sha256(
             (event.to_json() + repr((self.step_size, self.friction_multiplier, sorted(init.items()),
-                                     sorted(modes.items()), self.substeps))).encode()
+                                     sorted(modes.items()), self.substeps,
+                                     self.integrator))).encode()
         ).hexdigest()
         # the arrays the compiled code reads and writes: fixed for the life of the simulation
         # (read-only attributes; their values are written in place)

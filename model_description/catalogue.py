@@ -29,8 +29,8 @@ from typing import Iterator, NamedTuple, Optional, Union
 import engine
 from engine.layout import CRUSH_STATIONS
 from engine.setup.derived import differential_ratios
-from engine.setup.event import MAX_STEP_SIZE, MAX_STEP_SIZES, MIN_STEP_SIZE
-from engine.setup.fields import MAX_SUBSTEPS
+from engine.setup.event import MAX_STEP_SIZE, MIN_STEP_SIZE
+from engine.setup.fields import INTEGRATORS, MAX_STEP_SIZES, MAX_SUBSTEPS
 from engine.signals import (AXLE_OUTPUTS, DRIVETRAIN_OUTPUTS, HITCH_OUTPUTS, SOLVER_OUTPUTS,
                             STEERING_OUTPUTS)
 from engine.steering import MODES as STEERING_MODES
@@ -70,6 +70,12 @@ ENUMERATIONS: dict[str, Enumeration] = {
         ("Torque", "The input steeringWheelTorque drives the steering, which integrates its "
                    "own angle"),
     )),
+    "Integrator": Enumeration("Integration method of the internal steps (engine.integrator)", (
+        ("RK4", "The classical 4th-order Runge-Kutta method: four evaluations of the model a "
+                "step, steps up to %g s" % MAX_STEP_SIZES["rk4"]),
+        ("RK2", "Heun's method (2nd-order Runge-Kutta): two evaluations a step, steps up to "
+                "%g s" % MAX_STEP_SIZES["rk2"]),
+    )),
     "CrushFace": Enumeration("The face a unit's residual crush profile is measured on", (
         ("None", "No residual crush yet"),
         ("Front", "The front; C1 at the left, C6 at the right"),
@@ -79,6 +85,7 @@ ENUMERATIONS: dict[str, Enumeration] = {
     )),
 }
 assert [name.lower() for name, _ in ENUMERATIONS["SteeringMode"].items] == list(STEERING_MODES)
+assert [name.lower() for name, _ in ENUMERATIONS["Integrator"].items] == list(INTEGRATORS)
 
 
 #: Every per-unit, per-wheel, per-tire and environment field of :mod:`engine.signals`.
@@ -360,6 +367,10 @@ PARAMETERS: dict[str, Parameter] = {
                                 "impact, a kerb strike): 1 never splits; 16 for severe events "
                                 "(the outputs solver.splitSteps, solver.mostSubsteps show it)",
                                 "Integer"), 1, 1, MAX_SUBSTEPS),
+    "integrator": Parameter(Field(None, None, "Integration method: RK4 (the classical Runge-"
+                                  "Kutta method, four evaluations of the model a step) or RK2 "
+                                  "(Heun's, two; stepSize at most %g s)" % MAX_STEP_SIZES["rk2"],
+                                  "Enumeration", "Integrator"), 1, 1, len(INTEGRATORS)),
 }
 
 #: Initial conditions of each unit; the event's units[i].initial values are the start values.
@@ -552,12 +563,11 @@ def build_catalogue(event: "engine.Event") -> Catalogue:
     model = event.model
     b = _Builder()
     for key, par in PARAMETERS.items():
-        top = par.max
-        if key == "stepSize":       # the integration method's largest step
-            top = MAX_STEP_SIZES[model.simulation.integrator]
-        b.add(key, key, par.field, "parameter", Binding("parameter", (key,)),
-              _event_value(model, key, par.start) if key in EVENT_PATHS else par.start,
-              par.min, top)
+        start = _event_value(model, key, par.start) if key in EVENT_PATHS else par.start
+        if key == "integrator":     # the event's method, an item 1, 2, ...
+            start = INTEGRATORS.index(model.simulation.integrator or INTEGRATORS[0]) + 1
+        b.add(key, key, par.field, "parameter", Binding("parameter", (key,)), start,
+              par.min, par.max)
     for j, key in enumerate(engine.ENV_INPUTS):
         b.add_input(key, key, key, Binding("u_env", (j,)))
 

@@ -69,8 +69,8 @@ def test_the_car_catalogue_is_unchanged():
     # pulse (car.collision.deltaVx, deltaVy, pdof and duration): 163; since the residual crush
     # profile (car.collision.crushFace, crushWidth, crushC1..crushC6): 171; since the
     # integrator's sub-steps (the parameter substeps, the outputs solver.splitSteps and
-    # solver.mostSubsteps): 174
-    assert len(rows) == len(expected["variables"]) == 174
+    # solver.mostSubsteps): 174; since the integration method as a parameter (integrator): 175
+    assert len(rows) == len(expected["variables"]) == 175
     for row, want in zip(rows, expected["variables"]):
         assert row == want, row[0]
     xml = model_description_xml(catalogue, model_identifier="SimonCar",

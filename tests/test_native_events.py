@@ -397,6 +397,21 @@ def test_substeps_set_as_a_parameter(folder, instance, kerb_counts):
                 assert not got.any() and max(np.abs(roll)) < 1.0, fmu.name
 
 
+def test_integrator_set_as_a_parameter(folder, instance):
+    """The sedan's lane change of the scenario heun built with the classical Runge-Kutta method
+    (simulation.integrator 'rk4'), the FMU parameter ``integrator`` set to 2 (RK2) at
+    initialisation: both FMUs give every output of the event built with Heun's method, to the
+    bit, at every communication point; without the parameter they do not."""
+    data, steps, control, _ = heun(folder)
+    _, want, _ = _run(instance(_pair(folder, "heun", data)[0], name="heun"), steps, control)
+    data["simulation"]["integrator"] = "rk4"
+    for fmu in _pair(folder, "heun-by-parameter", data):
+        _, got, failed = _run(instance(fmu, name="fmu"), steps, control, {"integrator": 2})
+        assert failed == "" and np.array_equal(got, want), fmu.name
+        _, rk4, _ = _run(instance(fmu, name="rk4"), steps, control)
+        assert not np.array_equal(rk4, want), fmu.name
+
+
 def test_a_tire_off_a_mesh_road_fails_both_alike(folder, instance):
     """A mesh road that ends 8.2 m ahead (a step's face, steeper than 45 degrees, is met by the
     tires' envelope and is no end: docs/equations.md, "Tread envelope on mesh and OpenCRG

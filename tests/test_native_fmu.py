@@ -301,11 +301,14 @@ TUNED = [
     {"car.speed0": 10.0, "car.pitch0": -0.3, "car.roll0": 0.1, "car.yaw0": 0.7},
     # sub-steps (the first steps from a start at speed are split, tests/test_substeps.py)
     {"car.speed0": 25.0, "substeps": 16},
+    # Heun's method (tests/test_native_events.py: the same outputs as an event built with it)
+    {"car.speed0": 25.0, "integrator": 2, "stepSize": 0.0014},
 ]
 
 
 @pytest.mark.parametrize("parameters", TUNED, ids=["speed-friction", "place-step", "motion-mode",
-                                                   "dolly-launch", "pitch-launch", "substeps"])
+                                                   "dolly-launch", "pitch-launch", "substeps",
+                                                   "heun"])
 def test_parameters_set_at_initialisation(native_fmu, development_fmu, instance, parameters):
     native = _run_with(instance(native_fmu, name="native"), parameters)
     development = _run_with(instance(development_fmu, name="development"), parameters)
@@ -324,6 +327,10 @@ def test_parameters_set_at_initialisation(native_fmu, development_fmu, instance,
      "parameter car.steeringMode = 9 rejected: it accepts one of 1 (Off)"),
     ({"car.speed0": 75.0}, "car.speed0 = 75 m/s (270 km/h) is above the plausible"),
     ({"substeps": 65}, "parameter substeps = 65 rejected: it accepts a finite value in [1, 64]"),
+    ({"integrator": 3}, "parameter integrator = 3 rejected: it accepts one of 1 (RK4), 2 (RK2)"),
+    # the step's range follows the method (engine.simulation.step_range_problem)
+    ({"integrator": 2, "stepSize": 0.0017}, "the parameters are not accepted: stepSize: a step "
+     "1e-06 <= h <= 0.0014 s (got 0.0017) with integrator 'rk2'"),
     # every one refused is named, in the variables' order (only the first was)
     ({"stepSize": math.nan, "car.speed0": math.nan, "car.steeringMode": 9},
      "parameter stepSize = nan rejected: it accepts a finite value in [1e-06, 0.002]; "

@@ -31,7 +31,7 @@ from .wheel_meshes import pack_reach, pack_wheel_meshes
 
 
 def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steering_modes=None,
-         trace=None, substeps=None):
+         trace=None, substeps=None, integrator=None):
     """Return (Model, y0) for the event in static equilibrium (``engine.setup.equilibrium``).
 
     ``steering_modes``: per unit name with a steering system, the steering mode's name
@@ -50,7 +50,8 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
     (``simon_fmu.native.tuning``).
 
     ``substeps``: the most sub-steps a step is split into, in place of the event's
-    ``simulation.substeps`` (``engine.integrator``).
+    ``simulation.substeps`` (``engine.integrator``); ``integrator``: the integration method (a key
+    of ``engine.setup.fields.METHODS``), in place of the event's ``simulation.integrator``.
     """
     d = event.model
     env = d.environment
@@ -91,7 +92,8 @@ def pack(event, friction_multiplier: float, initial: dict, u_wheel=None, steerin
 
     lay = L.StateLayout(len(units), nw, len(rows.axles), len(rows.tires), len(conn_statics),
                         len(steering_units), CV.shape[0], P_PAIR.shape[0])
-    P_ENV = environment.pack_environment(d, friction_multiplier, rho, terrain_top, lay, substeps)
+    P_ENV = environment.pack_environment(d, friction_multiplier, rho, terrain_top, lay, substeps,
+                                         integrator)
     brakes.cold_ratios(P_WHEEL, P_BRAKE, T_BRAKE, env.air_temperature)
     model = L.Model(P_UNIT, P_GEAR, P_DIFF, P_ENG, N_ENG, P_WHEEL, T_WHEEL, P_TIRE, TT, P_AERO,
                     P_ENV, P_AXLE, P_CONN, P_BRAKE, T_BRAKE, *environment.terrain_arrays(mesh), P_COLL,

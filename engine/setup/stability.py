@@ -74,6 +74,14 @@ def method_name(model) -> str:
     return METHOD_NAMES[method_of(model)]
 
 
+def with_method(model, method: str):
+    """The packed model integrated by ``method`` (a key of ``METHODS``) instead: a copy of its
+    ``P_ENV`` with the method's code, every other array shared."""
+    env = model.P_ENV.copy()
+    env[L.E_INTEGRATOR] = METHODS[method].code
+    return model._replace(P_ENV=env)
+
+
 def step_limit(lam: complex, method: int) -> float:
     """The largest step of ``method`` that resolves the mode ``lam`` (the kernel
     :func:`engine.stability.step_limit`)."""
@@ -378,10 +386,11 @@ def _joint_state(model, base, kinds, order, R):
     return y
 
 
-def joint_step(sim) -> JointStep:
+def joint_step(sim, model=None) -> JointStep:
     """The largest step of the event's integration method that resolves the stiffest mode of
     the units on their joints at any attitude they can take (docs/equations.md, "The
-    integration step and its stability").
+    integration step and its stability"); ``model``: ``sim.model`` or that model with another
+    method (:func:`with_method`).
 
     The check at the initial state sees the joints as the units stand there. A joint's modes
     depend on the attitudes: a fixed dolly level under its trailer has its pitch held by the
@@ -393,7 +402,7 @@ def joint_step(sim) -> JointStep:
     (:func:`_attitudes`: a low-discrepancy sample of JOINT_SAMPLES, the first level, then a
     coordinate search from the stiffest); at each, the same linearisation as
     :func:`stable_step` over the bodies (:func:`joint_free_states`)."""
-    model = sim.model
+    model = sim.model if model is None else model
     if model.P_CONN.shape[0] == 0:
         return JointStep(math.inf, 0j, "")
     PC = model.P_COLL.copy()
@@ -447,13 +456,15 @@ def joint_step(sim) -> JointStep:
     return JointStep(h, lam, sim.state_names[state] if state >= 0 else "", attitudes)
 
 
-def joint_step_problem(sim, limit: JointStep, step) -> str:
-    """The refusal of a step beyond the joints' limit (``step``: the step, printed as given)."""
+def joint_step_problem(sim, limit: JointStep, step, model=None) -> str:
+    """The refusal of a step beyond the joints' limit (``step``: the step, printed as given;
+    ``model``: the one :func:`joint_step` found it for, by default ``sim.model``)."""
     lam = limit.eigenvalue
     where = "; ".join(f"{name} " + ", ".join(f"{math.degrees(a):.0f}" for a in angles)
                       for name, angles in zip(sim.unit_names, limit.attitudes))
     return (f"stepSize: a step <= {limit.h_max:.3g} s for this vehicle (got {step!r}): turned "
             f"through the attitudes its joints allow, its units' stiffest mode on their joints, "
             f"in {limit.state}, has the eigenvalue {lam.real:.4g}{lam.imag:+.4g}j 1/s (roll, "
-            f"pitch, yaw in degrees: {where}), and the {method_name(sim.model)} step is stable "
+            f"pitch, yaw in degrees: {where}), and the "
+            f"{method_name(sim.model if model is None else model)} step is stable "
             f"only up to h = {limit.h_max:.3g} s for it")

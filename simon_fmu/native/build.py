@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 import engine
-from engine.setup.stability import method_name
+from engine.setup.fields import METHODS
 from engine.signals import WHOLE_INPUTS
 
 from . import kernels as K
@@ -267,7 +267,9 @@ def resource_arrays(event, sim, catalogue, guid: str) -> dict:
     arrays["tire.names"] = texts(sim.tire_names)
     arrays["state.names"] = texts(sim.state_names)
     arrays["check.accepts"] = np.zeros(3)     # engine.layout.state_fault's answer
-    arrays["step.method"] = texts([method_name(sim.model)])
+    # the integration methods' names in messages, in the order of the parameter integrator's
+    # items (tune.methods' rows)
+    arrays["step.method"] = texts(m.title for m in METHODS.values())
     arrays["guid"] = texts([guid])
     return arrays
 

@@ -79,6 +79,7 @@ from engine.preload import PRELOAD_DONE, preload_lateral
 from engine.settle import settle_on_terrain
 from engine.start_check import H_DEPTH, H_VERTEX
 from engine.setup.errors import EventError
+from engine.setup.fields import INTEGRATORS, MAX_STEP_SIZES
 from engine.setup.launch import MOTION_FIELDS, MOTION_SLOTS, launched, motion_problems
 from engine.setup.params import pack
 from engine.setup.settle import (DEFLECT, DISPLACED_REST, LIFT_OFF, NO_EQUILIBRIUM, NO_REST,
@@ -154,7 +155,8 @@ def _arrays(model, y0) -> list:
     return [np.asarray(y0)] + [np.asarray(a) for a in model]
 
 
-def _setup(event, sim, fm=None, initial=None, modes=None, flat=False, substeps=None) -> list:
+def _setup(event, sim, fm=None, initial=None, modes=None, flat=False, substeps=None,
+           integrator=None) -> list:
     """The set-up's arrays (the state and the packed parameters, in :data:`TARGETS` order) for
     the simulation's parameters with the given ones in their place; ``flat``: the state before
     the set-up puts the vehicle on the terrain (``engine.setup.params.pack``'s ``trace``), even
@@ -163,16 +165,17 @@ def _setup(event, sim, fm=None, initial=None, modes=None, flat=False, substeps=N
     args = (event, sim.friction_multiplier if fm is None else fm,
             sim.initial if initial is None else initial, None,
             sim.steering_modes if modes is None else modes)
-    n_sub = sim.substeps if substeps is None else substeps
+    solver = {"substeps": sim.substeps if substeps is None else substeps,
+              "integrator": sim.integrator if integrator is None else integrator}
     if not flat:
-        return _arrays(*pack(*args, substeps=n_sub))
+        return _arrays(*pack(*args, **solver))
     try:
-        model, _ = pack(*args, trace=trace, substeps=n_sub)
+        model, _ = pack(*args, trace=trace, **solver)
     except EventError:
         if "flat" not in trace:
             raise
         # the same arrays: only y moves
-        model = pack(*args[:2], sim.initial, *args[3:], substeps=n_sub)[0]
+        model = pack(*args[:2], sim.initial, *args[3:], **solver)[0]
     return _arrays(model, trace["flat"])
 
 
@@ -263,7 +266,7 @@ def effects(event, sim, catalogue) -> Effects:
     # on a terrain: the lead's position (and speed) applied before the set-up's start on it
     trace = {}
     pack(event, sim.friction_multiplier, sim.initial, None, sim.steering_modes, trace=trace,
-         substeps=sim.substeps)
+         substeps=sim.substeps, integrator=sim.integrator)
     flat_base = [trace["flat"]] + base[1:]
     terrain = {}             # value reference -> (variable, its rows on the flat state, towed)
     for v in params:
@@ -477,7 +480,7 @@ def wheel_problems(event, sim, found, catalogue) -> list[str]:
             u[:, j] = base[:, j] + (_WHEEL_PROBES[field] - base[:, j]) * scale * spread
             try:
                 want = pack(event, sim.friction_multiplier, sim.initial, u, sim.steering_modes,
-                            substeps=sim.substeps)[1]
+                            substeps=sim.substeps, integrator=sim.integrator)[1]
             except EventError:
                 want = None
             y = np.array(found.flat, dtype=np.float64)
@@ -568,6 +571,8 @@ def _effect(event, sim, v, base, enumerations, ignore=frozenset(), flat=False):
     def arrays_at(value):
         if source == "parameter" and index == ("substeps",):
             return _setup(event, sim, substeps=value)
+        if source == "parameter" and index == ("integrator",):
+            return _setup(event, sim, integrator=INTEGRATORS[int(value) - 1])
         if source == "parameter":
             return _setup(event, sim, fm=value)
         if source == "initial":
@@ -654,10 +659,12 @@ def tables(event, sim, catalogue) -> dict:
     ``stab.*`` (docs/native.md, "Parameters"). The parameters' current values are the
     instance's copy of ``var.value``."""
     from engine import Simulation
+    from engine.simulation import step_range_problem
     from engine.setup.event import MIN_STEP_SIZE
     from engine.setup.footprint import overlap_tables
     from engine.setup.start_clear import FIELDS, overlap_templates, start_arguments
-    from engine.setup.stability import contact_step, joint_step_problem, kernel_work
+    from engine.setup.stability import (contact_step, joint_step, joint_step_problem,
+                                        kernel_work, with_method)
     from model_description.catalogue import ENUMERATIONS
     from simon_fmu.runtime.protocol import _accepts
     from .resources import texts
@@ -682,13 +689,13 @@ def tables(event, sim, catalogue) -> dict:
         accepts[vr] = ENUMERATIONS[v.declared_type].accepts() if v.type == "Enumeration" \
             else _accepts(v)
         source, index = v.binding
-        if kind[vr] == STEP and contact.h_max < hi[vr]:
+        if kind[vr] == STEP and contact.h_max < MAX_STEP_SIZES[sim.integrator]:
             kind[vr] = FIXED      # its message depends on the step beyond its value
             reasons[v.name] = "a step beyond the limit of the meshes' stiffest contact " \
                               f"({contact.h_max:.3g} s) is possible"
         if kind[vr] == ZERO_ONLY:
             zero[vr], zero_tail[vr] = _split(_zero_problem(event, *index), _SENTINEL)
-        if v.type == "Enumeration" and kind[vr] == TUNABLE:
+        if v.type == "Enumeration" and kind[vr] == TUNABLE and source == "steering":
             for item in range(1, len(ENUMERATIONS[v.declared_type].items) + 1):
                 problems = []
                 Simulation.steering_modes_of(event, {index[0]: item}, problems)
@@ -696,18 +703,44 @@ def tables(event, sim, catalogue) -> dict:
                     item_rows.append((vr, item, len(messages)))
                     messages.append("; ".join(problems))
     names = {v.name: v.value_reference for v in catalogue}
+    step_vr, method_vr = names["stepSize"], names["integrator"]
+    if kind[method_vr] == TUNABLE:
+        # another method changes the contact's limit: the meshes' stiffest contact must
+        # resolve every step it accepts (the runtime's check of the initial state's modes and
+        # the joints' limit is the method's: below)
+        for method in INTEGRATORS:
+            bound = MAX_STEP_SIZES[method] if kind[step_vr] == STEP else sim.step_size
+            h = contact_step(with_method(sim.model, method)).h_max
+            if h < bound:
+                kind[method_vr] = FIXED
+                reasons["integrator"] = \
+                    f"with {method!r}, a step beyond the limit of the meshes' stiffest " \
+                    f"contact ({h:.3g} s) is possible"
+                break
+    # per integration method (items 1, 2, ... of integrator): its largest step and its
+    # refusal around the step; the joints' limit at any attitude (no other parameter changes
+    # it) and its refusal, the build's for the event's method, found again for another
+    # method the parameter can choose
+    methods = []
+    for method in INTEGRATORS:
+        model = with_method(sim.model, method)
+        joint, joint_text = (sim.joint_limit if method == sim.integrator else
+                             joint_step(sim, model) if kind[method_vr] == TUNABLE else
+                             None), -1
+        if joint is not None and joint.h_max < math.inf:
+            joint_text = len(messages)
+            messages.extend(_split(joint_step_problem(sim, joint, _SENTINEL, model), _SENTINEL))
+        range_text = len(messages)
+        messages.extend(_split(step_range_problem(_SENTINEL, method, True), _SENTINEL))
+        methods.append((MAX_STEP_SIZES[method], math.inf if joint is None else joint.h_max,
+                        joint_text, range_text))
     for lead, limit, what in sim.speed_limits():
         vr = names.get(f"{lead}.speed0")
         if vr is not None:
             speed_rows.append((vr, limit, len(messages)))
             messages.append(what)
-    # the step-size check: the build's limit, and the kernel's arrays
+    # the step-size check: the build's limit for the event's method, and the kernel's arrays
     limit = sim.step_limit               # the simulation's check found it at this state
-    # the joints' limit at any attitude (no parameter changes it): its message around the step
-    joint, joint_text = sim.joint_limit, -1
-    if joint.h_max < math.inf:
-        joint_text = len(messages)
-        messages.extend(_split(joint_step_problem(sim, joint, _SENTINEL), _SENTINEL))
     free = np.asarray(limit.free, dtype=np.int64)
     state = int(free[limit.column]) if limit.column >= 0 else -1
     # the arrays the rows write (each a float64 array of the kernels' arguments), renumbered
@@ -723,7 +756,9 @@ def tables(event, sim, catalogue) -> dict:
         "tune.texts": texts(messages),
         "tune.speed": np.array(speed_rows, np.float64).reshape(-1, 3),
         "tune.stable": np.array([limit.h_max, limit.eigenvalue.real, limit.eigenvalue.imag,
-                                 float(state), MIN_STEP_SIZE, joint.h_max, joint_text]),
+                                 float(state), MIN_STEP_SIZE]),
+        "tune.methods": np.array(methods, np.float64).reshape(-1, 4),
+        "tune.method": np.array([method_vr, step_vr], np.int64),
         "tune.reasons": texts(reasons.get(v.name, "") for v in catalogue),
         "tune.launch": found.launch,
         "tune.towed": np.array([found.towed], np.int64),

@@ -55,6 +55,7 @@ from pythonfmu import Boolean, Fmi2Causality, Fmi2Slave, Integer, Real, String
 from pythonfmu.enums import Fmi2Status
 
 import engine
+from engine.setup.fields import INTEGRATORS
 from model_description.catalogue import ENUMERATIONS, Catalogue, Variable, build_catalogue
 from model_description.writer import LOG_CATEGORIES
 from simon_fmu.runtime.checksum import STATE_BASIS, fnv1a64
@@ -469,6 +470,7 @@ class SimonSlave(Fmi2Slave):
                     friction_multiplier=float(
                         self._params[("parameter", ("frictionMultiplier",))]),
                     substeps=int(self._params[("parameter", ("substeps",))]),
+                    integrator=INTEGRATORS[int(self._params[("parameter", ("integrator",))]) - 1],
                     initial=initial, steering_modes=steering,
                     # an external road's inputs at initialisation place the vehicle on it
                     wheel_inputs=wheels if np.isfinite(wheels).all() else None,

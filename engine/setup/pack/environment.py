@@ -21,9 +21,11 @@ TERRAIN_TYPES = {"flat": L.TERRAIN_FLAT, "mesh": L.TERRAIN_MESH, "crg": L.TERRAI
 TIRE_LIMITS = {"wheel": L.TIRE_LIMIT_WHEEL, "stop": L.TIRE_LIMIT_STOP}
 
 
-def pack_environment(data, friction_multiplier, rho, terrain_top, layout, substeps=None):
+def pack_environment(data, friction_multiplier, rho, terrain_top, layout, substeps=None,
+                     integrator=None):
     """``P_ENV``: ``friction_multiplier`` scales the event's; ``substeps`` (an integer) stands
-    for the event's ``simulation.substeps`` where given; ``rho`` the air density
+    for the event's ``simulation.substeps`` and ``integrator`` (a key of ``METHODS``) for its
+    ``simulation.integrator`` where given; ``rho`` the air density
     (``engine.setup.derived.air_density``); ``terrain_top`` the earth Z of a mesh terrain's
     highest point (``engine.setup.collision.pack_collisions``); ``layout`` the state's
     :class:`engine.layout.StateLayout`, whose block offsets the kernels read here."""
@@ -43,7 +45,7 @@ def pack_environment(data, friction_multiplier, rho, terrain_top, layout, subste
     P_ENV[L.E_HYDRO] = MODELS[sim.hydroplaning or "off"]
     P_ENV[L.E_AIR_T] = env.air_temperature
     P_ENV[L.E_TIRE_LIMIT] = TIRE_LIMITS[sim.tire_limit or "wheel"]
-    P_ENV[L.E_INTEGRATOR] = METHODS[sim.integrator or INTEGRATORS[0]].code
+    P_ENV[L.E_INTEGRATOR] = METHODS[integrator or sim.integrator or INTEGRATORS[0]].code
     P_ENV[L.E_SUBSTEPS] = substeps if substeps is not None else (sim.substeps or 1)
     return P_ENV
 

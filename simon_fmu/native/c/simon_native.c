@@ -66,11 +66,16 @@ enum { PHASE_INSTANTIATED, PHASE_INIT, PHASE_STEP, PHASE_TERMINATED };
 /* a parameter's kind and an effect row's operation (simon_fmu/native/tuning.py) */
 enum { K_FIXED = 0, K_TUNABLE, K_STEP, K_ZERO_ONLY };
 enum { OP_DIV = 0, OP_MUL, OP_ADD, OP_ITEM };
-/* tune.stable: the build's limit of the step size (engine.setup.stability.stable_step), the
-   least step the engine accepts, the limit of the units on their joints at any attitude
-   (engine.setup.stability.joint_step, a constant of the event) and the index in tune.texts of
-   its message's text before the step (the text after it follows), -1 when it has none */
-enum { S_HMAX = 0, S_RE, S_IM, S_STATE, S_MIN_STEP, S_JOINT, S_JOINT_TEXT, S_COUNT };
+/* tune.stable: the build's limit of the step size for the event's integration method
+   (engine.setup.stability.stable_step) and the least step the engine accepts */
+enum { S_HMAX = 0, S_RE, S_IM, S_STATE, S_MIN_STEP, S_COUNT };
+/* tune.methods, a row per integration method (the items 1, 2, ... of the parameter integrator,
+   whose value reference and stepSize's tune.method holds): its largest step
+   (engine.setup.fields.MAX_STEP_SIZES), the limit of the units on their joints at any attitude
+   (engine.setup.stability.joint_step, a constant of the event and the method), the index in
+   tune.texts of that refusal's text before the step (the text after it follows; -1 when it
+   has none), and of the refusal of a step beyond the method's largest (likewise) */
+enum { MT_MAX_STEP = 0, MT_JOINT, MT_JOINT_TEXT, MT_RANGE_TEXT, MT_COUNT };
 #define SN_MAX_TARGETS 64
 /* the longest message of the set-up (every refused parameter of many vehicles, named): the
    development FMU's have no limit; 64 KB holds those of some sixty vehicles */
@@ -138,6 +143,9 @@ typedef struct {
     double *tune_value;
     const double *tune_lo, *tune_hi, *tune_rows, *tune_items, *tune_speed, *tune_stable;
     const double *tune_launch;          /* per unit: u, its Z in y, roll0, pitch0, Z level, ground Z */
+    const double *tune_methods;         /* per integration method (tune.methods) */
+    int ntune_methods;
+    int64_t method_vr, step_vr;         /* the parameters integrator and stepSize */
     int ntune_rows, ntune_items, ntune_speed, ntune_targets, ntune_launch;
     int64_t tune_towed;                 /* 1: the towed units placed behind their tow units */
     int64_t tune_apart;                 /* 1: the vehicles checked to start apart */
@@ -179,7 +187,7 @@ typedef struct {
                                            1 for each slot a parameter writes */
     double step;                        /* the internal step (stepSize) */
     const char **tire_names, **state_names;
-    const char **step_method;           /* the integration method's name, for messages */
+    const char **step_method;           /* the integration methods' names, for messages */
     int nstep_method;
     int ntires, nstates;
     const double *p_tire;
@@ -777,6 +785,34 @@ static const char *find_all(sn_instance *c, const char *const *names, int n, sn_
     return NULL;
 }
 
+/* tune.methods and tune.method hold together: a row per item of the parameter integrator
+   (its range 1..rows), each with its largest step, its texts inside tune.texts and a joints'
+   limit with its text, or none */
+static int methods_ok(sn_instance *c, int ntx)
+{
+    if (c->ntune_methods < 1 || c->method_vr < 0 || c->method_vr >= c->nvars || c->step_vr < 0
+            || c->step_vr >= c->nvars || c->var_table[5 * c->method_vr + 2] != C_PARAMETER
+            || c->var_table[5 * c->step_vr + 2] != C_PARAMETER
+            || !(c->tune_lo[c->method_vr] >= 1.0)
+            || !(c->tune_hi[c->method_vr] <= (double)c->ntune_methods))
+        return 0;
+    for (int m = 0; m < c->ntune_methods; m++) {
+        const double *row = c->tune_methods + MT_COUNT * m;
+        double jt = row[MT_JOINT_TEXT], rt = row[MT_RANGE_TEXT];
+        if (!(jt == -1.0 ? !(row[MT_JOINT] < INFINITY) : jt >= 0.0 && jt + 1.0 < (double)ntx)
+                || !(rt >= 0.0 && rt + 1.0 < (double)ntx) || !(row[MT_MAX_STEP] > 0.0))
+            return 0;
+    }
+    return 1;
+}
+
+/* the integration method the parameter integrator chooses: its row of tune.methods */
+static int method_of(sn_instance *c)
+{
+    int m = (int)c->tune_value[c->method_vr] - 1;
+    return m >= 0 && m < c->ntune_methods ? m : 0;
+}
+
 static const char *bind(sn_instance *c)
 {
     char *why = c->failure;      /* the instance's own buffer */
@@ -818,7 +854,8 @@ static const char *bind(sn_instance *c)
                             "tire.names", "state.names", "step.method", "P.P_TIRE", "tune.kind",
                             "tune.lo", "tune.hi", "tune.accepts", "tune.rows", "tune.targets",
                             "tune.zero", "tune.zero_tail", "tune.items", "tune.texts",
-                            "tune.speed", "tune.stable", "tune.reasons", "tune.launch",
+                            "tune.speed", "tune.stable", "tune.methods", "tune.method",
+                            "tune.reasons", "tune.launch",
                             "tune.towed", "tune.apart", "apart.heads", "apart.quoted",
                             "tune.clear", "clear.nv", "clear.texts", "clear.fields",
                             "clear.columns", "clear.check", "clear.hits",
@@ -874,6 +911,12 @@ static const char *bind(sn_instance *c)
     c->tune_launch = (const double *)tl->init;
     c->ntune_launch = tl->ndim == 2 && tl->shape[1] == 6 ? (int)tl->shape[0] : -1;
     c->tune_stable = (const double *)find(c, "tune.stable")->init;
+    sn_array *tm = find(c, "tune.methods"), *tv = find(c, "tune.method");
+    c->tune_methods = (const double *)tm->init;
+    c->ntune_methods = tm->dtype == 1 && tm->ndim == 2 && tm->shape[1] == MT_COUNT
+                       && tm->shape[0] > 0 ? (int)tm->shape[0] : -1;
+    c->method_vr = tv->dtype == 2 && tv->nitems == 2 ? ((const int64_t *)tv->init)[0] : -1;
+    c->step_vr = tv->dtype == 2 && tv->nitems == 2 ? ((const int64_t *)tv->init)[1] : -1;
     sn_array *tt = find(c, "tune.towed");
     c->tune_towed = tt->dtype != 2 || tt->nitems != 1 ? -1 : *(const int64_t *)tt->init;
     sn_array *ta = find(c, "tune.apart");
@@ -942,9 +985,7 @@ static const char *bind(sn_instance *c)
             || c->apart[5]->nitems != c->napart_heads || c->apart[3]->shape[0] != c->napart_quoted
             || find(c, "var.value")->nitems != c->nvars || find(c, "tune.kind")->nitems != c->nvars
             || find(c, "tune.stable")->nitems != S_COUNT
-            || !(c->tune_stable[S_JOINT_TEXT] == -1.0 ? !(c->tune_stable[S_JOINT] < INFINITY)
-                 : c->tune_stable[S_JOINT_TEXT] >= 0.0
-                   && c->tune_stable[S_JOINT_TEXT] + 1.0 < (double)ntx)) {
+            || !methods_ok(c, ntx)) {
         snprintf(why, room, "the resources' parameter tables are inconsistent");
         return why;
     }
@@ -1008,7 +1049,7 @@ static const char *bind(sn_instance *c)
     c->p_tire = pt->data;
     c->p_tire_cols = pt->ndim == 2 ? pt->shape[1] : 0;
     if (!c->var_names || !c->in_names || !c->in_accepts || !c->in_whole_texts || !c->tire_names
-            || !c->state_names || !c->step_method || c->nstep_method != 1
+            || !c->state_names || !c->step_method || c->nstep_method != c->ntune_methods
             || c->nstates != find(c, "y")->nitems || c->chk[0] != find(c, "y")
             || c->chk[sn_state_fault_narrays - 1]->nitems != 3
             || c->nin != (int)(c->in[0]->nitems + c->in[1]->nitems + c->in[2]->nitems)) {
@@ -1285,12 +1326,15 @@ static int check_step(sn_instance *c, int moved, char *why, size_t size)
     }
     char got[40];
     py_repr(got, sizeof got, c->step);
+    int method = method_of(c);
+    const double *mt = c->tune_methods + MT_COUNT * method;
     if (c->step <= h_max) {
         /* engine.Simulation._check_joint_step: the joints' limit at any attitude, a constant
-           of the event (its message the build's, around the step as Python prints it) */
-        if (c->step <= c->tune_stable[S_JOINT])
+           of the event and the method (its message the build's, around the step as Python
+           prints it) */
+        if (c->step <= mt[MT_JOINT])
             return 0;
-        int64_t k = (int64_t)c->tune_stable[S_JOINT_TEXT];
+        int64_t k = (int64_t)mt[MT_JOINT_TEXT];
         snprintf(why, size, "the parameters are not accepted: %s%s%s", c->tune_texts[k], got,
                  c->tune_texts[k + 1]);
         return 1;
@@ -1299,7 +1343,7 @@ static int check_step(sn_instance *c, int moved, char *why, size_t size)
              "vehicle (got %s): its stiffest mode, in %s, has the eigenvalue %.4g%+.4gj 1/s at the "
              "initial state, and the %s step is stable only up to h = %.3g s "
              "for it%s", h_max, got, state >= 0 && state < c->nstates ? c->state_names[state] : "",
-             re, im, c->step_method[0], h_max, isfinite(h_max) && h_max >= c->tune_stable[S_MIN_STEP] ? "" :
+             re, im, c->step_method[method], h_max, isfinite(h_max) && h_max >= c->tune_stable[S_MIN_STEP] ? "" :
              "; no step the engine accepts resolves it: check the stiffnesses and masses of the "
              "event");
     return 1;
@@ -1635,6 +1679,18 @@ static int setup_parameters(sn_instance *c, char *why, size_t size)
     if (problems)
         return 1;
     append(why, size, &at, "the parameters are not accepted: ");
+    {                         /* engine.simulation.step_range_problem: the method's largest step */
+        const double *mt = c->tune_methods + MT_COUNT * method_of(c);
+        double h = c->tune_value[c->step_vr];
+        if (!(h <= mt[MT_MAX_STEP])) {
+            int64_t k = (int64_t)mt[MT_RANGE_TEXT];
+            py_repr(text, sizeof text, h);
+            append(why, size, &at, problems++ ? "; " : "");
+            append(why, size, &at, c->tune_texts[k]);
+            append(why, size, &at, text);
+            append(why, size, &at, c->tune_texts[k + 1]);
+        }
+    }
     for (int64_t vr = 0; vr < c->nvars; vr++)       /* engine.setup.launch.motion_problems */
         if (c->tune_kind[vr] == K_ZERO_ONLY && c->tune_value[vr] != 0.0) {
             param_repr(c, vr, text, sizeof text);
