@@ -28,11 +28,11 @@ speed0 in initialisation mode as well (it is tunable now, docs/native.md, "Param
 they do for the development FMU (out/SimonCar.fmu, built when missing), so both start alike.
 The fmpy variants, the peer and fmpy's cold start are speed.py's own (runner.spawn).
 
-The same native FMU built once more from that event with ``simulation.integrator`` 'rk2'
+The same native FMU with its parameter ``integrator`` set to 2, RK2, at initialisation
 (Heun's method, two evaluations of the model a step where RK4 takes four; docs/equations.md,
-"The integration method"; out/bench-native-sedan-rk2.json -> out/SimonCar-native-bench-rk2.fmu)
-runs the same variants at 1 ms and 10 ms through fmpy and the C host (the ``-rk2`` rows); the
-targets are reported for both methods.
+"The integration method"), as a real-time host would set it, runs the same variants at 1 ms
+and 10 ms through fmpy and the C host (the ``-rk2`` rows); the targets are reported for both
+methods.
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ from runner import (REPO, best_of, ensure_fmu, fmu_staleness, load_manoeuvre, na
 DEV_FMU = REPO / "out" / "SimonCar.fmu"
 NATIVE_FMU = REPO / "out" / "SimonCar-native-bench.fmu"
 NATIVE_EVENT = REPO / "out" / "bench-native-sedan.json"
-NATIVE_FMU_RK2 = REPO / "out" / "SimonCar-native-bench-rk2.fmu"
-NATIVE_EVENT_RK2 = REPO / "out" / "bench-native-sedan-rk2.json"
+#: the parameters the ``-rk2`` variants set at initialisation: Heun's method
+RK2_PARAMETERS = {"integrator": 2}
 DEFAULT_EVENT = REPO / "engine" / "data" / "sedan.json"
 HOST_SOURCE = Path(__file__).resolve().parent / "native_host.c"
 
@@ -85,16 +85,13 @@ LABELS = {
 }
 
 
-def build_native(manoeuvre, fmu_path, event_path, integrator="rk4"):
+def build_native(manoeuvre, fmu_path, event_path):
     """The sedan's native FMU, from a copy of the default event starting at the manoeuvre's
-    speed (the hosts set speed0 at initialisation too), integrated by ``integrator``
-    (simulation.integrator). Returns an error text or None."""
+    speed (the hosts set speed0 at initialisation too). Returns an error text or None."""
     event = json.loads(DEFAULT_EVENT.read_text())
     lead = event["units"][0]
     lead.setdefault("initial", {})["speed"] = manoeuvre["speed_mps"]
-    event.setdefault("simulation", {})["integrator"] = integrator
-    event["name"] = (f"{event['name']} at {manoeuvre['speed_mps']:g} m/s, {integrator} "
-                     "(benchmarks/native.py)")
+    event["name"] = f"{event['name']} at {manoeuvre['speed_mps']:g} m/s (benchmarks/native.py)"
     event_path.parent.mkdir(parents=True, exist_ok=True)
     event_path.write_text(json.dumps(event, indent=2) + "\n")
     cmd = [sys.executable, "-m", "simon_fmu", "build", "--native", str(event_path),
@@ -137,20 +134,26 @@ def fmu_refs(unzipdir, unit):
         "refs": [vr[f"{unit}.{name}"] for name in ("speed0", "gear", "steeringWheelAngle",
                                                    "throttle", "ay", "speed")],
         "step_size": vr["stepSize"],
+        "step_size_start": float(step.find("Real").get("start")),
         "step_size_max": float(step.find("Real").get("max")),
+        "integrator": vr["integrator"],
     }
 
 
-def run_host(exe, unzipdir, md, manoeuvre, step, duration, internal_step=None):
+def run_host(exe, unzipdir, md, manoeuvre, step, duration, internal_step=None, method=None):
     """One C host process: cold start, then `duration` s of the manoeuvre at `step`; with
-    ``internal_step``, the FMU's parameter stepSize set to it at initialisation."""
+    ``internal_step``, the FMU's parameter stepSize set to it at initialisation, with
+    ``method`` its parameter integrator (and stepSize at its start value unless given)."""
     m = manoeuvre
     cmd = [str(exe), str(unzipdir), md["id"], md["guid"], repr(step), repr(duration),
            *map(str, md["refs"]), repr(m["speed_mps"]), str(m["gear"]),
            repr(m["steering_wheel_amplitude_rad"]), repr(m["omega_rad_per_s"]),
            repr(m["throttle_feedforward"]), repr(THROTTLE_KP), repr(THROTTLE_KI)]
-    if internal_step is not None:
-        cmd += [str(md["step_size"]), repr(internal_step)]
+    if internal_step is not None or method is not None:
+        cmd += [str(md["step_size"]), repr(md["step_size_start"] if internal_step is None
+                                            else internal_step)]
+    if method is not None:
+        cmd += [str(md["integrator"]), str(method)]
     runs = []
     # the calls' times from a loop that reads the clock around each call; the real-time
     # factor from the same manoeuvre in a new process whose loop reads none (the peer's loop
@@ -311,7 +314,6 @@ def main(argv=None):
     # a development FMU older than its sources is built again: it would time other kernels
     # than the native FMU's
     error = (build_native(manoeuvre, NATIVE_FMU, NATIVE_EVENT)
-             or build_native(manoeuvre, NATIVE_FMU_RK2, NATIVE_EVENT_RK2, "rk2")
              or ensure_fmu(DEV_FMU, rebuild=DEV_FMU.exists() and bool(fmu_staleness(DEV_FMU))))
     if error:
         raise SystemExit(error)
@@ -320,8 +322,7 @@ def main(argv=None):
         print(f"warning: {DEV_FMU} is older than {len(stale)} source file(s), e.g. {stale[0]}",
               flush=True)
     report["fmus"] = {"native": shown(NATIVE_FMU), "native_event": shown(NATIVE_EVENT),
-                      "native_rk2": shown(NATIVE_FMU_RK2),
-                      "native_rk2_event": shown(NATIVE_EVENT_RK2),
+                      "rk2_parameters": RK2_PARAMETERS,
                       "development": shown(DEV_FMU), "development_sources_newer": stale}
     # the instruction-set level the native FMU's kernels run at here: the widest this
     # processor runs (docs/native.md, "Instruction-set levels")
@@ -334,34 +335,31 @@ def main(argv=None):
         with zipfile.ZipFile(NATIVE_FMU) as z:
             z.extractall(unzipdir)
         md = fmu_refs(unzipdir, manoeuvre["unit"])
-        unzip_rk2 = work / "fmu-rk2"
-        with zipfile.ZipFile(NATIVE_FMU_RK2) as z:
-            z.extractall(unzip_rk2)
-        md_rk2 = fmu_refs(unzip_rk2, manoeuvre["unit"])
+        heun = dict(manoeuvre, parameters=RK2_PARAMETERS)
 
         fmpy_variants = {"peer": ("peer", None), "dev-fmpy-1ms": ("fmu-1ms", DEV_FMU),
                          "dev-fmpy-10ms": ("fmu-10ms", DEV_FMU),
                          "native-fmpy-1ms": ("fmu-1ms", NATIVE_FMU),
                          "native-fmpy-10ms": ("fmu-10ms", NATIVE_FMU),
-                         "native-fmpy-1ms-rk2": ("fmu-1ms", NATIVE_FMU_RK2),
-                         "native-fmpy-10ms-rk2": ("fmu-10ms", NATIVE_FMU_RK2)}
-        # (communication step, internal step: None for the event's, 1 ms, the unpacked FMU and
-        # its references); the third at the largest internal step the FMU accepts, 2 ms
-        # (docs/equations.md, "The integration step and its stability")
-        rk4, rk2 = (unzipdir, md), (unzip_rk2, md_rk2)
-        host_variants = {"native-c-1ms": (0.001, None, rk4), "native-c-10ms": (0.01, None, rk4),
-                         "native-c-10ms-h2": (0.01, md["step_size_max"], rk4),
-                         "native-c-1ms-rk2": (0.001, None, rk2),
-                         "native-c-10ms-rk2": (0.01, None, rk2)}
+                         "native-fmpy-1ms-rk2": ("fmu-1ms", NATIVE_FMU),
+                         "native-fmpy-10ms-rk2": ("fmu-10ms", NATIVE_FMU)}
+        # (communication step, internal step: None for the event's, 1 ms, and the integration
+        # method: None for the event's, RK4, 2 for RK2); the third at the largest internal step
+        # the FMU accepts, 2 ms (docs/equations.md, "The integration step and its stability")
+        host_variants = {"native-c-1ms": (0.001, None, None), "native-c-10ms": (0.01, None, None),
+                         "native-c-10ms-h2": (0.01, md["step_size_max"], None),
+                         "native-c-1ms-rk2": (0.001, None, RK2_PARAMETERS["integrator"]),
+                         "native-c-10ms-rk2": (0.01, None, RK2_PARAMETERS["integrator"])}
         runs = {name: [] for name in list(fmpy_variants) + list(host_variants)}
         for i in range(max(1, args.repeat)):
             for name, (variant, fmu) in fmpy_variants.items():
                 print(f"round {i + 1}/{args.repeat}: {name} ...", flush=True)
-                runs[name].append(spawn(variant, manoeuvre, duration, fmu))
-            for name, (step, internal, (folder, refs)) in host_variants.items():
+                runs[name].append(spawn(variant, heun if name.endswith("-rk2") else manoeuvre,
+                                        duration, fmu))
+            for name, (step, internal, method) in host_variants.items():
                 print(f"round {i + 1}/{args.repeat}: {name} ...", flush=True)
-                runs[name].append(run_host(exe, folder, refs, manoeuvre, step, duration,
-                                           internal))
+                runs[name].append(run_host(exe, unzipdir, md, manoeuvre, step, duration,
+                                           internal, method))
         results = {name: best_of(rs) for name, rs in runs.items()}
 
         print(f"native-c-long: {long_run:g} s at 1 ms through the C host ...", flush=True)

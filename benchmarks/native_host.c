@@ -77,10 +77,11 @@ static void stats(const char *name, double *v, long n)
 
 int main(int argc, char **argv)
 {
-    if (argc != 19 && argc != 21) {
+    if (argc != 19 && argc != 21 && argc != 23) {
         fprintf(stderr, "usage: native_host FMU_DIR MODEL_IDENTIFIER GUID STEP DURATION "
                 "VR_SPEED0 VR_GEAR VR_STEER VR_THROTTLE VR_AY VR_SPEED "
-                "SPEED GEAR AMPLITUDE OMEGA FEEDFORWARD KP KI [VR_STEPSIZE STEPSIZE]\n");
+                "SPEED GEAR AMPLITUDE OMEGA FEEDFORWARD KP KI [VR_STEPSIZE STEPSIZE "
+                "[VR_INTEGRATOR INTEGRATOR]]\n");
         return 1;
     }
     const char *dir = argv[1], *id = argv[2], *guid = argv[3];
@@ -95,9 +96,11 @@ int main(int argc, char **argv)
     fmi2Integer gear = (fmi2Integer)atol(argv[13]);
     double amplitude = atof(argv[14]), omega = atof(argv[15]), feedforward = atof(argv[16]);
     double kp = atof(argv[17]), ki = atof(argv[18]);
-    int set_step = argc == 21;
+    int set_step = argc >= 21, set_method = argc == 23;
     fmi2ValueReference vr_step = set_step ? (fmi2ValueReference)atol(argv[19]) : 0;
     double internal_step = set_step ? atof(argv[20]) : 0.0;
+    fmi2ValueReference vr_method = set_method ? (fmi2ValueReference)atol(argv[21]) : 0;
+    fmi2Integer method = set_method ? (fmi2Integer)atol(argv[22]) : 0;
     long n = lround(duration / h);
     double *step_us = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     double *loop_us = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
@@ -132,6 +135,9 @@ int main(int argc, char **argv)
     CHECK(fmi2SetInteger(c, &vr_gear, 1, &gear));
     if (set_step) {
         CHECK(fmi2SetReal(c, &vr_step, 1, &internal_step));
+    }
+    if (set_method) {
+        CHECK(fmi2SetInteger(c, &vr_method, 1, &method));
     }
     CHECK(fmi2ExitInitializationMode(c));
     double c3 = now_us();

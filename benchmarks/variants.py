@@ -295,6 +295,13 @@ def _fmu_open(m, fmu_path, instance="bench"):
         slave.setInteger([refs["gear"]], [m["gear"]])
     else:
         slave.setReal([refs["gear"]], [float(m["gear"])])
+    # the manoeuvre's parameters set at initialisation (benchmarks/native.py: integrator)
+    for name, value in m.get("parameters", {}).items():
+        var = next(v for v in md.modelVariables if v.name == name)
+        if var.type in ("Integer", "Enumeration"):
+            slave.setInteger([var.valueReference], [int(value)])
+        else:
+            slave.setReal([var.valueReference], [float(value)])
     slave.exitInitializationMode()
     timings["initialize_s"] = time.perf_counter() - t
     return slave, refs, unzipdir, timings
