@@ -257,6 +257,54 @@ def test_a_state_whose_parameter_slots_are_not_its_parameters_values_is_refused(
         assert message in other.messages(min_status=3)[-1]
 
 
+def test_a_state_whose_enumeration_lies_between_its_items_is_refused(built, instance, extracted):
+    """A state of a run of Heun's method (the parameter integrator at 2) with that value
+    edited to 1.5 and the checksum made again: no item's row writes anything for it, so the
+    check of the slots passes, and it was taken with fmi2OK, the instance then reporting
+    integrator 1 (RK4) while it integrated by RK2. Refused; at 1 the edit is a value whose
+    rows the slot then contradicts; at 2 it is the state itself. A state saved in
+    initialisation mode with 1.5 is refused too (the end of initialisation would have taken
+    the step against RK4's limits)."""
+    from simon_fmu.native import resources as R
+    fmu = built("sedan")[0]
+    folder, md = extracted(fmu)
+    values = R.unpack((folder / "resources" / "native.bin").read_bytes())["var.value"]
+    vr = {v.name: v.valueReference for v in md.modelVariables}["integrator"]
+    heun = instance(fmu, name="heun").start({"integrator": 2})
+    for k in range(20):
+        heun.fmu.doStep(k * 0.01, 0.01)
+    state = bytearray(heun.fmu.serializeFMUstate(heun.fmu.getFMUstate()))
+    tuned = values.copy()
+    tuned[vr] = 2.0
+    at = bytes(state).find(tuned.tobytes())
+    assert at > 0, "the parameters' values in the state"
+    other = instance(fmu, name="other")
+    for value, message in ((1.5, "an Integer or Enumeration parameter's value is not a whole "
+                                 "number"),
+                           (1.0, "its packed parameters are not what its parameters' values "
+                                 "set")):
+        blob = bytearray(state)
+        struct.pack_into("=d", blob, at + 8 * vr, value)
+        with pytest.raises(FMICallException):
+            other.fmu.deSerializeFMUstate(_resealed(blob))
+        assert message in other.messages(min_status=3)[-1]
+    other.fmu.setFMUstate(other.fmu.deSerializeFMUstate(bytes(state)))
+    assert other.get("integrator") == 2
+    early = instance(fmu, name="early")
+    early.fmu.setupExperiment(startTime=0.0)
+    early.fmu.enterInitializationMode()
+    early.set("integrator", 2)
+    blob = bytearray(early.fmu.serializeFMUstate(early.fmu.getFMUstate()))
+    at = bytes(blob).find(tuned.tobytes())
+    assert at > 0, "the parameters' values in the state saved in initialisation mode"
+    struct.pack_into("=d", blob, at + 8 * vr, 1.5)
+    late = instance(fmu, name="late")     # the last one made: fmpy's logger proxy is global
+    with pytest.raises(FMICallException):
+        late.fmu.deSerializeFMUstate(_resealed(blob))
+    assert "an Integer or Enumeration parameter's value is not a whole number" in \
+        late.messages(min_status=3)[-1]
+
+
 #: sn_state_header's size: the state's y follows it (docs/native.md, "FMU state")
 _HEADER = 1248
 

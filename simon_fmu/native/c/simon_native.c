@@ -2602,6 +2602,16 @@ static const char *state_problem(sn_instance *c, const unsigned char *p, size_t 
     }
     if (y == NULL || values == NULL)
         return "not an FMU state of this FMU (it has no y or no parameters' values)";
+    /* an Integer's or an Enumeration's value is whole in any phase (fmi2SetInteger sets it;
+       an Enumeration's items' rows write nothing for a value between two items, and the
+       range check at the end of initialisation lets one through) */
+    for (int64_t vr = 0; vr < c->nvars; vr++) {
+        double v;
+        memcpy(&v, values + 8 * vr, sizeof v);
+        if (is_parameter(c, vr) && c->var_table[5 * vr + 1] != T_REAL && v != floor(v))
+            return "not an FMU state of this FMU (an Integer or Enumeration parameter's value "
+                   "is not a whole number)";
+    }
     /* once initialisation has applied the parameters (in a run that has not failed), their
        values lie in their ranges and the slots they write hold what their values write there:
        a slot may differ from this FMU's only so (substeps' is the integrator's loop bound) */
