@@ -842,14 +842,16 @@ EVENT = {
                             "method (four evaluations of the model a step); 'rk2', Heun's "
                             "method (2nd order, two a step: about half the time a step, its "
                             "error growing as the step squared; docs/equations.md, \"The "
-                            "integration method\")"),
+                            "integration method\"); the start of the FMU parameter integrator, "
+                            "which a host may set at initialisation"),
         "substeps": F("int", lo=1, hi=MAX_SUBSTEPS, default=1,
                       doc="the most sub-steps a step is split into where a mode has turned "
                           "stiffer than the step resolves, beyond the margin of the method's "
                           "largest step (a wheel's spin or an axle on its stop in an impact or "
                           "a kerb strike); 1 (the default) never splits; each step estimates "
                           "its stiffest mode from its own stages at no extra evaluation "
-                          "(docs/equations.md, \"Sub-steps in severe events\")"),
+                          "(docs/equations.md, \"Sub-steps in severe events\"); the start of "
+                          "the FMU parameter substeps"),
         "tire_limit": F("str", choices=TIRE_LIMITS, default="wheel",
                         doc="a tire beyond its range (deflected past max_deflection, or its wheel "
                             "plane near the road's): 'wheel': the tread's forces fade and the "
