@@ -37,7 +37,7 @@ the point contact (``engine.terrain``); only mesh roads take this path (``engine
 import math
 
 from .jit import dynamic, njit
-from .layout import E_MU
+from .layout import E_MU, E_TERRAIN_TOP
 from .terrain_mesh import line_interval, mesh_triangle, plane_z
 
 #: the step (m) with which a walk along the road crosses a stretch with no road triangle (a
@@ -67,6 +67,9 @@ MOMENT_MIN = 1.0e-9
 #: walk modes: the disc's interference moments (along the heading), the section's integrals
 #: (across the tread)
 MODE_DISC, MODE_SECTION = 0, 1
+#: how far (m) the disc's lower arc keeps above the terrain's highest point where a walk in
+#: MODE_DISC leaves the profile out (:func:`disc_span`): far beyond the rounding of heights
+CLEAR_MARGIN = 1.0e-9
 
 
 @njit
@@ -187,13 +190,37 @@ def _add(mode, r, cz, shift, sa, za, sb, zb):
 
 
 @njit
-def walk(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL, X0, Y0, hx, hy, L, mode, r, cz, shift):
+def disc_span(r, cz, shift, top, L):
+    """The half length s* of the profile along the heading that can meet the disc: for |s| > s*
+    its lower arc, at the height sqrt(r^2 - s^2) below the centre, is above the terrain's
+    highest point ``top`` (earth Z, down +) raised by the tread's ``shift`` (u = cz - z -
+    shift, u up: every road point and every bridge between two has u <= cz - top - shift =
+    -D), by :data:`CLEAR_MARGIN`: s* = sqrt(r^2 - (D - margin)^2), 0 where the whole disc
+    clears it, L where the terrain may reach the centre's height."""
+    d = top + shift - cz - CLEAR_MARGIN
+    if not d > 0.0:
+        return L
+    return min(L, math.sqrt(max(r * r - d * d, 0.0)))
+
+
+@njit
+def walk(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL, X0, Y0, hx, hy, L, mode, r, cz, shift,
+         top):
     """The road's profile along the line (X0 + s hx, Y0 + s hy), s in [-L, L] (module
     docstring), summed piece by piece by :func:`_add` in ``mode``. In MODE_DISC a gap at either
     end is bridged to the road beyond it, up to :data:`GAP_REACH` away. Returns (S0, S1, S2;
     whether the profile covers s = 0, its Z there and the road triangle there (on a bridge,
     the last one before it); the first and last s and Z of the profile; whether any road was
-    found)."""
+    found).
+
+    In MODE_DISC, where the profile beyond |s| > s* (:func:`disc_span`, from the terrain's
+    highest point ``top``) cannot meet the disc and is road without a gap at both ends (a road
+    triangle at -s*, the one just before it ending there, and one at s*), the walk takes only
+    that span: it starts in the triangle before the one at -s* and ends with the one at s*.
+    Every piece it leaves out lies below the disc's lower arc, where :func:`piece_moments`
+    gives exact zeros, and each piece it takes starts and ends where the whole walk's does, so
+    its sums are the whole walk's, bit for bit (the first and last s and Z of the profile, which
+    this mode does not use, are the span's)."""
     have = False
     last_s, last_z, last_i = 0.0, 0.0, -1
     first_s, first_z = 0.0, 0.0
@@ -201,8 +228,25 @@ def walk(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL, X0, Y0, hx, hy, L, mode, r,
     S0, S1, S2 = 0.0, 0.0, 0.0
     n = 0
     reach = GAP_REACH if mode == MODE_DISC else 0.0
-    if reach > 0.0 and mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL, X0 - L * hx,
-                                     Y0 - L * hy) < 0:
+    s_first, s_last = -L, L
+    if mode == MODE_DISC:
+        span = disc_span(r, cz, shift, top, L)
+        if span < L:
+            j = mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL, X0 - span * hx, Y0 - span * hy)
+            e = mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL, X0 + span * hx, Y0 + span * hy)
+            n += 2
+            if j >= 0 and e >= 0:
+                sj = line_interval(TR_TRI, j, X0, Y0, hx, hy)[0]
+                if sj <= -L:
+                    s_last = span
+                else:
+                    k = mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL,
+                                      X0 + (sj - WALK_EPS) * hx, Y0 + (sj - WALK_EPS) * hy)
+                    n += 1
+                    if k >= 0 and k != j and line_interval(TR_TRI, k, X0, Y0, hx, hy)[1] <= -span:
+                        s_first, s_last = sj - WALK_EPS, span
+    if s_first == -L and reach > 0.0 and mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL,
+                                                       X0 - L * hx, Y0 - L * hy) < 0:
         # a gap at the start: the road before it, where its bridge starts
         s = -L - GAP_STEP
         while s >= -L - reach and n < MAX_LOOKUPS:
@@ -214,9 +258,9 @@ def walk(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL, X0, Y0, hx, hy, L, mode, r,
                 have, last_i = True, j
                 break
             s -= GAP_STEP
-    s = -L
+    s = s_first
     while n < MAX_LOOKUPS:
-        if s > L and not (have and last_s < L and s <= L + reach):
+        if s > s_last and not (have and last_s < s_last and s <= s_last + reach):
             break
         n += 1
         i = mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL, X0 + s * hx, Y0 + s * hy)
@@ -284,9 +328,10 @@ def tread_envelope(P, cx, cy, cz, ax, ay, az, r, halfw):
     hy /= m
     lx, ly = -hy, hx
     # across the tread: its mean height and the height under the centre
+    top = P.P_ENV[E_TERRAIN_TOP]
     T0, _, _, lat0, zl0, il0, fs, fz, ls, lz, lat = walk(TR_TRI, TR_NRM, TR_GRID, TR_START,
                                                          TR_CELL, cx, cy, lx, ly, halfw,
-                                                         dynamic(MODE_SECTION), r, cz, 0.0)
+                                                         dynamic(MODE_SECTION), r, cz, 0.0, top)
     shift = 0.0
     if lat and lat0:
         # held level beyond the road's ends
@@ -294,7 +339,8 @@ def tread_envelope(P, cx, cy, cz, ax, ay, az, r, halfw):
         shift = T0 / (2.0 * halfw) - zl0
     # along the heading: the disc's interference with the profile
     A, Ms, Mu, lon0, z0, i0, _, _, _, _, _ = walk(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL,
-                                                  cx, cy, hx, hy, r, dynamic(MODE_DISC), r, cz, shift)
+                                                  cx, cy, hx, hy, r, dynamic(MODE_DISC), r, cz, shift,
+                                                  top)
     if not lon0:
         if not (lat and lat0):
             return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0

@@ -247,8 +247,15 @@ def pack_collisions(units, deltas, total_masses, terrain_tri):
         verts.append(cv)
         stiff.append(ck)
         n += len(cv)
-    top = float(terrain_tri[:, 2::3].min()) if terrain_tri.shape[0] else 0.0
-    return P_COLL, np.ascontiguousarray(np.concatenate(verts)), np.ascontiguousarray(np.concatenate(stiff)), top
+    return (P_COLL, np.ascontiguousarray(np.concatenate(verts)),
+            np.ascontiguousarray(np.concatenate(stiff)), terrain_top(terrain_tri))
+
+
+def terrain_top(terrain_tri) -> float:
+    """The earth Z of a mesh terrain's highest point, its road triangles' (``TR_TRI``) smallest
+    Z (0 without a mesh): ``P_ENV[E_TERRAIN_TOP]``, the collisions' broad phase against the
+    terrain and the bound of the tread envelope's walk (``engine.envelope.disc_span``)."""
+    return float(terrain_tri[:, 2::3].min()) if terrain_tri.shape[0] else 0.0
 
 
 def projected_edges(tri):
