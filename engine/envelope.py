@@ -68,8 +68,10 @@ MOMENT_MIN = 1.0e-9
 #: (across the tread)
 MODE_DISC, MODE_SECTION = 0, 1
 #: how far (m) the disc's lower arc keeps above the terrain's highest point where a walk in
-#: MODE_DISC leaves the profile out (:func:`disc_span`): far beyond the rounding of heights
-CLEAR_MARGIN = 1.0e-9
+#: MODE_DISC leaves the profile out (:func:`disc_span`): beyond the rounding of the arc's
+#: height near the disc's rim (sqrt of a difference of squares of r: some 4e-9 m) and of the
+#: road's heights at survey coordinates (plane_z at 5e6 m: some 1e-8 m on a steep triangle)
+CLEAR_MARGIN = 1.0e-6
 
 
 @njit
@@ -213,14 +215,13 @@ def walk(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL, X0, Y0, hx, hy, L, mode, r,
     the last one before it); the first and last s and Z of the profile; whether any road was
     found).
 
-    In MODE_DISC, where the profile beyond |s| > s* (:func:`disc_span`, from the terrain's
-    highest point ``top``) cannot meet the disc and is road without a gap at both ends (a road
-    triangle at -s*, the one just before it ending there, and one at s*), the walk takes only
-    that span: it starts in the triangle before the one at -s* and ends with the one at s*.
-    Every piece it leaves out lies below the disc's lower arc, where :func:`piece_moments`
-    gives exact zeros, and each piece it takes starts and ends where the whole walk's does, so
-    its sums are the whole walk's, bit for bit (the first and last s and Z of the profile, which
-    this mode does not use, are the span's)."""
+    In MODE_DISC the profile beyond |s| > s* (:func:`disc_span`, from the terrain's highest
+    point ``top``) cannot meet the disc: the walk takes the same path from -L, but sums no piece
+    that ends at or before -s*, and stops once its profile has passed s* (what follows starts
+    beyond it). Every piece so left out lies below the disc's lower arc, where
+    :func:`piece_moments` gives exact zeros, so the sums, and the profile's point at s = 0, are
+    the whole walk's, bit for bit (the last s and Z of the profile, which this mode does not
+    use, are where it stopped)."""
     have = False
     last_s, last_z, last_i = 0.0, 0.0, -1
     first_s, first_z = 0.0, 0.0
@@ -228,25 +229,10 @@ def walk(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL, X0, Y0, hx, hy, L, mode, r,
     S0, S1, S2 = 0.0, 0.0, 0.0
     n = 0
     reach = GAP_REACH if mode == MODE_DISC else 0.0
-    s_first, s_last = -L, L
-    if mode == MODE_DISC:
-        span = disc_span(r, cz, shift, top, L)
-        if span < L:
-            j = mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL, X0 - span * hx, Y0 - span * hy)
-            e = mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL, X0 + span * hx, Y0 + span * hy)
-            n += 2
-            if j >= 0 and e >= 0:
-                sj = line_interval(TR_TRI, j, X0, Y0, hx, hy)[0]
-                if sj <= -L:
-                    s_last = span
-                else:
-                    k = mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL,
-                                      X0 + (sj - WALK_EPS) * hx, Y0 + (sj - WALK_EPS) * hy)
-                    n += 1
-                    if k >= 0 and k != j and line_interval(TR_TRI, k, X0, Y0, hx, hy)[1] <= -span:
-                        s_first, s_last = sj - WALK_EPS, span
-    if s_first == -L and reach > 0.0 and mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL,
-                                                       X0 - L * hx, Y0 - L * hy) < 0:
+    # the span that can meet the disc (MODE_DISC; the section's walk takes it all)
+    span = disc_span(r, cz, shift, top, L) if mode == MODE_DISC else L
+    if reach > 0.0 and mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL, X0 - L * hx,
+                                     Y0 - L * hy) < 0:
         # a gap at the start: the road before it, where its bridge starts
         s = -L - GAP_STEP
         while s >= -L - reach and n < MAX_LOOKUPS:
@@ -258,10 +244,12 @@ def walk(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL, X0, Y0, hx, hy, L, mode, r,
                 have, last_i = True, j
                 break
             s -= GAP_STEP
-    s = s_first
+    s = -L
     while n < MAX_LOOKUPS:
-        if s > s_last and not (have and last_s < s_last and s <= s_last + reach):
+        if s > L and not (have and last_s < L and s <= L + reach):
             break
+        if have and last_s > span:
+            break           # what is left starts beyond the span: it adds nothing
         n += 1
         i = mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL, X0 + s * hx, Y0 + s * hy)
         if i < 0:
@@ -285,10 +273,11 @@ def walk(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL, X0, Y0, hx, hy, L, mode, r,
         za = plane_z(TR_NRM, i, X0 + a * hx, Y0 + a * hy)
         if have and a > last_s:
             # the bridge over the gap: the straight face from the last road point to this one
-            d0, d1, d2 = _add(mode, r, cz, shift, last_s, last_z, a, za)
-            S0 += d0
-            S1 += d1
-            S2 += d2
+            if a > -span:
+                d0, d1, d2 = _add(mode, r, cz, shift, last_s, last_z, a, za)
+                S0 += d0
+                S1 += d1
+                S2 += d2
             if not at0 and last_s <= 0.0 <= a:
                 at0, z0, i0 = True, last_z + (za - last_z) * (0.0 - last_s) / (a - last_s), last_i
             last_s, last_z = a, za
@@ -296,11 +285,12 @@ def walk(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL, X0, Y0, hx, hy, L, mode, r,
             first_s, first_z = a, za
         b = min(s_out, L)
         if b > a:
-            d0, d1, d2 = _add(mode, r, cz, shift, a, za, b, plane_z(TR_NRM, i, X0 + b * hx,
-                                                                     Y0 + b * hy))
-            S0 += d0
-            S1 += d1
-            S2 += d2
+            if b > -span:
+                d0, d1, d2 = _add(mode, r, cz, shift, a, za, b, plane_z(TR_NRM, i, X0 + b * hx,
+                                                                         Y0 + b * hy))
+                S0 += d0
+                S1 += d1
+                S2 += d2
             if not at0 and a <= 0.0 <= b:
                 at0, z0, i0 = True, plane_z(TR_NRM, i, X0, Y0), i
             have = True

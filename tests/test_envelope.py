@@ -150,44 +150,63 @@ def test_risers_are_the_faces_between_two_levels_of_road(tmp_path):
     assert len(standing.walls) == 2 and not standing.risers.any()
 
 
-def test_the_walk_cut_to_the_span_that_can_meet_the_disc_is_the_whole_walk(tmp_path):
-    """engine.envelope.walk leaves out the profile beyond the span whose disc arc clears the
-    terrain's highest point (disc_span). On a rough road of 1 cm cells (a class-C-like
-    profile, 4 cm from its lowest to its highest point), over a kerb-like step whose face is
-    bridged, and across a hole in the road, at heights from clear of the road to 5 cm into
-    it, at headings along, across and oblique to the cells: the sums, the profile's point
-    under the centre and its triangle are the whole walk's (the terrain's top at minus
-    infinity), bit for bit, and so is the envelope. The walk was cut in 727 of the 2208 cases
-    (measured; the others found no road at an end of the span, a gap or the kerb's face, or
-    no span to cut)."""
-    rough = load_mesh(grid_mesh_obj(
-        tmp_path / "rough.obj", lambda x, y: 0.02 * np.sin(7.1 * x) * np.cos(3.3 * y)
-        + 0.005 * np.sin(53.0 * x + 11.0 * y), (-1.0, 1.0), (-0.5, 0.5), (200, 100)), {})
-    kerb = load_mesh(polygon_obj(tmp_path / "kerb.obj", [
-        [(-2, -2, 0), (0, -2, 0), (0, 2, 0), (-2, 2, 0)],
-        [(0.02, -2, -0.12), (2, -2, -0.12), (2, 2, -0.12), (0.02, 2, -0.12)],
-        [(0, -2, 0), (0, 2, 0), (0.02, 2, -0.12), (0.02, -2, -0.12)]]), {})
-    holed = load_mesh(polygon_obj(tmp_path / "hole.obj", [
-        [(-2, -2, 0), (-0.05, -2, 0), (-0.05, 2, 0), (-2, 2, 0)],
-        [(0.05, -2, 0.01), (2, -2, 0.01), (2, 2, 0.01), (0.05, 2, 0.01)]]), {})
+def _strips(x0, x1, n, z):
+    """n strips of road across y in [-1, 1] from x0 to x1 at the earth Z z."""
+    xs = np.linspace(x0, x1, n + 1)
+    return [[(a, -1, z), (b, -1, z), (b, 1, z), (a, 1, z)] for a, b in zip(xs[:-1], xs[1:])]
+
+
+def test_the_walk_sums_no_piece_beyond_the_span_that_can_meet_the_disc(tmp_path):
+    """engine.envelope.walk sums no piece of profile beyond the span whose disc arc clears the
+    terrain's highest point (disc_span), and stops past it. On a rough road of 1 cm cells (4 cm
+    from its lowest to its highest point), over a kerb whose face is bridged, across a hole,
+    on 2 mm cells (where a walk runs out of look-ups), over triangles that overlap within the
+    loader's tolerance, and past a run of strips too many for the look-back after a gap; at
+    heights from clear of the road to 5 cm into it and with the road at the centre's height;
+    along, across and oblique to the cells: the sums, the profile's point under the centre and
+    its triangle are the whole walk's (the terrain's top at minus infinity), bit for bit, and
+    so is the envelope. Measured: 1520 of the 4680 walks stopped early."""
+    grid = lambda name, fn, n, span=(-1.0, 1.0): load_mesh(grid_mesh_obj(
+        tmp_path / f"{name}.obj", fn, span, (-0.5, 0.5), n), {})
+    meshes = {
+        "rough": grid("rough", lambda x, y: 0.02 * np.sin(7.1 * x) * np.cos(3.3 * y)
+                      + 0.005 * np.sin(53.0 * x + 11.0 * y), (200, 100)),
+        "fine": grid("fine", lambda x, y: 0.001 * np.sin(40.0 * x), (400, 8), (-0.4, 0.4)),
+        "kerb": load_mesh(polygon_obj(tmp_path / "kerb.obj", [
+            [(-2, -2, 0), (0, -2, 0), (0, 2, 0), (-2, 2, 0)],
+            [(0.02, -2, -0.12), (2, -2, -0.12), (2, 2, -0.12), (0.02, 2, -0.12)],
+            [(0, -2, 0), (0, 2, 0), (0.02, 2, -0.12), (0.02, -2, -0.12)]]), {}),
+        "hole": load_mesh(polygon_obj(tmp_path / "hole.obj", [
+            [(-2, -2, 0), (-0.05, -2, 0), (-0.05, 2, 0), (-2, 2, 0)],
+            [(0.05, -2, 0.01), (2, -2, 0.01), (2, 2, 0.01), (0.05, 2, 0.01)]]), {}),
+        "overlap": load_mesh(polygon_obj(tmp_path / "overlap.obj", [
+            [(-0.25, -1, 0), (2, -1, 0), (2, 1, 0), (-0.25, 1, 0)],
+            [(-0.28, -1, 0), (-0.2206, -1, 0), (-0.2206, 1, 0), (-0.28, 1, 0)],
+            [(-2, -1, 0.0009), (-0.1515, -1, 0.0009), (-0.1515, 1, 0.0009),
+             (-2, 1, 0.0009)]]), {}),
+        "strips": load_mesh(polygon_obj(tmp_path / "strips.obj", [
+            [(-2, -1, 0), (-0.11, -1, 0), (-0.11, 1, 0), (-2, 1, 0)]]
+            + _strips(-0.1055, -0.1005, 10, -0.005)
+            + [[(-0.1005, -1, 0), (2, -1, 0), (2, 1, 0), (-0.1005, 1, 0)]]), {}),
+    }
     cut = cases = 0
-    for mesh in (rough, kerb, holed):
+    for name, mesh in meshes.items():
         road, whole = _road(mesh), _road(mesh, -math.inf)
         top = terrain_top(mesh.TR_TRI)
-        for x in np.linspace(-0.45, 0.45, 23):
+        for x in np.linspace(-0.3, 0.3, 13):
             for heading in (0.0, 0.7, math.pi / 2, 2.9):
                 hx, hy = math.cos(heading), math.sin(heading)
-                for depth in (-0.01, 0.0, 0.02, 0.05):
+                for depth in (-0.01, 0.0, 0.02, 0.05, R - 5e-9):
                     cz = top - (R - depth)
-                    for shift in (0.0, 0.004):
+                    for shift in (0.0, 0.004, -0.003):
                         args = (mesh.TR_TRI, mesh.TR_NRM, mesh.TR_GRID, mesh.TR_START,
-                                mesh.TR_CELL, x, 0.03, hx, hy, R, MODE_DISC, R, cz, shift)
+                                mesh.TR_CELL, x, 0.0007, hx, hy, R, MODE_DISC, R, cz, shift)
                         got, want = walk(*args, top), walk(*args, -math.inf)
-                        assert got[:6] == want[:6], (x, heading, depth, shift)
+                        assert got[:6] == want[:6], (name, x, heading, depth, shift)
                         cases += 1
-                        cut += got[6] > want[6]     # the profile's first s: the span's
+                        cut += got[8] < want[8]     # stopped before the whole walk's end
                     a = (-hy, hx, 0.0)
-                    assert tread_envelope(road, x, 0.03, cz, *a, R, HALF) == \
-                        tread_envelope(whole, x, 0.03, cz, *a, R, HALF)
-    print(f"{cut} of {cases} walks cut to the span")
-    assert cut >= 600
+                    assert tread_envelope(road, x, 0.0007, cz, *a, R, HALF) == \
+                        tread_envelope(whole, x, 0.0007, cz, *a, R, HALF), (name, x, heading)
+    print(f"{cut} of {cases} walks stopped early")
+    assert cut >= 1400
