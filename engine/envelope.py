@@ -48,8 +48,10 @@ GAP_STEP = 0.01
 WALK_EPS = 1.0e-6
 #: pieces of the profile shorter than this (m) carry no area (their share is below rounding)
 PIECE_MIN = 1.0e-9
-#: the most road look-ups one walk makes (a walk over 0.7 m of 1 cm cells makes about 140)
-MAX_LOOKUPS = 400
+#: the most road look-ups one walk makes, a bound on its loop: a walk over 0.7 m of 1 cm cells
+#: makes about 140, of 2 mm cells about 700, of 0.35 mm cells about 4000 (400 dropped the rest
+#: of the profile of a car's tire on cells finer than 3.5 mm: tests/test_envelope.py)
+MAX_LOOKUPS = 4000
 #: how far beyond either end of the contact length (m) a walk looks for the road across a gap
 #: that reaches the end, to bridge it (an OpenCRG step's cell, a kerb's sloping face)
 GAP_REACH = 0.5
