@@ -155,6 +155,13 @@ def _arrays(model, y0) -> list:
     return [np.asarray(y0)] + [np.asarray(a) for a in model]
 
 
+def _solver(sim, substeps=None, integrator=None) -> dict:
+    """The integrator's settings ``engine.setup.params.pack`` takes: the simulation's, or the
+    given ones in their place."""
+    return {"substeps": sim.substeps if substeps is None else substeps,
+            "integrator": sim.integrator if integrator is None else integrator}
+
+
 def _setup(event, sim, fm=None, initial=None, modes=None, flat=False, substeps=None,
            integrator=None) -> list:
     """The set-up's arrays (the state and the packed parameters, in :data:`TARGETS` order) for
@@ -165,8 +172,7 @@ def _setup(event, sim, fm=None, initial=None, modes=None, flat=False, substeps=N
     args = (event, sim.friction_multiplier if fm is None else fm,
             sim.initial if initial is None else initial, None,
             sim.steering_modes if modes is None else modes)
-    solver = {"substeps": sim.substeps if substeps is None else substeps,
-              "integrator": sim.integrator if integrator is None else integrator}
+    solver = _solver(sim, substeps, integrator)
     if not flat:
         return _arrays(*pack(*args, **solver))
     try:
@@ -266,7 +272,7 @@ def effects(event, sim, catalogue) -> Effects:
     # on a terrain: the lead's position (and speed) applied before the set-up's start on it
     trace = {}
     pack(event, sim.friction_multiplier, sim.initial, None, sim.steering_modes, trace=trace,
-         substeps=sim.substeps, integrator=sim.integrator)
+         **_solver(sim))
     flat_base = [trace["flat"]] + base[1:]
     terrain = {}             # value reference -> (variable, its rows on the flat state, towed)
     for v in params:
@@ -480,7 +486,7 @@ def wheel_problems(event, sim, found, catalogue) -> list[str]:
             u[:, j] = base[:, j] + (_WHEEL_PROBES[field] - base[:, j]) * scale * spread
             try:
                 want = pack(event, sim.friction_multiplier, sim.initial, u, sim.steering_modes,
-                            substeps=sim.substeps, integrator=sim.integrator)[1]
+                            **_solver(sim))[1]
             except EventError:
                 want = None
             y = np.array(found.flat, dtype=np.float64)
@@ -679,7 +685,10 @@ def tables(event, sim, catalogue) -> dict:
     accepts, zero, zero_tail = [""] * nvars, [""] * nvars, [""] * nvars
     item_rows, speed_rows, messages = [], [], []
     reasons = dict(found.reasons)
-    contact = contact_step(sim.model)
+    # the packed model with each integration method, and the meshes' contact limit for it
+    models = {method: with_method(sim.model, method) for method in INTEGRATORS}
+    contacts = {method: contact_step(model) for method, model in models.items()}
+    contact = contacts[sim.integrator]
     for v in catalogue:
         vr = v.value_reference
         if v.causality != "parameter":
@@ -710,7 +719,7 @@ def tables(event, sim, catalogue) -> dict:
         # the joints' limit is the method's: below)
         for method in INTEGRATORS:
             bound = MAX_STEP_SIZES[method] if kind[step_vr] == STEP else sim.step_size
-            h = contact_step(with_method(sim.model, method)).h_max
+            h = contacts[method].h_max
             if h < bound:
                 kind[method_vr] = FIXED
                 reasons["integrator"] = \
@@ -722,8 +731,7 @@ def tables(event, sim, catalogue) -> dict:
     # it) and its refusal, the build's for the event's method, found again for another
     # method the parameter can choose
     methods = []
-    for method in INTEGRATORS:
-        model = with_method(sim.model, method)
+    for method, model in models.items():
         joint, joint_text = (sim.joint_limit if method == sim.integrator else
                              joint_step(sim, model) if kind[method_vr] == TUNABLE else
                              None), -1
