@@ -48,10 +48,11 @@ GAP_STEP = 0.01
 WALK_EPS = 1.0e-6
 #: pieces of the profile shorter than this (m) carry no area (their share is below rounding)
 PIECE_MIN = 1.0e-9
-#: the most road look-ups one walk makes, a bound on its loop: a walk over 0.7 m of 1 cm cells
-#: makes about 140, of 2 mm cells about 700, of 0.35 mm cells about 4000 (400 dropped the rest
-#: of the profile of a car's tire on cells finer than 3.5 mm: tests/test_envelope.py)
-MAX_LOOKUPS = 4000
+#: a walk has no bound on its road look-ups: every look-up moves it on along the line, by at
+#: least WALK_EPS (or GAP_STEP across a gap), so it ends, and its cost follows the cells it
+#: crosses (over 0.7 m, about 140 of 1 cm cells, 700 of 2 mm, 7000 of 0.2 mm). A bound of
+#: 400 look-ups, later 4000, dropped the rest of the profile on cells finer than 3.5 mm, then
+#: 0.35 mm, under no error (tests/test_envelope.py)
 #: how far beyond either end of the contact length (m) a walk looks for the road across a gap
 #: that reaches the end, to bridge it (an OpenCRG step's cell, a kerb's sloping face)
 GAP_REACH = 0.5
@@ -229,7 +230,6 @@ def walk(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL, X0, Y0, hx, hy, L, mode, r,
     first_s, first_z = 0.0, 0.0
     at0, z0, i0 = False, 0.0, -1
     S0, S1, S2 = 0.0, 0.0, 0.0
-    n = 0
     reach = GAP_REACH if mode == MODE_DISC else 0.0
     # the span that can meet the disc (MODE_DISC; the section's walk takes it all)
     span = disc_span(r, cz, shift, top, L) if mode == MODE_DISC else L
@@ -237,8 +237,7 @@ def walk(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL, X0, Y0, hx, hy, L, mode, r,
                                      Y0 - L * hy) < 0:
         # a gap at the start: the road before it, where its bridge starts
         s = -L - GAP_STEP
-        while s >= -L - reach and n < MAX_LOOKUPS:
-            n += 1
+        while s >= -L - reach:
             j = mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL, X0 + s * hx, Y0 + s * hy)
             if j >= 0:
                 last_s = line_interval(TR_TRI, j, X0, Y0, hx, hy)[1]
@@ -247,12 +246,12 @@ def walk(TR_TRI, TR_NRM, TR_GRID, TR_START, TR_CELL, X0, Y0, hx, hy, L, mode, r,
                 break
             s -= GAP_STEP
     s = -L
-    while n < MAX_LOOKUPS:
-        if s > L and not (have and last_s < L and s <= L + reach):
+    while True:
+        # (written to end on a NaN as well: a position not <= L ends the walk)
+        if not s <= L and not (have and last_s < L and s <= L + reach):
             break
         if have and last_s > span:
             break           # what is left starts beyond the span: it adds nothing
-        n += 1
         i = mesh_triangle(TR_TRI, TR_GRID, TR_START, TR_CELL, X0 + s * hx, Y0 + s * hy)
         if i < 0:
             s += GAP_STEP

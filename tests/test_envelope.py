@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from engine import layout as L
-from engine.envelope import MODE_DISC, disc_span, segment_angle, tread_envelope, walk
+from engine.envelope import (MODE_DISC, MODE_SECTION, disc_span, segment_angle, tread_envelope,
+                             walk)
 from engine.setup.collision import terrain_top
 from engine.setup.meshes import TerrainMesh, load_mesh
 from engine.tire import contact
@@ -160,7 +161,7 @@ def test_the_walk_sums_no_piece_beyond_the_span_that_can_meet_the_disc(tmp_path)
     """engine.envelope.walk sums no piece of profile beyond the span whose disc arc clears the
     terrain's highest point (disc_span), and stops past it. On a rough road of 1 cm cells (4 cm
     from its lowest to its highest point), over a kerb whose face is bridged, across a hole,
-    on 2 mm cells (where a walk runs out of look-ups), over triangles that overlap within the
+    on 2 mm cells (where a walk once ran out of look-ups), over triangles that overlap within the
     loader's tolerance, and past a run of strips too many for the look-back after a gap; at
     heights from clear of the road to 5 cm into it and with the road at the centre's height;
     along, across and oblique to the cells: the sums, the profile's point under the centre and
@@ -212,15 +213,17 @@ def test_the_walk_sums_no_piece_beyond_the_span_that_can_meet_the_disc(tmp_path)
     assert cut >= 1400
 
 
-def test_on_cells_of_two_millimetres_the_walk_meets_the_whole_chord(tmp_path):
-    """A level road of 2 mm cells (2 x 500 triangles along 1 m): the walk along a heading
-    crosses about 700 triangles over a tire's chord, beyond the 400 look-ups it once made, which
-    dropped the profile past s = 0.049 m and took 79 % of the interference (0.00248 of
+@pytest.mark.parametrize("cells", [(500, 20), (5000, 2)])
+def test_on_fine_cells_the_walk_meets_the_whole_chord(tmp_path, cells):
+    """A level road of 2 mm and of 0.2 mm cells (2 x 500 and 2 x 5000 triangles along 1 m, the
+    finer in strips 2 cm wide): the walk along a heading crosses about 700 and 7000 triangles over a tire's chord. A walk
+    once made at most 400 look-ups, then 4000: it dropped the profile past where it stopped,
+    with no error (on 2 mm cells past s = 0.049 m, 79 % of the interference, 0.00248 of
     0.00313 m^2, a tire's load 21 % low). The interference is the circular segment of the
     tire's depth, to rounding, along the cells and oblique to them, and the envelope's
     deflection is that depth."""
     mesh = load_mesh(grid_mesh_obj(tmp_path / "fine.obj", lambda x, y: 0.0 * x, (-0.5, 0.5),
-                                   (-0.02, 0.02), (500, 20)), {})
+                                   (-0.02, 0.02), cells), {})
     r = 0.35
     theta = math.acos((r - DEPTH) / r)
     segment = r * r * (theta - math.sin(theta) * math.cos(theta))
@@ -231,3 +234,16 @@ def test_on_cells_of_two_millimetres_the_walk_meets_the_whole_chord(tmp_path):
         assert got[0] == pytest.approx(segment, rel=1e-9), heading
     depth, _ = _deflection(_road(mesh), (0.0, 0.0007, -(R - DEPTH)), _axle())
     assert depth == pytest.approx(DEPTH, abs=1e-12)
+
+
+def test_a_walk_ends_on_a_position_that_is_not_finite(tmp_path):
+    """The walk has no bound on its look-ups (it moves on along the line at every one): on a
+    centre, a heading or a length that is not finite it still ends, having found no road."""
+    mesh = load_mesh(grid_mesh_obj(tmp_path / "fine.obj", lambda x, y: 0.0 * x, (-0.5, 0.5),
+                                   (-0.5, 0.5), (50, 50)), {})
+    nan = math.nan
+    for x, hx, length in ((nan, 1.0, R), (0.0, nan, R), (0.0, 1.0, nan), (math.inf, 1.0, R)):
+        for mode in (MODE_DISC, MODE_SECTION):
+            got = walk(mesh.TR_TRI, mesh.TR_NRM, mesh.TR_GRID, mesh.TR_START, mesh.TR_CELL, x,
+                       0.0, hx, 0.0, length, mode, R, -(R - DEPTH), 0.0, 0.0)
+            assert not got[3], (x, hx, length, mode)
