@@ -1,7 +1,8 @@
 """Fixed-step integration, run entirely in compiled code: the classical 4th-order Runge-Kutta
 method (RK4, four evaluations of the derivative a step), or Heun's method (RK2, the explicit
-trapezoidal rule, two a step), as the event's ``simulation.integrator`` chooses
-(``P_ENV[E_INTEGRATOR]``; docs/equations.md, "The integration method").
+trapezoidal rule, two a step), as the FMU parameter ``integrator`` chooses, whose start value
+is the event's ``simulation.integrator`` (``P_ENV[E_INTEGRATOR]``; docs/equations.md, "The
+integration method").
 
 Both are explicit Runge-Kutta methods whose stages are k_s = f(y + c_s h k_(s-1)): RK4 with
 c = (0, 1/2, 1/2, 1) and y' = y + h (k1 + 2 k2 + 2 k3 + k4) / 6, RK2 with c = (0, 1) and
@@ -13,23 +14,24 @@ none of the imaginary axis: ``engine.stability``).
 co-simulation communication step), checks every step, and on failure leaves the state at
 the last good step. At each step boundary it latches: the collision block (the first stage's
 collision pass latches as it goes, ``W.clock[1]``; then ``engine.collision.boundary_latches``),
-each body's attitude states
-(``engine.vehicle.latch_attitude``: the Euler angles' axes near 90 degrees of pitch), the states the derivative's first stage sets
+each body's attitude states (``engine.vehicle.latch_attitude``: the Euler angles' axes near 90
+degrees of pitch), the states the derivative's first stage sets
 (``Work.latched``: rigid steering, tires' turning points; ``engine.vehicle``), and the
 connections whose force exceeds their failure force (``engine.connection.latch_failures``).
 It tells the derivative the
 time of the step it takes (``W.clock``: the steering mode autostart frees the steering from
 the first step that starts at or after its start time).
 
-With ``simulation.substeps`` above 1 (``P_ENV[E_SUBSTEPS]``) each step estimates the stiffest
-mode its stages meet, at no extra evaluation: the derivative's change between two stages
-over the change of the state between them, rho = |k3 - k2| / |(h/2) (k2 - k1)| (RK4) or
-|k2 - k1| / |h k1| (RK2), the power iteration of the Jacobian along the direction the step
-moves the state in (Hairer and Wanner's stiffness detection). Where rho h passes the margin
-the engine's largest steps keep (``SUBSTEP_Z_RK4``, ``SUBSTEP_Z_RK2``), the step is taken again from its
-start in m sub-steps of h / m, m the fewest that bring rho h / m within a quarter of it
-(``SUBSTEP_RESOLVE``), at most the event's number: a wheel's spin under an impact's load or an
-axle on its jounce stop, stiffer for some milliseconds than the step resolves, is then
+With the parameter ``substeps`` above 1 (``P_ENV[E_SUBSTEPS]``; its start value the event's
+``simulation.substeps``) each step estimates the stiffest mode its stages meet, at no extra
+evaluation: the derivative's change between two stages over the change of the state between
+them, rho = |k3 - k2| / |(h/2) (k2 - k1)| (RK4) or |k2 - k1| / |h k1| (RK2), the power
+iteration of the Jacobian along the direction the step moves the state in (Hairer and Wanner's
+stiffness detection). Where rho h passes the margin the engine's largest steps keep
+(``SUBSTEP_Z_RK4``, ``SUBSTEP_Z_RK2``), the step is taken again from its start in m sub-steps
+of h / m, m the fewest that bring rho h / m within a quarter of it (``SUBSTEP_RESOLVE``), at
+most the parameter ``substeps``: a wheel's spin under an impact's load or an axle on its
+jounce stop, stiffer for some milliseconds than the step resolves, is then
 integrated where the method resolves it (docs/equations.md, "Sub-steps in severe events").
 Each step so split is counted in the outputs ``Y.y_solver`` (``splitSteps``, and the most
 sub-steps one was split into, ``mostSubsteps``), which the caller clears at each communication
