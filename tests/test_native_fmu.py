@@ -326,7 +326,7 @@ def test_parameters_set_at_initialisation(native_fmu, development_fmu, instance,
     ({"car.steeringMode": 9},
      "parameter car.steeringMode = 9 rejected: it accepts one of 1 (Off)"),
     ({"car.speed0": 75.0}, "car.speed0 = 75 m/s (270 km/h) is above the plausible"),
-    ({"substeps": 65}, "parameter substeps = 65 rejected: it accepts a finite value in [1, 64]"),
+    ({"substeps": 65}, "parameter substeps = 65 rejected: it accepts a whole number in [1, 64]"),
     ({"integrator": 3}, "parameter integrator = 3 rejected: it accepts one of 1 (RK4), 2 (RK2)"),
     # the step's range follows the method (engine.simulation.step_range_problem)
     ({"integrator": 2, "stepSize": 0.0017}, "the parameters are not accepted: stepSize: a step "

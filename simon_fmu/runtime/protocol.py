@@ -108,14 +108,16 @@ class Protocol:
 
 
 def _accepts(v) -> str:
-    """What a variable with the declared bounds v.min, v.max (None: none) accepts."""
+    """What a variable with the declared bounds v.min, v.max (None: none) accepts: a whole
+    number for an Integer (its values are whole already), else a finite value."""
+    kind = "a whole number" if getattr(v, "type", None) == "Integer" else "a finite value"
     if v.min is not None and v.max is not None:
-        return f"a finite value in [{v.min!r}, {v.max!r}]"
+        return f"{kind} in [{v.min!r}, {v.max!r}]"
     if v.min is not None:
-        return f"a finite value >= {v.min!r}"
+        return f"{kind} >= {v.min!r}"
     if v.max is not None:
-        return f"a finite value <= {v.max!r}"
-    return "a finite value"
+        return f"{kind} <= {v.max!r}"
+    return kind
 
 
 def range_problem(causality: str, variables: Iterable, value_of: Callable,
