@@ -216,12 +216,12 @@ def test_the_walk_sums_no_piece_beyond_the_span_that_can_meet_the_disc(tmp_path)
 @pytest.mark.parametrize("cells", [(500, 20), (5000, 2)])
 def test_on_fine_cells_the_walk_meets_the_whole_chord(tmp_path, cells):
     """A level road of 2 mm and of 0.2 mm cells (2 x 500 and 2 x 5000 triangles along 1 m, the
-    finer in strips 2 cm wide): the walk along a heading crosses about 700 and 7000 triangles over a tire's chord. A walk
-    once made at most 400 look-ups, then 4000: it dropped the profile past where it stopped,
-    with no error (on 2 mm cells past s = 0.049 m, 79 % of the interference, 0.00248 of
-    0.00313 m^2, a tire's load 21 % low). The interference is the circular segment of the
-    tire's depth, to rounding, along the cells and oblique to them, and the envelope's
-    deflection is that depth."""
+    finer in strips 2 cm wide): the walk along a heading crosses about 700 and 7000 triangles
+    over a tire's chord. A walk once made at most 400 look-ups, then 4000: it dropped the
+    profile past where it stopped, with no error (on 2 mm cells past s = 0.049 m, 79 % of the
+    interference, 0.00248 of 0.00313 m^2, a tire's load 21 % low). The interference is the
+    circular segment of the tire's depth, to rounding, along the cells and oblique to them, and
+    the envelope's deflection is that depth."""
     mesh = load_mesh(grid_mesh_obj(tmp_path / "fine.obj", lambda x, y: 0.0 * x, (-0.5, 0.5),
                                    (-0.02, 0.02), cells), {})
     r = 0.35
